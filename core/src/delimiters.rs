@@ -1,0 +1,430 @@
+//! Delimiter detection from the ISA segment.
+//!
+//! X12 declares its own separators inside the fixed-width, 106-byte ISA
+//! segment: the element separator is byte 3, the component separator byte 104,
+//! the segment terminator byte 105, and — from control version 00402 on — the
+//! repetition separator byte 82 (ISA11). Real files break the fixed width now
+//! and then (unpadded ids, multi-byte characters in names); when the 16
+//! elements can still be read unambiguously, x12kit recovers the delimiters
+//! from the element separators and reports an `ISA_LAYOUT` warning.
+
+use crate::diagnostics::{Code, Diagnostic};
+
+/// Length in bytes of a fixed-width ISA segment, terminator included.
+pub const ISA_LEN: usize = 106;
+
+/// Offsets of the 16 element separators in a fixed-width ISA.
+const ISA_SEPARATORS: [usize; 16] = [
+    3, 6, 17, 20, 31, 34, 50, 53, 69, 76, 81, 83, 89, 99, 101, 103,
+];
+
+/// Fixed widths of ISA01..ISA16.
+pub const ISA_WIDTHS: [usize; 16] = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1];
+
+/// How far x12kit looks for the end of a non-fixed-width ISA.
+const ISA_SCAN_LIMIT: usize = 512;
+
+/// The four X12 separators of one interchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Delimiters {
+    /// Separates elements (ISA byte 3), commonly `*`.
+    pub element: u8,
+    /// Separates components of a composite element (ISA16), commonly `:` or `>`.
+    pub component: u8,
+    /// Separates repetitions (ISA11, control version 00402 and later), commonly `^`.
+    pub repetition: Option<u8>,
+    /// Ends a segment (ISA byte 105), commonly `~`.
+    pub segment: u8,
+}
+
+impl Default for Delimiters {
+    /// `*`, `:`, `^` and `~`: the most common choice.
+    fn default() -> Self {
+        Delimiters {
+            element: b'*',
+            component: b':',
+            repetition: Some(b'^'),
+            segment: b'~',
+        }
+    }
+}
+
+impl Delimiters {
+    /// True if `b` is one of the four separators.
+    #[inline]
+    pub fn is_delimiter(&self, b: u8) -> bool {
+        b == self.element || b == self.component || b == self.segment || Some(b) == self.repetition
+    }
+
+    /// Checks the rules every delimiter set must keep: each one usable
+    /// ([`is_valid_delimiter`]) and all of them distinct.
+    pub fn check(&self) -> Result<(), String> {
+        let mut named = vec![
+            ("element separator", self.element),
+            ("component separator", self.component),
+            ("segment terminator", self.segment),
+        ];
+        if let Some(r) = self.repetition {
+            named.push(("repetition separator", r));
+        }
+        for &(name, b) in &named {
+            if !is_valid_delimiter(b) {
+                return Err(format!(
+                    "the {name} is {}, but a delimiter must not be a letter, a digit or a space",
+                    show_byte(b)
+                ));
+            }
+        }
+        for (i, &(a, x)) in named.iter().enumerate() {
+            for &(b, y) in &named[i + 1..] {
+                if x == y {
+                    return Err(format!(
+                        "the {a} and the {b} are both {}; the delimiters must all differ",
+                        show_byte(x)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// True if `b` may serve as a delimiter: anything but ASCII letters, digits and space.
+#[inline]
+pub fn is_valid_delimiter(b: u8) -> bool {
+    !(b.is_ascii_alphanumeric() || b == b' ')
+}
+
+/// Shows a byte to a person: `'~'` for printable ASCII, `0x15` otherwise.
+pub fn show_byte(b: u8) -> String {
+    match b {
+        b'\n' => "a line feed (0x0A)".to_string(),
+        b'\r' => "a carriage return (0x0D)".to_string(),
+        0x21..=0x7e => format!("'{}'", b as char),
+        _ => format!("0x{b:02X}"),
+    }
+}
+
+/// What [`detect`] read from an ISA segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IsaScan {
+    /// The delimiters of the interchange.
+    pub delimiters: Delimiters,
+    /// Length of the ISA segment without its terminator (105 when fixed-width).
+    pub len: usize,
+    /// True when the ISA has the standard fixed 106-byte layout.
+    pub fixed: bool,
+    /// Warnings about the ISA (layout, repetition separator), without positions.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Result of [`detect`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detect {
+    /// The delimiters were read.
+    Found(IsaScan),
+    /// More input is needed to decide (only when not at end of input).
+    NeedMore,
+    /// The ISA is unusable; the diagnostic (without position) says why.
+    Invalid(Diagnostic),
+}
+
+/// Reads the delimiters of the ISA segment that starts at `buf[0]`.
+///
+/// `eof` says whether `buf` holds everything that remains of the input; when
+/// it is false and `buf` is too short to decide, [`Detect::NeedMore`] is returned.
+pub fn detect(buf: &[u8], eof: bool) -> Detect {
+    let need = |what: &str| {
+        if eof {
+            Detect::Invalid(Diagnostic::error(
+                Code::IsaLayout,
+                format!("the ISA segment is truncated: the input ends {what}"),
+            ))
+        } else {
+            Detect::NeedMore
+        }
+    };
+    if buf.len() < 4 {
+        return need("before the element separator (ISA byte 3)");
+    }
+    debug_assert!(buf.starts_with(b"ISA"));
+    let e = buf[3];
+    if !is_valid_delimiter(e) {
+        return invalid(
+            Code::Delimiters,
+            format!(
+                "the element separator (byte 3 of the ISA) is {}, but a delimiter must not be a letter, a digit or a space",
+                show_byte(e)
+            ),
+        );
+    }
+    if let Some(d) = multibyte(buf, 3, "element separator (byte 3 of the ISA)") {
+        return d;
+    }
+    if buf.len() < ISA_LEN + 1 && !eof {
+        // Enough for the fixed layout plus one byte to rule out a multi-byte terminator.
+        return Detect::NeedMore;
+    }
+
+    let fixed = buf.len() >= ISA_LEN
+        && ISA_SEPARATORS.iter().all(|&i| buf[i] == e)
+        && buf[..ISA_LEN].iter().filter(|&&b| b == e).count() == ISA_SEPARATORS.len();
+
+    let (len, isa11, isa12) = if fixed {
+        (ISA_LEN - 1, &buf[82..83], &buf[84..89])
+    } else {
+        // Recover: the 16th element separator, then ISA16 (one byte), then the terminator.
+        let limit = buf.len().min(ISA_SCAN_LIMIT);
+        let mut seps = [0usize; 16];
+        let mut n = 0;
+        for (i, &b) in buf[..limit].iter().enumerate().skip(3) {
+            if b == e {
+                seps[n] = i;
+                n += 1;
+                if n == 16 {
+                    break;
+                }
+            }
+        }
+        if n < 16 || seps[15] + 2 >= buf.len() {
+            if buf.len() < ISA_SCAN_LIMIT && !eof {
+                return Detect::NeedMore;
+            }
+            return invalid(
+                Code::IsaLayout,
+                format!(
+                    "the ISA segment could not be read: it must have 16 elements separated by {}, then a one-character component separator (ISA16) and the segment terminator, but {} were found{}",
+                    show_byte(e),
+                    if n < 16 { format!("only {n} element separators") } else { "no terminator after ISA16".to_string() },
+                    if eof { " before the input ends" } else { " in its first 512 bytes" },
+                ),
+            );
+        }
+        let p = seps[15];
+        if let Some(nl) = buf[..p].iter().position(|&b| b == b'\n' || b == b'\r') {
+            return invalid(
+                Code::IsaLayout,
+                format!(
+                    "the ISA segment contains a line break at byte {nl}; the file looks hard-wrapped (for example at 80 columns): remove the line breaks inside segments and try again"
+                ),
+            );
+        }
+        for (k, w) in ISA_WIDTHS.iter().enumerate().take(15) {
+            let value = &buf[seps[k] + 1..seps[k + 1]];
+            let chars = value.iter().filter(|&&b| !(0x80..0xC0).contains(&b)).count();
+            if chars > *w {
+                return invalid(
+                    Code::IsaLayout,
+                    format!(
+                        "the ISA segment could not be read: ISA{:02} is {chars} characters long but its fixed width is {w}; is an element separator missing or one too many?",
+                        k + 1
+                    ),
+                );
+            }
+        }
+        (p + 2, &buf[seps[10] + 1..seps[11]], &buf[seps[11] + 1..seps[12]])
+    };
+
+    let component = buf[len - 1];
+    let segment = buf[len];
+    if let Some(d) = multibyte(buf, len - 1, "component separator (ISA16)") {
+        return d;
+    }
+    if segment >= 0xC0 && buf.len() <= len + 1 && !eof {
+        return Detect::NeedMore;
+    }
+    if let Some(d) = multibyte(buf, len, "segment terminator") {
+        return d;
+    }
+    let mut delimiters = Delimiters {
+        element: e,
+        component,
+        repetition: None,
+        segment,
+    };
+    if let Err(why) = delimiters.check() {
+        return invalid(Code::Delimiters, format!("unusable ISA delimiters: {why}"));
+    }
+    if !fixed && buf[4..len].contains(&segment) {
+        return invalid(
+            Code::IsaLayout,
+            format!(
+                "the ISA segment could not be read: its segment terminator {} also appears inside it, so it does not have exactly 16 elements",
+                show_byte(segment)
+            ),
+        );
+    }
+
+    let mut warnings = Vec::new();
+    if !fixed {
+        warnings.push(Diagnostic::warning(
+            Code::IsaLayout,
+            format!(
+                "the ISA segment is {} bytes long instead of the fixed 106; its delimiters were recovered from the element separators, but many partners reject an ISA that is not padded to fixed width",
+                len + 1
+            ),
+        ));
+    }
+    let version = parse_version(isa12);
+    if version.is_some_and(|v| v >= 402) {
+        match isa11 {
+            [r] if is_valid_delimiter(*r) && !delimiters.is_delimiter(*r) => {
+                delimiters.repetition = Some(*r)
+            }
+            _ => warnings.push(Diagnostic::warning(
+                Code::Delimiters,
+                format!(
+                    "ISA12 is {}, so ISA11 should be the repetition separator, but it is \"{}\", which cannot be one; repeated elements will not be split",
+                    String::from_utf8_lossy(isa12),
+                    String::from_utf8_lossy(isa11)
+                ),
+            )),
+        }
+    }
+    Detect::Found(IsaScan {
+        delimiters,
+        len,
+        fixed,
+        warnings,
+    })
+}
+
+fn invalid(code: Code, message: String) -> Detect {
+    Detect::Invalid(Diagnostic::error(code, message))
+}
+
+/// Rejects a delimiter that is the first byte of a multi-byte UTF-8 character.
+fn multibyte(buf: &[u8], at: usize, what: &str) -> Option<Detect> {
+    let b = buf[at];
+    if b < 0xC0 {
+        return None;
+    }
+    let width = match b {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    };
+    let tail = buf.get(at + 1..at + width)?;
+    if tail.len() + 1 == width && tail.iter().all(|&c| (0x80..0xC0).contains(&c)) {
+        let ch = std::str::from_utf8(&buf[at..at + width])
+            .ok()
+            .and_then(|s| s.chars().next());
+        let shown = ch.map_or_else(|| show_byte(b), |c| format!("'{c}' (U+{:04X})", c as u32));
+        return Some(invalid(
+            Code::Delimiters,
+            format!(
+                "the {what} is the multi-byte character {shown}; X12 delimiters must be single bytes"
+            ),
+        ));
+    }
+    None
+}
+
+/// Parses ISA12 (`00401`, `00501`, …) as a number.
+fn parse_version(v: &[u8]) -> Option<u32> {
+    if v.len() != 5 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(v.iter().fold(0, |n, &d| n * 10 + u32::from(d - b'0')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) const ISA_4010: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~";
+    pub(crate) const ISA_5010: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*T*:~";
+
+    fn found(buf: &[u8]) -> IsaScan {
+        match detect(buf, true) {
+            Detect::Found(s) => s,
+            other => panic!("expected delimiters, got {other:?}"),
+        }
+    }
+
+    fn code(buf: &[u8]) -> Code {
+        match detect(buf, true) {
+            Detect::Invalid(d) => d.code,
+            other => panic!("expected an invalid ISA, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn fixed_4010_has_no_repetition_separator() {
+        assert_eq!(ISA_4010.len(), ISA_LEN);
+        let s = found(ISA_4010);
+        assert!(s.fixed);
+        assert_eq!(s.len, 105);
+        assert_eq!(
+            s.delimiters,
+            Delimiters { element: b'*', component: b'>', repetition: None, segment: b'~' }
+        );
+        assert!(s.warnings.is_empty());
+    }
+
+    #[test]
+    fn fixed_5010_reads_isa11_as_repetition_separator() {
+        let s = found(ISA_5010);
+        assert_eq!(s.delimiters, Delimiters::default());
+    }
+
+    #[test]
+    fn any_non_alphanumeric_byte_works_including_control_bytes() {
+        for (e, c, s) in [(b'|', b'^', b'\n'), (0x7f, b':', 0x15), (0x07, b'>', b'~'), (b'^', b'|', b'\r')] {
+            let isa: Vec<u8> = ISA_4010
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| match (i, b) {
+                    (104, _) => c,
+                    (105, _) => s,
+                    (_, b'*') => e,
+                    _ => b,
+                })
+                .collect();
+            let scan = found(&isa);
+            assert_eq!((scan.delimiters.element, scan.delimiters.component, scan.delimiters.segment), (e, c, s));
+        }
+    }
+
+    #[test]
+    fn unpadded_isa_is_recovered_with_a_layout_warning() {
+        let isa = b"ISA*00**00**ZZ*S*ZZ*R*230101*1200*U*00401*1*0*P*>~GS*";
+        let s = found(isa);
+        assert!(!s.fixed);
+        assert_eq!(s.len, 49);
+        assert_eq!(s.delimiters.segment, b'~');
+        assert_eq!(s.warnings[0].code, Code::IsaLayout);
+    }
+
+    #[test]
+    fn rejects_alphanumeric_equal_and_multibyte_delimiters() {
+        let mut isa = ISA_4010.to_vec();
+        isa[105] = b'*';
+        assert_eq!(code(&isa), Code::Delimiters);
+        isa[105] = b'A';
+        assert_eq!(code(&isa), Code::Delimiters);
+        isa[105] = b'>';
+        assert_eq!(code(&isa), Code::Delimiters);
+        let mut emoji = ISA_4010[..104].to_vec();
+        emoji.extend_from_slice("🚀~".as_bytes());
+        assert_eq!(code(&emoji), Code::Delimiters);
+        let ohm = [b"ISA".as_slice(), "Ö00Ö".as_bytes()].concat();
+        assert_eq!(code(&ohm), Code::Delimiters);
+    }
+
+    #[test]
+    fn truncated_isa_asks_for_more_then_fails_at_eof() {
+        assert_eq!(detect(&ISA_4010[..50], false), Detect::NeedMore);
+        assert_eq!(code(&ISA_4010[..50]), Code::IsaLayout);
+        assert_eq!(code(b"ISA"), Code::IsaLayout);
+    }
+
+    #[test]
+    fn bad_repetition_separator_in_5010_is_a_warning() {
+        let mut isa = ISA_5010.to_vec();
+        isa[82] = b'U';
+        let s = found(&isa);
+        assert_eq!(s.delimiters.repetition, None);
+        assert_eq!(s.warnings[0].code, Code::Delimiters);
+    }
+}

@@ -1,0 +1,557 @@
+//! The envelope: interchanges (ISA…IEA) hold functional groups (GS…GE),
+//! which hold transaction sets (ST…SE).
+//!
+//! [`Envelope`] is a state machine fed one token at a time; it reports
+//! structure to a [`Handler`] and structural problems as diagnostics
+//! (`IEA_MISSING`, `GE_MISSING`, `SE_MISSING`, `ST_OUTSIDE_GROUP`,
+//! `UNEXPECTED_SEGMENT`). It stores no segments itself, so it runs over
+//! inputs of any size through [`crate::stream`]. [`Document`] is the handler
+//! that builds the borrowed tree of a whole input: [`parse`].
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::lexer::{Token, Tokenizer, preview};
+use crate::segment::Segment;
+use std::ops::Range;
+
+/// Receives the structure found by [`Envelope`]. Every method has an empty default.
+#[allow(unused_variables)]
+pub trait Handler<'a> {
+    /// An ISA opens an interchange.
+    fn interchange_start(&mut self, isa: Segment<'a>) {}
+    /// A segment directly inside an interchange (TA1, ISB, ISE, or a misplaced one).
+    fn interchange_segment(&mut self, seg: Segment<'a>) {}
+    /// A GS opens a group; `None` for the implicit group of an ST outside any GS.
+    fn group_start(&mut self, gs: Option<Segment<'a>>) {}
+    /// A misplaced segment inside a group but outside any transaction set.
+    fn group_segment(&mut self, seg: Segment<'a>) {}
+    /// An ST opens a transaction set.
+    fn transaction_start(&mut self, st: Segment<'a>) {}
+    /// A segment of a transaction set's body (between ST and SE).
+    fn segment(&mut self, seg: Segment<'a>) {}
+    /// A transaction set ends, with its SE or without one.
+    fn transaction_end(&mut self, se: Option<Segment<'a>>) {}
+    /// A group ends, with its GE or without one.
+    fn group_end(&mut self, ge: Option<Segment<'a>>) {}
+    /// An interchange ends, with its IEA or without one.
+    fn interchange_end(&mut self, iea: Option<Segment<'a>>) {}
+    /// A diagnostic from the tokenizer or the envelope.
+    fn diagnostic(&mut self, d: Diagnostic) {}
+}
+
+/// A short copy of an identifying value (control number, set type), for messages.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tag {
+    bytes: [u8; 15],
+    len: u8,
+}
+
+impl Tag {
+    fn new(b: &[u8]) -> Self {
+        let mut t = Tag::default();
+        let n = b.len().min(15);
+        t.bytes[..n].copy_from_slice(&b[..n]);
+        t.len = n as u8;
+        t
+    }
+
+    fn show(&self) -> String {
+        String::from_utf8_lossy(&self.bytes[..self.len as usize]).into_owned()
+    }
+}
+
+/// Where an open envelope level started.
+#[derive(Debug, Clone, Copy, Default)]
+struct Open {
+    index: usize,
+    control: Tag,
+    kind: Tag,
+    implicit: bool,
+}
+
+impl Open {
+    fn of(seg: &Segment<'_>, control: usize, kind: usize) -> Self {
+        Open {
+            index: seg.index(),
+            control: Tag::new(seg.value(control)),
+            kind: Tag::new(if kind == 0 { b"" } else { seg.value(kind) }),
+            implicit: false,
+        }
+    }
+}
+
+/// Why an open level is being closed without its trailer.
+enum Cause<'s, 'a> {
+    Segment(&'s Segment<'a>),
+    End(usize),
+}
+
+impl Cause<'_, '_> {
+    fn text(&self) -> String {
+        match self {
+            Cause::Segment(s) => format!(
+                "before the {} at segment {}",
+                String::from_utf8_lossy(s.id()),
+                s.index()
+            ),
+            Cause::End(_) => "before the input ends".to_string(),
+        }
+    }
+
+    fn place(&self, d: Diagnostic) -> Diagnostic {
+        match self {
+            Cause::Segment(s) => d.at_segment(s),
+            Cause::End(o) => d.at_offset(*o),
+        }
+    }
+}
+
+/// The envelope state machine.
+#[derive(Debug, Clone, Default)]
+pub struct Envelope {
+    interchange: Option<Open>,
+    group: Option<Open>,
+    transaction: Option<Open>,
+}
+
+impl Envelope {
+    /// A machine outside any interchange.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds one token.
+    pub fn push<'a, H: Handler<'a>>(&mut self, token: Token<'a>, h: &mut H) {
+        match token {
+            Token::Diagnostic(d) => h.diagnostic(d),
+            Token::Segment(seg) => self.segment(seg, h),
+        }
+    }
+
+    /// Closes whatever is still open at the end of the input (`offset` = input length).
+    pub fn finish<'a, H: Handler<'a>>(&mut self, offset: usize, h: &mut H) {
+        self.close_interchange(&Cause::End(offset), h);
+    }
+
+    fn segment<'a, H: Handler<'a>>(&mut self, seg: Segment<'a>, h: &mut H) {
+        match seg.id() {
+            b"ISA" => {
+                self.close_interchange(&Cause::Segment(&seg), h);
+                self.interchange = Some(Open::of(&seg, 13, 0));
+                h.interchange_start(seg);
+            }
+            b"IEA" if self.interchange.is_some() => {
+                self.close_group(&Cause::Segment(&seg), h);
+                self.interchange = None;
+                h.interchange_end(Some(seg));
+            }
+            b"GS" if self.interchange.is_some() => {
+                self.close_group(&Cause::Segment(&seg), h);
+                self.group = Some(Open::of(&seg, 6, 1));
+                h.group_start(Some(seg));
+            }
+            b"GE" if self.group.is_some_and(|g| !g.implicit) => {
+                self.close_transaction(&Cause::Segment(&seg), h);
+                self.group = None;
+                h.group_end(Some(seg));
+            }
+            b"ST" if self.interchange.is_some() => {
+                self.close_transaction(&Cause::Segment(&seg), h);
+                if self.group.is_none() {
+                    h.diagnostic(
+                        Diagnostic::error(
+                            Code::StOutsideGroup,
+                            format!(
+                                "transaction set {} ({}) is not inside a functional group: a GS segment must come before its ST",
+                                String::from_utf8_lossy(seg.value(2)),
+                                String::from_utf8_lossy(seg.value(1))
+                            ),
+                        )
+                        .at_segment(&seg),
+                    );
+                    self.group = Some(Open {
+                        implicit: true,
+                        ..Open::default()
+                    });
+                    h.group_start(None);
+                }
+                self.transaction = Some(Open::of(&seg, 2, 1));
+                h.transaction_start(seg);
+            }
+            b"SE" if self.transaction.is_some() => {
+                self.transaction = None;
+                h.transaction_end(Some(seg));
+            }
+            _ if self.transaction.is_some() => h.segment(seg),
+            id => {
+                let service = matches!(id, b"TA1" | b"ISB" | b"ISE" | b"ISX");
+                let why = match (id, self.interchange.is_some(), self.group.is_some()) {
+                    (_, true, false) if service => None,
+                    (_, false, _) => Some("outside any interchange (after its IEA or before an ISA)"),
+                    (b"IEA", ..) | (b"GS", ..) => None,
+                    (b"GE", _, _) => Some("without a matching GS: there is no functional group open"),
+                    (b"SE", _, _) => Some("without a matching ST: there is no transaction set open"),
+                    (_, true, true) => Some("between transaction sets: only ST or GE may follow an SE"),
+                    (_, true, false) => Some("between functional groups: only GS, IEA, TA1, ISB or ISE may appear here"),
+                };
+                if let Some(why) = why {
+                    h.diagnostic(
+                        Diagnostic::error(
+                            Code::UnexpectedSegment,
+                            format!(
+                                "unexpected {} segment {why}",
+                                preview(seg.id(), 10)
+                            ),
+                        )
+                        .at_segment(&seg),
+                    );
+                }
+                if self.group.is_some() {
+                    h.group_segment(seg);
+                } else {
+                    h.interchange_segment(seg);
+                }
+            }
+        }
+    }
+
+    fn close_transaction<'a, H: Handler<'a>>(&mut self, cause: &Cause<'_, 'a>, h: &mut H) {
+        if let Some(t) = self.transaction.take() {
+            h.diagnostic(cause.place(Diagnostic::error(
+                Code::SeMissing,
+                format!(
+                    "transaction set {} ({}) that starts at segment {} has no SE trailer {}",
+                    t.control.show(),
+                    t.kind.show(),
+                    t.index,
+                    cause.text()
+                ),
+            )));
+            h.transaction_end(None);
+        }
+    }
+
+    fn close_group<'a, H: Handler<'a>>(&mut self, cause: &Cause<'_, 'a>, h: &mut H) {
+        self.close_transaction(cause, h);
+        if let Some(g) = self.group.take() {
+            if !g.implicit {
+                h.diagnostic(cause.place(Diagnostic::error(
+                    Code::GeMissing,
+                    format!(
+                        "functional group {} ({}) that starts at segment {} has no GE trailer {}",
+                        g.control.show(),
+                        g.kind.show(),
+                        g.index,
+                        cause.text()
+                    ),
+                )));
+            }
+            h.group_end(None);
+        }
+    }
+
+    fn close_interchange<'a, H: Handler<'a>>(&mut self, cause: &Cause<'_, 'a>, h: &mut H) {
+        self.close_group(cause, h);
+        if let Some(i) = self.interchange.take() {
+            h.diagnostic(cause.place(Diagnostic::error(
+                Code::IeaMissing,
+                format!(
+                    "interchange {} that starts at segment {} has no IEA trailer {}",
+                    i.control.show(),
+                    i.index,
+                    cause.text()
+                ),
+            )));
+            h.interchange_end(None);
+        }
+    }
+}
+
+/// A parsed input: the envelope tree, borrowing the input, plus diagnostics.
+#[derive(Debug, Clone, Default)]
+pub struct Document<'a> {
+    /// The interchanges, in input order.
+    pub interchanges: Vec<Interchange<'a>>,
+    /// Every diagnostic, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Bytes before the first ISA when they are only a BOM and whitespace.
+    pub prefix: &'a [u8],
+    body: Vec<Segment<'a>>,
+}
+
+/// One ISA…IEA interchange.
+#[derive(Debug, Clone)]
+pub struct Interchange<'a> {
+    /// The ISA segment.
+    pub isa: Segment<'a>,
+    /// Segments directly inside the interchange (TA1, ISB, ISE, misplaced ones).
+    pub segments: Vec<Segment<'a>>,
+    /// The functional groups.
+    pub groups: Vec<Group<'a>>,
+    /// The IEA segment, when present.
+    pub iea: Option<Segment<'a>>,
+}
+
+/// One GS…GE functional group.
+#[derive(Debug, Clone)]
+pub struct Group<'a> {
+    /// The GS segment; `None` for the implicit group of sets found outside any GS.
+    pub gs: Option<Segment<'a>>,
+    /// Misplaced segments inside the group but outside any set.
+    pub segments: Vec<Segment<'a>>,
+    /// The transaction sets.
+    pub transactions: Vec<Transaction<'a>>,
+    /// The GE segment, when present.
+    pub ge: Option<Segment<'a>>,
+}
+
+/// One ST…SE transaction set.
+#[derive(Debug, Clone)]
+pub struct Transaction<'a> {
+    /// The ST segment.
+    pub st: Segment<'a>,
+    /// The SE segment, when present.
+    pub se: Option<Segment<'a>>,
+    body: Range<usize>,
+}
+
+impl<'a> Transaction<'a> {
+    /// The transaction set identifier (ST01), e.g. `850`.
+    pub fn kind(&self) -> &'a [u8] {
+        self.st.value(1)
+    }
+
+    /// The control number (ST02).
+    pub fn control_number(&self) -> &'a [u8] {
+        self.st.value(2)
+    }
+}
+
+impl<'a> Document<'a> {
+    /// The body segments of a transaction set (between ST and SE).
+    pub fn body(&self, t: &Transaction<'a>) -> &[Segment<'a>] {
+        &self.body[t.body.clone()]
+    }
+
+    /// True if any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// Number of segments in the tree, envelope segments included.
+    pub fn segment_count(&self) -> usize {
+        self.interchanges
+            .iter()
+            .map(|i| {
+                1 + i.segments.len()
+                    + usize::from(i.iea.is_some())
+                    + i.groups
+                        .iter()
+                        .map(|g| {
+                            usize::from(g.gs.is_some())
+                                + usize::from(g.ge.is_some())
+                                + g.segments.len()
+                                + g.transactions
+                                    .iter()
+                                    .map(|t| 1 + usize::from(t.se.is_some()) + t.body.len())
+                                    .sum::<usize>()
+                        })
+                        .sum::<usize>()
+            })
+            .sum()
+    }
+}
+
+impl<'a> Handler<'a> for Document<'a> {
+    fn interchange_start(&mut self, isa: Segment<'a>) {
+        self.interchanges.push(Interchange {
+            isa,
+            segments: Vec::new(),
+            groups: Vec::new(),
+            iea: None,
+        });
+    }
+
+    fn interchange_segment(&mut self, seg: Segment<'a>) {
+        if let Some(i) = self.interchanges.last_mut() {
+            i.segments.push(seg);
+        }
+    }
+
+    fn group_start(&mut self, gs: Option<Segment<'a>>) {
+        if let Some(i) = self.interchanges.last_mut() {
+            i.groups.push(Group {
+                gs,
+                segments: Vec::new(),
+                transactions: Vec::new(),
+                ge: None,
+            });
+        }
+    }
+
+    fn group_segment(&mut self, seg: Segment<'a>) {
+        if let Some(g) = self.interchanges.last_mut().and_then(|i| i.groups.last_mut()) {
+            g.segments.push(seg);
+        }
+    }
+
+    fn transaction_start(&mut self, st: Segment<'a>) {
+        let at = self.body.len();
+        if let Some(g) = self.interchanges.last_mut().and_then(|i| i.groups.last_mut()) {
+            g.transactions.push(Transaction {
+                st,
+                se: None,
+                body: at..at,
+            });
+        }
+    }
+
+    #[inline]
+    fn segment(&mut self, seg: Segment<'a>) {
+        self.body.push(seg);
+    }
+
+    fn transaction_end(&mut self, se: Option<Segment<'a>>) {
+        let end = self.body.len();
+        if let Some(t) = self
+            .interchanges
+            .last_mut()
+            .and_then(|i| i.groups.last_mut())
+            .and_then(|g| g.transactions.last_mut())
+        {
+            t.se = se;
+            t.body.end = end;
+        }
+    }
+
+    fn group_end(&mut self, ge: Option<Segment<'a>>) {
+        if let Some(g) = self.interchanges.last_mut().and_then(|i| i.groups.last_mut()) {
+            g.ge = ge;
+        }
+    }
+
+    fn interchange_end(&mut self, iea: Option<Segment<'a>>) {
+        if let Some(i) = self.interchanges.last_mut() {
+            i.iea = iea;
+        }
+    }
+
+    fn diagnostic(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+}
+
+/// Parses a whole input into its envelope tree, borrowing the input.
+///
+/// Never fails: problems are reported in [`Document::diagnostics`].
+pub fn parse(input: &[u8]) -> Document<'_> {
+    let mut doc = Document::default();
+    let mut env = Envelope::new();
+    for token in Tokenizer::new(input) {
+        env.push(token, &mut doc);
+    }
+    env.finish(input.len(), &mut doc);
+    if let Some(first) = doc.interchanges.first() {
+        let head = &input[..first.isa.offset()];
+        let ws = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+        if ws.iter().all(|b| b.is_ascii_whitespace()) {
+            doc.prefix = head;
+        }
+    }
+    check_utf8(input, &mut doc.diagnostics);
+    doc
+}
+
+/// Reports invalid UTF-8 once per run of bad bytes (up to 10 reports).
+fn check_utf8(input: &[u8], out: &mut Vec<Diagnostic>) {
+    if input.is_ascii() {
+        return;
+    }
+    let mut at = 0;
+    let mut reported = 0;
+    while at < input.len() {
+        match std::str::from_utf8(&input[at..]) {
+            Ok(_) => break,
+            Err(e) => {
+                let bad = at + e.valid_up_to();
+                if reported == 10 {
+                    out.push(Diagnostic::warning(
+                        Code::InvalidUtf8,
+                        "more invalid UTF-8 sequences follow; only the first 10 are reported",
+                    ));
+                    break;
+                }
+                out.push(
+                    Diagnostic::warning(
+                        Code::InvalidUtf8,
+                        format!(
+                            "byte 0x{:02X} at offset {bad} is not valid UTF-8; it appears as U+FFFD in JSON output, so writing the JSON back will not reproduce it (is the file in another encoding such as Latin-1?)",
+                            input[bad]
+                        ),
+                    )
+                    .at_offset(bad),
+                );
+                reported += 1;
+                at = bad + e.error_len().unwrap_or(input.len() - bad);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ISA: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~";
+
+    fn codes(input: &str) -> Vec<&'static str> {
+        parse(input.as_bytes())
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn builds_the_tree() {
+        let input = format!(
+            "{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*1**20230101~PO1*1*2*EA~SE*4*0001~ST*850*0002~BEG*00*SA*2**20230101~SE*3*0002~GE*2*1~IEA*1*000000001~"
+        );
+        let doc = parse(input.as_bytes());
+        assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+        assert_eq!(doc.interchanges.len(), 1);
+        let g = &doc.interchanges[0].groups[0];
+        assert_eq!(g.transactions.len(), 2);
+        assert_eq!(g.transactions[0].kind(), b"850");
+        assert_eq!(g.transactions[1].control_number(), b"0002");
+        let ids: Vec<&[u8]> = doc.body(&g.transactions[0]).iter().map(|s| s.id()).collect();
+        assert_eq!(ids, [&b"BEG"[..], b"PO1"]);
+        assert_eq!(doc.segment_count(), 11);
+    }
+
+    #[test]
+    fn missing_trailers() {
+        assert_eq!(codes(&format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~BEG*00~")), ["SE_MISSING", "GE_MISSING", "IEA_MISSING"]);
+        assert_eq!(codes(&format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~BEG*00~GE*1*1~IEA*1*000000001~")), ["SE_MISSING"]);
+        assert_eq!(codes(&format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~SE*2*0001~IEA*1*000000001~")), ["GE_MISSING"]);
+        let d = &parse(format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~ST*850*0002~SE*2*0002~GE*1*1~IEA*1*000000001~").as_bytes()).diagnostics[0];
+        assert_eq!(d.code, Code::SeMissing);
+        assert_eq!(d.segment_index, Some(3));
+        assert!(d.message.contains("0001 (850)"), "{}", d.message);
+    }
+
+    #[test]
+    fn st_outside_group_and_unexpected_segments() {
+        assert_eq!(codes(&format!("{ISA}ST*850*0001~SE*2*0001~IEA*0*000000001~")), ["ST_OUTSIDE_GROUP"]);
+        assert_eq!(codes(&format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~N1*ST~GE*0*1~IEA*1*000000001~")), ["UNEXPECTED_SEGMENT"]);
+        assert_eq!(codes(&format!("{ISA}GE*0*1~IEA*0*000000001~")), ["UNEXPECTED_SEGMENT"]);
+        assert_eq!(codes(&format!("{ISA}TA1*000000001*230101*1200*A*000~IEA*0*000000001~")), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn prefix_keeps_bom_and_whitespace_and_utf8_is_checked() {
+        let doc = parse(b"\xEF\xBB\xBF\n ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~IEA*0*000000001~N\xFF~");
+        assert_eq!(doc.prefix, b"\xEF\xBB\xBF\n ");
+        let c: Vec<_> = doc.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(c, [Code::Bom, Code::TrailingData, Code::InvalidUtf8]);
+    }
+}

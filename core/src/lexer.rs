@@ -1,0 +1,500 @@
+//! The zero-copy tokenizer.
+//!
+//! [`Tokenizer`] walks a whole input and yields [`Token`]s: borrowed
+//! [`Segment`]s and the [`Diagnostic`]s found while splitting (BOM, unusable
+//! ISA, data that is not X12, …). It allocates nothing per segment or element.
+//! Each interchange brings its own delimiters, read from its ISA.
+//!
+//! The same state machine, [`Lexer`], drives the chunk-fed tokenizer in
+//! [`crate::stream`], so both yield exactly the same tokens.
+
+use crate::delimiters::{Detect, Delimiters, detect, show_byte};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::segment::Segment;
+use std::collections::VecDeque;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// How many bytes of non-X12 data a message looks at.
+const DESCRIBE_LEN: usize = 64;
+
+/// One item of the token stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Token<'a> {
+    /// A segment.
+    Segment(Segment<'a>),
+    /// A problem found while splitting the input.
+    Diagnostic(Diagnostic),
+}
+
+/// A segment located by position, not yet bound to a buffer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawSegment {
+    start: usize,
+    end: usize,
+    suffix_end: usize,
+    offset: usize,
+    index: usize,
+    delimiters: Delimiters,
+    terminated: bool,
+}
+
+impl RawSegment {
+    /// Binds the segment to the buffer it was found in.
+    #[inline]
+    pub(crate) fn view<'a>(&self, buf: &'a [u8]) -> Segment<'a> {
+        let suffix_start = if self.terminated { self.end + 1 } else { self.end };
+        Segment::new(
+            &buf[self.start..self.end],
+            &buf[suffix_start..self.suffix_end],
+            self.offset,
+            self.index,
+            self.delimiters,
+            self.terminated,
+        )
+    }
+}
+
+/// What one step of the lexer produced.
+#[derive(Debug)]
+pub(crate) enum Step {
+    Segment(RawSegment),
+    Diagnostic(Diagnostic),
+    NeedMore,
+    End,
+}
+
+/// The tokenizer's state machine, independent of how input arrives.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Lexer {
+    delimiters: Option<Delimiters>,
+    index: usize,
+    started: bool,
+    bom_checked: bool,
+    skipping: bool,
+    pending: VecDeque<Diagnostic>,
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
+}
+
+/// Whitespace after a terminator: skipped unless it is a delimiter other
+/// than the terminator itself (so a blank line in a file whose terminator is
+/// LF is not an empty segment).
+#[inline]
+fn skippable(b: u8, d: &Delimiters) -> bool {
+    is_ws(b) && (b == d.segment || !d.is_delimiter(b))
+}
+
+impl Lexer {
+    /// Advances over `buf[*pos..]`. `base` is the input offset of `buf[0]`;
+    /// `eof` says no input follows `buf`. Positions in the result are
+    /// relative to `buf`.
+    pub(crate) fn step(&mut self, buf: &[u8], pos: &mut usize, base: usize, eof: bool) -> Step {
+        if let Some(d) = self.pending.pop_front() {
+            return Step::Diagnostic(d);
+        }
+        loop {
+            let rest = &buf[*pos..];
+            if !self.bom_checked {
+                if rest.len() < BOM.len() && !eof && BOM.starts_with(rest) {
+                    return Step::NeedMore;
+                }
+                self.bom_checked = true;
+                if rest.starts_with(BOM) {
+                    *pos += BOM.len();
+                    return Step::Diagnostic(
+                        Diagnostic::warning(
+                            Code::Bom,
+                            "the input starts with a UTF-8 byte order mark; it was skipped, but many trading partners reject files that carry one",
+                        )
+                        .at_offset(base + *pos - BOM.len()),
+                    );
+                }
+            }
+            if self.skipping {
+                match find_isa(rest) {
+                    Some(i) => {
+                        *pos += i;
+                        self.skipping = false;
+                        continue;
+                    }
+                    None if eof => {
+                        *pos = buf.len();
+                        return Step::End;
+                    }
+                    None => {
+                        // Keep a possible partial "ISA" for the next chunk.
+                        *pos = buf.len() - rest.len().min(3);
+                        return Step::NeedMore;
+                    }
+                }
+            }
+            let lead = match self.delimiters {
+                Some(d) => rest.iter().position(|&b| !skippable(b, &d)),
+                None => rest.iter().position(|&b| !is_ws(b)),
+            };
+            let Some(lead) = lead else {
+                *pos = buf.len();
+                if !eof {
+                    return Step::NeedMore;
+                }
+                if !self.started {
+                    self.started = true;
+                    return Step::Diagnostic(
+                        Diagnostic::error(
+                            Code::NotX12,
+                            "the input is empty or only whitespace; an X12 interchange must start with an ISA segment",
+                        )
+                        .at_offset(base + *pos),
+                    );
+                }
+                return Step::End;
+            };
+            *pos += lead;
+            let start = *pos;
+            let rest = &buf[start..];
+            if rest.len() < 4 && !eof && b"ISA".starts_with(&rest[..rest.len().min(3)]) {
+                return Step::NeedMore;
+            }
+            if rest.starts_with(b"ISA") && (rest.len() == 3 || !rest[3].is_ascii_alphanumeric()) {
+                return self.isa(buf, pos, base, eof);
+            }
+            let Some(d) = self.delimiters else {
+                if rest.len() < DESCRIBE_LEN && !eof {
+                    // Describe the same bytes whatever the chunking.
+                    return Step::NeedMore;
+                }
+                let diag = if self.started {
+                    Diagnostic::error(
+                        Code::TrailingData,
+                        format!(
+                            "data follows the end of the interchange ({}); only whitespace or another ISA may follow an IEA",
+                            describe(rest)
+                        ),
+                    )
+                } else {
+                    Diagnostic::error(
+                        Code::NotX12,
+                        format!(
+                            "the input is not X12: {}; an X12 interchange must start with an ISA segment",
+                            describe(rest)
+                        ),
+                    )
+                };
+                self.started = true;
+                self.skipping = true;
+                return Step::Diagnostic(diag.at_offset(base + start));
+            };
+            let (end, terminated) = match memchr::memchr(d.segment, rest) {
+                Some(t) => (start + t, true),
+                None if eof => (buf.len(), false),
+                None => return Step::NeedMore,
+            };
+            let suffix_end = if terminated {
+                match suffix_end(buf, end + 1, &d, eof) {
+                    Some(e) => e,
+                    None => return Step::NeedMore,
+                }
+            } else {
+                end
+            };
+            let raw = RawSegment {
+                start,
+                end,
+                suffix_end,
+                offset: base + start,
+                index: self.index,
+                delimiters: d,
+                terminated,
+            };
+            self.index += 1;
+            *pos = suffix_end;
+            let seg = raw.view(buf);
+            if !terminated {
+                self.pending.push_back(
+                    Diagnostic::warning(
+                        Code::TerminatorMissing,
+                        format!(
+                            "the last segment has no segment terminator ({}); the input may be truncated",
+                            show_byte(d.segment)
+                        ),
+                    )
+                    .at_segment(&seg),
+                );
+            }
+            if !seg.has_valid_id() {
+                self.pending.push_back(
+                    Diagnostic::error(
+                        Code::SegmentId,
+                        format!(
+                            "\"{}\" is not a segment identifier: identifiers are 2 or 3 upper-case letters or digits (is a delimiter misplaced or a segment terminator missing?)",
+                            preview(seg.id(), 20)
+                        ),
+                    )
+                    .at_segment(&seg),
+                );
+            } else if seg.is(b"IEA") {
+                self.delimiters = None;
+            }
+            return Step::Segment(raw);
+        }
+    }
+
+    fn isa(&mut self, buf: &[u8], pos: &mut usize, base: usize, eof: bool) -> Step {
+        let start = *pos;
+        let rest = &buf[start..];
+        match detect(rest, eof) {
+            Detect::NeedMore => Step::NeedMore,
+            Detect::Invalid(d) => {
+                self.delimiters = None;
+                self.started = true;
+                self.skipping = true;
+                *pos += 3;
+                Step::Diagnostic(d.at_offset(base + start))
+            }
+            Detect::Found(scan) => {
+                let d = scan.delimiters;
+                let end = start + scan.len;
+                let Some(suffix_end) = suffix_end(buf, end + 1, &d, eof) else {
+                    return Step::NeedMore;
+                };
+                let raw = RawSegment {
+                    start,
+                    end,
+                    suffix_end,
+                    offset: base + start,
+                    index: self.index,
+                    delimiters: d,
+                    terminated: true,
+                };
+                self.index += 1;
+                self.delimiters = Some(d);
+                self.started = true;
+                *pos = suffix_end;
+                let seg = raw.view(buf);
+                for w in scan.warnings {
+                    self.pending.push_back(w.at_segment(&seg));
+                }
+                Step::Segment(raw)
+            }
+        }
+    }
+}
+
+/// End of the whitespace run after a terminator, or `None` if it reaches the
+/// end of a buffer that more input may extend.
+#[inline]
+fn suffix_end(buf: &[u8], from: usize, d: &Delimiters, eof: bool) -> Option<usize> {
+    match buf[from..].iter().position(|&b| !skippable(b, d)) {
+        Some(i) => Some(from + i),
+        None if eof => Some(buf.len()),
+        None => None,
+    }
+}
+
+/// Position of the next `ISA` that can start an interchange.
+fn find_isa(hay: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(hay, b"ISA")
+        .find(|&i| hay.get(i + 3).is_none_or(|b| !b.is_ascii_alphanumeric()))
+}
+
+/// A short description of non-X12 data, for messages.
+fn describe(rest: &[u8]) -> String {
+    let head = &rest[..rest.len().min(DESCRIBE_LEN)];
+    if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") || (head.len() >= 4 && (head[1] == 0 || head[0] == 0) && head.iter().filter(|&&b| b == 0).count() * 3 >= head.len())
+    {
+        return "it looks like UTF-16 text; save it as ASCII or UTF-8".to_string();
+    }
+    match head.first() {
+        Some(b'{') | Some(b'[') => return "it looks like JSON".to_string(),
+        Some(b'<') => return "it looks like XML or HTML".to_string(),
+        _ => {}
+    }
+    let binary = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !is_ws(b) || b == 0x7F)
+        .count();
+    if binary * 4 > head.len() || std::str::from_utf8(head).is_err() && binary > 0 {
+        return "it looks like binary data".to_string();
+    }
+    for id in ["GS", "ST"] {
+        if head.starts_with(id.as_bytes())
+            && head.get(2).is_some_and(|b| !b.is_ascii_alphanumeric())
+        {
+            return format!("it starts with a {id} segment, so the ISA interchange header is missing");
+        }
+    }
+    let line = head.split(|&b| b == b'\n' || b == b'\r').next().unwrap_or(head);
+    format!("it starts with \"{}\"", preview(line, 40))
+}
+
+/// Up to `max` bytes of `b`, lossily decoded, control characters escaped.
+pub(crate) fn preview(b: &[u8], max: usize) -> String {
+    let cut = &b[..b.len().min(max)];
+    let mut s: String = String::from_utf8_lossy(cut)
+        .chars()
+        .map(|c| if c.is_control() { '·' } else { c })
+        .collect();
+    if b.len() > max {
+        s.push('…');
+    }
+    s
+}
+
+/// Iterator over the tokens of a whole input held in memory.
+#[derive(Debug, Clone)]
+pub struct Tokenizer<'a> {
+    input: &'a [u8],
+    pos: usize,
+    lexer: Lexer,
+}
+
+impl<'a> Tokenizer<'a> {
+    /// A tokenizer over the whole input.
+    pub fn new(input: &'a [u8]) -> Self {
+        Tokenizer {
+            input,
+            pos: 0,
+            lexer: Lexer::default(),
+        }
+    }
+}
+
+impl<'a> Iterator for Tokenizer<'a> {
+    type Item = Token<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Token<'a>> {
+        match self.lexer.step(self.input, &mut self.pos, 0, true) {
+            Step::Segment(raw) => Some(Token::Segment(raw.view(self.input))),
+            Step::Diagnostic(d) => Some(Token::Diagnostic(d)),
+            Step::NeedMore | Step::End => None,
+        }
+    }
+}
+
+/// Iterator over the segments of a whole input, diagnostics dropped.
+pub fn segments(input: &[u8]) -> impl Iterator<Item = Segment<'_>> {
+    Tokenizer::new(input).filter_map(|t| match t {
+        Token::Segment(s) => Some(s),
+        Token::Diagnostic(_) => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*T*:~\nGS*PO*S*R*20230101*1200*1*X*005010~\nST*850*0001~\nBEG*00*SA*PO1**20230101~\nSE*3*0001~\nGE*1*1~\nIEA*1*000000001~\n";
+
+    fn tokens(input: &[u8]) -> Vec<Token<'_>> {
+        Tokenizer::new(input).collect()
+    }
+
+    fn codes(input: &[u8]) -> Vec<Code> {
+        tokens(input)
+            .into_iter()
+            .filter_map(|t| match t {
+                Token::Diagnostic(d) => Some(d.code),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn splits_segments_with_offsets_indexes_and_suffixes() {
+        let segs: Vec<_> = segments(SAMPLE).collect();
+        let ids: Vec<&[u8]> = segs.iter().map(|s| s.id()).collect();
+        assert_eq!(ids, [&b"ISA"[..], b"GS", b"ST", b"BEG", b"SE", b"GE", b"IEA"]);
+        assert!(segs.iter().all(|s| s.suffix() == b"\n"));
+        assert_eq!(segs[1].offset(), 107);
+        assert_eq!(segs[3].index(), 3);
+        assert_eq!(segs[3].raw(), b"BEG*00*SA*PO1**20230101");
+        assert!(codes(SAMPLE).is_empty());
+    }
+
+    #[test]
+    fn bom_crlf_and_lf_terminators() {
+        let mut input = BOM.to_vec();
+        input.extend_from_slice(&SAMPLE.iter().flat_map(|&b| if b == b'\n' { vec![b'\r', b'\n'] } else { vec![b] }).collect::<Vec<_>>());
+        assert_eq!(codes(&input), [Code::Bom]);
+        assert!(segments(&input).all(|s| s.suffix() == b"\r\n"));
+
+        // LF as the terminator: blank lines are not empty segments.
+        let lf: Vec<u8> = SAMPLE.iter().copied().filter(|&b| b != b'~').collect();
+        let mut lf = lf.clone();
+        lf.insert(lf.len() - 1, b'\n');
+        let segs: Vec<_> = segments(&lf).collect();
+        assert_eq!(segs.len(), 7);
+        assert_eq!(segs[0].delimiters().segment, b'\n');
+        assert!(codes(&lf).is_empty());
+    }
+
+    #[test]
+    fn not_x12_inputs_are_diagnosed() {
+        for input in [&b""[..], b"   \n", b"{\"a\":1}", b"\xFF\xFEI\0S\0A\0", b"\x00\x01\x02\x03\x04binary", b"GS*PO*A*B~", b"hello world"] {
+            let c = codes(input);
+            assert_eq!(c, [Code::NotX12], "{input:?}");
+        }
+    }
+
+    #[test]
+    fn leading_text_is_not_x12_but_the_interchange_is_still_read() {
+        let mut input = b"Some notes about the file.\n\n".to_vec();
+        input.extend_from_slice(SAMPLE);
+        assert_eq!(codes(&input), [Code::NotX12]);
+        assert_eq!(segments(&input).count(), 7);
+    }
+
+    #[test]
+    fn trailing_data_after_iea() {
+        let mut input = SAMPLE.to_vec();
+        input.extend_from_slice(b"garbage here\n");
+        assert_eq!(codes(&input), [Code::TrailingData]);
+        input.extend_from_slice(SAMPLE);
+        assert_eq!(codes(&input), [Code::TrailingData]);
+        assert_eq!(segments(&input).count(), 14);
+    }
+
+    #[test]
+    fn bad_segment_id_and_missing_terminator() {
+        let mut input = SAMPLE[..SAMPLE.len() - 2].to_vec();
+        input.splice(107..107, b"gs*x~".iter().copied());
+        let c = codes(&input);
+        assert_eq!(c, [Code::SegmentId, Code::TerminatorMissing]);
+        let last = segments(&input).last().unwrap();
+        assert!(!last.terminated());
+        assert_eq!(last.raw(), b"IEA*1*000000001");
+    }
+
+    #[test]
+    fn several_interchanges_with_their_own_delimiters() {
+        let mut second = SAMPLE.to_vec();
+        for b in second.iter_mut() {
+            *b = match *b {
+                b'*' => b'|',
+                b'~' => 0x15,
+                b':' => b'>',
+                o => o,
+            };
+        }
+        let mut input = SAMPLE.to_vec();
+        input.extend_from_slice(&second);
+        let segs: Vec<_> = segments(&input).collect();
+        assert_eq!(segs.len(), 14);
+        assert_eq!(segs[11].id(), b"SE");
+        assert_eq!(segs[11].delimiters().element, b'|');
+        assert!(codes(&input).is_empty());
+    }
+
+    #[test]
+    fn invalid_isa_skips_to_next_interchange() {
+        let mut input = b"ISA*00*short~".to_vec();
+        input.extend_from_slice(SAMPLE);
+        let c = codes(&input);
+        assert_eq!(c[0], Code::IsaLayout);
+        assert_eq!(segments(&input).count(), 7);
+    }
+}

@@ -1,0 +1,346 @@
+//! Borrowed, zero-copy views of segments, elements, repetitions and components.
+//!
+//! A [`Segment`] is a slice of the input plus its position; elements,
+//! repetitions and components are split lazily, on demand, without
+//! allocating.
+
+use crate::delimiters::Delimiters;
+use std::fmt;
+
+/// One segment: its bytes (without terminator) borrowed from the input.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Segment<'a> {
+    raw: &'a [u8],
+    suffix: &'a [u8],
+    offset: usize,
+    index: usize,
+    delimiters: Delimiters,
+    terminated: bool,
+}
+
+impl<'a> Segment<'a> {
+    /// Builds a segment view (used by the tokenizer and by tests).
+    pub fn new(
+        raw: &'a [u8],
+        suffix: &'a [u8],
+        offset: usize,
+        index: usize,
+        delimiters: Delimiters,
+        terminated: bool,
+    ) -> Self {
+        Segment {
+            raw,
+            suffix,
+            offset,
+            index,
+            delimiters,
+            terminated,
+        }
+    }
+
+    /// The segment's bytes, identifier included, terminator excluded.
+    #[inline]
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// Whitespace that followed the terminator in the input (line breaks).
+    #[inline]
+    pub fn suffix(&self) -> &'a [u8] {
+        self.suffix
+    }
+
+    /// Byte offset of the segment's first byte in the input.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// 0-based position of the segment in the input.
+    #[inline]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The delimiters of the interchange this segment belongs to.
+    #[inline]
+    pub fn delimiters(&self) -> Delimiters {
+        self.delimiters
+    }
+
+    /// False for a final segment that ended with the input instead of a terminator.
+    #[inline]
+    pub fn terminated(&self) -> bool {
+        self.terminated
+    }
+
+    /// The segment identifier (`ISA`, `N1`, …): the bytes before the first element separator.
+    #[inline]
+    pub fn id(&self) -> &'a [u8] {
+        let e = self.delimiters.element;
+        let n = self.raw.len().min(4);
+        match self.raw[..n].iter().position(|&b| b == e) {
+            Some(i) => &self.raw[..i],
+            None if self.raw.len() <= 3 => self.raw,
+            None => match memchr::memchr(e, self.raw) {
+                Some(i) => &self.raw[..i],
+                None => self.raw,
+            },
+        }
+    }
+
+    /// True if the identifier equals `id`.
+    #[inline]
+    pub fn is(&self, id: &[u8]) -> bool {
+        self.id() == id
+    }
+
+    /// True if the identifier is 2–3 upper-case ASCII letters or digits.
+    pub fn has_valid_id(&self) -> bool {
+        let id = self.id();
+        (2..=3).contains(&id.len()) && id.iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    }
+
+    /// The elements after the identifier, split lazily.
+    #[inline]
+    pub fn elements(&self) -> Elements<'a> {
+        let id_len = self.id().len();
+        let rest = if id_len < self.raw.len() {
+            &self.raw[id_len + 1..]
+        } else {
+            &[][..]
+        };
+        Elements {
+            rest,
+            done: id_len >= self.raw.len(),
+            delimiters: self.delimiters,
+        }
+    }
+
+    /// Element `n`, 1-based as in X12 (`element(1)` of `BEG*00*SA` is `00`).
+    pub fn element(&self, n: usize) -> Option<Element<'a>> {
+        if n == 0 {
+            return None;
+        }
+        self.elements().nth(n - 1)
+    }
+
+    /// Element `n` as bytes, or empty when absent.
+    pub fn value(&self, n: usize) -> &'a [u8] {
+        self.element(n).map_or(&[][..], |e| e.raw())
+    }
+
+    /// Number of elements (after the identifier), empty trailing ones included.
+    pub fn element_count(&self) -> usize {
+        if self.id().len() >= self.raw.len() {
+            0
+        } else {
+            memchr::memchr_iter(self.delimiters.element, self.raw).count()
+        }
+    }
+}
+
+impl fmt::Debug for Segment<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Segment")
+            .field("raw", &String::from_utf8_lossy(self.raw))
+            .field("index", &self.index)
+            .field("offset", &self.offset)
+            .finish()
+    }
+}
+
+/// Iterator over a segment's elements.
+#[derive(Debug, Clone)]
+pub struct Elements<'a> {
+    rest: &'a [u8],
+    done: bool,
+    delimiters: Delimiters,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = Element<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Element<'a>> {
+        if self.done {
+            return None;
+        }
+        let raw = match memchr::memchr(self.delimiters.element, self.rest) {
+            Some(i) => {
+                let (v, r) = (&self.rest[..i], &self.rest[i + 1..]);
+                self.rest = r;
+                v
+            }
+            None => {
+                self.done = true;
+                self.rest
+            }
+        };
+        Some(Element {
+            raw,
+            delimiters: self.delimiters,
+        })
+    }
+}
+
+/// One element; may hold repetitions and components.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Element<'a> {
+    raw: &'a [u8],
+    delimiters: Delimiters,
+}
+
+impl<'a> Element<'a> {
+    /// The element's bytes as they appear in the input.
+    #[inline]
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// True when the element is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+
+    /// True if the element holds more than one repetition.
+    #[inline]
+    pub fn is_repeated(&self) -> bool {
+        self.delimiters
+            .repetition
+            .is_some_and(|r| memchr::memchr(r, self.raw).is_some())
+    }
+
+    /// True if the element (or one of its repetitions) is a composite.
+    #[inline]
+    pub fn is_composite(&self) -> bool {
+        memchr::memchr(self.delimiters.component, self.raw).is_some()
+    }
+
+    /// The repetitions (one, when the element does not repeat).
+    #[inline]
+    pub fn repetitions(&self) -> Parts<'a> {
+        Parts::new(self.raw, self.delimiters.repetition, self.delimiters)
+    }
+
+    /// The components of a non-repeated element (one, for a simple element).
+    #[inline]
+    pub fn components(&self) -> Parts<'a> {
+        Parts::new(self.raw, Some(self.delimiters.component), self.delimiters)
+    }
+
+    /// Component `n`, 1-based.
+    pub fn component(&self, n: usize) -> Option<&'a [u8]> {
+        if n == 0 {
+            return None;
+        }
+        self.components().nth(n - 1).map(|p| p.raw)
+    }
+}
+
+impl fmt::Debug for Element<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Element({:?})", String::from_utf8_lossy(self.raw))
+    }
+}
+
+/// Iterator over the repetitions or components of an element.
+#[derive(Debug, Clone)]
+pub struct Parts<'a> {
+    rest: &'a [u8],
+    sep: Option<u8>,
+    done: bool,
+    delimiters: Delimiters,
+}
+
+impl<'a> Parts<'a> {
+    fn new(raw: &'a [u8], sep: Option<u8>, delimiters: Delimiters) -> Self {
+        Parts {
+            rest: raw,
+            sep,
+            done: false,
+            delimiters,
+        }
+    }
+}
+
+impl<'a> Iterator for Parts<'a> {
+    type Item = Element<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Element<'a>> {
+        if self.done {
+            return None;
+        }
+        let found = self.sep.and_then(|s| memchr::memchr(s, self.rest));
+        let raw = match found {
+            Some(i) => {
+                let v = &self.rest[..i];
+                self.rest = &self.rest[i + 1..];
+                v
+            }
+            None => {
+                self.done = true;
+                self.rest
+            }
+        };
+        Some(Element {
+            raw,
+            delimiters: self.delimiters,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(raw: &[u8]) -> Segment<'_> {
+        Segment::new(raw, b"", 0, 0, Delimiters::default(), true)
+    }
+
+    #[test]
+    fn splits_elements_components_and_repetitions() {
+        let s = seg(b"SV1*HC:99213:25*100**UN*1***1:2^3:4*");
+        assert_eq!(s.id(), b"SV1");
+        let els: Vec<&[u8]> = s.elements().map(|e| e.raw()).collect();
+        assert_eq!(els, vec![&b"HC:99213:25"[..], b"100", b"", b"UN", b"1", b"", b"", b"1:2^3:4", b""]);
+        assert_eq!(s.element_count(), 9);
+        let e1 = s.element(1).unwrap();
+        assert!(e1.is_composite() && !e1.is_repeated());
+        assert_eq!(e1.component(2), Some(&b"99213"[..]));
+        let e8 = s.element(8).unwrap();
+        let reps: Vec<Vec<&[u8]>> = e8
+            .repetitions()
+            .map(|r| r.components().map(|c| c.raw()).collect())
+            .collect();
+        assert_eq!(reps, vec![vec![&b"1"[..], b"2"], vec![&b"3"[..], b"4"]]);
+        assert_eq!(s.value(42), b"");
+        assert!(s.element(0).is_none());
+    }
+
+    #[test]
+    fn segment_without_elements() {
+        let s = seg(b"LE");
+        assert_eq!(s.id(), b"LE");
+        assert_eq!(s.elements().count(), 0);
+        assert_eq!(s.element_count(), 0);
+        assert!(s.has_valid_id());
+        let s = seg(b"N1*");
+        assert_eq!(s.elements().count(), 1);
+        assert_eq!(s.element_count(), 1);
+    }
+
+    #[test]
+    fn identifier_rules() {
+        assert!(seg(b"N1*x").has_valid_id());
+        assert!(seg(b"ISA*x").has_valid_id());
+        assert!(!seg(b"n1*x").has_valid_id());
+        assert!(!seg(b"N*x").has_valid_id());
+        assert!(!seg(b"ABCD*x").has_valid_id());
+        assert!(!seg(b"").has_valid_id());
+        assert!(!seg(b"1a*x").has_valid_id());
+        assert_eq!(seg(b"LONGNAME*x").id(), b"LONGNAME");
+    }
+}

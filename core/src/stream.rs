@@ -1,0 +1,224 @@
+//! Incremental tokenizing: feed the input in chunks of any size.
+//!
+//! [`StreamTokenizer`] is a push tokenizer: the caller [`feed`](StreamTokenizer::feed)s
+//! bytes as they arrive and pulls tokens with [`next`](StreamTokenizer::next).
+//! It keeps only the bytes of the segment it has not finished, so memory is
+//! bounded by the longest segment plus one chunk, not by the file. It runs the
+//! same state machine as [`crate::lexer::Tokenizer`] and yields exactly the
+//! same tokens, with offsets counted from the start of the whole input.
+//!
+//! [`Reader`] wraps any [`std::io::Read`] in the same machinery.
+
+use crate::lexer::{Lexer, Step, Token};
+use std::io::{self, Read};
+
+/// What [`StreamTokenizer::next`] has for the caller.
+#[derive(Debug)]
+pub enum Pull<'a> {
+    /// A token; its segment borrows the tokenizer's buffer until the next call.
+    Token(Token<'a>),
+    /// Feed more input (or call [`StreamTokenizer::finish`]) to go on.
+    NeedInput,
+    /// The input is finished and every token has been returned.
+    End,
+}
+
+/// A chunk-fed tokenizer with memory bounded by the longest segment.
+#[derive(Debug, Default)]
+pub struct StreamTokenizer {
+    buf: Vec<u8>,
+    pos: usize,
+    base: usize,
+    lexer: Lexer,
+    eof: bool,
+}
+
+impl StreamTokenizer {
+    /// A tokenizer waiting for its first chunk.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a chunk of input. Bytes already tokenized are dropped first.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.compact();
+        self.buf.extend_from_slice(chunk);
+    }
+
+    /// Declares the end of the input.
+    pub fn finish(&mut self) {
+        self.eof = true;
+    }
+
+    /// Bytes held but not yet tokenized (for memory accounting).
+    pub fn buffered(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Total input bytes consumed so far.
+    pub fn consumed(&self) -> usize {
+        self.base + self.pos
+    }
+
+    /// The next token, or what is needed to produce one.
+    pub fn next(&mut self) -> Pull<'_> {
+        match self.advance() {
+            Some(Step::Segment(raw)) => Pull::Token(Token::Segment(raw.view(&self.buf))),
+            Some(Step::Diagnostic(d)) => Pull::Token(Token::Diagnostic(d)),
+            Some(Step::NeedMore) => Pull::NeedInput,
+            Some(Step::End) | None => Pull::End,
+        }
+    }
+
+    fn advance(&mut self) -> Option<Step> {
+        Some(self.lexer.step(&self.buf, &mut self.pos, self.base, self.eof))
+    }
+
+    fn compact(&mut self) {
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.base += self.pos;
+            self.pos = 0;
+        }
+    }
+}
+
+/// Tokenizes any [`Read`] source in chunks, with bounded memory.
+#[derive(Debug)]
+pub struct Reader<R> {
+    inner: R,
+    tokens: StreamTokenizer,
+    chunk: Vec<u8>,
+}
+
+impl<R: Read> Reader<R> {
+    /// A reader pulling 64 KiB at a time.
+    pub fn new(inner: R) -> Self {
+        Self::with_chunk_size(inner, 64 * 1024)
+    }
+
+    /// A reader pulling `size` bytes at a time (at least 1).
+    pub fn with_chunk_size(inner: R, size: usize) -> Self {
+        Reader {
+            inner,
+            tokens: StreamTokenizer::new(),
+            chunk: vec![0; size.max(1)],
+        }
+    }
+
+    /// Total input bytes consumed so far.
+    pub fn consumed(&self) -> usize {
+        self.tokens.consumed()
+    }
+
+    /// The next token, or `None` at the end of the input.
+    pub fn next_token(&mut self) -> io::Result<Option<Token<'_>>> {
+        loop {
+            match self.tokens.advance() {
+                Some(Step::Segment(raw)) => {
+                    return Ok(Some(Token::Segment(raw.view(&self.tokens.buf))));
+                }
+                Some(Step::Diagnostic(d)) => return Ok(Some(Token::Diagnostic(d))),
+                Some(Step::End) | None => return Ok(None),
+                Some(Step::NeedMore) => {
+                    let n = loop {
+                        match self.inner.read(&mut self.chunk) {
+                            Ok(n) => break n,
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                            Err(e) => return Err(e),
+                        }
+                    };
+                    if n == 0 {
+                        self.tokens.finish();
+                    } else {
+                        self.tokens.feed(&self.chunk[..n]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexer::Tokenizer;
+
+    /// Owned form of a token, to compare streams.
+    pub(crate) fn owned(t: &Token<'_>) -> String {
+        match t {
+            Token::Segment(s) => format!(
+                "S {} {} {:?} {:?} {}",
+                s.index(),
+                s.offset(),
+                s.raw(),
+                s.suffix(),
+                s.terminated()
+            ),
+            Token::Diagnostic(d) => format!("D {d}"),
+        }
+    }
+
+    pub(crate) fn chunked(input: &[u8], size: usize) -> Vec<String> {
+        let mut st = StreamTokenizer::new();
+        let mut out = Vec::new();
+        let mut chunks = input.chunks(size);
+        loop {
+            match st.next() {
+                Pull::Token(t) => out.push(owned(&t)),
+                Pull::End => return out,
+                Pull::NeedInput => match chunks.next() {
+                    Some(c) => st.feed(c),
+                    None => st.finish(),
+                },
+            }
+        }
+    }
+
+    #[test]
+    fn chunked_equals_whole_for_tricky_inputs() {
+        let sample: &[u8] = b"\xEF\xBB\xBFISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*T*:~\r\nGS*PO*S*R*20230101*1200*1*X*005010~\r\nST*850*0001~BEG*00*SA*PO1**20230101~SE*3*0001~GE*1*1~IEA*1*000000001~\n\njunk\nISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000002*0*T*>\nIEA*0*000000002";
+        let whole: Vec<String> = Tokenizer::new(sample).map(|t| owned(&t)).collect();
+        assert!(whole.len() > 8);
+        for size in [1, 2, 3, 7, 64, 4096] {
+            assert_eq!(chunked(sample, size), whole, "chunk size {size}");
+        }
+        let r: Vec<String> = {
+            let mut r = Reader::with_chunk_size(sample, 5);
+            let mut v = Vec::new();
+            while let Some(t) = r.next_token().unwrap() {
+                v.push(owned(&t));
+            }
+            v
+        };
+        assert_eq!(r, whole);
+    }
+
+    #[test]
+    fn memory_is_bounded_by_the_longest_segment() {
+        let mut input = Vec::new();
+        input.extend_from_slice(b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~");
+        for i in 0..20_000 {
+            input.extend_from_slice(format!("PO1*{i}*1*EA*9.99**VP*SKU{i}~").as_bytes());
+        }
+        input.extend_from_slice(b"SE*20002*0001~GE*1*1~IEA*1*000000001~");
+        let mut st = StreamTokenizer::new();
+        let mut peak = 0;
+        let mut n = 0;
+        let mut chunks = input.chunks(4096);
+        loop {
+            peak = peak.max(st.buf.capacity());
+            match st.next() {
+                Pull::Token(Token::Segment(_)) => n += 1,
+                Pull::Token(_) => {}
+                Pull::End => break,
+                Pull::NeedInput => match chunks.next() {
+                    Some(c) => st.feed(c),
+                    None => st.finish(),
+                },
+            }
+        }
+        assert_eq!(n, 20_006);
+        assert!(peak < 3 * 4096, "peak buffer {peak} for an input of {}", input.len());
+    }
+}
