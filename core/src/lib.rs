@@ -1,5 +1,17 @@
 //! x12kit: a fast, correct X12 EDI toolkit.
 //!
+//! ```
+//! let x12 = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*3*0001~GE*1*1~IEA*1*000000001~";
+//! let doc = x12kit::parse(x12);
+//! assert!(!doc.has_errors());
+//! let tx = &doc.interchanges[0].groups[0].transactions[0];
+//! assert_eq!(tx.kind(), b"850");
+//! assert_eq!(doc.body(tx)[0].value(3), b"PO-1");
+//! let json = x12kit::to_json(&doc);
+//! let back = x12kit::write_str(std::str::from_utf8(&json).unwrap(), &Default::default()).unwrap();
+//! assert_eq!(back, x12);
+//! ```
+//!
 //! The crate is organised by what each module owns:
 //! - [`delimiters`]: detecting separators from the fixed-width ISA segment;
 //! - [`lexer`] and [`segment`]: the zero-copy tokenizer and borrowed segment views;
@@ -8,12 +20,31 @@
 //! - [`diagnostics`]: the one diagnostic type every check reports with;
 //! - [`json`]: the stable JSON contract of parse results;
 //! - [`write`]: turning a parse result back into X12 bytes;
+//! - [`error`]: typed errors with stable codes for calls that fail outright;
 //! - [`webhook`]: webhook signing and verification.
 
-pub mod webhook;
 pub mod delimiters;
 pub mod diagnostics;
 pub mod envelope;
+pub mod error;
+pub mod json;
 pub mod lexer;
 pub mod segment;
 pub mod stream;
+pub mod webhook;
+pub mod write;
+
+pub use delimiters::Delimiters;
+pub use diagnostics::{Code, Diagnostic, Severity};
+pub use envelope::{Document, Envelope, Group, Handler, Interchange, Transaction, parse};
+pub use error::Error;
+pub use json::{to_json, to_json_writer, to_value};
+pub use lexer::{Token, Tokenizer, segments};
+pub use segment::{Element, Segment};
+pub use stream::{Pull, Reader, StreamTokenizer};
+pub use write::{WriteOptions, write, write_str};
+
+/// Parses X12 and returns the JSON parse result as bytes (the cross-language contract).
+pub fn parse_to_json(input: &[u8]) -> Vec<u8> {
+    to_json(&parse(input))
+}
