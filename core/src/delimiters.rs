@@ -158,7 +158,7 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
             ),
         );
     }
-    if let Some(d) = multibyte(buf, 3, "element separator (byte 3 of the ISA)") {
+    if let Some(d) = multibyte(buf, 3, "element separator (byte 3 of the ISA)", eof) {
         return d;
     }
     if buf.len() < ISA_LEN + 1 && !eof {
@@ -170,8 +170,8 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
         && ISA_SEPARATORS.iter().all(|&i| buf[i] == e)
         && buf[..ISA_LEN].iter().filter(|&&b| b == e).count() == ISA_SEPARATORS.len();
 
-    let (len, isa11, isa12) = if fixed {
-        (ISA_LEN - 1, &buf[82..83], &buf[84..89])
+    let (len, isa11, isa12, off_width) = if fixed {
+        (ISA_LEN - 1, &buf[82..83], &buf[84..89], String::new())
     } else {
         // Recover: the 16th element separator, then ISA16 (one byte), then the terminator.
         let limit = buf.len().min(ISA_SCAN_LIMIT);
@@ -195,8 +195,16 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
                 format!(
                     "the ISA segment could not be read: it must have 16 elements separated by {}, then a one-character component separator (ISA16) and the segment terminator, but {} were found{}",
                     show_byte(e),
-                    if n < 16 { format!("only {n} element separators") } else { "no terminator after ISA16".to_string() },
-                    if eof { " before the input ends" } else { " in its first 512 bytes" },
+                    if n < 16 {
+                        format!("only {n} element separators")
+                    } else {
+                        "no terminator after ISA16".to_string()
+                    },
+                    if eof {
+                        " before the input ends"
+                    } else {
+                        " in its first 512 bytes"
+                    },
                 ),
             );
         }
@@ -209,31 +217,34 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
                 ),
             );
         }
+        let mut off_width = String::new();
         for (k, w) in ISA_WIDTHS.iter().enumerate().take(15) {
             let value = &buf[seps[k] + 1..seps[k + 1]];
-            let chars = value.iter().filter(|&&b| !(0x80..0xC0).contains(&b)).count();
-            if chars > *w {
-                return invalid(
-                    Code::IsaLayout,
-                    format!(
-                        "the ISA segment could not be read: ISA{:02} is {chars} characters long but its fixed width is {w}; is an element separator missing or one too many?",
-                        k + 1
-                    ),
-                );
+            let chars = value
+                .iter()
+                .filter(|&&b| !(0x80..0xC0).contains(&b))
+                .count();
+            if chars != *w && off_width.len() < 200 {
+                off_width.push_str(&format!(
+                    "; ISA{:02} is {chars} characters instead of {w}",
+                    k + 1
+                ));
             }
         }
-        (p + 2, &buf[seps[10] + 1..seps[11]], &buf[seps[11] + 1..seps[12]])
+        (
+            p + 2,
+            &buf[seps[10] + 1..seps[11]],
+            &buf[seps[11] + 1..seps[12]],
+            off_width,
+        )
     };
 
     let component = buf[len - 1];
     let segment = buf[len];
-    if let Some(d) = multibyte(buf, len - 1, "component separator (ISA16)") {
+    if let Some(d) = multibyte(buf, len - 1, "component separator (ISA16)", eof) {
         return d;
     }
-    if segment >= 0xC0 && buf.len() <= len + 1 && !eof {
-        return Detect::NeedMore;
-    }
-    if let Some(d) = multibyte(buf, len, "segment terminator") {
+    if let Some(d) = multibyte(buf, len, "segment terminator", eof) {
         return d;
     }
     let mut delimiters = Delimiters {
@@ -260,7 +271,7 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
         warnings.push(Diagnostic::warning(
             Code::IsaLayout,
             format!(
-                "the ISA segment is {} bytes long instead of the fixed 106; its delimiters were recovered from the element separators, but many partners reject an ISA that is not padded to fixed width",
+                "the ISA segment is {} bytes long instead of the fixed 106{off_width}; its delimiters were recovered from the element separators, but many partners reject an ISA that is not padded to fixed width",
                 len + 1
             ),
         ));
@@ -294,7 +305,7 @@ fn invalid(code: Code, message: String) -> Detect {
 }
 
 /// Rejects a delimiter that is the first byte of a multi-byte UTF-8 character.
-fn multibyte(buf: &[u8], at: usize, what: &str) -> Option<Detect> {
+fn multibyte(buf: &[u8], at: usize, what: &str, eof: bool) -> Option<Detect> {
     let b = buf[at];
     if b < 0xC0 {
         return None;
@@ -304,7 +315,10 @@ fn multibyte(buf: &[u8], at: usize, what: &str) -> Option<Detect> {
         0xE0..=0xEF => 3,
         _ => 4,
     };
-    let tail = buf.get(at + 1..at + width)?;
+    let Some(tail) = buf.get(at + 1..at + width) else {
+        // The character may continue in input not yet seen.
+        return (!eof).then_some(Detect::NeedMore);
+    };
     if tail.len() + 1 == width && tail.iter().all(|&c| (0x80..0xC0).contains(&c)) {
         let ch = std::str::from_utf8(&buf[at..at + width])
             .ok()
@@ -357,7 +371,12 @@ mod tests {
         assert_eq!(s.len, 105);
         assert_eq!(
             s.delimiters,
-            Delimiters { element: b'*', component: b'>', repetition: None, segment: b'~' }
+            Delimiters {
+                element: b'*',
+                component: b'>',
+                repetition: None,
+                segment: b'~'
+            }
         );
         assert!(s.warnings.is_empty());
     }
@@ -370,7 +389,12 @@ mod tests {
 
     #[test]
     fn any_non_alphanumeric_byte_works_including_control_bytes() {
-        for (e, c, s) in [(b'|', b'^', b'\n'), (0x7f, b':', 0x15), (0x07, b'>', b'~'), (b'^', b'|', b'\r')] {
+        for (e, c, s) in [
+            (b'|', b'^', b'\n'),
+            (0x7f, b':', 0x15),
+            (0x07, b'>', b'~'),
+            (b'^', b'|', b'\r'),
+        ] {
             let isa: Vec<u8> = ISA_4010
                 .iter()
                 .enumerate()
@@ -382,7 +406,14 @@ mod tests {
                 })
                 .collect();
             let scan = found(&isa);
-            assert_eq!((scan.delimiters.element, scan.delimiters.component, scan.delimiters.segment), (e, c, s));
+            assert_eq!(
+                (
+                    scan.delimiters.element,
+                    scan.delimiters.component,
+                    scan.delimiters.segment
+                ),
+                (e, c, s)
+            );
         }
     }
 

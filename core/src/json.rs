@@ -9,7 +9,9 @@
 //!   starts with a BOM or whitespace;
 //! - interchange: `delimiters`, `lineBreak` (what follows each terminator),
 //!   `lineBreakOverrides` (segment index → line break, only where one differs),
-//!   `header` (ISA fields by name), `segments` (TA1/ISB/ISE, only when present),
+//!   `header` (ISA fields by name), `segments` (TA1/ISB/ISE, only when
+//!   present; each with `afterGroup` when it follows a group rather than
+//!   preceding the first one),
 //!   `groups`, `trailer` (IEA, or null when missing);
 //! - group: `header` (GS, or null for sets found outside a group), `segments`
 //!   (misplaced ones, only when present), `transactions`, `trailer` (GE or null);
@@ -26,8 +28,8 @@
 
 use crate::envelope::{Document, Group, Interchange, Transaction};
 use crate::segment::{Element, Segment};
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use std::borrow::Cow;
 use std::io;
 
@@ -203,10 +205,41 @@ impl Serialize for InterchangeJson<'_, '_> {
         }
         m.serialize_entry("header", &Fields(&ISA_FIELDS, i.isa))?;
         if !i.segments.is_empty() {
-            m.serialize_entry("segments", &Seq(i.segments.iter().map(SegmentJson)))?;
+            let starts: Vec<usize> = i.groups.iter().map(|g| group_start(doc, g)).collect();
+            m.serialize_entry(
+                "segments",
+                &Seq(i.segments.iter().map(|seg| {
+                    let after = starts.iter().filter(|&&s| s < seg.index()).count();
+                    PlacedSegment(seg, after.checked_sub(1))
+                })),
+            )?;
         }
         m.serialize_entry("groups", &Seq(i.groups.iter().map(|g| GroupJson(doc, g))))?;
         m.serialize_entry("trailer", &i.iea.map(|s| Fields(&IEA_FIELDS, s)))?;
+        m.end()
+    }
+}
+
+/// Index of a group's first segment (GS, or the first ST of an implicit group).
+fn group_start(doc: &Document<'_>, g: &Group<'_>) -> usize {
+    match (&g.gs, g.transactions.first()) {
+        (Some(gs), _) => gs.index(),
+        (None, Some(t)) => t.st.index(),
+        (None, None) => doc.segment_count(),
+    }
+}
+
+/// A segment directly inside an interchange, with the group it follows
+/// (`afterGroup`, 0-based) when it is not before the first group.
+struct PlacedSegment<'s, 'a>(&'s Segment<'a>, Option<usize>);
+
+impl Serialize for PlacedSegment<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        SegmentJson(self.0).entries(&mut m)?;
+        if let Some(g) = self.1 {
+            m.serialize_entry("afterGroup", &g)?;
+        }
         m.end()
     }
 }
@@ -286,12 +319,18 @@ impl Serialize for Fields<'_, '_> {
 
 struct SegmentJson<'s, 'a>(&'s Segment<'a>);
 
+impl SegmentJson<'_, '_> {
+    fn entries<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        let seg = self.0;
+        m.serialize_entry("id", &text(seg.id()))?;
+        m.serialize_entry("elements", &Seq(seg.elements().map(ElementJson)))
+    }
+}
+
 impl Serialize for SegmentJson<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let seg = self.0;
         let mut m = s.serialize_map(Some(2))?;
-        m.serialize_entry("id", &text(seg.id()))?;
-        m.serialize_entry("elements", &Seq(seg.elements().map(ElementJson)))?;
+        self.entries(&mut m)?;
         m.end()
     }
 }
@@ -336,21 +375,36 @@ mod tests {
         let input = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*T*:~\nGS*PO*S*R*20230101*1200*1*X*005010~\nST*850*0001~\nREF*ZZ*A:B*C^D:E~\nSE*3*0001~\nGE*1*1~\nIEA*1*000000001~";
         let v = to_value(&parse(input));
         let i = &v["interchanges"][0];
-        assert_eq!(i["delimiters"], json!({"element":"*","component":":","repetition":"^","segment":"~"}));
+        assert_eq!(
+            i["delimiters"],
+            json!({"element":"*","component":":","repetition":"^","segment":"~"})
+        );
         assert_eq!(i["lineBreak"], "\n");
         assert_eq!(i["lineBreakOverrides"], json!({"6": ""}));
         assert_eq!(i["header"]["senderId"], "SENDER         ");
         assert_eq!(i["header"]["componentSeparator"], ":");
-        assert_eq!(i["trailer"], json!({"groupCount":"1","controlNumber":"000000001"}));
+        assert_eq!(
+            i["trailer"],
+            json!({"groupCount":"1","controlNumber":"000000001"})
+        );
         let g = &i["groups"][0];
         assert_eq!(g["header"]["functionalId"], "PO");
-        assert_eq!(g["trailer"], json!({"transactionCount":"1","controlNumber":"1"}));
+        assert_eq!(
+            g["trailer"],
+            json!({"transactionCount":"1","controlNumber":"1"})
+        );
         let t = &g["transactions"][0];
         assert_eq!(t["type"], "850");
         assert_eq!(t["controlNumber"], "0001");
         assert!(t.get("implementationReference").is_none());
-        assert_eq!(t["segments"], json!([{"id":"REF","elements":["ZZ",["A","B"],{"repeat":["C",["D","E"]]}]}]));
-        assert_eq!(t["trailer"], json!({"segmentCount":"3","controlNumber":"0001"}));
+        assert_eq!(
+            t["segments"],
+            json!([{"id":"REF","elements":["ZZ",["A","B"],{"repeat":["C",["D","E"]]}]}])
+        );
+        assert_eq!(
+            t["trailer"],
+            json!({"segmentCount":"3","controlNumber":"0001"})
+        );
         assert_eq!(v["diagnostics"], json!([]));
         assert!(v.get("prefix").is_none());
     }

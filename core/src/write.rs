@@ -61,7 +61,11 @@ struct Writer<'o, 'v> {
 
 fn shape(path: &str, message: impl Into<String>) -> Error {
     Error::InvalidParseResult {
-        path: if path.is_empty() { "/".into() } else { path.into() },
+        path: if path.is_empty() {
+            "/".into()
+        } else {
+            path.into()
+        },
         message: message.into(),
     }
 }
@@ -105,7 +109,9 @@ fn delimiter(v: &Value, path: &str) -> Result<u8> {
         (Some(c), None) if (c as u32) < 256 => Ok(c as u32 as u8),
         _ => Err(Error::InvalidDelimiters {
             path: path.into(),
-            message: format!("a delimiter must be exactly one character between U+0000 and U+00FF, found \"{s}\""),
+            message: format!(
+                "a delimiter must be exactly one character between U+0000 and U+00FF, found \"{s}\""
+            ),
         }),
     }
 }
@@ -133,7 +139,9 @@ impl<'v> Writer<'_, 'v> {
             Some(lb) => lb.clone().into_bytes(),
             None => match i.get("lineBreak") {
                 None | Some(Value::Null) => Vec::new(),
-                Some(lb) => string(lb, &format!("{path}/lineBreak"))?.as_bytes().to_vec(),
+                Some(lb) => string(lb, &format!("{path}/lineBreak"))?
+                    .as_bytes()
+                    .to_vec(),
             },
         };
         self.overrides = match (&self.options.line_break, i.get("lineBreakOverrides")) {
@@ -143,12 +151,44 @@ impl<'v> Writer<'_, 'v> {
 
         let hp = format!("{path}/header");
         self.fields("ISA", &ISA_FIELDS, field(i, path, "header")?, &hp, true)?;
-        self.segments(i.get("segments"), &format!("{path}/segments"))?;
+        let sp = format!("{path}/segments");
+        let placed = match i.get("segments") {
+            None => Vec::new(),
+            Some(v) => array(v, &sp)?
+                .iter()
+                .enumerate()
+                .map(|(n, seg)| {
+                    let after = match seg.get("afterGroup") {
+                        None | Some(Value::Null) => Ok(None),
+                        Some(a) => a.as_u64().map(Some).ok_or_else(|| {
+                            shape(
+                                &format!("{sp}/{n}/afterGroup"),
+                                format!("expected a group index, found {}", kind(a)),
+                            )
+                        }),
+                    };
+                    after.map(|a| (n, seg, a))
+                })
+                .collect::<Result<Vec<_>>>()?,
+        };
+        let at = |w: &mut Self, after: Option<u64>| -> Result<()> {
+            for (n, seg, _) in placed.iter().filter(|p| p.2 == after) {
+                w.segment(seg, &format!("{sp}/{n}"))?;
+            }
+            Ok(())
+        };
+        at(self, None)?;
         let groups = array(field(i, path, "groups")?, &format!("{path}/groups"))?;
         for (n, g) in groups.iter().enumerate() {
             self.group(g, &format!("{path}/groups/{n}"))?;
+            at(self, Some(n as u64))?;
         }
-        self.trailer("IEA", &IEA_FIELDS, i.get("trailer"), &format!("{path}/trailer"))
+        self.trailer(
+            "IEA",
+            &IEA_FIELDS,
+            i.get("trailer"),
+            &format!("{path}/trailer"),
+        )
     }
 
     fn group(&mut self, v: &'v Value, path: &str) -> Result<()> {
@@ -158,7 +198,10 @@ impl<'v> Writer<'_, 'v> {
             h => self.fields("GS", &GS_FIELDS, h, &format!("{path}/header"), false)?,
         }
         self.segments(g.get("segments"), &format!("{path}/segments"))?;
-        let txs = array(field(g, path, "transactions")?, &format!("{path}/transactions"))?;
+        let txs = array(
+            field(g, path, "transactions")?,
+            &format!("{path}/transactions"),
+        )?;
         for (n, t) in txs.iter().enumerate() {
             let tp = format!("{path}/transactions/{n}");
             self.fields("ST", &ST_FIELDS, t, &tp, false)?;
@@ -166,7 +209,12 @@ impl<'v> Writer<'_, 'v> {
             self.segments(Some(field(t, &tp, "segments")?), &format!("{tp}/segments"))?;
             self.trailer("SE", &SE_FIELDS, t.get("trailer"), &format!("{tp}/trailer"))?;
         }
-        self.trailer("GE", &GE_FIELDS, g.get("trailer"), &format!("{path}/trailer"))
+        self.trailer(
+            "GE",
+            &GE_FIELDS,
+            g.get("trailer"),
+            &format!("{path}/trailer"),
+        )
     }
 
     fn trailer(&mut self, id: &str, names: &[&str], v: Option<&Value>, path: &str) -> Result<()> {
@@ -189,7 +237,15 @@ impl<'v> Writer<'_, 'v> {
                 // ISA11 and ISA16 hold delimiters themselves; other envelope
                 // values may hold components or repetitions verbatim.
                 let allowed = isa && (k == 10 || k == 15);
-                self.value(s, &fp, if allowed { Check::None } else { Check::Envelope })?;
+                self.value(
+                    s,
+                    &fp,
+                    if allowed {
+                        Check::None
+                    } else {
+                        Check::Envelope
+                    },
+                )?;
             }
         }
         if let Some(extra) = m.get("extra") {
@@ -205,28 +261,34 @@ impl<'v> Writer<'_, 'v> {
     fn segments(&mut self, v: Option<&Value>, path: &str) -> Result<()> {
         let Some(v) = v else { return Ok(()) };
         for (n, s) in array(v, path)?.iter().enumerate() {
-            let sp = format!("{path}/{n}");
-            let seg = object(s, &sp)?;
-            let id = string(field(seg, &sp, "id")?, &format!("{sp}/id"))?;
-            if id.is_empty() {
-                return Err(shape(&format!("{sp}/id"), "a segment id must not be empty"));
-            }
-            self.value(id, &format!("{sp}/id"), Check::All)?;
-            let ep = format!("{sp}/elements");
-            for (k, e) in array(field(seg, &sp, "elements")?, &ep)?.iter().enumerate() {
-                self.out.push(self.d.element);
-                self.element(e, &format!("{ep}/{k}"))?;
-            }
-            self.end_segment(&sp)?;
+            self.segment(s, &format!("{path}/{n}"))?;
         }
         Ok(())
+    }
+
+    fn segment(&mut self, s: &Value, sp: &str) -> Result<()> {
+        let seg = object(s, sp)?;
+        let id = string(field(seg, sp, "id")?, &format!("{sp}/id"))?;
+        if id.is_empty() {
+            return Err(shape(&format!("{sp}/id"), "a segment id must not be empty"));
+        }
+        self.value(id, &format!("{sp}/id"), Check::All)?;
+        let ep = format!("{sp}/elements");
+        for (k, e) in array(field(seg, sp, "elements")?, &ep)?.iter().enumerate() {
+            self.out.push(self.d.element);
+            self.element(e, &format!("{ep}/{k}"))?;
+        }
+        self.end_segment(sp)
     }
 
     fn element(&mut self, v: &Value, path: &str) -> Result<()> {
         match v {
             Value::Object(m) => {
                 let Some(reps) = m.get("repeat") else {
-                    return Err(shape(path, "an element object must have a \"repeat\" array"));
+                    return Err(shape(
+                        path,
+                        "an element object must have a \"repeat\" array",
+                    ));
                 };
                 let Some(r) = self.d.repetition else {
                     return Err(Error::ValueContainsDelimiter {
@@ -237,7 +299,10 @@ impl<'v> Writer<'_, 'v> {
                 let rp = format!("{path}/repeat");
                 let reps = array(reps, &rp)?;
                 if reps.is_empty() {
-                    return Err(shape(&rp, "a repeated element needs at least one repetition"));
+                    return Err(shape(
+                        &rp,
+                        "a repeated element needs at least one repetition",
+                    ));
                 }
                 for (n, rep) in reps.iter().enumerate() {
                     if n > 0 {
@@ -334,7 +399,13 @@ mod tests {
     #[test]
     fn normalises_line_breaks_on_request() {
         let v = to_value(&parse(SAMPLE));
-        let out = write(&v, &WriteOptions { line_break: Some("\n".into()) }).unwrap();
+        let out = write(
+            &v,
+            &WriteOptions {
+                line_break: Some("\n".into()),
+            },
+        )
+        .unwrap();
         assert!(out.starts_with(b"ISA*"));
         assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 7);
         assert!(!out.contains(&b'\r'));
@@ -343,19 +414,35 @@ mod tests {
     #[test]
     fn refuses_delimiters_in_values_and_bad_shapes() {
         let mut v = to_value(&parse(SAMPLE));
-        v["interchanges"][0]["groups"][0]["transactions"][0]["segments"][0]["elements"][0] = json!("A~B");
+        v["interchanges"][0]["groups"][0]["transactions"][0]["segments"][0]["elements"][0] =
+            json!("A~B");
         let e = write(&v, &WriteOptions::default()).unwrap_err();
         assert_eq!(e.code(), "VALUE_CONTAINS_DELIMITER");
-        assert_eq!(e.path(), Some("/interchanges/0/groups/0/transactions/0/segments/0/elements/0"));
+        assert_eq!(
+            e.path(),
+            Some("/interchanges/0/groups/0/transactions/0/segments/0/elements/0")
+        );
 
-        v["interchanges"][0]["groups"][0]["transactions"][0]["segments"][0]["elements"][0] = json!(5);
+        v["interchanges"][0]["groups"][0]["transactions"][0]["segments"][0]["elements"][0] =
+            json!(5);
         let e = write(&v, &WriteOptions::default()).unwrap_err();
         assert_eq!(e.code(), "INVALID_PARSE_RESULT");
         assert!(e.to_string().contains("found a number"), "{e}");
 
         v["interchanges"][0]["delimiters"]["segment"] = json!("*");
-        assert_eq!(write(&v, &WriteOptions::default()).unwrap_err().code(), "INVALID_DELIMITERS");
-        assert_eq!(write_str("{", &WriteOptions::default()).unwrap_err().code(), "INVALID_JSON");
-        assert_eq!(write_str("[]", &WriteOptions::default()).unwrap_err().code(), "INVALID_PARSE_RESULT");
+        assert_eq!(
+            write(&v, &WriteOptions::default()).unwrap_err().code(),
+            "INVALID_DELIMITERS"
+        );
+        assert_eq!(
+            write_str("{", &WriteOptions::default()).unwrap_err().code(),
+            "INVALID_JSON"
+        );
+        assert_eq!(
+            write_str("[]", &WriteOptions::default())
+                .unwrap_err()
+                .code(),
+            "INVALID_PARSE_RESULT"
+        );
     }
 }
