@@ -196,15 +196,24 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::from_name(c.as_str()), Some(c));
             let s = c.as_str();
-            assert!(s.bytes().all(|b| b.is_ascii_uppercase() || b == b'_' || b.is_ascii_digit()), "{s}");
+            assert!(
+                s.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b == b'_' || b.is_ascii_digit()),
+                "{s}"
+            );
         }
         assert_eq!(Code::from_name("nope"), None);
     }
 
     #[test]
     fn serializes_camel_case_and_skips_unknown_positions() {
-        let d = Diagnostic::error(Code::SeMissing, "x").at_offset(7).at_element(2);
+        let d = Diagnostic::error(Code::SeMissing, "x")
+            .at_offset(7)
+            .at_element(2);
         let v = serde_json::to_value(&d).unwrap();
-        assert_eq!(v, serde_json::json!({"severity":"error","code":"SE_MISSING","message":"x","element":2,"offset":7}));
+        assert_eq!(
+            v,
+            serde_json::json!({"severity":"error","code":"SE_MISSING","message":"x","element":2,"offset":7})
+        );
     }
 }

@@ -186,21 +186,28 @@ impl Envelope {
                 let service = matches!(id, b"TA1" | b"ISB" | b"ISE" | b"ISX");
                 let why = match (id, self.interchange.is_some(), self.group.is_some()) {
                     (_, true, false) if service => None,
-                    (_, false, _) => Some("outside any interchange (after its IEA or before an ISA)"),
+                    (_, false, _) => {
+                        Some("outside any interchange (after its IEA or before an ISA)")
+                    }
                     (b"IEA", ..) | (b"GS", ..) => None,
-                    (b"GE", _, _) => Some("without a matching GS: there is no functional group open"),
-                    (b"SE", _, _) => Some("without a matching ST: there is no transaction set open"),
-                    (_, true, true) => Some("between transaction sets: only ST or GE may follow an SE"),
-                    (_, true, false) => Some("between functional groups: only GS, IEA, TA1, ISB or ISE may appear here"),
+                    (b"GE", _, _) => {
+                        Some("without a matching GS: there is no functional group open")
+                    }
+                    (b"SE", _, _) => {
+                        Some("without a matching ST: there is no transaction set open")
+                    }
+                    (_, true, true) => {
+                        Some("between transaction sets: only ST or GE may follow an SE")
+                    }
+                    (_, true, false) => Some(
+                        "between functional groups: only GS, IEA, TA1, ISB or ISE may appear here",
+                    ),
                 };
                 if let Some(why) = why {
                     h.diagnostic(
                         Diagnostic::error(
                             Code::UnexpectedSegment,
-                            format!(
-                                "unexpected {} segment {why}",
-                                preview(seg.id(), 10)
-                            ),
+                            format!("unexpected {} segment {why}", preview(seg.id(), 10)),
                         )
                         .at_segment(&seg),
                     );
@@ -389,14 +396,22 @@ impl<'a> Handler<'a> for Document<'a> {
     }
 
     fn group_segment(&mut self, seg: Segment<'a>) {
-        if let Some(g) = self.interchanges.last_mut().and_then(|i| i.groups.last_mut()) {
+        if let Some(g) = self
+            .interchanges
+            .last_mut()
+            .and_then(|i| i.groups.last_mut())
+        {
             g.segments.push(seg);
         }
     }
 
     fn transaction_start(&mut self, st: Segment<'a>) {
         let at = self.body.len();
-        if let Some(g) = self.interchanges.last_mut().and_then(|i| i.groups.last_mut()) {
+        if let Some(g) = self
+            .interchanges
+            .last_mut()
+            .and_then(|i| i.groups.last_mut())
+        {
             g.transactions.push(Transaction {
                 st,
                 se: None,
@@ -424,7 +439,11 @@ impl<'a> Handler<'a> for Document<'a> {
     }
 
     fn group_end(&mut self, ge: Option<Segment<'a>>) {
-        if let Some(g) = self.interchanges.last_mut().and_then(|i| i.groups.last_mut()) {
+        if let Some(g) = self
+            .interchanges
+            .last_mut()
+            .and_then(|i| i.groups.last_mut())
+        {
             g.ge = ge;
         }
     }
@@ -523,16 +542,35 @@ mod tests {
         assert_eq!(g.transactions.len(), 2);
         assert_eq!(g.transactions[0].kind(), b"850");
         assert_eq!(g.transactions[1].control_number(), b"0002");
-        let ids: Vec<&[u8]> = doc.body(&g.transactions[0]).iter().map(|s| s.id()).collect();
+        let ids: Vec<&[u8]> = doc
+            .body(&g.transactions[0])
+            .iter()
+            .map(|s| s.id())
+            .collect();
         assert_eq!(ids, [&b"BEG"[..], b"PO1"]);
         assert_eq!(doc.segment_count(), 11);
     }
 
     #[test]
     fn missing_trailers() {
-        assert_eq!(codes(&format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~BEG*00~")), ["SE_MISSING", "GE_MISSING", "IEA_MISSING"]);
-        assert_eq!(codes(&format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~BEG*00~GE*1*1~IEA*1*000000001~")), ["SE_MISSING"]);
-        assert_eq!(codes(&format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~SE*2*0001~IEA*1*000000001~")), ["GE_MISSING"]);
+        assert_eq!(
+            codes(&format!(
+                "{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~BEG*00~"
+            )),
+            ["SE_MISSING", "GE_MISSING", "IEA_MISSING"]
+        );
+        assert_eq!(
+            codes(&format!(
+                "{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~BEG*00~GE*1*1~IEA*1*000000001~"
+            )),
+            ["SE_MISSING"]
+        );
+        assert_eq!(
+            codes(&format!(
+                "{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~SE*2*0001~IEA*1*000000001~"
+            )),
+            ["GE_MISSING"]
+        );
         let d = &parse(format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~ST*850*0002~SE*2*0002~GE*1*1~IEA*1*000000001~").as_bytes()).diagnostics[0];
         assert_eq!(d.code, Code::SeMissing);
         assert_eq!(d.segment_index, Some(3));
@@ -541,10 +579,26 @@ mod tests {
 
     #[test]
     fn st_outside_group_and_unexpected_segments() {
-        assert_eq!(codes(&format!("{ISA}ST*850*0001~SE*2*0001~IEA*0*000000001~")), ["ST_OUTSIDE_GROUP"]);
-        assert_eq!(codes(&format!("{ISA}GS*PO*S*R*20230101*1200*1*X*004010~N1*ST~GE*0*1~IEA*1*000000001~")), ["UNEXPECTED_SEGMENT"]);
-        assert_eq!(codes(&format!("{ISA}GE*0*1~IEA*0*000000001~")), ["UNEXPECTED_SEGMENT"]);
-        assert_eq!(codes(&format!("{ISA}TA1*000000001*230101*1200*A*000~IEA*0*000000001~")), Vec::<&str>::new());
+        assert_eq!(
+            codes(&format!("{ISA}ST*850*0001~SE*2*0001~IEA*0*000000001~")),
+            ["ST_OUTSIDE_GROUP"]
+        );
+        assert_eq!(
+            codes(&format!(
+                "{ISA}GS*PO*S*R*20230101*1200*1*X*004010~N1*ST~GE*0*1~IEA*1*000000001~"
+            )),
+            ["UNEXPECTED_SEGMENT"]
+        );
+        assert_eq!(
+            codes(&format!("{ISA}GE*0*1~IEA*0*000000001~")),
+            ["UNEXPECTED_SEGMENT"]
+        );
+        assert_eq!(
+            codes(&format!(
+                "{ISA}TA1*000000001*230101*1200*A*000~IEA*0*000000001~"
+            )),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]

@@ -98,7 +98,10 @@ impl<'a> Segment<'a> {
     /// True if the identifier is 2–3 upper-case ASCII letters or digits.
     pub fn has_valid_id(&self) -> bool {
         let id = self.id();
-        (2..=3).contains(&id.len()) && id.iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        (2..=3).contains(&id.len())
+            && id
+                .iter()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
     }
 
     /// The elements after the identifier, split lazily.
@@ -305,7 +308,20 @@ mod tests {
         let s = seg(b"SV1*HC:99213:25*100**UN*1***1:2^3:4*");
         assert_eq!(s.id(), b"SV1");
         let els: Vec<&[u8]> = s.elements().map(|e| e.raw()).collect();
-        assert_eq!(els, vec![&b"HC:99213:25"[..], b"100", b"", b"UN", b"1", b"", b"", b"1:2^3:4", b""]);
+        assert_eq!(
+            els,
+            vec![
+                &b"HC:99213:25"[..],
+                b"100",
+                b"",
+                b"UN",
+                b"1",
+                b"",
+                b"",
+                b"1:2^3:4",
+                b""
+            ]
+        );
         assert_eq!(s.element_count(), 9);
         let e1 = s.element(1).unwrap();
         assert!(e1.is_composite() && !e1.is_repeated());

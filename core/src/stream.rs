@@ -71,7 +71,10 @@ impl StreamTokenizer {
     }
 
     fn advance(&mut self) -> Option<Step> {
-        Some(self.lexer.step(&self.buf, &mut self.pos, self.base, self.eof))
+        Some(
+            self.lexer
+                .step(&self.buf, &mut self.pos, self.base, self.eof),
+        )
     }
 
     fn compact(&mut self) {
@@ -219,6 +222,10 @@ mod tests {
             }
         }
         assert_eq!(n, 20_006);
-        assert!(peak < 3 * 4096, "peak buffer {peak} for an input of {}", input.len());
+        assert!(
+            peak < 3 * 4096,
+            "peak buffer {peak} for an input of {}",
+            input.len()
+        );
     }
 }
