@@ -176,6 +176,14 @@ pub(crate) fn walk<'a>(doc: &Document<'a>, i: &Interchange<'a>, mut f: impl FnMu
     }
 }
 
+#[derive(Serialize)]
+struct DelimitersJson {
+    element: String,
+    component: String,
+    repetition: Option<String>,
+    segment: String,
+}
+
 struct InterchangeJson<'d, 'a>(&'d Document<'a>, &'d Interchange<'a>);
 
 impl Serialize for InterchangeJson<'_, '_> {
@@ -192,12 +200,12 @@ impl Serialize for InterchangeJson<'_, '_> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry(
             "delimiters",
-            &serde_json::json!({
-                "element": delimiter_char(d.element),
-                "component": delimiter_char(d.component),
-                "repetition": d.repetition.map(delimiter_char),
-                "segment": delimiter_char(d.segment),
-            }),
+            &DelimitersJson {
+                element: delimiter_char(d.element),
+                component: delimiter_char(d.component),
+                repetition: d.repetition.map(delimiter_char),
+                segment: delimiter_char(d.segment),
+            },
         )?;
         m.serialize_entry("lineBreak", &text(line_break))?;
         if !overrides.is_empty() {

@@ -1,0 +1,172 @@
+//! The `x12kit` command-line tool: parse X12 to JSON, write JSON back to
+//! X12, inspect an interchange's outline, and sign or verify webhooks.
+//!
+//! Exit codes: 0 clean, 1 the input has error diagnostics (or is refused),
+//! 2 usage or I/O error. Errors go to stderr, prefixed with the file name.
+
+mod inspect;
+mod webhook;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "x12kit", version, about = "Parse, write, inspect and sign X12 EDI", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse X12 and print the JSON parse result (interchanges, groups, sets, diagnostics).
+    Parse {
+        /// X12 file, or `-` for standard input.
+        #[arg(default_value = "-")]
+        file: PathBuf,
+        /// Indent the JSON.
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Turn a JSON parse result back into X12.
+    Write {
+        /// JSON file (as printed by `x12kit parse`), or `-` for standard input.
+        #[arg(default_value = "-")]
+        file: PathBuf,
+        /// Line breaks after each segment terminator: keep those recorded in the JSON, or force one.
+        #[arg(long, value_enum, default_value_t = LineBreak::Keep)]
+        line_break: LineBreak,
+    },
+    /// Print a human-readable outline of an X12 file, streaming it with bounded memory.
+    Inspect {
+        /// X12 file, or `-` for standard input.
+        #[arg(default_value = "-")]
+        file: PathBuf,
+        /// Never show a progress bar.
+        #[arg(long)]
+        no_progress: bool,
+        /// List at most this many transaction sets per group before summarising the rest.
+        #[arg(long, default_value_t = 10)]
+        max_sets: usize,
+    },
+    /// Sign or verify webhook deliveries (HMAC-SHA256 over `timestamp.body`).
+    #[command(subcommand)]
+    Webhook(webhook::WebhookCommand),
+}
+
+/// What `write` puts after each segment terminator.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LineBreak {
+    /// As recorded in the JSON (the original file's line breaks).
+    Keep,
+    /// Nothing: one long line.
+    None,
+    /// A line feed.
+    Lf,
+    /// A carriage return and line feed.
+    Crlf,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Parse { file, pretty } => parse(&file, pretty),
+        Command::Write { file, line_break } => write(&file, line_break),
+        Command::Inspect {
+            file,
+            no_progress,
+            max_sets,
+        } => inspect::run(&file, !no_progress, max_sets),
+        Command::Webhook(cmd) => webhook::run(cmd),
+    }
+}
+
+/// Reports an I/O or usage problem and returns exit code 2.
+pub(crate) fn fail(file: &Path, e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("x12kit: {}: {e}", show(file));
+    ExitCode::from(2)
+}
+
+/// How a path is shown in messages (`-` is standard input).
+pub(crate) fn show(file: &Path) -> String {
+    if file == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        file.display().to_string()
+    }
+}
+
+/// Reads a whole file, or standard input for `-`.
+pub(crate) fn read_input(file: &Path) -> io::Result<Vec<u8>> {
+    if file == Path::new("-") {
+        let mut buf = Vec::new();
+        io::stdin().lock().read_to_end(&mut buf)?;
+        Ok(buf)
+    } else {
+        std::fs::read(file)
+    }
+}
+
+fn parse(file: &Path, pretty: bool) -> ExitCode {
+    let input = match read_input(file) {
+        Ok(b) => b,
+        Err(e) => return fail(file, e),
+    };
+    let doc = x12kit::parse(&input);
+    let stdout = io::stdout().lock();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
+    let written = x12kit::to_json_writer(&doc, &mut out, pretty)
+        .and_then(|_| out.write_all(b"\n"))
+        .and_then(|_| out.flush());
+    if let Err(e) = written {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return ExitCode::SUCCESS;
+        }
+        return fail(file, e);
+    }
+    let errors = doc.diagnostics.iter().filter(|d| d.is_error()).count();
+    if errors > 0 {
+        eprintln!(
+            "x12kit: {}: {errors} error diagnostic{} (see \"diagnostics\" in the output)",
+            show(file),
+            if errors == 1 { "" } else { "s" }
+        );
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+fn write(file: &Path, line_break: LineBreak) -> ExitCode {
+    let input = match read_input(file) {
+        Ok(b) => b,
+        Err(e) => return fail(file, e),
+    };
+    let Ok(text) = std::str::from_utf8(&input) else {
+        eprintln!("x12kit: {}: INVALID_JSON: the input is not UTF-8 text", show(file));
+        return ExitCode::from(1);
+    };
+    let options = x12kit::WriteOptions {
+        line_break: match line_break {
+            LineBreak::Keep => None,
+            LineBreak::None => Some(String::new()),
+            LineBreak::Lf => Some("\n".into()),
+            LineBreak::Crlf => Some("\r\n".into()),
+        },
+    };
+    match x12kit::write_str(text, &options) {
+        Ok(x12) => {
+            let mut out = io::stdout().lock();
+            match out.write_all(&x12).and_then(|_| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => fail(file, e),
+            }
+        }
+        Err(e) => {
+            eprintln!("x12kit: {}: {}: {e}", show(file), e.code());
+            ExitCode::from(1)
+        }
+    }
+}

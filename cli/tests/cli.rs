@@ -1,0 +1,165 @@
+//! End-to-end tests of the `x12kit` binary: outputs, exit codes, stdin.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_x12kit");
+const SAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/x12/purchase-orders-850.edi"
+);
+const SAMPLE_5010: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/x12/ship-notice-856-5010.edi"
+);
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("x12kit runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn parse_prints_json_and_exits_0_on_clean_input() {
+    let o = run(&["parse", SAMPLE], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["interchanges"][0]["groups"][0]["transactions"][1]["controlNumber"],
+        "0002"
+    );
+    assert_eq!(v["diagnostics"], serde_json::json!([]));
+    let pretty = run(&["parse", "--pretty", SAMPLE], b"");
+    assert!(stdout(&pretty).starts_with("{\n  \"interchanges\""));
+}
+
+#[test]
+fn parse_exits_1_on_error_diagnostics_and_names_the_file() {
+    let o = run(&["parse", "-"], b"ISA*00*          *00*          *ZZ*A              *ZZ*B              *261122*0930*U*00401*000000001*0*P*>~GS*PO*A*B*20261122*0930*1*X*004010~ST*850*0001~");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("<stdin>: 3 error diagnostics"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let codes: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["SE_MISSING", "GE_MISSING", "IEA_MISSING"]);
+    let o = run(&["parse", "-"], b"{\"not\": \"x12\"}");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("NOT_X12"));
+}
+
+#[test]
+fn io_and_usage_errors_exit_2() {
+    let o = run(&["parse", "/definitely/not/here.edi"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/definitely/not/here.edi"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        run(&["inspect", "/definitely/not/here.edi"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(run(&["frobnicate"], b"").status.code(), Some(2));
+}
+
+#[test]
+fn write_round_trips_and_normalises_line_breaks() {
+    for file in [SAMPLE, SAMPLE_5010] {
+        let original = std::fs::read(file).unwrap();
+        let json = run(&["parse", file], b"").stdout;
+        let back = run(&["write", "-"], &json);
+        assert_eq!(back.status.code(), Some(0), "{}", stderr(&back));
+        assert_eq!(back.stdout, original);
+        let crlf = run(&["write", "--line-break", "crlf"], &json);
+        assert_eq!(
+            String::from_utf8(crlf.stdout)
+                .unwrap()
+                .matches("~\r\n")
+                .count(),
+            original.iter().filter(|&&b| b == b'\n').count()
+        );
+    }
+}
+
+#[test]
+fn write_reports_typed_errors() {
+    let o = run(&["write"], b"{\"interchanges\": 5}");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .contains("INVALID_PARSE_RESULT: /interchanges: expected an array, found a number"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["write"], b"not json");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("INVALID_JSON"));
+}
+
+#[test]
+fn inspect_prints_an_outline() {
+    let o = run(&["inspect", SAMPLE], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("interchange 000000101  ZZ:ACMEBUYER -> ZZ:WIDGETSUPPLY"),
+        "{out}"
+    );
+    assert!(
+        out.contains("group 101  PO  ACMEBUYER -> WIDGETSUPPLY  version 004010  2 sets (850 x2)"),
+        "{out}"
+    );
+    assert!(out.contains("set 850 0001  13 segments"), "{out}");
+    assert!(
+        out.contains("total: 1 interchange, 1 group, 2 transaction sets, 23 segments"),
+        "{out}"
+    );
+    assert!(out.contains("diagnostics: none"));
+}
+
+#[test]
+fn inspect_summarises_long_groups_and_reports_diagnostics() {
+    let mut x12 = String::from(
+        "ISA*00*          *00*          *ZZ*A              *ZZ*B              *261122*0930*U*00401*000000001*0*P*>~GS*PO*A*B*20261122*0930*1*X*004010~",
+    );
+    for i in 0..25 {
+        x12.push_str(&format!(
+            "ST*850*{i:04}~BEG*00*SA*{i}**20261122~SE*3*{i:04}~"
+        ));
+    }
+    x12.push_str("GE*25*1~");
+    let o = run(&["inspect", "--max-sets", "3", "-"], x12.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("25 sets (850 x25)  (no GE)") || out.contains("25 sets (850 x25)"),
+        "{out}"
+    );
+    assert!(out.contains("… and 22 more sets"), "{out}");
+    assert!(out.contains("error IEA_MISSING"), "{out}");
+}
