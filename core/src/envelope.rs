@@ -9,7 +9,7 @@
 //! that builds the borrowed tree of a whole input: [`parse`].
 
 use crate::diagnostics::{Code, Diagnostic};
-use crate::lexer::{Token, Tokenizer, preview};
+use crate::lexer::{Token, Tokenizer, preview, segment_at};
 use crate::segment::Segment;
 use std::ops::Range;
 
@@ -282,8 +282,45 @@ pub struct Document<'a> {
     pub diagnostics: Vec<Diagnostic>,
     /// Bytes before the first ISA when they are only a BOM and whitespace.
     pub prefix: &'a [u8],
-    body: Vec<Segment<'a>>,
+    input: &'a [u8],
+    /// Body segments of every transaction set, as compact byte ranges: a
+    /// segment view is rebuilt on demand, which keeps the tree small.
+    body: Vec<Span>,
 }
+
+/// Byte range of a body segment in the input (terminator excluded).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+/// Iterator over the body segments of a transaction set.
+#[derive(Debug, Clone)]
+pub struct Body<'d, 'a> {
+    input: &'a [u8],
+    spans: std::slice::Iter<'d, Span>,
+    index: usize,
+    delimiters: crate::delimiters::Delimiters,
+}
+
+impl<'a> Iterator for Body<'_, 'a> {
+    type Item = Segment<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Segment<'a>> {
+        let s = self.spans.next()?;
+        let seg = segment_at(self.input, s.start, s.end, self.index, self.delimiters);
+        self.index += 1;
+        Some(seg)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.spans.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Body<'_, '_> {}
 
 /// One ISA…IEA interchange.
 #[derive(Debug, Clone)]
@@ -334,9 +371,19 @@ impl<'a> Transaction<'a> {
 }
 
 impl<'a> Document<'a> {
-    /// The body segments of a transaction set (between ST and SE).
-    pub fn body(&self, t: &Transaction<'a>) -> &[Segment<'a>] {
-        &self.body[t.body.clone()]
+    /// The body segments of a transaction set (between ST and SE), in order.
+    pub fn body<'d>(&'d self, t: &Transaction<'a>) -> Body<'d, 'a> {
+        Body {
+            input: self.input,
+            spans: self.body[t.body.clone()].iter(),
+            index: t.st.index() + 1,
+            delimiters: t.st.delimiters(),
+        }
+    }
+
+    /// The input the document borrows.
+    pub fn input(&self) -> &'a [u8] {
+        self.input
     }
 
     /// True if any diagnostic is an error.
@@ -422,7 +469,10 @@ impl<'a> Handler<'a> for Document<'a> {
 
     #[inline]
     fn segment(&mut self, seg: Segment<'a>) {
-        self.body.push(seg);
+        self.body.push(Span {
+            start: seg.offset(),
+            end: seg.offset() + seg.raw().len(),
+        });
     }
 
     fn transaction_end(&mut self, se: Option<Segment<'a>>) {
@@ -463,7 +513,13 @@ impl<'a> Handler<'a> for Document<'a> {
 ///
 /// Never fails: problems are reported in [`Document::diagnostics`].
 pub fn parse(input: &[u8]) -> Document<'_> {
-    let mut doc = Document::default();
+    let mut doc = Document {
+        input,
+        // Most segments are 20-60 bytes; reserving up front avoids
+        // repeated growth of the largest allocation.
+        body: Vec::with_capacity(input.len() / 32),
+        ..Document::default()
+    };
     let mut env = Envelope::new();
     for token in Tokenizer::new(input) {
         env.push(token, &mut doc);
@@ -542,12 +598,14 @@ mod tests {
         assert_eq!(g.transactions.len(), 2);
         assert_eq!(g.transactions[0].kind(), b"850");
         assert_eq!(g.transactions[1].control_number(), b"0002");
-        let ids: Vec<&[u8]> = doc
-            .body(&g.transactions[0])
-            .iter()
-            .map(|s| s.id())
-            .collect();
+        let body: Vec<_> = doc.body(&g.transactions[0]).collect();
+        let ids: Vec<&[u8]> = body.iter().map(|s| s.id()).collect();
         assert_eq!(ids, [&b"BEG"[..], b"PO1"]);
+        assert_eq!(
+            (body[1].index(), body[1].offset(), body[1].suffix()),
+            (4, input.find("PO1").unwrap(), &b""[..])
+        );
+        assert_eq!(body[1].raw(), b"PO1*1*2*EA");
         assert_eq!(doc.segment_count(), 11);
     }
 

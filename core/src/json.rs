@@ -1,7 +1,9 @@
 //! The JSON contract of a parse result.
 //!
-//! [`to_json`] / [`to_json_writer`] serialize a [`Document`] straight from the
-//! borrowed tree, without building an intermediate value. The shape is
+//! [`to_json`] / [`to_json_writer`] write a [`Document`] straight from the
+//! borrowed tree, without building an intermediate value: elements are split
+//! and escaped in one pass over each segment with a byte-class table built
+//! from the interchange's delimiters. The shape is
 //! documented by `schema/parse-result.schema.json` and is the same in every
 //! binding and in the HTTP API:
 //!
@@ -26,11 +28,9 @@
 //! breaks are one-character strings; a byte 0x80–0xFF is written as the
 //! character with the same code point (U+0080–U+00FF).
 
-use crate::envelope::{Document, Group, Interchange, Transaction};
-use crate::segment::{Element, Segment};
-use serde::Serialize;
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
-use std::borrow::Cow;
+use crate::delimiters::Delimiters;
+use crate::envelope::{Document, Group, Interchange};
+use crate::segment::Segment;
 use std::io;
 
 /// Names of ISA01..ISA16 in the JSON `header` of an interchange.
@@ -74,158 +74,37 @@ pub const IEA_FIELDS: [&str; 2] = ["groupCount", "controlNumber"];
 
 /// Serializes a parse result to compact JSON bytes.
 pub fn to_json(doc: &Document<'_>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(doc_size_hint(doc));
-    // Writing to a Vec cannot fail, and every value is serializable.
-    let _ = serde_json::to_writer(&mut out, &DocumentJson(doc));
-    out
+    let mut w = JsonWriter::new(
+        doc,
+        Vec::with_capacity(doc.input().len() * 2 + 256),
+        usize::MAX,
+    );
+    w.document();
+    w.buf
 }
 
-/// Serializes a parse result as JSON to a writer, compact or pretty.
+/// Serializes a parse result as JSON to a writer, compact or pretty
+/// (two-space indentation), in chunks, without holding the whole text.
 pub fn to_json_writer<W: io::Write>(doc: &Document<'_>, w: W, pretty: bool) -> io::Result<()> {
-    let r = if pretty {
-        serde_json::to_writer_pretty(w, &DocumentJson(doc))
+    let sink: Box<dyn io::Write + '_> = if pretty {
+        Box::new(Pretty::new(w))
     } else {
-        serde_json::to_writer(w, &DocumentJson(doc))
+        Box::new(w)
     };
-    r.map_err(io::Error::other)
+    let mut jw = JsonWriter::new(doc, Vec::with_capacity(1 << 16), 1 << 16);
+    jw.sink = Some(sink);
+    jw.document();
+    jw.flush_all()
 }
 
 /// Serializes a parse result to a `serde_json::Value`.
 pub fn to_value(doc: &Document<'_>) -> serde_json::Value {
-    serde_json::to_value(DocumentJson(doc)).unwrap_or(serde_json::Value::Null)
-}
-
-fn doc_size_hint(doc: &Document<'_>) -> usize {
-    doc.interchanges
-        .first()
-        .map_or(256, |i| i.isa.offset() + 256)
-        .max(256)
-}
-
-/// Text of raw bytes: borrowed when valid UTF-8, else lossy.
-#[inline]
-fn text(b: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
-    }
+    serde_json::from_slice(&to_json(doc)).unwrap_or(serde_json::Value::Null)
 }
 
 /// A delimiter byte as a one-character string (Latin-1 mapping).
 pub fn delimiter_char(b: u8) -> String {
     char::from(b).to_string()
-}
-
-struct DocumentJson<'d, 'a>(&'d Document<'a>);
-
-impl Serialize for DocumentJson<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let doc = self.0;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry(
-            "interchanges",
-            &Seq(doc.interchanges.iter().map(|i| InterchangeJson(doc, i))),
-        )?;
-        m.serialize_entry("diagnostics", &doc.diagnostics)?;
-        if !doc.prefix.is_empty() {
-            m.serialize_entry("prefix", &text(doc.prefix))?;
-        }
-        m.end()
-    }
-}
-
-/// Serializes an iterator as a JSON array (the iterator is cloned to serialize).
-struct Seq<I>(I);
-
-impl<I, T> Serialize for Seq<I>
-where
-    I: Iterator<Item = T> + Clone,
-    T: Serialize,
-{
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(None)?;
-        for item in self.0.clone() {
-            seq.serialize_element(&item)?;
-        }
-        seq.end()
-    }
-}
-
-/// Visits an interchange's segments in document order.
-pub(crate) fn walk<'a>(doc: &Document<'a>, i: &Interchange<'a>, mut f: impl FnMut(&Segment<'a>)) {
-    f(&i.isa);
-    i.segments.iter().for_each(&mut f);
-    for g in &i.groups {
-        if let Some(gs) = &g.gs {
-            f(gs);
-        }
-        g.segments.iter().for_each(&mut f);
-        for t in &g.transactions {
-            f(&t.st);
-            doc.body(t).iter().for_each(&mut f);
-            if let Some(se) = &t.se {
-                f(se);
-            }
-        }
-        if let Some(ge) = &g.ge {
-            f(ge);
-        }
-    }
-    if let Some(iea) = &i.iea {
-        f(iea);
-    }
-}
-
-#[derive(Serialize)]
-struct DelimitersJson {
-    element: String,
-    component: String,
-    repetition: Option<String>,
-    segment: String,
-}
-
-struct InterchangeJson<'d, 'a>(&'d Document<'a>, &'d Interchange<'a>);
-
-impl Serialize for InterchangeJson<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (doc, i) = (self.0, self.1);
-        let d = i.isa.delimiters();
-        let line_break = i.isa.suffix();
-        let mut overrides: Vec<(usize, &[u8])> = Vec::new();
-        walk(doc, i, |seg| {
-            if seg.suffix() != line_break {
-                overrides.push((seg.index(), seg.suffix()));
-            }
-        });
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry(
-            "delimiters",
-            &DelimitersJson {
-                element: delimiter_char(d.element),
-                component: delimiter_char(d.component),
-                repetition: d.repetition.map(delimiter_char),
-                segment: delimiter_char(d.segment),
-            },
-        )?;
-        m.serialize_entry("lineBreak", &text(line_break))?;
-        if !overrides.is_empty() {
-            m.serialize_entry("lineBreakOverrides", &Overrides(&overrides))?;
-        }
-        m.serialize_entry("header", &Fields(&ISA_FIELDS, i.isa))?;
-        if !i.segments.is_empty() {
-            let starts: Vec<usize> = i.groups.iter().map(|g| group_start(doc, g)).collect();
-            m.serialize_entry(
-                "segments",
-                &Seq(i.segments.iter().map(|seg| {
-                    let after = starts.iter().filter(|&&s| s < seg.index()).count();
-                    PlacedSegment(seg, after.checked_sub(1))
-                })),
-            )?;
-        }
-        m.serialize_entry("groups", &Seq(i.groups.iter().map(|g| GroupJson(doc, g))))?;
-        m.serialize_entry("trailer", &i.iea.map(|s| Fields(&IEA_FIELDS, s)))?;
-        m.end()
-    }
 }
 
 /// Index of a group's first segment (GS, or the first ST of an implicit group).
@@ -237,138 +116,509 @@ fn group_start(doc: &Document<'_>, g: &Group<'_>) -> usize {
     }
 }
 
-/// A segment directly inside an interchange, with the group it follows
-/// (`afterGroup`, 0-based) when it is not before the first group.
-struct PlacedSegment<'s, 'a>(&'s Segment<'a>, Option<usize>);
+// Byte classes for one interchange.
+const COMPONENT: u8 = 1;
+const REPETITION: u8 = 2;
+/// `"`, `\` and control bytes: need a JSON escape.
+const ESCAPE: u8 = 4;
+/// Bytes >= 0x80: need UTF-8 checking.
+const HIGH: u8 = 8;
+const ELEMENT: u8 = 16;
 
-impl Serialize for PlacedSegment<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        SegmentJson(self.0).entries(&mut m)?;
-        if let Some(g) = self.1 {
-            m.serialize_entry("afterGroup", &g)?;
+fn classes(d: &Delimiters) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    for (b, c) in t.iter_mut().enumerate() {
+        if b < 0x20 || b == b'"' as usize || b == b'\\' as usize {
+            *c |= ESCAPE;
         }
-        m.end()
+        if b >= 0x80 {
+            *c |= HIGH;
+        }
     }
+    // OR, not assign: a delimiter such as `\` still needs escaping where it
+    // appears as a value (ISA11, ISA16).
+    t[d.component as usize] |= COMPONENT;
+    if let Some(r) = d.repetition {
+        t[r as usize] |= REPETITION;
+    }
+    t[d.element as usize] |= ELEMENT;
+    t
 }
 
-struct Overrides<'o>(&'o [(usize, &'o [u8])]);
-
-impl Serialize for Overrides<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in self.0 {
-            m.serialize_entry(&k.to_string(), &text(v))?;
-        }
-        m.end()
-    }
+struct JsonWriter<'d, 'a, 's> {
+    doc: &'d Document<'a>,
+    buf: Vec<u8>,
+    flush_at: usize,
+    sink: Option<Box<dyn io::Write + 's>>,
+    error: Option<io::Error>,
+    class: [u8; 256],
+    delims: Delimiters,
+    line_break: &'a [u8],
+    overrides: Vec<(usize, &'a [u8])>,
 }
 
-struct GroupJson<'d, 'a>(&'d Document<'a>, &'d Group<'a>);
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
-impl Serialize for GroupJson<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (doc, g) = (self.0, self.1);
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("header", &g.gs.map(|s| Fields(&GS_FIELDS, s)))?;
+impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
+    fn new(doc: &'d Document<'a>, buf: Vec<u8>, flush_at: usize) -> Self {
+        JsonWriter {
+            doc,
+            buf,
+            flush_at,
+            sink: None,
+            error: None,
+            class: classes(&Delimiters::default()),
+            delims: Delimiters::default(),
+            line_break: b"",
+            overrides: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn raw(&mut self, s: &[u8]) {
+        self.buf.extend_from_slice(s);
+    }
+
+    #[inline]
+    fn maybe_flush(&mut self) {
+        if self.buf.len() >= self.flush_at {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(sink) = &mut self.sink {
+            if self.error.is_none() {
+                if let Err(e) = sink.write_all(&self.buf) {
+                    self.error = Some(e);
+                }
+            }
+            self.buf.clear();
+        }
+    }
+
+    fn flush_all(mut self) -> io::Result<()> {
+        self.flush();
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        match &mut self.sink {
+            Some(s) => s.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// A JSON string from raw bytes: escaped, and lossily decoded if not UTF-8.
+    fn string(&mut self, b: &[u8]) {
+        self.buf.push(b'"');
+        let flags = b.iter().fold(0u8, |f, &c| f | self.class[c as usize]);
+        self.string_body(b, flags);
+        self.buf.push(b'"');
+    }
+
+    /// The inside of a JSON string; `flags` are the byte classes seen in `b`.
+    #[inline]
+    fn string_body(&mut self, b: &[u8], flags: u8) {
+        if flags & (ESCAPE | HIGH) == 0 {
+            self.buf.extend_from_slice(b);
+            return;
+        }
+        let lossy;
+        let b = if flags & HIGH != 0 && std::str::from_utf8(b).is_err() {
+            lossy = String::from_utf8_lossy(b).into_owned().into_bytes();
+            &lossy[..]
+        } else {
+            b
+        };
+        let mut run = 0;
+        for (i, &c) in b.iter().enumerate() {
+            let esc: &[u8] = match c {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0C => b"\\f",
+                0..=0x1F => b"",
+                _ => continue,
+            };
+            self.buf.extend_from_slice(&b[run..i]);
+            if esc.is_empty() {
+                self.buf.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(c >> 4) as usize],
+                    HEX[(c & 15) as usize],
+                ]);
+            } else {
+                self.buf.extend_from_slice(esc);
+            }
+            run = i + 1;
+        }
+        self.buf.extend_from_slice(&b[run..]);
+    }
+
+    fn key(&mut self, first: &mut bool, k: &str) {
+        if !*first {
+            self.buf.push(b',');
+        }
+        *first = false;
+        self.buf.push(b'"');
+        self.buf.extend_from_slice(k.as_bytes());
+        self.raw(b"\":");
+    }
+
+    fn document(&mut self) {
+        let doc = self.doc;
+        self.raw(b"{\"interchanges\":[");
+        for (n, i) in doc.interchanges.iter().enumerate() {
+            if n > 0 {
+                self.buf.push(b',');
+            }
+            self.interchange(i);
+        }
+        self.raw(b"],\"diagnostics\":");
+        // Diagnostics are few; serde_json writes them (to a Vec, which cannot fail).
+        let _ = serde_json::to_writer(&mut self.buf, &doc.diagnostics);
+        if !doc.prefix.is_empty() {
+            self.raw(b",\"prefix\":");
+            self.string(doc.prefix);
+        }
+        self.buf.push(b'}');
+        self.maybe_flush();
+    }
+
+    fn delimiter(&mut self, b: u8) {
+        let s = delimiter_char(b);
+        self.string(s.as_bytes());
+    }
+
+    fn interchange(&mut self, i: &Interchange<'a>) {
+        let doc = self.doc;
+        let d = i.isa.delimiters();
+        self.class = classes(&d);
+        self.delims = d;
+        let line_break = i.isa.suffix();
+        self.raw(b"{\"delimiters\":{\"element\":");
+        self.delimiter(d.element);
+        self.raw(b",\"component\":");
+        self.delimiter(d.component);
+        self.raw(b",\"repetition\":");
+        match d.repetition {
+            Some(r) => self.delimiter(r),
+            None => self.raw(b"null"),
+        }
+        self.raw(b",\"segment\":");
+        self.delimiter(d.segment);
+        self.raw(b"},\"lineBreak\":");
+        self.string(line_break);
+        self.line_break = line_break;
+        self.overrides.clear();
+        self.raw(b",\"header\":");
+        self.fields(&ISA_FIELDS, &i.isa, true);
+        if !i.segments.is_empty() {
+            let starts: Vec<usize> = i.groups.iter().map(|g| group_start(doc, g)).collect();
+            self.raw(b",\"segments\":[");
+            for (n, seg) in i.segments.iter().enumerate() {
+                if n > 0 {
+                    self.buf.push(b',');
+                }
+                let after = starts.iter().filter(|&&s| s < seg.index()).count();
+                self.segment(seg, after.checked_sub(1));
+            }
+            self.buf.push(b']');
+        }
+        self.raw(b",\"groups\":[");
+        for (n, g) in i.groups.iter().enumerate() {
+            if n > 0 {
+                self.buf.push(b',');
+            }
+            self.group(g);
+        }
+        self.raw(b"],\"trailer\":");
+        self.trailer(&IEA_FIELDS, i.iea.as_ref());
+        // Collected while writing every segment of the interchange above.
+        let overrides = std::mem::take(&mut self.overrides);
+        if !overrides.is_empty() {
+            self.raw(b",\"lineBreakOverrides\":{");
+            for (n, (k, v)) in overrides.iter().enumerate() {
+                if n > 0 {
+                    self.buf.push(b',');
+                }
+                self.buf.push(b'"');
+                self.raw(k.to_string().as_bytes());
+                self.raw(b"\":");
+                self.string(v);
+            }
+            self.buf.push(b'}');
+        }
+        self.overrides = overrides;
+        self.buf.push(b'}');
+    }
+
+    /// Records a segment whose line break differs from the interchange's.
+    #[inline]
+    fn note(&mut self, seg: &Segment<'a>) {
+        if seg.suffix() != self.line_break {
+            self.overrides.push((seg.index(), seg.suffix()));
+        }
+    }
+
+    fn group(&mut self, g: &Group<'a>) {
+        let doc = self.doc;
+        self.raw(b"{\"header\":");
+        self.trailer(&GS_FIELDS, g.gs.as_ref());
         if !g.segments.is_empty() {
-            m.serialize_entry("segments", &Seq(g.segments.iter().map(SegmentJson)))?;
+            self.raw(b",\"segments\":[");
+            for (n, seg) in g.segments.iter().enumerate() {
+                if n > 0 {
+                    self.buf.push(b',');
+                }
+                self.segment(seg, None);
+            }
+            self.buf.push(b']');
         }
-        m.serialize_entry(
-            "transactions",
-            &Seq(g.transactions.iter().map(|t| TransactionJson(doc, t))),
-        )?;
-        m.serialize_entry("trailer", &g.ge.map(|s| Fields(&GE_FIELDS, s)))?;
-        m.end()
+        self.raw(b",\"transactions\":[");
+        for (n, t) in g.transactions.iter().enumerate() {
+            if n > 0 {
+                self.buf.push(b',');
+            }
+            self.buf.push(b'{');
+            self.field_entries(&ST_FIELDS, &t.st, true);
+            self.raw(b",\"segments\":[");
+            for (k, seg) in doc.body(t).enumerate() {
+                if k > 0 {
+                    self.buf.push(b',');
+                }
+                self.segment(&seg, None);
+                self.maybe_flush();
+            }
+            self.raw(b"],\"trailer\":");
+            self.trailer(&SE_FIELDS, t.se.as_ref());
+            self.buf.push(b'}');
+        }
+        self.raw(b"],\"trailer\":");
+        self.trailer(&GE_FIELDS, g.ge.as_ref());
+        self.buf.push(b'}');
     }
-}
 
-struct TransactionJson<'d, 'a>(&'d Document<'a>, &'d Transaction<'a>);
-
-impl Serialize for TransactionJson<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (doc, t) = (self.0, self.1);
-        let mut m = s.serialize_map(None)?;
-        Fields(&ST_FIELDS, t.st).entries(&mut m)?;
-        m.serialize_entry("segments", &Seq(doc.body(t).iter().map(SegmentJson)))?;
-        m.serialize_entry("trailer", &t.se.map(|s| Fields(&SE_FIELDS, s)))?;
-        m.end()
+    fn trailer(&mut self, names: &[&str], seg: Option<&Segment<'a>>) {
+        match seg {
+            Some(s) => self.fields(names, s, false),
+            None => self.raw(b"null"),
+        }
     }
-}
 
-/// An envelope segment as an object of named raw values. Elements beyond the
-/// named ones go to `extra`; absent ones are left out (ST03 when missing).
-#[derive(Clone, Copy)]
-struct Fields<'n, 'a>(&'n [&'static str], Segment<'a>);
+    /// An envelope segment as an object of named raw values.
+    fn fields(&mut self, names: &[&str], seg: &Segment<'a>, _isa: bool) {
+        self.buf.push(b'{');
+        self.field_entries(names, seg, true);
+        self.buf.push(b'}');
+    }
 
-impl Fields<'_, '_> {
-    fn entries<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+    /// Named raw values; elements beyond the names go to `extra`; absent ones are left out.
+    fn field_entries(&mut self, names: &[&str], seg: &Segment<'a>, mut first: bool) {
+        self.note(seg);
         let mut extra = Vec::new();
-        for (k, e) in self.1.elements().enumerate() {
-            match self.0.get(k) {
-                Some(name) => m.serialize_entry(name, &text(e.raw()))?,
-                None => extra.push(e),
+        for (k, e) in seg.elements().enumerate() {
+            match names.get(k) {
+                Some(name) => {
+                    self.key(&mut first, name);
+                    self.string(e.raw());
+                }
+                None => extra.push(e.raw()),
             }
         }
         if !extra.is_empty() {
-            m.serialize_entry("extra", &Seq(extra.iter().map(|e| ElementJson(*e))))?;
+            self.key(&mut first, "extra");
+            self.buf.push(b'[');
+            for (n, e) in extra.iter().enumerate() {
+                if n > 0 {
+                    self.buf.push(b',');
+                }
+                let flags = e.iter().fold(0u8, |f, &c| f | self.class[c as usize]);
+                self.element(e, flags);
+            }
+            self.buf.push(b']');
         }
-        Ok(())
     }
-}
 
-impl Serialize for Fields<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        self.entries(&mut m)?;
-        m.end()
+    /// `{"id": ..., "elements": [...]}` in one pass over the segment's bytes.
+    #[inline]
+    fn segment(&mut self, seg: &Segment<'a>, after_group: Option<usize>) {
+        self.note(seg);
+        let raw = seg.raw();
+        let id = seg.id();
+        self.raw(b"{\"id\":");
+        self.string(id);
+        self.raw(b",\"elements\":[");
+        if id.len() < raw.len() {
+            let mut start = id.len() + 1;
+            let mut flags = 0u8;
+            let mut first = true;
+            for (i, &b) in raw.iter().enumerate().skip(start) {
+                let c = self.class[b as usize];
+                if c & ELEMENT != 0 {
+                    if !first {
+                        self.buf.push(b',');
+                    }
+                    first = false;
+                    self.element(&raw[start..i], flags);
+                    start = i + 1;
+                    flags = 0;
+                } else {
+                    flags |= c;
+                }
+            }
+            if !first {
+                self.buf.push(b',');
+            }
+            self.element(&raw[start..], flags);
+        }
+        self.buf.push(b']');
+        if let Some(g) = after_group {
+            self.raw(b",\"afterGroup\":");
+            self.raw(g.to_string().as_bytes());
+        }
+        self.buf.push(b'}');
     }
-}
 
-struct SegmentJson<'s, 'a>(&'s Segment<'a>);
-
-impl SegmentJson<'_, '_> {
-    fn entries<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
-        let seg = self.0;
-        m.serialize_entry("id", &text(seg.id()))?;
-        m.serialize_entry("elements", &Seq(seg.elements().map(ElementJson)))
-    }
-}
-
-impl Serialize for SegmentJson<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(2))?;
-        self.entries(&mut m)?;
-        m.end()
-    }
-}
-
-struct ElementJson<'a>(Element<'a>);
-
-impl Serialize for ElementJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let e = self.0;
-        if e.is_repeated() {
-            let mut m = s.serialize_map(Some(1))?;
-            m.serialize_entry("repeat", &Seq(e.repetitions().map(Composite)))?;
-            m.end()
+    /// One element: string, components array, or `{"repeat": [...]}`.
+    #[inline]
+    fn element(&mut self, e: &[u8], flags: u8) {
+        if flags == 0 {
+            self.buf.push(b'"');
+            self.buf.extend_from_slice(e);
+            self.buf.push(b'"');
+        } else if flags & REPETITION != 0 {
+            self.raw(b"{\"repeat\":[");
+            // REPETITION is only set when the interchange has a repetition separator.
+            let r = self.delims.repetition.unwrap_or(self.delims.element);
+            for (n, rep) in e.split(|&b| b == r).enumerate() {
+                if n > 0 {
+                    self.buf.push(b',');
+                }
+                let f = rep.iter().fold(0u8, |f, &c| f | self.class[c as usize]);
+                self.composite(rep, f);
+            }
+            self.raw(b"]}");
         } else {
-            Composite(e).serialize(s)
+            self.composite(e, flags);
+        }
+    }
+
+    fn composite(&mut self, e: &[u8], flags: u8) {
+        if flags & COMPONENT == 0 {
+            self.buf.push(b'"');
+            self.string_body(e, flags);
+            self.buf.push(b'"');
+            return;
+        }
+        self.buf.push(b'[');
+        let component = self.delims.component;
+        for (n, part) in e.split(|&b| b == component).enumerate() {
+            if n > 0 {
+                self.buf.push(b',');
+            }
+            self.buf.push(b'"');
+            self.string_body(part, flags);
+            self.buf.push(b'"');
+        }
+        self.buf.push(b']');
+    }
+}
+
+/// Re-indents compact JSON on the fly, like `serde_json`'s pretty printer.
+struct Pretty<W> {
+    inner: W,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// An opening bracket whose line break waits to see if the container is empty.
+    open: Option<u8>,
+    out: Vec<u8>,
+}
+
+impl<W: io::Write> Pretty<W> {
+    fn new(inner: W) -> Self {
+        Pretty {
+            inner,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            open: None,
+            out: Vec::with_capacity(1 << 16),
+        }
+    }
+
+    fn newline(&mut self) {
+        self.out.push(b'\n');
+        for _ in 0..self.depth {
+            self.out.extend_from_slice(b"  ");
         }
     }
 }
 
-/// A string for a simple value, an array of strings for a composite.
-struct Composite<'a>(Element<'a>);
-
-impl Serialize for Composite<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let e = self.0;
-        if e.is_composite() {
-            s.collect_seq(e.components().map(|c| text(c.raw())))
-        } else {
-            s.serialize_str(&text(e.raw()))
+impl<W: io::Write> io::Write for Pretty<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for &b in buf {
+            if let Some(o) = self.open.take() {
+                let close = if o == b'[' { b']' } else { b'}' };
+                if b == close {
+                    self.out.extend_from_slice(&[o, close]);
+                    continue;
+                }
+                self.out.push(o);
+                self.depth += 1;
+                self.newline();
+            }
+            if self.in_string {
+                self.out.push(b);
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => {
+                    self.in_string = true;
+                    self.out.push(b);
+                }
+                b'[' | b'{' => self.open = Some(b),
+                b']' | b'}' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.newline();
+                    self.out.push(b);
+                }
+                b',' => {
+                    self.out.push(b);
+                    self.newline();
+                }
+                b':' => self.out.extend_from_slice(b": "),
+                _ => self.out.push(b),
+            }
         }
+        if self.out.len() >= 1 << 16 {
+            self.inner.write_all(&self.out)?;
+            self.out.clear();
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(o) = self.open.take() {
+            self.out.push(o);
+        }
+        self.inner.write_all(&self.out)?;
+        self.out.clear();
+        self.inner.flush()
     }
 }
 
@@ -415,6 +665,48 @@ mod tests {
         );
         assert_eq!(v["diagnostics"], json!([]));
         assert!(v.get("prefix").is_none());
+    }
+
+    #[test]
+    fn escapes_and_decodes_like_serde_json() {
+        let input = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*T*:~ST*850*0001~N1*ST*Caf\u{e9} \"Q\" \\ \t\u{1}~N2*\u{7f}*\u{1f600}:x~SE*3*0001~";
+        let mut bytes = input.as_bytes().to_vec();
+        bytes.extend_from_slice(b"N3*bad\xFF~");
+        let doc = parse(&bytes);
+        let v = to_value(&doc);
+        let segs = &v["interchanges"][0]["groups"][0]["transactions"][0]["segments"];
+        assert_eq!(
+            segs[0]["elements"],
+            json!(["ST", "Caf\u{e9} \"Q\" \\ \t\u{1}"])
+        );
+        assert_eq!(segs[1]["elements"], json!(["\u{7f}", ["\u{1f600}", "x"]]));
+        let mut pretty = Vec::new();
+        to_json_writer(&doc, &mut pretty, true).unwrap();
+        let expected = serde_json::to_string_pretty(&v).unwrap();
+        let ours: serde_json::Value = serde_json::from_slice(&pretty).unwrap();
+        assert_eq!(ours, v);
+        let pretty = String::from_utf8(pretty).unwrap();
+        assert!(
+            pretty.starts_with(
+                "{
+  \"interchanges\": [
+    {
+      \"delimiters\": {
+        \"element\": \"*\",
+"
+            ),
+            "{pretty}"
+        );
+        // Same indentation style as serde_json's pretty printer.
+        assert!(expected.contains(
+            "
+  \"interchanges\": [
+    {
+"
+        ));
+        let mut compact = Vec::new();
+        to_json_writer(&doc, &mut compact, false).unwrap();
+        assert_eq!(compact, to_json(&doc));
     }
 
     #[test]

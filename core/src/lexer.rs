@@ -298,6 +298,35 @@ fn suffix_end(buf: &[u8], from: usize, d: &Delimiters, eof: bool) -> Option<usiz
     }
 }
 
+/// Rebuilds the view of a segment whose bytes are `input[start..end]`,
+/// given its interchange's delimiters (used by the compact tree).
+#[inline]
+pub(crate) fn segment_at(
+    input: &[u8],
+    start: usize,
+    end: usize,
+    index: usize,
+    d: Delimiters,
+) -> Segment<'_> {
+    let terminated = input.get(end) == Some(&d.segment);
+    let (from, to) = if terminated {
+        (
+            end + 1,
+            suffix_end(input, end + 1, &d, true).unwrap_or(input.len()),
+        )
+    } else {
+        (end, end)
+    };
+    Segment::new(
+        &input[start..end],
+        &input[from..to],
+        start,
+        index,
+        d,
+        terminated,
+    )
+}
+
 /// Position of the next `ISA` that can start an interchange.
 fn find_isa(hay: &[u8]) -> Option<usize> {
     memchr::memmem::find_iter(hay, b"ISA")

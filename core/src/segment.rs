@@ -169,7 +169,9 @@ impl<'a> Iterator for Elements<'a> {
         if self.done {
             return None;
         }
-        let raw = match memchr::memchr(self.delimiters.element, self.rest) {
+        // Elements are short: a plain scan beats memchr's setup cost.
+        let e = self.delimiters.element;
+        let raw = match self.rest.iter().position(|&b| b == e) {
             Some(i) => {
                 let (v, r) = (&self.rest[..i], &self.rest[i + 1..]);
                 self.rest = r;
@@ -212,13 +214,13 @@ impl<'a> Element<'a> {
     pub fn is_repeated(&self) -> bool {
         self.delimiters
             .repetition
-            .is_some_and(|r| memchr::memchr(r, self.raw).is_some())
+            .is_some_and(|r| self.raw.contains(&r))
     }
 
     /// True if the element (or one of its repetitions) is a composite.
     #[inline]
     pub fn is_composite(&self) -> bool {
-        memchr::memchr(self.delimiters.component, self.raw).is_some()
+        self.raw.contains(&self.delimiters.component)
     }
 
     /// The repetitions (one, when the element does not repeat).
@@ -276,7 +278,9 @@ impl<'a> Iterator for Parts<'a> {
         if self.done {
             return None;
         }
-        let found = self.sep.and_then(|s| memchr::memchr(s, self.rest));
+        let found = self
+            .sep
+            .and_then(|s| self.rest.iter().position(|&b| b == s));
         let raw = match found {
             Some(i) => {
                 let v = &self.rest[..i];
