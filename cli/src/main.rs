@@ -109,8 +109,41 @@ pub(crate) fn read_input(file: &Path) -> io::Result<Vec<u8>> {
     }
 }
 
+/// Input bytes: a read-only memory map for regular files (no copy), a buffer otherwise.
+enum Input {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Input {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Input::Mapped(m) => m,
+            Input::Read(v) => v,
+        }
+    }
+}
+
+/// Opens a file for whole-input parsing, mapping it when possible.
+fn map_input(file: &Path) -> io::Result<Input> {
+    if file != Path::new("-") {
+        let f = std::fs::File::open(file)?;
+        let meta = f.metadata()?;
+        if meta.is_file() && meta.len() > 0 {
+            // SAFETY: the map is read-only and lives only for this command; as
+            // with any mmap-based tool, truncating the file while x12kit reads
+            // it is undefined behaviour, which is documented in the README.
+            if let Ok(m) = unsafe { memmap2::Mmap::map(&f) } {
+                return Ok(Input::Mapped(m));
+            }
+        }
+    }
+    read_input(file).map(Input::Read)
+}
+
 fn parse(file: &Path, pretty: bool) -> ExitCode {
-    let input = match read_input(file) {
+    let input = match map_input(file) {
         Ok(b) => b,
         Err(e) => return fail(file, e),
     };
@@ -144,7 +177,10 @@ fn write(file: &Path, line_break: LineBreak) -> ExitCode {
         Err(e) => return fail(file, e),
     };
     let Ok(text) = std::str::from_utf8(&input) else {
-        eprintln!("x12kit: {}: INVALID_JSON: the input is not UTF-8 text", show(file));
+        eprintln!(
+            "x12kit: {}: INVALID_JSON: the input is not UTF-8 text",
+            show(file)
+        );
         return ExitCode::from(1);
     };
     let options = x12kit::WriteOptions {

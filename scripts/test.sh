@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what the tests need and runs every test of the project:
+# formatting, clippy (-D warnings), unit, corpus, property, schema and CLI tests.
+# Usage: scripts/test.sh            (from anywhere)
+# The corpus is read from $X12KIT_CORPUS or ../shared/corpus; when it is
+# missing the corpus tests are skipped (and this script says so), unless
+# X12KIT_REQUIRE_CORPUS=1, which makes a missing corpus a failure (CI sets it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "toolchain"
+command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup (https://rustup.rs)"; exit 2; }
+for component in rustfmt clippy; do
+  if ! rustup component list --installed 2>/dev/null | grep -q "^${component}"; then
+    rustup component add "$component"
+  fi
+done
+cargo --version
+command -v python3 >/dev/null && python3 --version || echo "python3 not found: the cross-check of webhook signatures against Python's hmac is skipped"
+
+corpus="${X12KIT_CORPUS:-$(cd .. && pwd)/shared/corpus}"
+if [ -d "$corpus" ]; then
+  export X12KIT_CORPUS="$corpus"
+  echo "corpus: $corpus ($(find "$corpus" -type f | wc -l) files)"
+elif [ "${X12KIT_REQUIRE_CORPUS:-0}" = 1 ]; then
+  echo "corpus: REQUIRED but not found at $corpus"; exit 1
+else
+  echo "corpus: not found at $corpus -- the corpus tests will be SKIPPED (set X12KIT_CORPUS to run them)"
+fi
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test"
+cargo test --workspace
