@@ -1,0 +1,68 @@
+//! Webhook signing, verification and delivery building (service-api.md §2.5, §5, §6).
+//!
+//! This module owns everything a sender or a receiver of x12kit webhooks needs
+//! and nothing about HTTP: [`sign`] and [`verify`] (with [`Verifier`] for
+//! secret rotation and a timestamp tolerance) implement the service's
+//! `X-Service-Signature: sha256=<hex>` scheme, HMAC-SHA256 over
+//! `timestamp + "." + raw_body`; [`EventKind`], [`EventData`] and [`Payload`]
+//! are the four lifecycle events and their exact JSON body; [`Signer`] turns an
+//! event into a [`Delivery`], the body bytes together with the headers signed
+//! over them, and re-signs retries under the same [`DeliveryId`] (a UUIDv7);
+//! [`standard`] adds Standard Webhooks headers (`webhook-id`,
+//! `webhook-timestamp`, `webhook-signature: v1,<base64>`) beside the service's
+//! own. Time is always a parameter (`now`, since the Unix epoch) so that every
+//! call works in WASM; the `*_now` conveniences read the system clock. Every
+//! failure is a [`WebhookError`] with a stable code; no input panics.
+//!
+//! ```
+//! use std::time::Duration;
+//! use x12kit::webhook::{EventData, EventKind, Signer, Verifier};
+//!
+//! let now = Duration::from_secs(1_700_000_000);
+//! let signer = Signer::new(b"my-signing-secret")?;
+//! let data = EventData {
+//!     document_id: "doc_1".into(),
+//!     partner_id: "partner_9".into(),
+//!     document_type_code: "850".into(),
+//!     status: "validated".into(),
+//! };
+//! let delivery = signer.deliver(EventKind::DocumentValidated, data, now)?;
+//!
+//! // The receiver, with the raw body and two header values:
+//! let verifier = Verifier::new([b"my-signing-secret"])?;
+//! let verified = verifier.verify(
+//!     delivery.header("X-Service-Signature").unwrap(),
+//!     delivery.header("X-Service-Timestamp").unwrap(),
+//!     delivery.body(),
+//!     now + Duration::from_secs(2),
+//! )?;
+//! assert_eq!(verified.timestamp, 1_700_000_000);
+//! # Ok::<(), x12kit::webhook::WebhookError>(())
+//! ```
+
+mod delivery;
+mod error;
+mod event;
+mod signature;
+pub mod standard;
+
+pub use delivery::{CONTENT_TYPE, Delivery, DeliveryId, Signer};
+pub use error::WebhookError;
+pub use event::{EventData, EventKind, Payload};
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+pub use signature::system_now;
+pub use signature::{DEFAULT_TOLERANCE, SIGNATURE_PREFIX, Verified, Verifier, sign, verify};
+
+/// Header carrying the signing timestamp, Unix seconds.
+pub const HEADER_TIMESTAMP: &str = "X-Service-Timestamp";
+/// Header carrying the event kind, e.g. `document.validated`.
+pub const HEADER_EVENT: &str = "X-Service-Event";
+/// Header carrying the delivery id, the same on every retry.
+pub const HEADER_DELIVERY_ID: &str = "X-Service-Delivery-ID";
+/// Header carrying `sha256=<lower-case hex>`.
+pub const HEADER_SIGNATURE: &str = "X-Service-Signature";
+
+/// Compiles and runs the Rust examples of `docs/webhooks.md` as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/webhooks.md")]
+pub struct WebhooksGuide;
