@@ -61,6 +61,9 @@ impl StreamTokenizer {
     }
 
     /// The next token, or what is needed to produce one.
+    ///
+    /// Not an `Iterator`: the token borrows the tokenizer until the next call.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Pull<'_> {
         match self.advance() {
             Some(Step::Segment(raw)) => Pull::Token(Token::Segment(raw.view(&self.buf))),
