@@ -113,8 +113,9 @@ impl<'a> Segment<'a> {
         } else {
             &[][..]
         };
-        Elements {
+        Parts {
             rest,
+            sep: Some(self.delimiters.element),
             done: id_len >= self.raw.len(),
             delimiters: self.delimiters,
         }
@@ -153,41 +154,8 @@ impl fmt::Debug for Segment<'_> {
     }
 }
 
-/// Iterator over a segment's elements.
-#[derive(Debug, Clone)]
-pub struct Elements<'a> {
-    rest: &'a [u8],
-    done: bool,
-    delimiters: Delimiters,
-}
-
-impl<'a> Iterator for Elements<'a> {
-    type Item = Element<'a>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Element<'a>> {
-        if self.done {
-            return None;
-        }
-        // Elements are short: a plain scan beats memchr's setup cost.
-        let e = self.delimiters.element;
-        let raw = match self.rest.iter().position(|&b| b == e) {
-            Some(i) => {
-                let (v, r) = (&self.rest[..i], &self.rest[i + 1..]);
-                self.rest = r;
-                v
-            }
-            None => {
-                self.done = true;
-                self.rest
-            }
-        };
-        Some(Element {
-            raw,
-            delimiters: self.delimiters,
-        })
-    }
-}
+/// Iterator over a segment's elements (the same splitter as [`Parts`]).
+pub type Elements<'a> = Parts<'a>;
 
 /// One element; may hold repetitions and components.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -250,7 +218,8 @@ impl fmt::Debug for Element<'_> {
     }
 }
 
-/// Iterator over the repetitions or components of an element.
+/// Iterator over the parts of a segment or element split on one delimiter:
+/// its elements, an element's repetitions, or its components.
 #[derive(Debug, Clone)]
 pub struct Parts<'a> {
     rest: &'a [u8],
@@ -278,6 +247,7 @@ impl<'a> Iterator for Parts<'a> {
         if self.done {
             return None;
         }
+        // Parts are short: a plain scan beats memchr's setup cost.
         let found = self
             .sep
             .and_then(|s| self.rest.iter().position(|&b| b == s));
