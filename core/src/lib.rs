@@ -20,15 +20,20 @@
 //! - [`diagnostics`]: the one diagnostic type every check reports with;
 //! - [`json`]: the stable JSON contract of parse results;
 //! - [`write`]: turning a parse result back into X12 bytes;
+//! - [`documents`]: the 18 outbound transaction sets, declared once: render, map back, validate;
+//! - [`render`] and [`partner`]: complete interchanges for a trading partner profile;
 //! - [`error`]: typed errors with stable codes for calls that fail outright;
 //! - [`webhook`]: webhook signing and verification.
 
 pub mod delimiters;
 pub mod diagnostics;
+pub mod documents;
 pub mod envelope;
 pub mod error;
 pub mod json;
 pub mod lexer;
+pub mod partner;
+pub mod render;
 pub mod segment;
 pub mod stream;
 pub mod webhook;
@@ -40,6 +45,8 @@ pub use envelope::{Document, Envelope, Group, Handler, Interchange, Transaction,
 pub use error::Error;
 pub use json::{to_json, to_json_writer, to_value};
 pub use lexer::{Token, Tokenizer, segments};
+pub use partner::Partner;
+pub use render::{ControlNumbers, RenderError, RenderOptions, Rendered, render};
 pub use segment::{Element, Segment};
 pub use stream::{Pull, Reader, StreamTokenizer};
 pub use write::{WriteOptions, write, write_str};

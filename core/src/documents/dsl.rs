@@ -1,0 +1,731 @@
+//! The declaration language of the transaction sets.
+//!
+//! A declaration file (`sets/<code>.x12d`) has three parts:
+//!
+//! ```text
+//! set 850 PO 004010 "Purchase Order"      # id, GS01, earliest version, name
+//! structure                               # the standard segment tree (reference §6 notation)
+//!   BEG M1 CUR O1 REF O>1 … [N1 O200: N2 O2 N3 O2 N4 O>1 …] [PO1 M>1: …] [CTT O1: AMT O1]
+//! structure 005010                        # optional: the 5010 tree when it differs
+//!   …
+//! map                                     # payload mapping, nested by indentation
+//! seg BEG
+//!   01 purpose ID 2/2 M def=00
+//!   03 purchaseOrderNumber AN 1/22 M
+//! loop N1 shipTo?01=ST parties[]
+//!   use party                             # a block of common.x12d
+//! loop PO1 lines[]
+//!   seg PO1
+//!     02 quantity R 1/15 M
+//! ```
+//!
+//! `seg`/`loop` lines name a node of the structure (`ID` or `ID#n` for the
+//! n-th node with that id at that level) and how its occurrences bind to the
+//! payload: nothing (fields merge into the current object), `name` (one
+//! object), `name[]` (one array item per occurrence), optionally restricted
+//! with `?NN=VALUE` (occurrences whose start segment has that value in element
+//! NN, which is then fixed); `always` renders the node even without fields;
+//! `@S,O` limits a node of an HL loop to those levels.
+//!
+//! Element lines: `NN target TYPE MIN/MAX [5010=MIN/MAX] [M|M4010|M5010]
+//! [def=VALUE|def=@seq|@date|@time|@sum(ID.NN)] [codes=A,B] [known=A,B] [doc="…"]`,
+//! where target is a field path (`address/city`, `lineNumber:int`), `"X"` (a
+//! constant), `-` (unmapped, validated only) or a derived value
+//! (`@count(PO1)`, `@sum(PO1.02)`, `@sumprod(IT1.02*IT1.04)`, `@seq`,
+//! `@hl.id`, `@hl.parent`, `@hl.level`, `@hl.child`). `pairs NN COUNT array
+//! QMIN/QMAX IMIN/IMAX [Q=field …]` declares qualifier/id pairs; `rule P0304`
+//! a syntax rule; `hl CODE path[] [under=A,B] [flat]` a level of an HL loop.
+//! A mapping line whose node does not exist in an edition's structure is
+//! skipped for that edition (tests check each resolves in at least one).
+
+use super::model::*;
+
+/// A parsed but not yet resolved declaration file.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// Transaction set id.
+    pub code: String,
+    /// GS01.
+    pub functional_id: String,
+    /// Earliest version.
+    pub since: String,
+    /// Name.
+    pub name: String,
+    /// Base structure notation.
+    pub structure: String,
+    /// 5010 structure notation, when it differs.
+    pub structure_5010: Option<String>,
+    /// Mapping lines.
+    pub map: Vec<Line>,
+}
+
+/// One mapping line with its children.
+#[derive(Debug, Clone)]
+pub struct Line {
+    /// 1-based line number in its file.
+    pub number: usize,
+    /// True when the line came from a block (`use`).
+    pub from_block: bool,
+    /// Whitespace-separated words (quotes removed).
+    pub words: Vec<String>,
+    /// Indented lines below.
+    pub children: Vec<Line>,
+}
+
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut had = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                had = true;
+                cur.push('"');
+            }
+            '#' if !quoted && cur.is_empty() => break,
+            c if c.is_whitespace() && !quoted => {
+                if had {
+                    out.push(std::mem::take(&mut cur));
+                    had = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                had = true;
+            }
+        }
+    }
+    if had {
+        out.push(cur);
+    }
+    out
+}
+
+fn unquote(s: &str) -> String {
+    s.replace('"', "")
+}
+
+/// Parses blocks (`block NAME` + indented lines) of a common file.
+pub fn parse_blocks(text: &str) -> Result<Vec<(String, Vec<Line>)>, String> {
+    let lines = tree(text, 0)?;
+    let mut out = Vec::new();
+    for l in lines {
+        match l.words.first().map(String::as_str) {
+            Some("block") if l.words.len() == 2 => out.push((l.words[1].clone(), l.children)),
+            _ => return Err(format!("line {}: expected `block NAME`", l.number)),
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the indentation tree of `text`'s non-empty lines.
+fn tree(text: &str, first_line: usize) -> Result<Vec<Line>, String> {
+    let mut flat: Vec<(usize, Line)> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let w = words(raw);
+        if w.is_empty() {
+            continue;
+        }
+        let indent = raw.len() - raw.trim_start().len();
+        flat.push((
+            indent,
+            Line {
+                number: first_line + n + 1,
+                from_block: false,
+                words: w,
+                children: Vec::new(),
+            },
+        ));
+    }
+    fn build(flat: &[(usize, Line)], at: &mut usize, indent: usize) -> Result<Vec<Line>, String> {
+        let mut out: Vec<Line> = Vec::new();
+        while *at < flat.len() {
+            let (ind, line) = &flat[*at];
+            if *ind < indent {
+                break;
+            }
+            if *ind > indent {
+                let Some(parent) = out.last_mut() else {
+                    return Err(format!("line {}: unexpected indentation", line.number));
+                };
+                parent.children = build(flat, at, *ind)?;
+                continue;
+            }
+            out.push(line.clone());
+            *at += 1;
+        }
+        Ok(out)
+    }
+    let mut at = 0;
+    let base = flat.first().map_or(0, |f| f.0);
+    build(&flat, &mut at, base)
+}
+
+/// Parses a declaration file.
+pub fn parse_source(text: &str, blocks: &[(String, Vec<Line>)]) -> Result<Source, String> {
+    let mut head: Option<Vec<String>> = None;
+    let mut structure = String::new();
+    let mut structure_5010: Option<String> = None;
+    let mut section = "";
+    let mut map_start = None;
+    for (n, raw) in text.lines().enumerate() {
+        let w = words(raw);
+        if w.is_empty() {
+            continue;
+        }
+        let top = !raw.starts_with(' ');
+        if top {
+            match w[0].as_str() {
+                "set" => {
+                    head = Some(w);
+                    section = "";
+                }
+                "structure" if w.len() == 1 => section = "s",
+                "structure" if w.get(1).map(String::as_str) == Some("005010") => {
+                    section = "s5";
+                    structure_5010 = Some(String::new());
+                }
+                "map" => {
+                    map_start = Some(n + 1);
+                    break;
+                }
+                _ => return Err(format!("line {}: unexpected `{}`", n + 1, w[0])),
+            }
+            continue;
+        }
+        let target = match section {
+            "s" => &mut structure,
+            "s5" => structure_5010.as_mut().expect("set above"),
+            _ => return Err(format!("line {}: text outside a section", n + 1)),
+        };
+        target.push(' ');
+        target.push_str(raw.trim());
+    }
+    let head = head.ok_or("missing `set` line")?;
+    if head.len() < 5 {
+        return Err("the `set` line is `set CODE GS01 VERSION \"Name\"`".into());
+    }
+    let map_start = map_start.ok_or("missing `map` section")?;
+    let body: String = text.lines().skip(map_start).collect::<Vec<_>>().join("\n");
+    let mut map = tree(&body, map_start)?;
+    expand(&mut map, blocks, 0)?;
+    Ok(Source {
+        code: head[1].clone(),
+        functional_id: head[2].clone(),
+        since: head[3].clone(),
+        name: unquote(&head[4..].join(" ")),
+        structure,
+        structure_5010,
+        map,
+    })
+}
+
+/// Replaces `use NAME` lines by the block's lines.
+fn expand(lines: &mut Vec<Line>, blocks: &[(String, Vec<Line>)], depth: usize) -> Result<(), String> {
+    if depth > 8 {
+        return Err("blocks nest too deep".into());
+    }
+    let mut out = Vec::with_capacity(lines.len());
+    for mut l in std::mem::take(lines) {
+        if l.words[0] == "use" {
+            let name = l.words.get(1).ok_or(format!("line {}: `use NAME`", l.number))?;
+            let (_, b) = blocks
+                .iter()
+                .find(|(n, _)| n == name)
+                .ok_or(format!("line {}: unknown block `{name}`", l.number))?;
+            let mut b = b.clone();
+            mark(&mut b);
+            expand(&mut b, blocks, depth + 1)?;
+            out.extend(b);
+        } else {
+            expand(&mut l.children, blocks, depth)?;
+            out.push(l);
+        }
+    }
+    *lines = out;
+    Ok(())
+}
+
+fn mark(lines: &mut [Line]) {
+    for l in lines {
+        l.from_block = true;
+        mark(&mut l.children);
+    }
+}
+
+/// Parses the reference's structure notation into nodes.
+pub fn parse_structure(s: &str) -> Result<Vec<Node>, String> {
+    let spaced = s.replace('[', " [ ").replace(']', " ] ").replace(':', " : ");
+    let toks: Vec<&str> = spaced.split_whitespace().collect();
+    let mut at = 0;
+    let nodes = seq(&toks, &mut at)?;
+    if at != toks.len() {
+        return Err(format!("structure: unexpected `{}`", toks[at]));
+    }
+    Ok(nodes)
+}
+
+fn req(t: &str) -> Result<(bool, u32), String> {
+    let (m, rest) = t.split_at(1);
+    let mandatory = match m {
+        "M" => true,
+        "O" => false,
+        _ => return Err(format!("structure: bad requirement `{t}`")),
+    };
+    let max = if rest == ">1" {
+        u32::MAX
+    } else {
+        rest.parse().map_err(|_| format!("structure: bad max `{t}`"))?
+    };
+    Ok((mandatory, max))
+}
+
+fn seq(t: &[&str], at: &mut usize) -> Result<Vec<Node>, String> {
+    let mut out = Vec::new();
+    while *at < t.len() && t[*at] != "]" {
+        if t[*at] == "[" {
+            let id = t.get(*at + 1).ok_or("structure: truncated loop")?;
+            let (mandatory, max) = req(t.get(*at + 2).ok_or("structure: truncated loop")?)?;
+            if t.get(*at + 3) != Some(&":") {
+                return Err(format!("structure: expected `:` after loop {id}"));
+            }
+            *at += 4;
+            let mut children = vec![Node {
+                id: id.to_string(),
+                mandatory: true,
+                max: 1,
+                children: None,
+                map: None,
+            }];
+            children.extend(seq(t, at)?);
+            if t.get(*at) != Some(&"]") {
+                return Err(format!("structure: loop {id} is not closed"));
+            }
+            *at += 1;
+            out.push(Node {
+                id: id.to_string(),
+                mandatory,
+                max,
+                children: Some(children),
+                map: None,
+            });
+        } else {
+            let id = t[*at];
+            let (mandatory, max) = req(t.get(*at + 1).ok_or("structure: truncated segment")?)?;
+            *at += 2;
+            out.push(Node {
+                id: id.to_string(),
+                mandatory,
+                max,
+                children: None,
+                map: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Compiles a source for an edition. Returns the declaration and the
+/// numbers of the (non-block) mapping lines that resolved.
+pub fn compile(src: &Source, edition: Edition) -> Result<(SetDecl, Vec<usize>), String> {
+    let text = match (edition, &src.structure_5010) {
+        (Edition::V5010, Some(s)) => s,
+        _ => &src.structure,
+    };
+    let mut body = parse_structure(text)?;
+    let mut resolved = Vec::new();
+    attach(&mut body, &src.map, edition, &mut resolved, false)?;
+    Ok((
+        SetDecl {
+            code: src.code.clone(),
+            functional_id: src.functional_id.clone(),
+            since: src.since.clone(),
+            name: src.name.clone(),
+            edition,
+            body,
+        },
+        resolved,
+    ))
+}
+
+/// Finds the node a `seg`/`loop` line names.
+fn find(nodes: &[Node], name: &str, want_loop: bool) -> Option<usize> {
+    let (id, nth) = match name.split_once('#') {
+        Some((id, n)) => (id, n.parse::<usize>().ok()?),
+        None => (name, 1),
+    };
+    let mut candidates = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.id == id && (!want_loop || n.is_loop()));
+    if nth == 1 && !want_loop {
+        // Prefer a plain segment; fall back to a loop that starts with it.
+        let plain: Vec<usize> = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.id == id && !n.is_loop())
+            .map(|(i, _)| i)
+            .collect();
+        if let Some(&i) = plain.first() {
+            return Some(i);
+        }
+    }
+    candidates.nth(nth - 1).map(|(i, _)| i)
+}
+
+fn attach(
+    nodes: &mut [Node],
+    lines: &[Line],
+    ed: Edition,
+    resolved: &mut Vec<usize>,
+    in_loop: bool,
+) -> Result<(), String> {
+    for l in lines {
+        let kw = l.words[0].as_str();
+        match kw {
+            "seg" | "loop" => {
+                let name = l.words.get(1).ok_or(format!("line {}: `{kw} ID`", l.number))?;
+                let Some(i) = find(nodes, name, kw == "loop") else {
+                    continue;
+                };
+                if !l.from_block {
+                    resolved.push(l.number);
+                }
+                let node = &mut nodes[i];
+                let mut map = node_map(l)?;
+                if node.is_loop() {
+                    let children = node.children.as_mut().expect("loop");
+                    let (seg_lines, rest): (Vec<Line>, Vec<Line>) = if kw == "seg" {
+                        // `seg X` naming a loop: its lines describe the start segment.
+                        (
+                            vec![Line {
+                                number: l.number,
+                                from_block: true,
+                                words: vec!["seg".into(), node.id.clone()],
+                                children: l.children.clone(),
+                            }],
+                            Vec::new(),
+                        )
+                    } else {
+                        (Vec::new(), l.children.clone())
+                    };
+                    for h in rest.iter().filter(|c| c.words[0] == "hl") {
+                        map.hier.push(hl_level(h)?);
+                    }
+                    let rest: Vec<Line> = rest.into_iter().filter(|c| c.words[0] != "hl").collect();
+                    attach(children, &seg_lines, ed, resolved, true)?;
+                    attach(children, &rest, ed, resolved, true)?;
+                    node.map = Some(map);
+                } else {
+                    for c in &l.children {
+                        match c.words[0].as_str() {
+                            "rule" => map.rules.push(rule(c)?),
+                            "pairs" => map.elements.push(pairs(c)?),
+                            w if w.len() == 2 && w.bytes().all(|b| b.is_ascii_digit()) => {
+                                map.elements.push(element(c, ed)?)
+                            }
+                            w => return Err(format!("line {}: unexpected `{w}` in a segment", c.number)),
+                        }
+                    }
+                    map.elements.sort_by_key(|e| e.pos);
+                    // Lines for the same node merge (a block plus set-specific additions).
+                    match &mut node.map {
+                        Some(old) if !old.elements.is_empty() && !map.elements.is_empty() => {
+                            for e in map.elements {
+                                old.elements.retain(|o| o.pos != e.pos);
+                                old.elements.push(e);
+                            }
+                            old.elements.sort_by_key(|e| e.pos);
+                            old.rules.extend(map.rules);
+                        }
+                        _ => node.map = Some(map),
+                    }
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "line {}: unexpected `{kw}`{}",
+                    l.number,
+                    if in_loop { " in a loop" } else { "" }
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn path(s: &str) -> Vec<String> {
+    s.split('/').map(str::to_string).collect()
+}
+
+fn node_map(l: &Line) -> Result<NodeMap, String> {
+    let mut m = NodeMap::default();
+    for w in &l.words[2..] {
+        if w == "always" {
+            m.always = true;
+        } else if let Some(levels) = w.strip_prefix('@') {
+            m.levels = levels.split(',').map(str::to_string).collect();
+        } else {
+            let (p, when) = match w.split_once('?') {
+                Some((p, cond)) => {
+                    let (pos, val) = cond
+                        .split_once('=')
+                        .ok_or(format!("line {}: `name?NN=VALUE`", l.number))?;
+                    let pos: u8 = pos.parse().map_err(|_| format!("line {}: bad position", l.number))?;
+                    (p, Some((pos, val.to_string())))
+                }
+                None => (w.as_str(), None),
+            };
+            let (p, array) = match p.strip_suffix("[]") {
+                Some(p) => (p, true),
+                None => (p, false),
+            };
+            m.binds.push(Bind {
+                path: path(p),
+                array,
+                when,
+            });
+        }
+    }
+    Ok(m)
+}
+
+fn hl_level(l: &Line) -> Result<HlLevel, String> {
+    let code = l.words.get(1).ok_or(format!("line {}: `hl CODE path`", l.number))?;
+    let p = l.words.get(2).ok_or(format!("line {}: `hl CODE path`", l.number))?;
+    let (p, array) = match p.strip_suffix("[]") {
+        Some(p) => (p, true),
+        None => (p.as_str(), false),
+    };
+    let mut lvl = HlLevel {
+        code: code.clone(),
+        path: path(p),
+        array,
+        under: Vec::new(),
+        flat: false,
+    };
+    for w in &l.words[3..] {
+        if w == "flat" {
+            lvl.flat = true;
+        } else if let Some(u) = w.strip_prefix("under=") {
+            lvl.under = u.split(',').map(str::to_string).collect();
+        } else {
+            return Err(format!("line {}: unexpected `{w}`", l.number));
+        }
+    }
+    Ok(lvl)
+}
+
+fn rule(l: &Line) -> Result<Rule, String> {
+    let r = l.words.get(1).ok_or(format!("line {}: `rule P0304`", l.number))?;
+    let kind = r.chars().next().unwrap_or(' ');
+    let digits = &r[1..];
+    if !"PRCEL".contains(kind) || digits.len() % 2 != 0 || digits.len() < 4 {
+        return Err(format!("line {}: bad rule `{r}`", l.number));
+    }
+    let positions = (0..digits.len() / 2)
+        .map(|i| digits[2 * i..2 * i + 2].parse::<u8>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| format!("line {}: bad rule `{r}`", l.number))?;
+    Ok(Rule { kind, positions })
+}
+
+fn len(s: &str, n: usize) -> Result<(u16, u16), String> {
+    let (a, b) = s.split_once('/').ok_or(format!("line {n}: length `MIN/MAX`"))?;
+    Ok((
+        a.parse().map_err(|_| format!("line {n}: bad length `{s}`"))?,
+        b.parse().map_err(|_| format!("line {n}: bad length `{s}`"))?,
+    ))
+}
+
+fn xtype(s: &str, n: usize) -> Result<XType, String> {
+    Ok(match s {
+        "AN" => XType::AN,
+        "ID" => XType::ID,
+        "R" => XType::R,
+        "DT" => XType::DT,
+        "TM" => XType::TM,
+        s if s.len() == 2 && s.starts_with('N') => {
+            XType::N(s[1..].parse().map_err(|_| format!("line {n}: bad type `{s}`"))?)
+        }
+        _ => return Err(format!("line {n}: bad type `{s}`")),
+    })
+}
+
+fn derive(s: &str, n: usize) -> Result<Derive, String> {
+    let seg_el = |a: &str| -> Result<(String, u8), String> {
+        let (id, el) = a.split_once('.').ok_or(format!("line {n}: `ID.NN` in `{s}`"))?;
+        Ok((id.to_string(), el.parse().map_err(|_| format!("line {n}: bad `{s}`"))?))
+    };
+    let arg = |p: &str| s.strip_prefix(p).and_then(|r| r.strip_suffix(')'));
+    Ok(match s {
+        "@seq" => Derive::Seq,
+        "@hl.id" => Derive::HlId,
+        "@hl.parent" => Derive::HlParent,
+        "@hl.level" => Derive::HlLevel,
+        "@hl.child" => Derive::HlChild,
+        "@date" => Derive::Date,
+        "@time" => Derive::Time,
+        _ => {
+            if let Some(a) = arg("@count(") {
+                Derive::Count(a.to_string())
+            } else if let Some(a) = arg("@sum(") {
+                let (id, el) = seg_el(a)?;
+                Derive::Sum(id, el)
+            } else if let Some(a) = arg("@sumprod(") {
+                let (x, y) = a.split_once('*').ok_or(format!("line {n}: `@sumprod(A.NN*A.MM)`"))?;
+                let (id, e1) = seg_el(x)?;
+                let (_, e2) = seg_el(y)?;
+                Derive::SumProduct(id, e1, e2)
+            } else {
+                return Err(format!("line {n}: unknown derived value `{s}`"));
+            }
+        }
+    })
+}
+
+fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
+    let n = l.number;
+    let w = &l.words;
+    if w.len() < 4 {
+        return Err(format!("line {n}: `NN target TYPE MIN/MAX …`"));
+    }
+    let pos: u8 = w[0].parse().map_err(|_| format!("line {n}: bad position"))?;
+    let xt = xtype(&w[2], n)?;
+    let (mut min, mut max) = len(&w[3], n)?;
+    let mut ptype = match xt {
+        XType::AN | XType::ID => PType::Str,
+        XType::N(0) => PType::Int,
+        XType::N(_) | XType::R => PType::Num,
+        XType::DT => PType::Date,
+        XType::TM => PType::Time,
+    };
+    let t = &w[1];
+    let target = if t == "-" {
+        Target::Unmapped
+    } else if t.starts_with('"') {
+        Target::Const(unquote(t))
+    } else if t.starts_with('@') {
+        Target::Derived(derive(t, n)?)
+    } else {
+        let (p, ty) = match t.split_once(':') {
+            Some((p, ty)) => (p, Some(ty)),
+            None => (t.as_str(), None),
+        };
+        if let Some(ty) = ty {
+            ptype = match ty {
+                "int" => PType::Int,
+                "num" => PType::Num,
+                "str" => PType::Str,
+                _ => return Err(format!("line {n}: bad field type `{ty}`")),
+            };
+        }
+        Target::Field(path(p))
+    };
+    let mut e = ElDecl {
+        pos,
+        xtype: xt,
+        min,
+        max,
+        mandatory: false,
+        target,
+        ptype,
+        default: None,
+        codes: None,
+        known: None,
+        doc: None,
+    };
+    for a in &w[4..] {
+        let list = |v: &str| v.split(',').map(str::to_string).collect::<Vec<_>>();
+        match a.as_str() {
+            "M" => e.mandatory = true,
+            "M5010" => e.mandatory = ed == Edition::V5010,
+            "M4010" => e.mandatory = ed == Edition::Base,
+            _ => {
+                if let Some(v) = a.strip_prefix("5010=") {
+                    if ed == Edition::V5010 {
+                        (min, max) = len(v, n)?;
+                        e.min = min;
+                        e.max = max;
+                    }
+                } else if let Some(v) = a.strip_prefix("def=") {
+                    e.default = Some(if v.starts_with('@') {
+                        Default::Derived(derive(v, n)?)
+                    } else {
+                        Default::Literal(unquote(v))
+                    });
+                } else if let Some(v) = a.strip_prefix("codes=") {
+                    e.codes = Some(list(v));
+                } else if let Some(v) = a.strip_prefix("known=") {
+                    e.known = Some(list(v));
+                } else if let Some(v) = a.strip_prefix("doc=") {
+                    e.doc = Some(unquote(v));
+                } else {
+                    return Err(format!("line {n}: unexpected `{a}`"));
+                }
+            }
+        }
+    }
+    Ok(e)
+}
+
+fn pairs(l: &Line) -> Result<ElDecl, String> {
+    let n = l.number;
+    let w = &l.words;
+    if w.len() < 6 {
+        return Err(format!("line {n}: `pairs NN COUNT array QMIN/QMAX IMIN/IMAX [Q=field …]`"));
+    }
+    let pos: u8 = w[1].parse().map_err(|_| format!("line {n}: bad position"))?;
+    let count: u8 = w[2].parse().map_err(|_| format!("line {n}: bad count"))?;
+    let promote = w[6..]
+        .iter()
+        .map(|p| {
+            p.split_once('=')
+                .map(|(q, f)| (q.to_string(), f.to_string()))
+                .ok_or(format!("line {n}: `QUALIFIER=field`"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ElDecl {
+        pos,
+        xtype: XType::AN,
+        min: 1,
+        max: 48,
+        mandatory: false,
+        target: Target::Pairs(Box::new(Pairs {
+            count,
+            array: path(&w[3]),
+            promote,
+            qualifier_len: len(&w[4], n)?,
+            id_len: len(&w[5], n)?,
+        })),
+        ptype: PType::Str,
+        default: None,
+        codes: None,
+        known: None,
+        doc: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structure_notation() {
+        let n = parse_structure("BEG M1 REF O>1 [N1 O200: N2 O2 [N3 O1: N4 M1]] CTT O1").unwrap();
+        assert_eq!(n.len(), 4);
+        assert_eq!(n[1].max, u32::MAX);
+        let l = n[2].children.as_ref().unwrap();
+        assert_eq!(l[0].id, "N1");
+        assert_eq!(l[2].children.as_ref().unwrap()[1].id, "N4");
+        assert!(parse_structure("[N1 O2 N2 O1]").is_err());
+        assert!(parse_structure("BEG X1").is_err());
+    }
+
+    #[test]
+    fn words_keep_quotes_and_drop_comments() {
+        assert_eq!(words(r#"  01 "ST" ID 2/3 M doc="a b" # c"#), ["01", "\"ST\"", "ID", "2/3", "M", "doc=\"a b\""]);
+    }
+}

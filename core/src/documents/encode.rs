@@ -1,0 +1,686 @@
+//! Rendering a payload into the body segments of a transaction set, driven
+//! by the declaration: fields to elements, defaults, derived values (counts,
+//! hash totals, HL numbering, sequence numbers), and every check of the
+//! payload, reported all at once with JSON pointers.
+
+use super::model::*;
+use super::value::{self, Problem};
+use super::{Issue, Severity};
+use crate::delimiters::Delimiters;
+use serde_json::{Map, Value};
+
+/// Inputs of a body render that come from the envelope.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// Delimiters the values must not contain.
+    pub delimiters: Delimiters,
+    /// The date written in GS04 (`CCYYMMDD`).
+    pub date: String,
+    /// The time written in GS05 (`HHMM`).
+    pub time: String,
+}
+
+/// Segments: id followed by its elements (trailing empty ones removed).
+pub type Seg = Vec<String>;
+
+#[derive(Clone)]
+struct Item<'v> {
+    obj: Option<&'v Map<String, Value>>,
+    ptr: String,
+    seq: usize,
+    fixed: Option<(u8, String)>,
+    hl: Option<Hl>,
+}
+
+#[derive(Clone, Debug)]
+struct Hl {
+    id: usize,
+    parent: Option<usize>,
+    level: String,
+    child: bool,
+}
+
+/// The renderer of one set.
+#[derive(Debug)]
+pub struct Encoder<'d> {
+    decl: &'d SetDecl,
+    ctx: &'d Context,
+    /// Rendered segments.
+    pub out: Vec<Seg>,
+    /// Problems found.
+    pub issues: Vec<Issue>,
+    /// Defaults applied: (pointer, payload value).
+    pub defaults: Vec<(String, Value)>,
+    hl_next: usize,
+    v5010: bool,
+}
+
+static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+
+fn get<'v>(obj: Option<&'v Map<String, Value>>, path: &[String]) -> Option<&'v Value> {
+    let mut cur = obj?.get(&path[0])?;
+    for p in &path[1..] {
+        cur = cur.as_object()?.get(p)?;
+    }
+    (!cur.is_null()).then_some(cur)
+}
+
+fn join(ptr: &str, path: &[String]) -> String {
+    let mut s = ptr.to_string();
+    for p in path {
+        s.push('/');
+        s.push_str(&p.replace('~', "~0").replace('/', "~1"));
+    }
+    s
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// True when the node has any payload data in `obj` (so an optional node renders).
+pub fn present(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>) -> bool {
+    let Some(map) = &node.map else { return false };
+    if !map.binds.is_empty() {
+        return map.binds.iter().any(|b| match get(obj, &b.path) {
+            Some(Value::Array(a)) => !a.is_empty(),
+            Some(_) => true,
+            None => false,
+        });
+    }
+    if let Some(children) = &node.children {
+        return children.iter().enumerate().any(|(i, c)| present(c, obj, if i == 0 { fixed } else { None }));
+    }
+    map.elements.iter().any(|e| match &e.target {
+        Target::Field(p) => Some(e.pos) != fixed && get(obj, p).is_some(),
+        Target::Pairs(p) => {
+            p.promote.iter().any(|(_, f)| obj.is_some_and(|o| o.get(f).is_some_and(|v| !v.is_null())))
+                || matches!(get(obj, &p.array), Some(Value::Array(a)) if !a.is_empty())
+        }
+        _ => false,
+    })
+}
+
+impl<'d> Encoder<'d> {
+    /// A renderer for `decl`.
+    pub fn new(decl: &'d SetDecl, ctx: &'d Context) -> Self {
+        Encoder {
+            decl,
+            ctx,
+            out: Vec::new(),
+            issues: Vec::new(),
+            defaults: Vec::new(),
+            hl_next: 0,
+            v5010: decl.edition == Edition::V5010,
+        }
+    }
+
+    fn issue(&mut self, code: &'static str, ptr: &str, message: String) {
+        self.issues.push(Issue {
+            severity: Severity::Error,
+            code,
+            pointer: if ptr.is_empty() { "/".into() } else { ptr.into() },
+            message,
+        });
+    }
+
+    /// Renders the whole body from the payload root.
+    pub fn run(&mut self, payload: &Value) {
+        let Some(root) = payload.as_object() else {
+            self.issue("INVALID_FIELD", "", format!("the payload must be a JSON object, found {}", kind(payload)));
+            return;
+        };
+        let item = Item {
+            obj: Some(root),
+            ptr: String::new(),
+            seq: 1,
+            fixed: None,
+            hl: None,
+        };
+        let decl = self.decl;
+        self.nodes(&decl.body, &item);
+    }
+
+    fn nodes(&mut self, nodes: &'d [Node], it: &Item<'_>) {
+        for node in nodes {
+            self.node(node, it);
+        }
+    }
+
+    fn node(&mut self, node: &'d Node, it: &Item<'_>) {
+        let Some(map) = &node.map else { return };
+        if !map.levels.is_empty() {
+            match &it.hl {
+                Some(h) if map.levels.contains(&h.level) => {}
+                _ => return,
+            }
+        }
+        if !map.hier.is_empty() {
+            self.hier(node, map, it);
+            return;
+        }
+        let mut items: Vec<Item<'_>> = Vec::new();
+        let mut where_ptr = it.ptr.clone();
+        if map.binds.is_empty() {
+            if map.always || node.mandatory || present(node, it.obj, it.fixed.as_ref().map(|f| f.0)) {
+                items.push(it.clone());
+            }
+        } else {
+            for (bi, b) in map.binds.iter().enumerate() {
+                let ptr = join(&it.ptr, &b.path);
+                if bi == 0 {
+                    where_ptr = ptr.clone();
+                }
+                let fixed = b.when.clone();
+                match get(it.obj, &b.path) {
+                    None => {}
+                    Some(Value::Array(a)) if b.array => {
+                        if a.is_empty() && node.mandatory {
+                            self.issue("EMPTY_ARRAY", &ptr, "must have at least one item".into());
+                        }
+                        for (k, v) in a.iter().enumerate() {
+                            let p = format!("{ptr}/{k}");
+                            match v {
+                                Value::Object(o) => items.push(Item {
+                                    obj: Some(o),
+                                    ptr: p,
+                                    seq: k + 1,
+                                    fixed: fixed.clone(),
+                                    hl: it.hl.clone(),
+                                }),
+                                _ => self.issue("INVALID_FIELD", &p, format!("expected an object, found {}", kind(v))),
+                            }
+                        }
+                    }
+                    Some(Value::Object(o)) if !b.array => items.push(Item {
+                        obj: Some(o),
+                        ptr,
+                        seq: it.seq,
+                        fixed: fixed.clone(),
+                        hl: it.hl.clone(),
+                    }),
+                    Some(v) => self.issue(
+                        "INVALID_FIELD",
+                        &ptr,
+                        format!("expected {}, found {}", if b.array { "an array of objects" } else { "an object" }, kind(v)),
+                    ),
+                }
+            }
+            if node.mandatory && items.is_empty() && !self.issues.iter().any(|i| i.pointer == where_ptr) {
+                let b = &map.binds[0];
+                self.issue(
+                    "MISSING_FIELD",
+                    &where_ptr,
+                    format!(
+                        "is required: the {} {} is mandatory in the {}",
+                        node.id,
+                        if node.is_loop() { "loop" } else { "segment" },
+                        self.decl.code
+                    ) + if b.array { " (give at least one item)" } else { "" },
+                );
+            }
+        }
+        if items.len() as u64 > node.max as u64 {
+            self.issue(
+                "TOO_MANY",
+                &where_ptr,
+                format!("has {} items; the {} {} repeats at most {} times", items.len(), node.id, if node.is_loop() { "loop" } else { "segment" }, node.max),
+            );
+            items.truncate(node.max as usize);
+        }
+        for item in &items {
+            match &node.children {
+                Some(children) => {
+                    self.segment(&children[0], item);
+                    self.nodes(&children[1..], item);
+                }
+                None => self.segment(node, item),
+            }
+        }
+    }
+
+    fn hier(&mut self, node: &'d Node, map: &'d NodeMap, it: &Item<'_>) {
+        let tops: Vec<&HlLevel> = map.hier.iter().filter(|l| l.under.is_empty()).collect();
+        let mut any = false;
+        for top in tops {
+            let objs = self.level_items(top, it.obj, &it.ptr);
+            let objs = if objs.is_empty() && !any && node.mandatory && !top.array {
+                // The top level of a mandatory hierarchy is rendered even when empty.
+                vec![(Some(&*EMPTY), join(&it.ptr, &top.path))]
+            } else {
+                objs
+            };
+            for (obj, ptr) in objs {
+                any = true;
+                self.hl(node, map, top, obj, ptr, None, it.obj, &it.ptr);
+            }
+        }
+    }
+
+    fn level_items<'v>(&mut self, lvl: &HlLevel, obj: Option<&'v Map<String, Value>>, ptr: &str) -> Vec<(Option<&'v Map<String, Value>>, String)> {
+        let p = join(ptr, &lvl.path);
+        match get(obj, &lvl.path) {
+            None => Vec::new(),
+            Some(Value::Object(o)) if !lvl.array => vec![(Some(o), p)],
+            Some(Value::Array(a)) if lvl.array => {
+                let mut out = Vec::new();
+                for (k, v) in a.iter().enumerate() {
+                    match v {
+                        Value::Object(o) => out.push((Some(o), format!("{p}/{k}"))),
+                        _ => self.issue("INVALID_FIELD", &format!("{p}/{k}"), format!("expected an object, found {}", kind(v))),
+                    }
+                }
+                out
+            }
+            Some(v) => {
+                self.issue("INVALID_FIELD", &p, format!("expected {}, found {}", if lvl.array { "an array of objects" } else { "an object" }, kind(v)));
+                Vec::new()
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn hl<'v>(
+        &mut self,
+        node: &'d Node,
+        map: &'d NodeMap,
+        lvl: &'d HlLevel,
+        obj: Option<&'v Map<String, Value>>,
+        ptr: String,
+        parent: Option<usize>,
+        container: Option<&'v Map<String, Value>>,
+        container_ptr: &str,
+    ) {
+        self.hl_next += 1;
+        let id = self.hl_next;
+        let (src, src_ptr) = if lvl.flat { (container, container_ptr.to_string()) } else { (obj, ptr.clone()) };
+        let mut kids = Vec::new();
+        for c in map.hier.iter().filter(|c| c.under.contains(&lvl.code)) {
+            for (o, p) in self.level_items(c, src, &src_ptr) {
+                kids.push((c, o, p));
+            }
+        }
+        let item = Item {
+            obj,
+            ptr,
+            seq: id,
+            fixed: None,
+            hl: Some(Hl {
+                id,
+                parent,
+                level: lvl.code.clone(),
+                child: !kids.is_empty(),
+            }),
+        };
+        let children = node.children.as_ref().expect("HL is a loop");
+        self.segment(&children[0], &item);
+        self.nodes(&children[1..], &item);
+        for (c, o, p) in kids {
+            self.hl(node, map, c, o, p, Some(id), src, &src_ptr);
+        }
+    }
+
+    fn derive(&self, d: &Derive, it: &Item<'_>) -> String {
+        let hl = it.hl.as_ref();
+        match d {
+            Derive::Seq => it.seq.to_string(),
+            Derive::HlId => hl.map_or(String::new(), |h| h.id.to_string()),
+            Derive::HlParent => hl.and_then(|h| h.parent).map_or(String::new(), |p| p.to_string()),
+            Derive::HlLevel => hl.map_or(String::new(), |h| h.level.clone()),
+            Derive::HlChild => hl.map_or(String::new(), |h| if h.child { "1" } else { "0" }.to_string()),
+            Derive::Date => self.ctx.date.clone(),
+            Derive::Time => self.ctx.time.clone(),
+            Derive::Count(id) => self.out.iter().filter(|s| s[0] == *id).count().to_string(),
+            Derive::Sum(id, el) => {
+                let mut acc = (0i128, 0u32);
+                for s in self.out.iter().filter(|s| s[0] == *id) {
+                    if let Some(v) = s.get(*el as usize) {
+                        value::add(&mut acc, v);
+                    }
+                }
+                value::scaled_text(acc)
+            }
+            Derive::SumProduct(id, a, b) => {
+                let mut acc = (0i128, 0u32);
+                for s in self.out.iter().filter(|s| s[0] == *id) {
+                    if let (Some(x), Some(y)) = (s.get(*a as usize), s.get(*b as usize)) {
+                        if let Some(p) = value::mul(x, y) {
+                            value::add(&mut acc, &value::scaled_text(p));
+                        }
+                    }
+                }
+                value::scaled_text(acc)
+            }
+        }
+    }
+
+    /// Checks characters and delimiters of a value about to be written.
+    fn check_text(&mut self, text: &str, ptr: &str) -> bool {
+        if let Some(m) = value::check_chars(text, self.v5010) {
+            self.issue("INVALID_CHARACTER", ptr, format!("\"{}\" {m}", preview(text)));
+            return false;
+        }
+        let d = self.ctx.delimiters;
+        if let Some(b) = text.bytes().find(|&b| d.is_delimiter(b)) {
+            let which = if b == d.element {
+                "element separator"
+            } else if b == d.segment {
+                "segment terminator"
+            } else if b == d.component {
+                "component separator"
+            } else {
+                "repetition separator"
+            };
+            self.issue(
+                "CONTAINS_DELIMITER",
+                ptr,
+                format!(
+                    "\"{}\" contains '{}', the partner's {which}; X12 has no escape, so remove or replace it",
+                    preview(text),
+                    b as char
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn convert(&mut self, v: &Value, e: &ElDecl, ptr: &str) -> Option<String> {
+        match value::to_x12(v, e.ptype, e.xtype, e.min, e.max) {
+            Ok(t) => {
+                if !self.check_text(&t, ptr) {
+                    return None;
+                }
+                if let Some(codes) = &e.codes {
+                    if !codes.iter().any(|c| *c == t) {
+                        self.issue("INVALID_CODE", ptr, format!("\"{t}\" is not one of the allowed codes: {}", codes.join(", ")));
+                        return None;
+                    }
+                }
+                Some(t)
+            }
+            Err(p) => {
+                let (code, m) = match p {
+                    Problem::Invalid(m) => ("INVALID_FIELD", m),
+                    Problem::TooLong(m) => ("TOO_LONG", m),
+                    Problem::TooShort(m) => ("TOO_SHORT", m),
+                    Problem::Character(m) => ("INVALID_CHARACTER", m),
+                };
+                if code == "INVALID_FIELD" {
+                    if let Value::String(s) = v {
+                        if !self.check_text(s, ptr) {
+                            return None;
+                        }
+                    }
+                }
+                self.issue(code, ptr, m);
+                None
+            }
+        }
+    }
+
+    fn default_value(&self, d: &Default, e: &ElDecl, it: &Item<'_>) -> Option<Value> {
+        match d {
+            Default::Literal(s) => Some(match e.ptype {
+                PType::Int | PType::Num => value::number(s)?,
+                _ => Value::String(s.clone()),
+            }),
+            Default::Derived(dv) => {
+                let text = self.derive(dv, it);
+                if text.is_empty() {
+                    return None;
+                }
+                match dv {
+                    Derive::Date => value::from_x12(&text, PType::Date, XType::DT),
+                    Derive::Time => value::from_x12(&text, PType::Time, XType::TM),
+                    _ => match e.ptype {
+                        PType::Str => Some(Value::String(text)),
+                        PType::Int | PType::Num => value::number(&text),
+                        _ => None,
+                    },
+                }
+            }
+        }
+    }
+
+    fn segment(&mut self, node: &'d Node, it: &Item<'_>) {
+        let Some(map) = &node.map else {
+            // A start segment without declaration: write its id only.
+            self.out.push(vec![node.id.clone()]);
+            return;
+        };
+        let width = map
+            .elements
+            .iter()
+            .map(|e| match &e.target {
+                Target::Pairs(p) => e.pos as usize + 2 * p.count as usize - 1,
+                _ => e.pos as usize,
+            })
+            .max()
+            .unwrap_or(0);
+        let mut els: Vec<Option<String>> = vec![None; width + 1];
+        // Field pointers per position, for rule messages.
+        let mut ptrs: Vec<Option<String>> = vec![None; width + 1];
+        let mut pending: Vec<&ElDecl> = Vec::new();
+        for e in &map.elements {
+            let pos = e.pos as usize;
+            match &e.target {
+                Target::Unmapped => {}
+                Target::Const(v) => els[pos] = Some(v.clone()),
+                Target::Derived(d) => {
+                    let v = self.derive(d, it);
+                    els[pos] = (!v.is_empty()).then_some(v);
+                }
+                Target::Field(path) => {
+                    if let Some((fp, fv)) = &it.fixed {
+                        if *fp == e.pos {
+                            els[pos] = Some(fv.clone());
+                            continue;
+                        }
+                    }
+                    let ptr = join(&it.ptr, path);
+                    ptrs[pos] = Some(ptr.clone());
+                    match get(it.obj, path) {
+                        Some(v) => els[pos] = self.convert(v, e, &ptr).or(Some(String::new())),
+                        None => pending.push(e),
+                    }
+                }
+                Target::Pairs(p) => self.pairs(p, pos, it, &mut els),
+            }
+        }
+        // Defaults and missing fields, after the present values are known
+        // (a default fills one side of a paired rule only when the other side is there).
+        for e in pending {
+            let pos = e.pos as usize;
+            let Target::Field(path) = &e.target else { continue };
+            let ptr = join(&it.ptr, path);
+            let blocked = map.rules.iter().any(|r| {
+                matches!(r.kind, 'P' | 'C')
+                    && r.positions.contains(&e.pos)
+                    && r.positions.iter().any(|&q| q != e.pos && els.get(q as usize).is_none_or(|v| v.is_none()))
+            });
+            if let (Some(d), false) = (&e.default, blocked) {
+                if let Some(v) = self.default_value(d, e, it) {
+                    if let Some(t) = self.convert(&v, e, &ptr) {
+                        els[pos] = Some(t);
+                        self.defaults.push((ptr, v));
+                        continue;
+                    }
+                }
+            }
+            if e.mandatory {
+                self.issue("MISSING_FIELD", &ptr, format!("is required ({}{:02}, {})", node.id, e.pos, describe(e)));
+            }
+        }
+        for r in &map.rules {
+            self.rule(node, r, &els, &ptrs, it);
+        }
+        let mut seg: Seg = Vec::with_capacity(width + 1);
+        seg.push(node.id.clone());
+        for v in els.into_iter().skip(1) {
+            seg.push(v.unwrap_or_default());
+        }
+        while seg.len() > 1 && seg.last().is_some_and(String::is_empty) {
+            seg.pop();
+        }
+        self.out.push(seg);
+    }
+
+    fn pairs(&mut self, p: &Pairs, pos: usize, it: &Item<'_>, els: &mut [Option<String>]) {
+        let mut list: Vec<(String, String, String, String)> = Vec::new(); // qualifier, id, ptr of id, ptr of qualifier
+        for (q, f) in &p.promote {
+            if let Some(v) = it.obj.and_then(|o| o.get(f)).filter(|v| !v.is_null()) {
+                let ptr = format!("{}/{f}", it.ptr);
+                let el = ElDecl {
+                    pos: 0,
+                    xtype: XType::AN,
+                    min: p.id_len.0,
+                    max: p.id_len.1,
+                    mandatory: false,
+                    target: Target::Unmapped,
+                    ptype: PType::Str,
+                    default: None,
+                    codes: None,
+                    known: None,
+                    doc: None,
+                };
+                if let Some(t) = self.convert(v, &el, &ptr) {
+                    list.push((q.clone(), t, ptr.clone(), ptr));
+                }
+            }
+        }
+        let aptr = join(&it.ptr, &p.array);
+        match get(it.obj, &p.array) {
+            None => {}
+            Some(Value::Array(a)) => {
+                for (k, v) in a.iter().enumerate() {
+                    let ip = format!("{aptr}/{k}");
+                    let Value::Object(o) = v else {
+                        self.issue("INVALID_FIELD", &ip, format!("expected an object {{qualifier, id}}, found {}", kind(v)));
+                        continue;
+                    };
+                    let mut ok = true;
+                    let mut vals = Vec::new();
+                    for (name, (min, max)) in [("qualifier", p.qualifier_len), ("id", p.id_len)] {
+                        let fp = format!("{ip}/{name}");
+                        let el = ElDecl {
+                            pos: 0,
+                            xtype: if name == "id" { XType::AN } else { XType::ID },
+                            min,
+                            max,
+                            mandatory: true,
+                            target: Target::Unmapped,
+                            ptype: PType::Str,
+                            default: None,
+                            codes: None,
+                            known: None,
+                            doc: None,
+                        };
+                        match o.get(name).filter(|v| !v.is_null()) {
+                            None => {
+                                self.issue("MISSING_FIELD", &fp, "is required".into());
+                                ok = false;
+                            }
+                            Some(v) => match self.convert(v, &el, &fp) {
+                                Some(t) => vals.push(t),
+                                None => ok = false,
+                            },
+                        }
+                    }
+                    for key in o.keys().filter(|k| *k != "qualifier" && *k != "id") {
+                        self.issues.push(Issue {
+                            severity: Severity::Warning,
+                            code: "UNKNOWN_FIELD",
+                            pointer: format!("{ip}/{key}"),
+                            message: "is not a field of a product id ({qualifier, id}); it is ignored".into(),
+                        });
+                    }
+                    if ok {
+                        list.push((vals[0].clone(), vals[1].clone(), format!("{ip}/id"), format!("{ip}/qualifier")));
+                    }
+                }
+            }
+            Some(v) => self.issue("INVALID_FIELD", &aptr, format!("expected an array of {{qualifier, id}}, found {}", kind(v))),
+        }
+        if list.len() > p.count as usize {
+            self.issue(
+                "TOO_MANY",
+                &aptr,
+                format!("{} product ids in all (named ones included); at most {} fit in the segment", list.len(), p.count),
+            );
+            list.truncate(p.count as usize);
+        }
+        for (k, (q, id, _, _)) in list.into_iter().enumerate() {
+            els[pos + 2 * k] = Some(q);
+            els[pos + 2 * k + 1] = Some(id);
+        }
+    }
+
+    fn rule(&mut self, node: &Node, r: &Rule, els: &[Option<String>], ptrs: &[Option<String>], it: &Item<'_>) {
+        let has = |p: u8| els.get(p as usize).is_some_and(|v| v.as_ref().is_some_and(|s| !s.is_empty()));
+        let name = |p: u8| -> String {
+            match ptrs.get(p as usize).and_then(|x| x.clone()) {
+                Some(ptr) => ptr.rsplit('/').next().unwrap_or_default().to_string(),
+                None => format!("{}{p:02}", node.id),
+            }
+        };
+        let ptr_of = |p: u8| ptrs.get(p as usize).and_then(|x| x.clone()).unwrap_or_else(|| it.ptr.clone());
+        let first = r.positions[0];
+        let others = &r.positions[1..];
+        let count = r.positions.iter().filter(|&&p| has(p)).count();
+        match r.kind {
+            'P' if count > 0 && count < r.positions.len() => {
+                for &p in r.positions.iter().filter(|&&p| !has(p)) {
+                    let present: Vec<String> = r.positions.iter().filter(|&&q| has(q)).map(|&q| name(q)).collect();
+                    self.issue("MISSING_FIELD", &ptr_of(p), format!("is required together with {} ({} rule P{})", present.join(", "), node.id, digits(&r.positions)));
+                }
+            }
+            'R' if count == 0 => {
+                let names: Vec<String> = r.positions.iter().map(|&q| name(q)).collect();
+                self.issue("MISSING_FIELD", &ptr_of(first), format!("at least one of {} is required ({} rule R{})", names.join(", "), node.id, digits(&r.positions)));
+            }
+            'C' if has(first) => {
+                for &p in others.iter().filter(|&&p| !has(p)) {
+                    self.issue("MISSING_FIELD", &ptr_of(p), format!("is required when {} is given ({} rule C{})", name(first), node.id, digits(&r.positions)));
+                }
+            }
+            'E' if count > 1 => {
+                let names: Vec<String> = r.positions.iter().filter(|&&q| has(q)).map(|&q| name(q)).collect();
+                self.issue("INVALID_FIELD", &ptr_of(first), format!("only one of {} may be given ({} rule E{})", names.join(", "), node.id, digits(&r.positions)));
+            }
+            'L' if has(first) && !others.iter().any(|&p| has(p)) => {
+                let names: Vec<String> = others.iter().map(|&q| name(q)).collect();
+                self.issue("MISSING_FIELD", &ptr_of(others[0]), format!("one of {} is required when {} is given ({} rule L{})", names.join(", "), name(first), node.id, digits(&r.positions)));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn digits(p: &[u8]) -> String {
+    p.iter().map(|x| format!("{x:02}")).collect()
+}
+
+fn describe(e: &ElDecl) -> String {
+    let base = format!("{} {}/{}", e.xtype.name(), e.min, e.max);
+    match &e.doc {
+        Some(d) => format!("{d}, {base}"),
+        None => base,
+    }
+}
+
+/// The start of a long value, for messages.
+pub fn preview(s: &str) -> String {
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}

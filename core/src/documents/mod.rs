@@ -1,0 +1,310 @@
+//! The 18 outbound transaction sets: one declaration per set, as data, drives
+//! rendering (payload JSON → body segments), mapping back (segments → the
+//! same JSON), required-field errors, the payload JSON Schemas, and the
+//! structure validation of received sets.
+//!
+//! Declarations live in `sets/<code>.x12d` (see [`dsl`] for the language)
+//! with shared building blocks (parties, references, dates, product ids) in
+//! `sets/common.x12d`. Each is compiled once per edition: the base edition
+//! (004010; 004030 for 753/754) and 005010. To add a set, write its file and
+//! add it to `SOURCES`: the renderer, mapper, validator and schema follow.
+
+pub mod dsl;
+pub mod encode;
+pub mod model;
+pub mod schema;
+pub mod structure;
+pub mod value;
+
+use crate::envelope::{Document, Group, Transaction};
+use model::{Edition, SetDecl};
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// The transaction sets x12kit renders, maps back and validates.
+pub const TYPES: [&str; 18] = [
+    "850", "810", "855", "856", "204", "210", "211", "212", "214", "753", "754", "858", "940", "943", "944", "945", "947", "990",
+];
+
+const COMMON: &str = include_str!("sets/common.x12d");
+
+const SOURCES: [(&str, &str); 18] = [
+    ("850", include_str!("sets/850.x12d")),
+    ("810", include_str!("sets/810.x12d")),
+    ("855", include_str!("sets/855.x12d")),
+    ("856", include_str!("sets/856.x12d")),
+    ("204", include_str!("sets/204.x12d")),
+    ("210", include_str!("sets/210.x12d")),
+    ("211", include_str!("sets/211.x12d")),
+    ("212", include_str!("sets/212.x12d")),
+    ("214", include_str!("sets/214.x12d")),
+    ("753", include_str!("sets/753.x12d")),
+    ("754", include_str!("sets/754.x12d")),
+    ("858", include_str!("sets/858.x12d")),
+    ("940", include_str!("sets/940.x12d")),
+    ("943", include_str!("sets/943.x12d")),
+    ("944", include_str!("sets/944.x12d")),
+    ("945", include_str!("sets/945.x12d")),
+    ("947", include_str!("sets/947.x12d")),
+    ("990", include_str!("sets/990.x12d")),
+];
+
+/// How serious a payload problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The payload cannot be rendered.
+    Error,
+    /// Rendered, but worth a look (e.g. an unknown field that was ignored).
+    Warning,
+}
+
+/// One problem of a payload: stable code, JSON pointer, message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// Error or warning.
+    pub severity: Severity,
+    /// `MISSING_FIELD`, `INVALID_FIELD`, `TOO_LONG`, `UNKNOWN_FIELD`, …
+    pub code: &'static str,
+    /// JSON pointer of the field (`/lines/2/quantity`).
+    pub pointer: String,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{sev} {} {}: {}", self.code, self.pointer, self.message)
+    }
+}
+
+struct Compiled {
+    sources: Vec<dsl::Source>,
+    decls: Vec<(SetDecl, SetDecl)>,
+    known_ids: Vec<String>,
+}
+
+fn compiled() -> &'static Compiled {
+    static C: OnceLock<Compiled> = OnceLock::new();
+    C.get_or_init(|| {
+        let blocks = dsl::parse_blocks(COMMON).unwrap_or_else(|e| panic!("common.x12d: {e}"));
+        let mut sources = Vec::new();
+        let mut decls = Vec::new();
+        let mut known: Vec<String> = Vec::new();
+        for (code, text) in SOURCES {
+            let src = dsl::parse_source(text, &blocks).unwrap_or_else(|e| panic!("{code}.x12d: {e}"));
+            let base = dsl::compile(&src, Edition::Base).unwrap_or_else(|e| panic!("{code}.x12d: {e}")).0;
+            let v5 = dsl::compile(&src, Edition::V5010).unwrap_or_else(|e| panic!("{code}.x12d (005010): {e}")).0;
+            for id in structure::ids(&base).into_iter().chain(structure::ids(&v5)) {
+                if !known.contains(&id) {
+                    known.push(id);
+                }
+            }
+            sources.push(src);
+            decls.push((base, v5));
+        }
+        Compiled {
+            sources,
+            decls,
+            known_ids: known,
+        }
+    })
+}
+
+/// The edition of a version string (`004010`, `004030`, `005010`, `005010X…`).
+pub fn edition(version: &str) -> Edition {
+    if version.get(..6).is_some_and(|v| v >= "005010") {
+        Edition::V5010
+    } else {
+        Edition::Base
+    }
+}
+
+/// The compiled declaration of a set for an edition.
+pub fn declaration(code: &str, edition: Edition) -> Option<&'static SetDecl> {
+    let c = compiled();
+    let i = TYPES.iter().position(|t| *t == code)?;
+    Some(match edition {
+        Edition::Base => &c.decls[i].0,
+        Edition::V5010 => &c.decls[i].1,
+    })
+}
+
+/// Mapping lines of a set's file that resolve in no edition (declaration typos).
+pub fn unresolved_lines(code: &str) -> Vec<usize> {
+    let c = compiled();
+    let Some(i) = TYPES.iter().position(|t| *t == code) else {
+        return Vec::new();
+    };
+    let src = &c.sources[i];
+    let (_, a) = dsl::compile(src, Edition::Base).expect("compiled before");
+    let (_, b) = dsl::compile(src, Edition::V5010).expect("compiled before");
+    let mut all = Vec::new();
+    fn lines(ls: &[dsl::Line], out: &mut Vec<usize>) {
+        for l in ls {
+            if !l.from_block && matches!(l.words[0].as_str(), "seg" | "loop") {
+                out.push(l.number);
+            }
+            lines(&l.children, out);
+        }
+    }
+    lines(&src.map, &mut all);
+    all.retain(|n| !a.contains(n) && !b.contains(n));
+    all
+}
+
+/// Name of a set (`Purchase Order`).
+pub fn name(code: &str) -> Option<&'static str> {
+    declaration(code, Edition::Base).map(|d| d.name.as_str())
+}
+
+/// GS01 functional identifier of a set (`PO` for 850).
+pub fn functional_id(code: &str) -> Option<&'static str> {
+    declaration(code, Edition::Base).map(|d| d.functional_id.as_str())
+}
+
+/// Earliest version of a set (`004010`; `004030` for 753/754).
+pub fn since(code: &str) -> Option<&'static str> {
+    declaration(code, Edition::Base).map(|d| d.since.as_str())
+}
+
+/// A rendered body: segments (id first, then elements) and the normalised payload.
+#[derive(Debug, Clone)]
+pub struct Body {
+    /// Segments between ST and SE.
+    pub segments: Vec<Vec<String>>,
+    /// The payload as map-back will return it: defaults filled in, numbers canonical.
+    pub normalized: Value,
+    /// Warnings (unknown fields).
+    pub warnings: Vec<Issue>,
+}
+
+/// Renders a payload into body segments. Errors: every problem found, at once.
+pub fn render_body(code: &str, version: &str, payload: &Value, ctx: &encode::Context) -> Result<Body, Vec<Issue>> {
+    let Some(decl) = declaration(code, edition(version)) else {
+        return Err(vec![Issue {
+            severity: Severity::Error,
+            code: "UNKNOWN_DOCUMENT_TYPE",
+            pointer: "/".into(),
+            message: format!("x12kit does not render transaction set {code}; known: {}", TYPES.join(", ")),
+        }]);
+    };
+    let mut enc = encode::Encoder::new(decl, ctx);
+    enc.run(payload);
+    let mut issues = enc.issues;
+    let mut warnings = Vec::new();
+    schema::unknown_fields(code, payload, &mut warnings);
+    if issues.iter().any(|i| i.severity == Severity::Error) {
+        issues.extend(warnings);
+        sort(&mut issues);
+        return Err(issues);
+    }
+    let mut normalized = canonical(payload);
+    for (ptr, v) in enc.defaults {
+        insert(&mut normalized, &ptr, v);
+    }
+    warnings.extend(issues);
+    sort(&mut warnings);
+    Ok(Body {
+        segments: enc.out,
+        normalized,
+        warnings,
+    })
+}
+
+fn sort(issues: &mut [Issue]) {
+    issues.sort_by(|a, b| (a.severity != Severity::Error).cmp(&(b.severity != Severity::Error)).then_with(|| a.pointer.cmp(&b.pointer)));
+}
+
+/// Numbers in canonical form (integral values as integers), recursively.
+pub fn canonical(v: &Value) -> Value {
+    match v {
+        Value::Number(_) => value::canonical(v),
+        Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), canonical(v))).collect()),
+        _ => v.clone(),
+    }
+}
+
+fn insert(root: &mut Value, ptr: &str, v: Value) {
+    let mut cur = root;
+    let parts: Vec<String> = ptr.split('/').skip(1).map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
+    for (k, p) in parts.iter().enumerate() {
+        let last = k + 1 == parts.len();
+        cur = match cur {
+            Value::Object(o) => {
+                if last {
+                    o.insert(p.clone(), v);
+                    return;
+                }
+                o.entry(p.clone()).or_insert_with(|| Value::Object(Default::default()))
+            }
+            Value::Array(a) => match p.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
+                Some(x) => x,
+                None => return,
+            },
+            _ => return,
+        };
+    }
+}
+
+/// The functional group's version (GS08), or `004010` when absent.
+fn group_version<'a>(g: &Group<'a>) -> String {
+    g.gs.as_ref()
+        .map(|gs| String::from_utf8_lossy(gs.value(8)).into_owned())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "004010".into())
+}
+
+fn known(id: &str) -> bool {
+    compiled().known_ids.iter().any(|k| k == id) || matches!(id, "ST" | "SE" | "GS" | "GE" | "ISA" | "IEA")
+}
+
+/// Maps a received transaction set back to its payload JSON; `None` for sets
+/// that are not among the 18.
+pub fn map_back(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<Value> {
+    let code = std::str::from_utf8(tx.kind()).ok()?;
+    let decl = declaration(code, edition(&group_version(group)))?;
+    let segs: Vec<_> = doc.body(tx).collect();
+    let end = tx.se.as_ref().map_or((0, 0), |s| (s.index(), s.offset()));
+    let (occ, _) = structure::match_body(decl, &segs, end, &known);
+    let mut obj = serde_json::Map::new();
+    structure::decode(&decl.body, &occ, &mut obj, None, None);
+    Some(Value::Object(obj))
+}
+
+/// Structure and element findings of a received set of one of the 18 types
+/// (`None` for other types), sorted by position.
+pub fn validate_transaction(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<Vec<structure::Finding>> {
+    let code = std::str::from_utf8(tx.kind()).ok()?;
+    let decl = declaration(code, edition(&group_version(group)))?;
+    let segs: Vec<_> = doc.body(tx).collect();
+    let end = match &tx.se {
+        Some(s) => (s.index(), s.offset()),
+        None => segs.last().map_or((tx.st.index() + 1, tx.st.offset()), |s| (s.index() + 1, s.offset() + s.raw().len())),
+    };
+    let (occ, mut findings) = structure::match_body(decl, &segs, end, &known);
+    structure::check_elements(&decl.body, &occ, None, &mut findings);
+    findings.sort_by_key(|f| (f.segment_index, f.element.unwrap_or(0)));
+    Some(findings)
+}
+
+/// Structure findings of every known set of a parsed document, in order.
+pub fn validate_document(doc: &Document<'_>) -> Vec<structure::Finding> {
+    let mut out = Vec::new();
+    for i in &doc.interchanges {
+        for g in &i.groups {
+            for t in &g.transactions {
+                if let Some(f) = validate_transaction(doc, g, t) {
+                    out.extend(f);
+                }
+            }
+        }
+    }
+    out
+}

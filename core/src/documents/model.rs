@@ -1,0 +1,241 @@
+//! The compiled form of a transaction-set declaration: the standard segment
+//! tree of one edition (4010/4030 or 5010) with the payload mapping attached
+//! to the nodes that carry data.
+
+/// X12 data type of an element (reference §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XType {
+    /// String.
+    AN,
+    /// Identifier (code).
+    ID,
+    /// Integer with `n` implied decimal places (`N0` … `N9`).
+    N(u8),
+    /// Decimal number with an explicit point.
+    R,
+    /// Date, `CCYYMMDD` (or `YYMMDD` when the maximum length is 6).
+    DT,
+    /// Time, `HHMM[SS[D[D]]]`.
+    TM,
+}
+
+impl XType {
+    /// The X12 spelling (`AN`, `ID`, `N2`, `R`, `DT`, `TM`).
+    pub fn name(self) -> String {
+        match self {
+            XType::AN => "AN".into(),
+            XType::ID => "ID".into(),
+            XType::N(n) => format!("N{n}"),
+            XType::R => "R".into(),
+            XType::DT => "DT".into(),
+            XType::TM => "TM".into(),
+        }
+    }
+}
+
+/// JSON type of a payload field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PType {
+    /// A JSON string.
+    Str,
+    /// A JSON integer.
+    Int,
+    /// A JSON number.
+    Num,
+    /// A string `YYYY-MM-DD`.
+    Date,
+    /// A string `HH:MM`, `HH:MM:SS` or `HH:MM:SS.D(D)`.
+    Time,
+}
+
+/// A value computed by the renderer rather than asked of the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Derive {
+    /// Number of segments with this id rendered so far in the set.
+    Count(String),
+    /// Sum of an element of the segments with this id rendered so far.
+    Sum(String, u8),
+    /// Sum of the products of two elements of the segments with this id.
+    SumProduct(String, u8, u8),
+    /// 1-based position of the current item in its array.
+    Seq,
+    /// HL01: this HL's number.
+    HlId,
+    /// HL02: the parent HL's number.
+    HlParent,
+    /// HL03: the hierarchical level code.
+    HlLevel,
+    /// HL04: `1` when the HL has children, else `0`.
+    HlChild,
+    /// The interchange date (GS04).
+    Date,
+    /// The interchange time (GS05).
+    Time,
+}
+
+/// Where an element's value comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// Not mapped: declared for validation only.
+    Unmapped,
+    /// A fixed value.
+    Const(String),
+    /// Computed.
+    Derived(Derive),
+    /// A payload field, as a path relative to the current object.
+    Field(Vec<String>),
+    /// Qualifier/id pairs from this position on, as an array of
+    /// `{qualifier, id}`, with some qualifiers promoted to named fields.
+    Pairs(Box<Pairs>),
+}
+
+/// A run of qualifier/id element pairs (PO106/PO107 …).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pairs {
+    /// Number of pairs.
+    pub count: u8,
+    /// Array path of the non-promoted pairs.
+    pub array: Vec<String>,
+    /// Qualifier code → field name, rendered first, in this order.
+    pub promote: Vec<(String, String)>,
+    /// Length of the qualifier.
+    pub qualifier_len: (u16, u16),
+    /// Length of the id.
+    pub id_len: (u16, u16),
+}
+
+/// Syntax rule of a segment (reference §6 notation: P, R, C, E, L).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// `P` paired, `R` at least one, `C` if first then all, `E` at most one, `L` if first then one other.
+    pub kind: char,
+    /// 1-based element positions.
+    pub positions: Vec<u8>,
+}
+
+/// A default value for an absent field.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Default {
+    /// A literal (in payload form).
+    Literal(String),
+    /// A computed value.
+    Derived(Derive),
+}
+
+/// One element of a segment declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElDecl {
+    /// 1-based position.
+    pub pos: u8,
+    /// X12 type.
+    pub xtype: XType,
+    /// Minimum length.
+    pub min: u16,
+    /// Maximum length.
+    pub max: u16,
+    /// Mandatory in the standard.
+    pub mandatory: bool,
+    /// Value source.
+    pub target: Target,
+    /// JSON type of the payload field.
+    pub ptype: PType,
+    /// Default when the field is absent.
+    pub default: Option<Default>,
+    /// Allowed codes (enforced) when the list is complete.
+    pub codes: Option<Vec<String>>,
+    /// Known codes (documented, not enforced).
+    pub known: Option<Vec<String>>,
+    /// One-line description for the schema.
+    pub doc: Option<String>,
+}
+
+/// How occurrences of a node bind to the payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bind {
+    /// Path of the object or array, relative to the current object.
+    pub path: Vec<String>,
+    /// True: each occurrence is one array item; false: one object.
+    pub array: bool,
+    /// Occurrences whose start segment has this element value (which is then fixed).
+    pub when: Option<(u8, String)>,
+}
+
+/// Levels of an HL hierarchy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HlLevel {
+    /// HL03 code.
+    pub code: String,
+    /// Path of the level's object (array for repeating levels).
+    pub path: Vec<String>,
+    /// Repeating (array) or single (object).
+    pub array: bool,
+    /// Parent level codes (empty: a top level).
+    pub under: Vec<String>,
+    /// Children of this level are placed in its container, not inside it.
+    pub flat: bool,
+}
+
+/// The mapping attached to a node.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeMap {
+    /// Bindings tried in order; empty: the node's fields merge into the current object.
+    pub binds: Vec<Bind>,
+    /// Render even when no field of the node is present.
+    pub always: bool,
+    /// Element declarations (segments only).
+    pub elements: Vec<ElDecl>,
+    /// Syntax rules (segments only).
+    pub rules: Vec<Rule>,
+    /// HL levels this node is rendered for (empty: every level).
+    pub levels: Vec<String>,
+    /// The hierarchy of an HL loop.
+    pub hier: Vec<HlLevel>,
+}
+
+/// A node of the segment tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Segment id (for a loop: the id of its first segment).
+    pub id: String,
+    /// Mandatory in the standard.
+    pub mandatory: bool,
+    /// Maximum use (loop repeats); `u32::MAX` for unbounded.
+    pub max: u32,
+    /// Children of a loop (the first is the loop's start segment); `None` for a segment.
+    pub children: Option<Vec<Node>>,
+    /// Payload mapping, when the node carries data.
+    pub map: Option<NodeMap>,
+}
+
+impl Node {
+    /// True for a loop.
+    pub fn is_loop(&self) -> bool {
+        self.children.is_some()
+    }
+}
+
+/// Edition of a declaration: which structure and lengths apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Edition {
+    /// 004010 (004030 for 753/754).
+    Base,
+    /// 005010.
+    V5010,
+}
+
+/// A compiled transaction set declaration for one edition.
+#[derive(Debug, Clone)]
+pub struct SetDecl {
+    /// Transaction set id, e.g. `850`.
+    pub code: String,
+    /// Functional identifier (GS01).
+    pub functional_id: String,
+    /// Earliest version, e.g. `004010`.
+    pub since: String,
+    /// Name, e.g. `Purchase Order`.
+    pub name: String,
+    /// The edition compiled.
+    pub edition: Edition,
+    /// The body between ST and SE.
+    pub body: Vec<Node>,
+}

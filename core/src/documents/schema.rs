@@ -1,0 +1,419 @@
+//! The payload shape of each set, derived from its declaration (both
+//! editions merged): the JSON Schema published in `schema/documents/`, the
+//! unknown-field check of the renderer, and the generator of test payloads.
+
+use super::model::*;
+use super::{Issue, Severity, TYPES, declaration};
+use serde_json::{Map, Value, json};
+
+/// The JSON shape of a payload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// An object with named fields (in declaration order).
+    Object(Vec<Field>),
+    /// An array of items.
+    Array(Box<Shape>),
+    /// A value.
+    Leaf(Leaf),
+}
+
+/// A named field of an object shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// Field name.
+    pub name: String,
+    /// Its shape.
+    pub shape: Shape,
+    /// Required in the payload.
+    pub required: bool,
+}
+
+/// What a value field accepts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leaf {
+    /// JSON type.
+    pub ptype: PType,
+    /// X12 type of the element.
+    pub xtype: XType,
+    /// Minimum X12 length.
+    pub min: u16,
+    /// Maximum X12 length.
+    pub max: u16,
+    /// Enforced code list.
+    pub codes: Option<Vec<String>>,
+    /// Known codes (documentation).
+    pub known: Option<Vec<String>>,
+    /// Description.
+    pub doc: Option<String>,
+    /// Default value (payload form), or a description of a computed one.
+    pub default: Option<Value>,
+    /// Where the value goes, e.g. `BEG03`.
+    pub element: String,
+}
+
+fn merge(a: &mut Shape, b: Shape) {
+    match (a, b) {
+        (Shape::Object(fa), Shape::Object(fb)) => {
+            for f in fb {
+                match fa.iter_mut().find(|x| x.name == f.name) {
+                    Some(x) => {
+                        x.required = x.required && f.required;
+                        merge(&mut x.shape, f.shape);
+                    }
+                    None => fa.push(f),
+                }
+            }
+        }
+        (Shape::Array(a), Shape::Array(b)) => merge(a, *b),
+        (Shape::Leaf(a), Shape::Leaf(b)) => {
+            a.min = a.min.min(b.min);
+            a.max = a.max.max(b.max);
+        }
+        _ => {}
+    }
+}
+
+fn put(fields: &mut Vec<Field>, path: &[String], shape: Shape, required: bool) {
+    if path.len() == 1 {
+        let f = Field {
+            name: path[0].clone(),
+            shape,
+            required,
+        };
+        match fields.iter_mut().find(|x| x.name == f.name) {
+            Some(x) => {
+                x.required = x.required || f.required;
+                merge(&mut x.shape, f.shape);
+            }
+            None => fields.push(f),
+        }
+        return;
+    }
+    let i = match fields.iter().position(|x| x.name == path[0]) {
+        Some(i) => i,
+        None => {
+            fields.push(Field {
+                name: path[0].clone(),
+                shape: Shape::Object(Vec::new()),
+                required: false,
+            });
+            fields.len() - 1
+        }
+    };
+    if let Shape::Object(inner) = &mut fields[i].shape {
+        put(inner, &path[1..], shape, required);
+    }
+}
+
+fn leaf(e: &ElDecl, seg: &str, date: bool) -> Leaf {
+    Leaf {
+        ptype: e.ptype,
+        xtype: e.xtype,
+        min: e.min,
+        max: e.max,
+        codes: e.codes.clone(),
+        known: e.known.clone(),
+        doc: e.doc.clone(),
+        default: match &e.default {
+            Some(Default::Literal(s)) => Some(match e.ptype {
+                PType::Int | PType::Num => super::value::number(s).unwrap_or(Value::String(s.clone())),
+                _ => Value::String(s.clone()),
+            }),
+            Some(Default::Derived(d)) if date => Some(Value::String(
+                match d {
+                    Derive::Seq => "the item's position (1, 2, …)",
+                    Derive::Date => "the interchange date",
+                    Derive::Time => "the interchange time",
+                    _ => "computed from the lines",
+                }
+                .into(),
+            )),
+            _ => None,
+        },
+        element: format!("{seg}{:02}", e.pos),
+    }
+}
+
+fn seg_fields(node: &Node, fields: &mut Vec<Field>, required: bool, fixed: Option<u8>) {
+    let Some(map) = &node.map else { return };
+    for e in &map.elements {
+        match &e.target {
+            Target::Field(p) if Some(e.pos) != fixed => {
+                let req = required && e.mandatory && e.default.is_none() && p.len() == 1;
+                put(fields, p, Shape::Leaf(leaf(e, &node.id, true)), req);
+            }
+            Target::Pairs(p) => {
+                for (q, f) in &p.promote {
+                    let l = Leaf {
+                        ptype: PType::Str,
+                        xtype: XType::AN,
+                        min: p.id_len.0,
+                        max: p.id_len.1,
+                        codes: None,
+                        known: None,
+                        doc: Some(format!("product id with qualifier {q}")),
+                        default: None,
+                        element: format!("{}{:02}", node.id, e.pos),
+                    };
+                    put(fields, &[f.clone()], Shape::Leaf(l), false);
+                }
+                let q = Leaf {
+                    ptype: PType::Str,
+                    xtype: XType::ID,
+                    min: p.qualifier_len.0,
+                    max: p.qualifier_len.1,
+                    codes: None,
+                    known: None,
+                    doc: Some("product/service id qualifier (e.g. SK, UP, VP, BP, IN)".into()),
+                    default: None,
+                    element: format!("{}{:02}", node.id, e.pos),
+                };
+                let id = Leaf {
+                    ptype: PType::Str,
+                    xtype: XType::AN,
+                    min: p.id_len.0,
+                    max: p.id_len.1,
+                    codes: None,
+                    known: None,
+                    doc: Some("product/service id".into()),
+                    default: None,
+                    element: format!("{}{:02}", node.id, e.pos + 1),
+                };
+                let item = Shape::Object(vec![
+                    Field {
+                        name: "qualifier".into(),
+                        shape: Shape::Leaf(q),
+                        required: true,
+                    },
+                    Field {
+                        name: "id".into(),
+                        shape: Shape::Leaf(id),
+                        required: true,
+                    },
+                ]);
+                put(fields, &p.array, Shape::Array(Box::new(item)), false);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn body(nodes: &[Node], fields: &mut Vec<Field>, required: bool, level: Option<&str>, fixed: Option<u8>) {
+    for (k, node) in nodes.iter().enumerate() {
+        let Some(map) = &node.map else { continue };
+        if !map.levels.is_empty() && !level.is_some_and(|l| map.levels.iter().any(|x| x == l)) {
+            continue;
+        }
+        if !map.hier.is_empty() {
+            hier(node, map, fields);
+            continue;
+        }
+        let content = |fields: &mut Vec<Field>, req: bool, fixed: Option<u8>| match &node.children {
+            Some(children) => {
+                seg_fields(&children[0], fields, req, fixed);
+                body(&children[1..], fields, req, level, None);
+            }
+            None => seg_fields(node, fields, req, fixed),
+        };
+        if map.binds.is_empty() {
+            let req = required && (node.mandatory || (k == 0 && fixed.is_some()));
+            content(fields, req, if k == 0 { fixed } else { None });
+        } else {
+            for b in &map.binds {
+                let mut item = Vec::new();
+                content(&mut item, true, b.when.as_ref().map(|w| w.0));
+                let shape = if b.array { Shape::Array(Box::new(Shape::Object(item))) } else { Shape::Object(item) };
+                put(fields, &b.path, shape, required && node.mandatory && map.binds.len() == 1);
+            }
+        }
+    }
+}
+
+fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
+    let children = node.children.as_deref().unwrap_or(&[]);
+    fn level(children: &[Node], map: &NodeMap, lvl: &HlLevel, container: &mut Vec<Field>) {
+        let mut obj = Vec::new();
+        seg_fields(&children[0], &mut obj, true, None);
+        body(&children[1..], &mut obj, true, Some(&lvl.code), None);
+        for c in map.hier.iter().filter(|c| c.under.contains(&lvl.code)) {
+            if lvl.flat {
+                level(children, map, c, container);
+            } else {
+                level(children, map, c, &mut obj);
+            }
+        }
+        let shape = if lvl.array { Shape::Array(Box::new(Shape::Object(obj))) } else { Shape::Object(obj) };
+        put(container, &lvl.path, shape, false);
+    }
+    for top in map.hier.iter().filter(|l| l.under.is_empty()) {
+        level(children, map, top, root);
+    }
+}
+
+/// The payload shape of a set (both editions merged).
+pub fn shape(code: &str) -> Option<Shape> {
+    let mut out = None;
+    for ed in [Edition::Base, Edition::V5010] {
+        let d = declaration(code, ed)?;
+        let mut fields = Vec::new();
+        body(&d.body, &mut fields, true, None, None);
+        let s = Shape::Object(fields);
+        match &mut out {
+            None => out = Some(s),
+            Some(a) => merge(a, s),
+        }
+    }
+    out
+}
+
+fn leaf_schema(l: &Leaf) -> Value {
+    let mut m = Map::new();
+    let mut desc = l.doc.clone().unwrap_or_default();
+    if !desc.is_empty() {
+        desc.push_str(". ");
+    }
+    desc.push_str(&format!("X12 {} ({} {}/{})", l.element, l.xtype.name(), l.min, l.max));
+    if let Some(k) = &l.known {
+        desc.push_str(&format!(". Common codes: {}", k.join(", ")));
+    }
+    match l.ptype {
+        PType::Str => {
+            m.insert("type".into(), json!("string"));
+            m.insert("minLength".into(), json!(l.min));
+            m.insert("maxLength".into(), json!(l.max));
+            m.insert("pattern".into(), json!("^[ -~]*$"));
+        }
+        PType::Int => {
+            m.insert("type".into(), json!("integer"));
+        }
+        PType::Num => {
+            m.insert("type".into(), json!("number"));
+            if let XType::N(n) = l.xtype {
+                if n > 0 {
+                    desc.push_str(&format!("; written with {n} implied decimals (970.25 → 97025)"));
+                }
+            }
+        }
+        PType::Date => {
+            m.insert("type".into(), json!("string"));
+            m.insert("format".into(), json!("date"));
+            m.insert("pattern".into(), json!("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"));
+        }
+        PType::Time => {
+            m.insert("type".into(), json!("string"));
+            m.insert("pattern".into(), json!("^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,2})?)?$"));
+        }
+    }
+    if let Some(c) = &l.codes {
+        m.insert("enum".into(), json!(c));
+    }
+    match &l.default {
+        Some(Value::String(s)) if s.contains(' ') => desc.push_str(&format!("; default: {s}")),
+        Some(d) => {
+            m.insert("default".into(), d.clone());
+        }
+        None => {}
+    }
+    m.insert("description".into(), json!(desc));
+    Value::Object(m)
+}
+
+/// The JSON Schema of a shape.
+pub fn to_schema(s: &Shape) -> Value {
+    match s {
+        Shape::Leaf(l) => leaf_schema(l),
+        Shape::Array(inner) => json!({"type": "array", "items": to_schema(inner)}),
+        Shape::Object(fields) => {
+            let mut props = Map::new();
+            let mut req = Vec::new();
+            for f in fields {
+                props.insert(f.name.clone(), to_schema(&f.shape));
+                if f.required {
+                    req.push(f.name.clone());
+                }
+            }
+            let mut m = Map::new();
+            m.insert("type".into(), json!("object"));
+            m.insert("properties".into(), Value::Object(props));
+            if !req.is_empty() {
+                m.insert("required".into(), json!(req));
+            }
+            m.insert("additionalProperties".into(), json!(false));
+            Value::Object(m)
+        }
+    }
+}
+
+/// The published JSON Schema of a set's payload (`schema/documents/<code>.schema.json`).
+pub fn schema(code: &str) -> Option<Value> {
+    let s = shape(code)?;
+    let d = declaration(code, Edition::Base)?;
+    let mut v = to_schema(&s);
+    let m = v.as_object_mut()?;
+    let mut out = Map::new();
+    out.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+    out.insert("$id".into(), json!(format!("https://example.invalid/x12kit/schema/documents/{code}.schema.json")));
+    out.insert("title".into(), json!(format!("{code} {} payload", d.name)));
+    out.insert(
+        "description".into(),
+        json!(format!(
+            "Payload of an outbound {code} ({}; GS01 {}; from version {}) for x12kit render, and the `document` x12kit parse maps a received {code} back to. Generated from the declaration core/src/documents/sets/{code}.x12d: do not edit by hand. Dates are YYYY-MM-DD, times HH:MM[:SS], amounts JSON numbers. Fields not listed here are ignored by render with an UNKNOWN_FIELD warning.",
+            d.name, d.functional_id, d.since
+        )),
+    );
+    for (k, val) in std::mem::take(m) {
+        out.insert(k, val);
+    }
+    Some(Value::Object(out))
+}
+
+/// Adds an `UNKNOWN_FIELD` warning for every payload field the set does not map.
+pub fn unknown_fields(code: &str, payload: &Value, out: &mut Vec<Issue>) {
+    if let Some(s) = shape(code) {
+        walk(&s, payload, "", out);
+    }
+}
+
+fn walk(s: &Shape, v: &Value, ptr: &str, out: &mut Vec<Issue>) {
+    match (s, v) {
+        (Shape::Object(fields), Value::Object(o)) => {
+            for (k, val) in o {
+                let p = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
+                match fields.iter().find(|f| f.name == *k) {
+                    Some(f) => walk(&f.shape, val, &p, out),
+                    None => out.push(Issue {
+                        severity: Severity::Warning,
+                        code: "UNKNOWN_FIELD",
+                        pointer: p,
+                        message: format!(
+                            "is not a field of this document{}; it is ignored",
+                            suggestion(k, fields).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default()
+                        ),
+                    }),
+                }
+            }
+        }
+        (Shape::Array(inner), Value::Array(a)) => {
+            for (i, item) in a.iter().enumerate() {
+                walk(inner, item, &format!("{ptr}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn suggestion<'f>(k: &str, fields: &'f [Field]) -> Option<&'f str> {
+    let lk = k.to_ascii_lowercase();
+    fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .find(|n| {
+            let ln = n.to_ascii_lowercase();
+            ln == lk || (lk.len() > 3 && (ln.starts_with(&lk) || lk.starts_with(&ln)))
+        })
+}
+
+/// Every set's schema, in [`TYPES`] order.
+pub fn all() -> Vec<(&'static str, Value)> {
+    TYPES.iter().filter_map(|c| schema(c).map(|s| (*c, s))).collect()
+}

@@ -1,0 +1,528 @@
+//! Matching received segments against a declaration's segment tree (order,
+//! loops, repeats, mandatory segments), checking their elements, and mapping
+//! the matched tree back to payload JSON.
+
+use super::model::*;
+use super::value;
+use crate::segment::Segment;
+use serde_json::{Map, Value};
+
+/// A matched loop occurrence (or the whole body): (node index, item) pairs.
+#[derive(Debug, Default)]
+pub struct Occ<'a> {
+    /// Items in input order.
+    pub items: Vec<(usize, Item<'a>)>,
+}
+
+/// A matched segment or nested loop occurrence.
+#[derive(Debug)]
+pub enum Item<'a> {
+    /// A segment.
+    Seg(Segment<'a>),
+    /// A loop occurrence (its first item is the start segment).
+    Loop(Occ<'a>),
+}
+
+/// A structure or element problem in a received set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Stable code.
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// 0-based index of the segment concerned (for a missing segment: where it was expected).
+    pub segment_index: usize,
+    /// Byte offset of that segment.
+    pub offset: usize,
+    /// Segment id (the missing one, for a missing segment).
+    pub segment_id: String,
+    /// 1-based element position, for element errors.
+    pub element: Option<u32>,
+    /// 1-based component position inside the element.
+    pub component: Option<u32>,
+    /// Segment error code for AK304/IK304.
+    pub segment_code: Option<&'static str>,
+    /// Element error code for AK403/IK403.
+    pub element_code: Option<&'static str>,
+    /// The bad value (for AK404/IK404).
+    pub value: Option<String>,
+    /// Loop id of the segment (AK303/IK303), when inside a loop.
+    pub loop_id: Option<String>,
+}
+
+struct Matcher<'s, 'a> {
+    segs: &'s [Segment<'a>],
+    pos: usize,
+    end: (usize, usize),
+    findings: Vec<Finding>,
+    all_ids: &'s dyn Fn(&str) -> bool,
+    set_ids: Vec<String>,
+}
+
+fn collect_ids(nodes: &[Node], out: &mut Vec<String>) {
+    for n in nodes {
+        if !out.contains(&n.id) {
+            out.push(n.id.clone());
+        }
+        if let Some(c) = &n.children {
+            collect_ids(c, out);
+        }
+    }
+}
+
+impl<'a> Matcher<'_, 'a> {
+    fn finding(&mut self, code: &'static str, seg_code: &'static str, message: String, at: Option<&Segment<'a>>, id: &str, loop_id: Option<&str>) {
+        let (segment_index, offset) = match at {
+            Some(s) => (s.index(), s.offset()),
+            None => self.end,
+        };
+        self.findings.push(Finding {
+            code,
+            message,
+            segment_index,
+            offset,
+            segment_id: id.to_string(),
+            element: None,
+            component: None,
+            segment_code: Some(seg_code),
+            element_code: None,
+            value: None,
+            loop_id: loop_id.map(str::to_string),
+        });
+    }
+
+    /// Matches segments into `occ` against `nodes`, starting at node `first`.
+    fn run(&mut self, nodes: &[Node], first: usize, occ: &mut Occ<'a>, ancestors: &[(&[Node], usize)], loop_id: Option<&str>) {
+        let mut i = first;
+        let mut counts = vec![0u32; nodes.len()];
+        let mut reported = vec![false; nodes.len()];
+        if first == 1 {
+            counts[0] = 1;
+        }
+        while self.pos < self.segs.len() {
+            let seg = self.segs[self.pos];
+            let id = String::from_utf8_lossy(seg.id()).into_owned();
+            let found = (i..nodes.len()).find(|&j| nodes[j].id == id && !(j == 0 && first == 1));
+            match found {
+                Some(j) => {
+                    for k in i..j {
+                        if nodes[k].mandatory && counts[k] == 0 && !reported[k] {
+                            reported[k] = true;
+                            let kind = if nodes[k].is_loop() { "loop" } else { "segment" };
+                            self.finding(
+                                "SEGMENT_MISSING",
+                                "3",
+                                format!("mandatory {} {} is missing before this {id}", nodes[k].id, kind),
+                                Some(&seg),
+                                &nodes[k].id,
+                                loop_id,
+                            );
+                        }
+                    }
+                    counts[j] += 1;
+                    if counts[j] > nodes[j].max {
+                        let lp = nodes[j].is_loop();
+                        self.finding(
+                            if lp { "LOOP_TOO_MANY" } else { "SEGMENT_TOO_MANY" },
+                            if lp { "4" } else { "5" },
+                            format!(
+                                "{} {} occurs {} times; at most {} allowed here",
+                                id,
+                                if lp { "loop" } else { "segment" },
+                                counts[j],
+                                nodes[j].max
+                            ),
+                            Some(&seg),
+                            &id,
+                            loop_id,
+                        );
+                    }
+                    self.pos += 1;
+                    match &nodes[j].children {
+                        Some(children) => {
+                            let mut sub = Occ { items: vec![(0, Item::Seg(seg))] };
+                            let mut anc = ancestors.to_vec();
+                            anc.push((nodes, j));
+                            self.run(children, 1, &mut sub, &anc, Some(&nodes[j].id));
+                            occ.items.push((j, Item::Loop(sub)));
+                        }
+                        None => occ.items.push((j, Item::Seg(seg))),
+                    }
+                    i = j;
+                }
+                None => {
+                    let up = ancestors
+                        .iter()
+                        .any(|(ns, at)| ns[*at..].iter().any(|n| n.id == id));
+                    if up {
+                        break;
+                    }
+                    let (code, seg_code, why) = if !self.set_ids.contains(&id) {
+                        if (self.all_ids)(&id) {
+                            ("SEGMENT_NOT_IN_SET", "6", "is not defined in this transaction set")
+                        } else {
+                            ("SEGMENT_UNKNOWN", "1", "is not a recognized segment id")
+                        }
+                    } else if nodes[..i].iter().any(|n| n.id == id)
+                        || ancestors.iter().any(|(ns, at)| ns[..*at].iter().any(|n| n.id == id))
+                    {
+                        ("SEGMENT_OUT_OF_ORDER", "7", "is out of order: it belongs earlier in the set")
+                    } else {
+                        ("SEGMENT_UNEXPECTED", "2", "is not expected at this point (it belongs in another loop)")
+                    };
+                    self.finding(code, seg_code, format!("segment {id} {why}"), Some(&seg), &id, loop_id);
+                    self.pos += 1;
+                }
+            }
+        }
+        let next = self.segs.get(self.pos).copied();
+        for k in i..nodes.len() {
+            if nodes[k].mandatory && counts[k] == 0 && !reported[k] {
+                let kind = if nodes[k].is_loop() { "loop" } else { "segment" };
+                let where_ = match loop_id {
+                    Some(l) => format!("in the {l} loop"),
+                    None => "in the transaction set".to_string(),
+                };
+                self.finding(
+                    "SEGMENT_MISSING",
+                    "3",
+                    format!("mandatory {} {kind} is missing {where_}", nodes[k].id),
+                    next.as_ref(),
+                    &nodes[k].id,
+                    loop_id,
+                );
+            }
+        }
+    }
+}
+
+/// Matches a set's body; `end` is the (index, offset) of the SE (or where it should be).
+pub fn match_body<'a>(decl: &SetDecl, segs: &[Segment<'a>], end: (usize, usize), known: &dyn Fn(&str) -> bool) -> (Occ<'a>, Vec<Finding>) {
+    let mut set_ids = Vec::new();
+    collect_ids(&decl.body, &mut set_ids);
+    let mut m = Matcher {
+        segs,
+        pos: 0,
+        end,
+        findings: Vec::new(),
+        all_ids: known,
+        set_ids,
+    };
+    let mut occ = Occ::default();
+    m.run(&decl.body, 0, &mut occ, &[], None);
+    (occ, m.findings)
+}
+
+/// All segment ids of a declaration (for "known segment" checks).
+pub fn ids(decl: &SetDecl) -> Vec<String> {
+    let mut v = Vec::new();
+    collect_ids(&decl.body, &mut v);
+    v
+}
+
+// ---------------------------------------------------------------- elements
+
+fn el_finding(seg: &Segment<'_>, pos: u32, comp: Option<u32>, code: &'static str, ak4: &'static str, message: String, value: Option<String>, loop_id: Option<&str>) -> Finding {
+    Finding {
+        code,
+        message,
+        segment_index: seg.index(),
+        offset: seg.offset(),
+        segment_id: String::from_utf8_lossy(seg.id()).into_owned(),
+        element: Some(pos),
+        component: comp,
+        segment_code: Some("8"),
+        element_code: Some(ak4),
+        value,
+        loop_id: loop_id.map(str::to_string),
+    }
+}
+
+fn check_value(seg: &Segment<'_>, pos: u32, raw: &str, xt: XType, min: u16, max: u16, codes: Option<&Vec<String>>, loop_id: Option<&str>, out: &mut Vec<Finding>) {
+    let id = String::from_utf8_lossy(seg.id()).into_owned();
+    let len = match xt {
+        XType::R | XType::N(_) => value::digits(raw),
+        _ => raw.chars().count(),
+    };
+    let name = format!("{id}{pos:02}");
+    if len > max as usize {
+        out.push(el_finding(seg, pos, None, "ELEMENT_TOO_LONG", "5", format!("{name} \"{}\" is {len} long; at most {max} allowed", short(raw)), Some(raw.into()), loop_id));
+        return;
+    }
+    if len < min as usize {
+        out.push(el_finding(seg, pos, None, "ELEMENT_TOO_SHORT", "4", format!("{name} \"{raw}\" is {len} long; at least {min} required"), Some(raw.into()), loop_id));
+        return;
+    }
+    if let Some((code, m)) = value::check_x12(raw, xt) {
+        let c = match code {
+            "8" => "ELEMENT_INVALID_DATE",
+            "9" => "ELEMENT_INVALID_TIME",
+            _ => "ELEMENT_INVALID_CHARACTER",
+        };
+        out.push(el_finding(seg, pos, None, c, code, format!("{name}: {m}"), Some(raw.into()), loop_id));
+        return;
+    }
+    if let Some(codes) = codes {
+        if !codes.iter().any(|c| c == raw) {
+            out.push(el_finding(seg, pos, None, "ELEMENT_INVALID_CODE", "7", format!("{name} \"{raw}\" is not one of the codes {}", codes.join(", ")), Some(raw.into()), loop_id));
+        }
+    }
+}
+
+fn short(s: &str) -> String {
+    super::encode::preview(s)
+}
+
+/// Checks the declared elements and syntax rules of one received segment.
+pub fn check_segment(map: &NodeMap, seg: &Segment<'_>, loop_id: Option<&str>, out: &mut Vec<Finding>) {
+    let id = String::from_utf8_lossy(seg.id()).into_owned();
+    let val = |p: usize| String::from_utf8_lossy(seg.value(p)).into_owned();
+    for e in &map.elements {
+        let pos = e.pos as usize;
+        match &e.target {
+            Target::Pairs(p) => {
+                for k in 0..p.count as usize {
+                    let (q, v) = (val(pos + 2 * k), val(pos + 2 * k + 1));
+                    if q.is_empty() && v.is_empty() {
+                        continue;
+                    }
+                    if q.is_empty() || v.is_empty() {
+                        let missing = if q.is_empty() { pos + 2 * k } else { pos + 2 * k + 1 };
+                        out.push(el_finding(seg, missing as u32, None, "ELEMENT_CONDITIONAL_MISSING", "2", format!("{id}{missing:02} is required with {id}{:02} (qualifier/id pair)", if q.is_empty() { missing + 1 } else { missing - 1 }), None, loop_id));
+                        continue;
+                    }
+                    check_value(seg, (pos + 2 * k) as u32, &q, XType::ID, p.qualifier_len.0, p.qualifier_len.1, None, loop_id, out);
+                    check_value(seg, (pos + 2 * k + 1) as u32, &v, XType::AN, p.id_len.0, p.id_len.1, None, loop_id, out);
+                }
+            }
+            _ => {
+                let raw = val(pos);
+                if raw.is_empty() {
+                    if e.mandatory {
+                        out.push(el_finding(seg, pos as u32, None, "ELEMENT_MISSING", "1", format!("mandatory element {id}{pos:02} ({}) is missing", e.doc.clone().unwrap_or_else(|| e.xtype.name())), None, loop_id));
+                    }
+                    continue;
+                }
+                check_value(seg, pos as u32, &raw, e.xtype, e.min, e.max, e.codes.as_ref(), loop_id, out);
+            }
+        }
+    }
+    let has = |p: u8| !seg.value(p as usize).is_empty();
+    for r in &map.rules {
+        let count = r.positions.iter().filter(|&&p| has(p)).count();
+        let first = r.positions[0];
+        let bad: Option<(u8, &'static str, &'static str, &str)> = match r.kind {
+            'P' if count > 0 && count < r.positions.len() => r.positions.iter().find(|&&p| !has(p)).map(|&p| (p, "2", "ELEMENT_CONDITIONAL_MISSING", "paired elements must be given together")),
+            'R' if count == 0 => Some((first, "2", "ELEMENT_CONDITIONAL_MISSING", "at least one of the elements is required")),
+            'C' if has(first) => r.positions[1..].iter().find(|&&p| !has(p)).map(|&p| (p, "2", "ELEMENT_CONDITIONAL_MISSING", "required when the first element of the rule is present")),
+            'E' if count > 1 => r.positions.iter().filter(|&&p| has(p)).nth(1).map(|&p| (p, "10", "ELEMENT_EXCLUSION_VIOLATED", "only one of the elements may be present")),
+            'L' if has(first) && !r.positions[1..].iter().any(|&p| has(p)) => Some((r.positions[1], "2", "ELEMENT_CONDITIONAL_MISSING", "one of the other elements is required when the first is present")),
+            _ => None,
+        };
+        if let Some((p, ak4, code, why)) = bad {
+            let digits: String = r.positions.iter().map(|x| format!("{x:02}")).collect();
+            out.push(el_finding(seg, p as u32, None, code, ak4, format!("{id} syntax rule {}{digits}: {why} ({id}{p:02})", r.kind), None, loop_id));
+        }
+    }
+}
+
+/// Checks the elements of every matched segment that has declarations.
+pub fn check_elements(nodes: &[Node], occ: &Occ<'_>, loop_id: Option<&str>, out: &mut Vec<Finding>) {
+    for (j, item) in &occ.items {
+        let node = &nodes[*j];
+        match item {
+            Item::Seg(s) => {
+                if let Some(map) = &node.map {
+                    check_segment(map, s, loop_id, out);
+                }
+            }
+            Item::Loop(o) => check_elements(node.children.as_deref().unwrap_or(&[]), o, Some(&node.id), out),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- map back
+
+fn entry<'m>(obj: &'m mut Map<String, Value>, path: &[String]) -> &'m mut Value {
+    let mut cur = obj.entry(path[0].clone()).or_insert(Value::Null);
+    for p in &path[1..] {
+        if !cur.is_object() {
+            *cur = Value::Object(Map::new());
+        }
+        cur = cur.as_object_mut().expect("object").entry(p.clone()).or_insert(Value::Null);
+    }
+    cur
+}
+
+fn set(obj: &mut Map<String, Value>, path: &[String], v: Value) {
+    let slot = entry(obj, path);
+    if slot.is_null() {
+        *slot = v;
+    }
+}
+
+fn start<'o, 'a>(item: &'o Item<'a>) -> &'o Segment<'a> {
+    match item {
+        Item::Seg(s) => s,
+        Item::Loop(o) => match &o.items[0].1 {
+            Item::Seg(s) => s,
+            Item::Loop(_) => unreachable!("a loop starts with a segment"),
+        },
+    }
+}
+
+/// Maps a matched tree into `obj`.
+pub fn decode(nodes: &[Node], occ: &Occ<'_>, obj: &mut Map<String, Value>, level: Option<&str>, fixed: Option<u8>) {
+    let mut hier_done = Vec::new();
+    for (j, item) in &occ.items {
+        let node = &nodes[*j];
+        let Some(map) = &node.map else { continue };
+        if !map.hier.is_empty() {
+            if !hier_done.contains(j) {
+                hier_done.push(*j);
+                let all: Vec<&Occ<'_>> = occ
+                    .items
+                    .iter()
+                    .filter(|(k, _)| k == j)
+                    .filter_map(|(_, it)| match it {
+                        Item::Loop(o) => Some(o),
+                        Item::Seg(_) => None,
+                    })
+                    .collect();
+                decode_hier(node, map, &all, obj);
+            }
+            continue;
+        }
+        if !map.levels.is_empty() && !level.is_some_and(|l| map.levels.iter().any(|x| x == l)) {
+            continue;
+        }
+        let seg = start(item);
+        let (target, fixed_pos): (&mut Map<String, Value>, Option<u8>) = if map.binds.is_empty() {
+            (&mut *obj, fixed)
+        } else {
+            let chosen = map.binds.iter().find(|b| {
+                let cond = b.when.as_ref().is_none_or(|(p, v)| seg.value(*p as usize) == v.as_bytes());
+                let free = b.array || obj.get(&b.path[0]).is_none() || entry_is_null(obj, &b.path);
+                cond && free
+            });
+            let Some(b) = chosen else { continue };
+            let slot = entry(obj, &b.path);
+            let fp = b.when.as_ref().map(|w| w.0);
+            if b.array {
+                if !slot.is_array() {
+                    *slot = Value::Array(Vec::new());
+                }
+                let arr = slot.as_array_mut().expect("array");
+                arr.push(Value::Object(Map::new()));
+                (arr.last_mut().and_then(Value::as_object_mut).expect("object"), fp)
+            } else {
+                *slot = Value::Object(Map::new());
+                (slot.as_object_mut().expect("object"), fp)
+            }
+        };
+        match item {
+            Item::Seg(s) => decode_segment(map, s, target, fixed_pos),
+            Item::Loop(o) => decode(node.children.as_deref().unwrap_or(&[]), o, target, level, fixed_pos),
+        }
+    }
+}
+
+fn entry_is_null(obj: &Map<String, Value>, path: &[String]) -> bool {
+    let mut cur = obj.get(&path[0]);
+    for p in &path[1..] {
+        cur = cur.and_then(|c| c.get(p));
+    }
+    cur.is_none_or(Value::is_null)
+}
+
+/// Maps one segment's declared elements into `obj`.
+pub fn decode_segment(map: &NodeMap, seg: &Segment<'_>, obj: &mut Map<String, Value>, fixed: Option<u8>) {
+    let val = |p: usize| String::from_utf8_lossy(seg.value(p)).into_owned();
+    for e in &map.elements {
+        match &e.target {
+            Target::Field(path) => {
+                if Some(e.pos) == fixed {
+                    continue;
+                }
+                let raw = val(e.pos as usize);
+                if raw.is_empty() {
+                    continue;
+                }
+                let v = value::from_x12(&raw, e.ptype, e.xtype).unwrap_or(Value::String(raw));
+                set(obj, path, v);
+            }
+            Target::Pairs(p) => {
+                let pos = e.pos as usize;
+                for k in 0..p.count as usize {
+                    let (q, id) = (val(pos + 2 * k), val(pos + 2 * k + 1));
+                    if q.is_empty() && id.is_empty() {
+                        continue;
+                    }
+                    if let Some((_, f)) = p.promote.iter().find(|(pq, f)| *pq == q && !obj.contains_key(f.as_str())) {
+                        obj.insert(f.clone(), Value::String(id));
+                        continue;
+                    }
+                    let slot = entry(obj, &p.array);
+                    if !slot.is_array() {
+                        *slot = Value::Array(Vec::new());
+                    }
+                    let mut m = Map::new();
+                    m.insert("qualifier".into(), Value::String(q));
+                    m.insert("id".into(), Value::String(id));
+                    slot.as_array_mut().expect("array").push(Value::Object(m));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn decode_hier(node: &Node, map: &NodeMap, occs: &[&Occ<'_>], root: &mut Map<String, Value>) {
+    struct Entry {
+        id: String,
+        level: usize,
+        obj: Map<String, Value>,
+        container: Option<usize>,
+    }
+    let children = node.children.as_deref().unwrap_or(&[]);
+    let mut entries: Vec<Entry> = Vec::new();
+    for o in occs {
+        let hl = start(&o.items[0].1);
+        let code = String::from_utf8_lossy(hl.value(3)).into_owned();
+        let Some(li) = map.hier.iter().position(|l| l.code == code) else { continue };
+        let mut obj = Map::new();
+        decode(children, o, &mut obj, Some(&code), None);
+        let parent_id = String::from_utf8_lossy(hl.value(2)).into_owned();
+        let lvl = &map.hier[li];
+        // The container: the parent entry (or the parent's container when the parent is flat).
+        let mut container = None;
+        if !parent_id.is_empty() && !lvl.under.is_empty() {
+            if let Some(p) = entries.iter().rposition(|e| e.id == parent_id) {
+                container = if map.hier[entries[p].level].flat { entries[p].container } else { Some(p) };
+            }
+        }
+        entries.push(Entry {
+            id: String::from_utf8_lossy(hl.value(1)).into_owned(),
+            level: li,
+            obj,
+            container,
+        });
+    }
+    // Place children before parents are moved: walk backwards, inserting at the front.
+    while let Some(e) = entries.pop() {
+        let lvl = &map.hier[e.level];
+        let target: &mut Map<String, Value> = match e.container {
+            Some(p) => &mut entries[p].obj,
+            None => &mut *root,
+        };
+        let slot = entry(target, &lvl.path);
+        if lvl.array {
+            if !slot.is_array() {
+                *slot = Value::Array(Vec::new());
+            }
+            slot.as_array_mut().expect("array").insert(0, Value::Object(e.obj));
+        } else if slot.is_null() {
+            *slot = Value::Object(e.obj);
+        }
+    }
+}

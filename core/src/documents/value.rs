@@ -1,0 +1,456 @@
+//! Conversions between payload values (JSON) and X12 element text, and the
+//! checks of X12 data types (reference §7.1–7.3).
+
+use super::model::{PType, XType};
+use serde_json::{Number, Value};
+
+/// Why a value cannot be written or read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// Wrong JSON type or format.
+    Invalid(String),
+    /// Longer than the maximum.
+    TooLong(String),
+    /// Shorter than the minimum.
+    TooShort(String),
+    /// A character X12 does not allow.
+    Character(String),
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The JSON type name a field expects, for messages.
+pub fn expected(p: PType) -> &'static str {
+    match p {
+        PType::Str => "a string",
+        PType::Int => "an integer",
+        PType::Num => "a number",
+        PType::Date => "a date string YYYY-MM-DD",
+        PType::Time => "a time string HH:MM or HH:MM:SS",
+    }
+}
+
+/// Decimal text of a JSON number without exponent (`9.25`, `150`, `-3`).
+fn decimal(n: &Number) -> Option<String> {
+    if let Some(i) = n.as_i64() {
+        return Some(i.to_string());
+    }
+    if let Some(u) = n.as_u64() {
+        return Some(u.to_string());
+    }
+    let f = n.as_f64()?;
+    if !f.is_finite() {
+        return None;
+    }
+    let s = format!("{f}");
+    Some(match s.strip_suffix(".0") {
+        Some(t) => t.to_string(),
+        None => s,
+    })
+}
+
+/// Number of digits (sign and point excluded), the X12 length of R and Nn values.
+pub fn digits(s: &str) -> usize {
+    s.bytes().filter(u8::is_ascii_digit).count()
+}
+
+/// True when the year/month/day is a real calendar date (years 1800–9999).
+pub fn valid_date(y: u32, m: u32, d: u32) -> bool {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1800..=9999).contains(&y) && d >= 1 && d <= days
+}
+
+fn num(s: &str) -> Option<u32> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Turns a payload value into element text for an element of type `xt`,
+/// checking the JSON type, format and length (characters are checked apart).
+pub fn to_x12(v: &Value, pt: PType, xt: XType, min: u16, max: u16) -> Result<String, Problem> {
+    let text = match pt {
+        PType::Str => match v {
+            Value::String(s) => s.clone(),
+            _ => return Err(Problem::Invalid(format!("expected a string, found {}", kind(v)))),
+        },
+        PType::Int => match v {
+            Value::Number(n) if n.is_i64() || n.is_u64() => decimal(n).unwrap_or_default(),
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e15) => {
+                decimal(n).unwrap_or_default()
+            }
+            _ => return Err(Problem::Invalid(format!("expected an integer, found {}", kind(v)))),
+        },
+        PType::Num => match v {
+            Value::Number(n) => decimal(n).ok_or(Problem::Invalid("the number is not finite".into()))?,
+            _ => return Err(Problem::Invalid(format!("expected a number, found {}", kind(v)))),
+        },
+        PType::Date => {
+            let Value::String(s) = v else {
+                return Err(Problem::Invalid(format!("expected a date string YYYY-MM-DD, found {}", kind(v))));
+            };
+            let p: Vec<&str> = s.split('-').collect();
+            let ok = p.len() == 3 && p[0].len() == 4 && p[1].len() == 2 && p[2].len() == 2;
+            match (ok, num(p[0]), p.get(1).and_then(|x| num(x)), p.get(2).and_then(|x| num(x))) {
+                (true, Some(y), Some(m), Some(d)) if valid_date(y, m, d) => {
+                    if max == 6 {
+                        format!("{}{}{}", &p[0][2..], p[1], p[2])
+                    } else {
+                        format!("{}{}{}", p[0], p[1], p[2])
+                    }
+                }
+                _ => {
+                    return Err(Problem::Invalid(format!(
+                        "\"{s}\" is not a date in the form YYYY-MM-DD (a real calendar date)"
+                    )));
+                }
+            }
+        }
+        PType::Time => {
+            let Value::String(s) = v else {
+                return Err(Problem::Invalid(format!("expected a time string HH:MM or HH:MM:SS, found {}", kind(v))));
+            };
+            match time_to_x12(s) {
+                Some(t) => t,
+                None => {
+                    return Err(Problem::Invalid(format!(
+                        "\"{s}\" is not a time in the form HH:MM, HH:MM:SS or HH:MM:SS.DD (24-hour clock)"
+                    )));
+                }
+            }
+        }
+    };
+    // Numbers in X12 form.
+    let text = match xt {
+        XType::N(n) if pt == PType::Num || pt == PType::Int => implied(&text, n)?,
+        _ => text,
+    };
+    if xt == XType::R && pt == PType::Str && !is_r(&text) {
+        return Err(Problem::Invalid(format!("\"{text}\" is not a decimal number")));
+    }
+    let len = match xt {
+        XType::R | XType::N(_) => digits(&text),
+        _ => text.chars().count(),
+    };
+    if len > max as usize {
+        return Err(Problem::TooLong(format!(
+            "\"{text}\" has {len} {}; at most {max} allowed",
+            if matches!(xt, XType::R | XType::N(_)) { "digits" } else { "characters" }
+        )));
+    }
+    if len < min as usize {
+        // Numbers and codes are padded only by the caller; AN gets no padding.
+        if matches!(xt, XType::N(_)) && !text.starts_with('-') {
+            let pad = min as usize - len;
+            return Ok(format!("{}{text}", "0".repeat(pad)));
+        }
+        return Err(Problem::TooShort(format!(
+            "\"{text}\" has {len} characters; at least {min} required"
+        )));
+    }
+    Ok(text)
+}
+
+fn is_r(s: &str) -> bool {
+    let t = s.strip_prefix('-').unwrap_or(s);
+    let mut dot = false;
+    let mut any = false;
+    for b in t.bytes() {
+        match b {
+            b'0'..=b'9' => any = true,
+            b'.' if !dot => dot = true,
+            _ => return false,
+        }
+    }
+    any
+}
+
+/// `970` with 2 implied decimals is `97000`; more decimals than `n` is an error.
+fn implied(text: &str, n: u8) -> Result<String, Problem> {
+    let (neg, t) = match text.strip_prefix('-') {
+        Some(t) => (true, t),
+        None => (false, text),
+    };
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let frac = frac.trim_end_matches('0');
+    if frac.len() > n as usize {
+        return Err(Problem::Invalid(format!(
+            "{text} has more than {n} decimal place{}",
+            if n == 1 { "" } else { "s" }
+        )));
+    }
+    let mut s = format!("{int}{frac}{}", "0".repeat(n as usize - frac.len()));
+    let trimmed = s.trim_start_matches('0');
+    s = if trimmed.is_empty() { "0".into() } else { trimmed.into() };
+    Ok(if neg && s != "0" { format!("-{s}") } else { s })
+}
+
+fn time_to_x12(s: &str) -> Option<String> {
+    let (hms, frac) = match s.split_once('.') {
+        Some((a, f)) if (1..=2).contains(&f.len()) && f.bytes().all(|b| b.is_ascii_digit()) => (a, f),
+        Some(_) => return None,
+        None => (s, ""),
+    };
+    let p: Vec<&str> = hms.split(':').collect();
+    if !(2..=3).contains(&p.len()) || p.iter().any(|x| x.len() != 2) {
+        return None;
+    }
+    let h = num(p[0])?;
+    let m = num(p[1])?;
+    let sec = if p.len() == 3 { num(p[2])? } else { 0 };
+    if h > 23 || m > 59 || sec > 59 || (!frac.is_empty() && p.len() != 3) {
+        return None;
+    }
+    Some(format!("{}{frac}", p.concat()))
+}
+
+/// A JSON number from decimal text, as an integer when it is one.
+pub fn number(s: &str) -> Option<Value> {
+    if !is_r(s) {
+        return None;
+    }
+    let f: f64 = s.parse().ok()?;
+    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+        return Some(Value::from(f as i64));
+    }
+    Number::from_f64(f).map(Value::Number)
+}
+
+/// Canonical form of a JSON number (integral values as integers).
+pub fn canonical(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => match decimal(n).and_then(|d| number(&d)) {
+            Some(c) => c,
+            None => v.clone(),
+        },
+        _ => v.clone(),
+    }
+}
+
+/// Reads element text back into its payload form; `None` when it does not
+/// have the element's type (map-back then keeps the text as a string).
+pub fn from_x12(s: &str, pt: PType, xt: XType) -> Option<Value> {
+    match pt {
+        PType::Str => Some(Value::String(s.to_string())),
+        PType::Int | PType::Num => {
+            let t = match xt {
+                XType::N(n) if n > 0 => {
+                    let (neg, d) = match s.strip_prefix('-') {
+                        Some(d) => (true, d),
+                        None => (false, s),
+                    };
+                    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    let n = n as usize;
+                    let padded = format!("{}{d}", "0".repeat(n.saturating_sub(d.len())));
+                    let (i, f) = padded.split_at(padded.len() - n);
+                    format!("{}{}.{f}", if neg { "-" } else { "" }, if i.is_empty() { "0" } else { i })
+                }
+                _ => s.to_string(),
+            };
+            let v = number(&t)?;
+            if pt == PType::Int && !(v.is_i64() || v.is_u64()) {
+                return None;
+            }
+            Some(v)
+        }
+        PType::Date => {
+            if s.len() == 8 && num(s).is_some() {
+                let (y, m, d) = (num(&s[..4])?, num(&s[4..6])?, num(&s[6..])?);
+                valid_date(y, m, d).then(|| Value::String(format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])))
+            } else if s.len() == 6 && num(s).is_some() {
+                let (y, m, d) = (2000 + num(&s[..2])?, num(&s[2..4])?, num(&s[4..])?);
+                valid_date(y, m, d).then(|| Value::String(format!("{y}-{}-{}", &s[2..4], &s[4..])))
+            } else {
+                None
+            }
+        }
+        PType::Time => {
+            if !matches!(s.len(), 4 | 6 | 7 | 8) || num(s).is_none() {
+                return None;
+            }
+            let (h, m) = (num(&s[..2])?, num(&s[2..4])?);
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let mut out = format!("{}:{}", &s[..2], &s[2..4]);
+            if s.len() >= 6 {
+                if num(&s[4..6])? > 59 {
+                    return None;
+                }
+                out.push(':');
+                out.push_str(&s[4..6]);
+            }
+            if s.len() > 6 {
+                out.push('.');
+                out.push_str(&s[6..]);
+            }
+            Some(Value::String(out))
+        }
+    }
+}
+
+/// Checks X12 element text against its type (for received data): returns
+/// the AK4/IK4 error code (`6` character, `8` date, `9` time) and a message.
+pub fn check_x12(s: &str, xt: XType) -> Option<(&'static str, String)> {
+    match xt {
+        XType::AN | XType::ID => None,
+        XType::R => (!is_r(s)).then(|| ("6", format!("\"{s}\" is not a decimal number (type R)"))),
+        XType::N(_) => {
+            let d = s.strip_prefix('-').unwrap_or(s);
+            (d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| ("6", format!("\"{s}\" is not an integer (type {})", xt.name())))
+        }
+        XType::DT => {
+            let ok = match s.len() {
+                8 => num(s).is_some() && valid_date(num(&s[..4]).unwrap_or(0), num(&s[4..6]).unwrap_or(0), num(&s[6..]).unwrap_or(0)),
+                6 => num(s).is_some() && valid_date(2000 + num(&s[..2]).unwrap_or(0), num(&s[2..4]).unwrap_or(0), num(&s[4..]).unwrap_or(0)),
+                _ => false,
+            };
+            (!ok).then(|| ("8", format!("\"{s}\" is not a valid date (CCYYMMDD)")))
+        }
+        XType::TM => from_x12(s, PType::Time, xt)
+            .is_none()
+            .then(|| ("9", format!("\"{s}\" is not a valid time (HHMM[SS[DD]])"))),
+    }
+}
+
+/// Checks the characters of a value: printable ASCII, minus `^` and `` ` ``
+/// before 005010 (reference §7.3). Returns a message on failure.
+pub fn check_chars(s: &str, v5010: bool) -> Option<String> {
+    for c in s.chars() {
+        let bad = match c {
+            ' '..='~' => !v5010 && (c == '^' || c == '`'),
+            _ => true,
+        };
+        if bad {
+            return Some(if c.is_ascii_control() {
+                format!("contains the control character U+{:04X}, which X12 does not allow", c as u32)
+            } else if c.is_ascii() {
+                format!("contains '{c}', which is not in the 004010 character set (allowed from 005010)")
+            } else {
+                format!("contains '{c}' (U+{:04X}): X12 allows only ASCII characters", c as u32)
+            });
+        }
+    }
+    None
+}
+
+/// Sum of decimal texts, exactly (as scaled integers).
+pub fn add(acc: &mut (i128, u32), s: &str) {
+    if let Some((m, scale)) = scaled(s) {
+        let (am, ascale) = *acc;
+        let target = ascale.max(scale);
+        let a = am * 10i128.pow(target - ascale);
+        let b = m * 10i128.pow(target - scale);
+        *acc = (a + b, target);
+    }
+}
+
+/// Product of two decimal texts, as a scaled integer.
+pub fn mul(a: &str, b: &str) -> Option<(i128, u32)> {
+    let (x, sx) = scaled(a)?;
+    let (y, sy) = scaled(b)?;
+    x.checked_mul(y).map(|p| (p, sx + sy))
+}
+
+fn scaled(s: &str) -> Option<(i128, u32)> {
+    if !is_r(s) || digits(s) > 30 {
+        return None;
+    }
+    let (neg, t) = match s.strip_prefix('-') {
+        Some(t) => (true, t),
+        None => (false, s),
+    };
+    let (i, f) = t.split_once('.').unwrap_or((t, ""));
+    let m: i128 = format!("{i}{f}").parse().ok()?;
+    Some((if neg { -m } else { m }, f.len() as u32))
+}
+
+/// Decimal text of a scaled integer, trailing zeros removed (`(12500, 2)` → `125`).
+pub fn scaled_text((m, scale): (i128, u32)) -> String {
+    let neg = m < 0;
+    let digits = m.unsigned_abs().to_string();
+    let s = scale as usize;
+    let padded = format!("{}{digits}", "0".repeat((s + 1).saturating_sub(digits.len())));
+    let (i, f) = padded.split_at(padded.len() - s);
+    let f = f.trim_end_matches('0');
+    let body = if f.is_empty() { i.to_string() } else { format!("{i}.{f}") };
+    if neg && body.trim_matches(|c| c == '0' || c == '.') != "" {
+        format!("-{body}")
+    } else {
+        body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(to_x12(&json!(9.25), PType::Num, XType::R, 1, 15).unwrap(), "9.25");
+        assert_eq!(to_x12(&json!(150.0), PType::Num, XType::R, 1, 15).unwrap(), "150");
+        assert_eq!(to_x12(&json!(970.0), PType::Num, XType::N(2), 1, 15).unwrap(), "97000");
+        assert_eq!(to_x12(&json!(100.25), PType::Num, XType::N(2), 1, 15).unwrap(), "10025");
+        assert_eq!(to_x12(&json!(0.5), PType::Num, XType::N(2), 1, 15).unwrap(), "50");
+        assert_eq!(to_x12(&json!(-1.5), PType::Num, XType::N(2), 1, 15).unwrap(), "-150");
+        assert!(matches!(to_x12(&json!(1.005), PType::Num, XType::N(2), 1, 15), Err(Problem::Invalid(_))));
+        assert!(matches!(to_x12(&json!(1234567), PType::Num, XType::R, 1, 6), Err(Problem::TooLong(_))));
+        assert_eq!(to_x12(&json!(7), PType::Int, XType::N(0), 6, 6).unwrap(), "000007");
+        assert_eq!(from_x12("97000", PType::Num, XType::N(2)), Some(json!(970)));
+        assert_eq!(from_x12("10025", PType::Num, XType::N(2)), Some(json!(100.25)));
+        assert_eq!(from_x12("5", PType::Num, XType::N(2)), Some(json!(0.05)));
+        assert_eq!(from_x12("-150", PType::Num, XType::N(2)), Some(json!(-1.5)));
+        assert_eq!(from_x12("9.25", PType::Num, XType::R), Some(json!(9.25)));
+        assert_eq!(from_x12("x", PType::Num, XType::R), None);
+        assert_eq!(canonical(&json!(3.0)), json!(3));
+    }
+
+    #[test]
+    fn dates_and_times() {
+        assert_eq!(to_x12(&json!("2024-02-29"), PType::Date, XType::DT, 8, 8).unwrap(), "20240229");
+        assert!(to_x12(&json!("2023-02-29"), PType::Date, XType::DT, 8, 8).is_err());
+        assert!(to_x12(&json!("20230101"), PType::Date, XType::DT, 8, 8).is_err());
+        assert_eq!(to_x12(&json!("09:30"), PType::Time, XType::TM, 4, 8).unwrap(), "0930");
+        assert_eq!(to_x12(&json!("23:59:58.5"), PType::Time, XType::TM, 4, 8).unwrap(), "2359585");
+        assert!(to_x12(&json!("24:00"), PType::Time, XType::TM, 4, 8).is_err());
+        assert_eq!(from_x12("20240229", PType::Date, XType::DT), Some(json!("2024-02-29")));
+        assert_eq!(from_x12("093015", PType::Time, XType::TM), Some(json!("09:30:15")));
+        assert_eq!(check_x12("20230230", XType::DT).unwrap().0, "8");
+        assert_eq!(check_x12("2500", XType::TM).unwrap().0, "9");
+    }
+
+    #[test]
+    fn sums() {
+        let mut acc = (0, 0);
+        add(&mut acc, "1.5");
+        add(&mut acc, "2.25");
+        add(&mut acc, "-1");
+        assert_eq!(scaled_text(acc), "2.75");
+        assert_eq!(scaled_text(mul("9.25", "120").unwrap()), "1110");
+        assert_eq!(scaled_text((5, 2)), "0.05");
+        assert_eq!(check_chars("Café", true).unwrap().contains("ASCII"), true);
+        assert!(check_chars("a^b", false).is_some());
+        assert!(check_chars("a^b", true).is_none());
+    }
+}

@@ -1,0 +1,317 @@
+//! Rendering an outbound document: payload JSON + document type + partner
+//! profile + control numbers → a complete interchange (ISA/GS/ST … SE/GE/IEA).
+//!
+//! The body comes from the set's declaration ([`crate::documents`]); this
+//! module writes the envelope: the partner's ids, qualifiers, version,
+//! delimiters and usage, the GS01 of the type, counts and control numbers.
+//! Every problem of the payload (and of the partner's required fields) is
+//! reported at once, each with a stable code and a JSON pointer.
+
+use crate::documents::{self, Issue, Severity, encode::Context};
+use crate::partner::{Partner, isa_version};
+use serde_json::Value;
+use std::fmt;
+
+/// Control numbers of the interchange, group and transaction set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ControlNumbers {
+    /// ISA13/IEA02 (1–999999999).
+    pub interchange: u32,
+    /// GS06/GE02 (1–999999999).
+    pub group: u32,
+    /// ST02/SE02 (1–999999999; written with at least 4 digits).
+    pub transaction: u32,
+}
+
+impl Default for ControlNumbers {
+    fn default() -> Self {
+        ControlNumbers {
+            interchange: 1,
+            group: 1,
+            transaction: 1,
+        }
+    }
+}
+
+/// Options of [`render`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Control numbers.
+    pub control: ControlNumbers,
+    /// Date and time of the interchange as `("CCYYMMDD", "HHMM")`; `None` is now (UTC).
+    pub timestamp: Option<(String, String)>,
+}
+
+/// A rendered interchange.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The X12 bytes.
+    pub x12: Vec<u8>,
+    /// The payload as map-back returns it (defaults filled in, numbers canonical).
+    pub document: Value,
+    /// Warnings (e.g. `UNKNOWN_FIELD`).
+    pub warnings: Vec<Issue>,
+}
+
+/// Rendering refused: every problem found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError {
+    /// The problems (errors first; warnings found on the way follow).
+    pub issues: Vec<Issue>,
+}
+
+impl RenderError {
+    /// The stable code of the error as a whole.
+    pub fn code(&self) -> &'static str {
+        if self.issues.iter().any(|i| i.code == "INVALID_PARTNER") {
+            "INVALID_PARTNER"
+        } else if self.issues.iter().any(|i| i.code == "UNKNOWN_DOCUMENT_TYPE") {
+            "UNKNOWN_DOCUMENT_TYPE"
+        } else if self.issues.iter().any(|i| i.code == "UNSUPPORTED_VERSION") {
+            "UNSUPPORTED_VERSION"
+        } else {
+            "INVALID_PAYLOAD"
+        }
+    }
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.issues.iter().filter(|i| i.severity == Severity::Error).count();
+        write!(f, "{}: {n} problem{}", self.code(), if n == 1 { "" } else { "s" })?;
+        for i in &self.issues {
+            write!(f, "\n  {i}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+fn err(code: &'static str, pointer: &str, message: String) -> Issue {
+    Issue {
+        severity: Severity::Error,
+        code,
+        pointer: pointer.into(),
+        message,
+    }
+}
+
+/// Today's UTC date and time as `("CCYYMMDD", "HHMM")`.
+pub fn now() -> (String, String) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (format!("{y:04}{m:02}{d:02}"), format!("{:02}{:02}", rem / 3600, rem % 3600 / 60))
+}
+
+fn pad(s: &str, n: usize) -> String {
+    format!("{s:<n$}")
+}
+
+/// Checks the partner's implementation-guide pointers against the (normalised) payload.
+pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out: &mut Vec<Issue>) {
+    fn walk(v: Option<&Value>, parts: &[&str], at: String, partner: &str, out: &mut Vec<Issue>) {
+        let Some((first, rest)) = parts.split_first() else {
+            if v.is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
+                out.push(err("MISSING_FIELD", &at, format!("is required by the implementation guide of partner {partner}")));
+            }
+            return;
+        };
+        let Some(v) = v.filter(|v| !v.is_null()) else {
+            // Report at the deepest missing field of the pointer's first item.
+            let mut p = at;
+            for part in parts {
+                p.push('/');
+                p.push_str(if *part == "*" { "0" } else { part });
+            }
+            out.push(err("MISSING_FIELD", &p, format!("is required by the implementation guide of partner {partner}")));
+            return;
+        };
+        if *first == "*" {
+            match v {
+                Value::Array(a) => {
+                    for (i, item) in a.iter().enumerate() {
+                        walk(Some(item), rest, format!("{at}/{i}"), partner, out);
+                    }
+                }
+                _ => walk(None, rest, format!("{at}/0"), partner, out),
+            }
+        } else {
+            let key = first.replace("~1", "/").replace("~0", "~");
+            let next = match v {
+                Value::Object(o) => o.get(&key),
+                Value::Array(a) => key.parse::<usize>().ok().and_then(|i| a.get(i)),
+                _ => None,
+            };
+            walk(next, rest, format!("{at}/{first}"), partner, out);
+        }
+    }
+    for p in pointers {
+        let parts: Vec<&str> = p.split('/').skip(1).collect();
+        walk(Some(payload), &parts, String::new(), partner, out);
+    }
+}
+
+/// Renders one document into a complete interchange for a partner.
+pub fn render(code: &str, payload: &Value, partner: &Partner, options: &RenderOptions) -> Result<Rendered, RenderError> {
+    let problems = partner.check();
+    if !problems.is_empty() {
+        return Err(RenderError { issues: problems });
+    }
+    let Some(functional_id) = documents::functional_id(code) else {
+        return Err(RenderError {
+            issues: vec![err(
+                "UNKNOWN_DOCUMENT_TYPE",
+                "/",
+                format!("x12kit does not render transaction set \"{code}\"; known: {}", documents::TYPES.join(", ")),
+            )],
+        });
+    };
+    let version = partner.version_for(code);
+    let since = documents::since(code).unwrap_or("004010");
+    if version.get(..6).unwrap_or("") < since {
+        return Err(RenderError {
+            issues: vec![err(
+                "UNSUPPORTED_VERSION",
+                "/",
+                format!(
+                    "{code} does not exist in version {version}: it was introduced in {since}; set the partner's \"versions\": {{\"{code}\": \"{since}\"}} (or 005010)"
+                ),
+            )],
+        });
+    }
+    let c = options.control;
+    let mut issues = Vec::new();
+    for (name, n) in [("interchange", c.interchange), ("group", c.group), ("transaction", c.transaction)] {
+        if n == 0 || n > 999_999_999 {
+            issues.push(err("INVALID_CONTROL_NUMBER", "/", format!("the {name} control number must be 1–999999999, found {n}")));
+        }
+    }
+    let (date, time) = options.timestamp.clone().unwrap_or_else(now);
+    if date.len() != 8 || !date.bytes().all(|b| b.is_ascii_digit()) || time.len() != 4 || !time.bytes().all(|b| b.is_ascii_digit()) {
+        issues.push(err("INVALID_FIELD", "/", format!("the timestamp must be (\"CCYYMMDD\", \"HHMM\"), found (\"{date}\", \"{time}\")")));
+    }
+    if !issues.is_empty() {
+        return Err(RenderError { issues });
+    }
+    let d = partner.delimiters_for(&version).map_err(|m| RenderError {
+        issues: vec![err("INVALID_PARTNER", "/delimiters", m)],
+    })?;
+    let ctx = Context {
+        delimiters: d,
+        date: date.clone(),
+        time: time.clone(),
+    };
+    let body = documents::render_body(code, &version, payload, &ctx);
+    let (body, mut issues) = match body {
+        Ok(b) => {
+            let w = b.warnings.clone();
+            (Some(b), w)
+        }
+        Err(i) => (None, i),
+    };
+    if let Some(ptrs) = partner.required_fields.get(code) {
+        let target = body.as_ref().map_or(payload, |b| &b.normalized);
+        let mut req = Vec::new();
+        required_fields(ptrs, target, partner.id.as_deref().or(partner.name.as_deref()).unwrap_or(&partner.receiver.id), &mut req);
+        req.retain(|r| !issues.iter().any(|i| i.pointer == r.pointer && i.severity == Severity::Error));
+        issues.extend(req);
+    }
+    let body = match body {
+        Some(b) if !issues.iter().any(|i| i.severity == Severity::Error) => b,
+        _ => {
+            issues.sort_by(|a, b| (a.severity != Severity::Error).cmp(&(b.severity != Severity::Error)).then_with(|| a.pointer.cmp(&b.pointer)));
+            return Err(RenderError { issues });
+        }
+    };
+
+    let e = d.element as char;
+    let lb = partner.line_break.as_str();
+    let mut out = String::with_capacity(256 + body.segments.iter().map(|s| s.iter().map(|x| x.len() + 1).sum::<usize>() + 1).sum::<usize>());
+    let seg = |out: &mut String, parts: &[&str]| {
+        out.push_str(&parts.join(&e.to_string()));
+        out.push(d.segment as char);
+        out.push_str(lb);
+    };
+    let none = crate::partner::Credential {
+        qualifier: "00".into(),
+        information: String::new(),
+    };
+    let auth = partner.authorization.as_ref().unwrap_or(&none);
+    let sec = partner.security.as_ref().unwrap_or(&none);
+    let isa_v = isa_version(&version);
+    let rep = match d.repetition {
+        Some(r) => (r as char).to_string(),
+        None => "U".to_string(),
+    };
+    let isa13 = format!("{:09}", c.interchange);
+    seg(
+        &mut out,
+        &[
+            "ISA",
+            &auth.qualifier,
+            &pad(&auth.information, 10),
+            &sec.qualifier,
+            &pad(&sec.information, 10),
+            &partner.sender.qualifier,
+            &pad(&partner.sender.id, 15),
+            &partner.receiver.qualifier,
+            &pad(&partner.receiver.id, 15),
+            &date[2..],
+            &time,
+            &rep,
+            &isa_v,
+            &isa13,
+            if partner.acknowledgement_requested { "1" } else { "0" },
+            match partner.usage {
+                crate::partner::Usage::Production => "P",
+                crate::partner::Usage::Test => "T",
+                crate::partner::Usage::Information => "I",
+            },
+            &(d.component as char).to_string(),
+        ],
+    );
+    let gs06 = c.group.to_string();
+    seg(
+        &mut out,
+        &[
+            "GS",
+            functional_id,
+            partner.application_code(&partner.sender),
+            partner.application_code(&partner.receiver),
+            &date,
+            &time,
+            &gs06,
+            "X",
+            &version,
+        ],
+    );
+    let st02 = format!("{:04}", c.transaction);
+    seg(&mut out, &["ST", code, &st02]);
+    for s in &body.segments {
+        let parts: Vec<&str> = s.iter().map(String::as_str).collect();
+        seg(&mut out, &parts);
+    }
+    let count = (body.segments.len() + 2).to_string();
+    seg(&mut out, &["SE", &count, &st02]);
+    seg(&mut out, &["GE", "1", &gs06]);
+    seg(&mut out, &["IEA", "1", &isa13]);
+    Ok(Rendered {
+        x12: out.into_bytes(),
+        document: body.normalized,
+        warnings: body.warnings,
+    })
+}
