@@ -1,0 +1,182 @@
+//! Diagnostics as C structs: one finding (`x12kit_diagnostic`) and an owned
+//! list of them (`x12kit_diagnostics`).
+
+use crate::error::{c_string, guard};
+use std::ffi::{CString, c_char};
+use x12kit_core::{Diagnostic, Severity};
+
+/// Stands for "unknown" in the `size_t` position fields of `x12kit_diagnostic`
+/// (`SIZE_MAX`; written into the header by ffi/cbindgen.toml, which cannot evaluate it).
+pub const X12KIT_NONE: usize = usize::MAX;
+
+/// How serious a diagnostic is.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum x12kit_severity {
+    /// The input breaks a rule; a receiver should reject or fix it.
+    Error = 0,
+    /// The input is usable but unusual; worth a look.
+    Warning = 1,
+}
+
+/// One finding about X12 input: how bad, a stable code, a message, and where.
+///
+/// This is the C form of the diagnostics in the JSON parse result. All
+/// pointers are borrowed from the object that filled the struct (an
+/// `x12kit_diagnostics` list or an `x12kit_reader`); see that object for how
+/// long they stay valid. Strings are NUL-terminated UTF-8.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct x12kit_diagnostic {
+    /// Error or warning.
+    pub severity: x12kit_severity,
+    /// Stable UPPER_SNAKE code, e.g. `SE_MISSING`, `NOT_X12`.
+    pub code: *const c_char,
+    /// A sentence a person can act on.
+    pub message: *const c_char,
+    /// 0-based position in the input of the segment concerned, counting every
+    /// segment; `X12KIT_NONE` when unknown.
+    pub segment_index: usize,
+    /// Identifier of the segment concerned (e.g. `SE`); NULL when unknown.
+    pub segment_id: *const c_char,
+    /// 1-based element position inside the segment; 0 when unknown.
+    pub element: u32,
+    /// Byte offset in the input where the problem starts; `X12KIT_NONE` when unknown.
+    pub offset: usize,
+}
+
+/// A diagnostic with its strings in C form, kept alive while C reads it.
+#[derive(Debug)]
+pub(crate) struct OwnedDiagnostic {
+    severity: x12kit_severity,
+    code: CString,
+    message: CString,
+    segment_index: usize,
+    segment_id: Option<CString>,
+    element: u32,
+    offset: usize,
+}
+
+impl OwnedDiagnostic {
+    pub(crate) fn new(d: &Diagnostic) -> Self {
+        OwnedDiagnostic {
+            severity: match d.severity {
+                Severity::Error => x12kit_severity::Error,
+                Severity::Warning => x12kit_severity::Warning,
+            },
+            code: c_string(d.code.as_str()),
+            message: c_string(&d.message),
+            segment_index: d.segment_index.unwrap_or(X12KIT_NONE),
+            segment_id: d.segment_id.as_deref().map(c_string),
+            element: d.element.unwrap_or(0),
+            offset: d.offset.unwrap_or(X12KIT_NONE),
+        }
+    }
+
+    /// The C view, borrowing `self`.
+    pub(crate) fn view(&self) -> x12kit_diagnostic {
+        x12kit_diagnostic {
+            severity: self.severity,
+            code: self.code.as_ptr(),
+            message: self.message.as_ptr(),
+            segment_index: self.segment_index,
+            segment_id: self
+                .segment_id
+                .as_ref()
+                .map_or(std::ptr::null(), |s| s.as_ptr()),
+            element: self.element,
+            offset: self.offset,
+        }
+    }
+
+    pub(crate) fn is_error(&self) -> bool {
+        self.severity == x12kit_severity::Error
+    }
+}
+
+/// An owned, immutable list of diagnostics, in the order they were found.
+///
+/// Ownership: returned by `x12kit_parse` to the caller, who frees it with
+/// `x12kit_diagnostics_free`. Lifetime: the strings of every
+/// `x12kit_diagnostic` read from the list stay valid until the list is freed.
+/// Thread safety: the list never changes after creation, so any number of
+/// threads may read it at the same time; free it once, after all readers.
+#[derive(Debug)]
+pub struct x12kit_diagnostics {
+    items: Vec<OwnedDiagnostic>,
+}
+
+impl x12kit_diagnostics {
+    pub(crate) fn new(diagnostics: &[Diagnostic]) -> Self {
+        x12kit_diagnostics {
+            items: diagnostics.iter().map(OwnedDiagnostic::new).collect(),
+        }
+    }
+}
+
+/// Number of diagnostics in the list (0 for NULL).
+///
+/// # Safety
+/// `list` must be NULL or a live list from x12kit.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_diagnostics_count(list: *const x12kit_diagnostics) -> usize {
+    // SAFETY: forwarded to the caller.
+    guard(0, || unsafe { list.as_ref() }.map_or(0, |l| l.items.len()))
+}
+
+/// Number of diagnostics of severity error in the list (0 for NULL).
+///
+/// # Safety
+/// `list` must be NULL or a live list from x12kit.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_diagnostics_error_count(list: *const x12kit_diagnostics) -> usize {
+    guard(0, || {
+        // SAFETY: forwarded to the caller.
+        unsafe { list.as_ref() }.map_or(0, |l| l.items.iter().filter(|d| d.is_error()).count())
+    })
+}
+
+/// Fills `*out` with diagnostic `index` (0-based) and returns true; returns
+/// false and leaves `*out` unchanged when `list` or `out` is NULL or `index`
+/// is not below `x12kit_diagnostics_count(list)`.
+///
+/// Lifetime: the strings in `*out` belong to `list` and stay valid until it is freed.
+///
+/// # Safety
+/// `list` must be NULL or a live list from x12kit; `out` must be NULL or
+/// valid for writing one `x12kit_diagnostic`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_diagnostics_get(
+    list: *const x12kit_diagnostics,
+    index: usize,
+    out: *mut x12kit_diagnostic,
+) -> bool {
+    guard(false, || {
+        // SAFETY: forwarded to the caller.
+        let (Some(list), Some(out)) = (unsafe { list.as_ref() }, unsafe { out.as_mut() }) else {
+            return false;
+        };
+        match list.items.get(index) {
+            Some(d) => {
+                *out = d.view();
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+/// Frees a diagnostics list; NULL is ignored.
+///
+/// # Safety
+/// `list` must be NULL or a list from x12kit not freed before. Strings read
+/// from it become invalid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_diagnostics_free(list: *mut x12kit_diagnostics) {
+    guard((), || {
+        if !list.is_null() {
+            // SAFETY: the pointer came from Box::into_raw.
+            drop(unsafe { Box::from_raw(list) });
+        }
+    })
+}

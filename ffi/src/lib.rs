@@ -1,0 +1,39 @@
+//! The C ABI of x12kit: `libx12kit.so` / `libx12kit.a` and `include/x12kit.h`.
+//!
+//! A thin layer: every function converts its arguments, calls the core crate
+//! and maps the result or error back, nothing more. Every exported function
+//! runs its body inside `catch_unwind` (see [`error::call`] and
+//! [`error::guard`]), so no panic crosses into C. The header is generated from
+//! these sources by cbindgen (`scripts/gen-header.sh`) and checked in; the doc
+//! comments here are the header's documentation. docs/c.md is the guide.
+//!
+//! Modules: [`error`] (status, error object, guards), [`string`] (owned
+//! output bytes), [`diagnostics`], [`json`] (parse / write), [`reader`] (the
+//! zero-copy reader and element views), [`webhook`] (sign / verify).
+
+#![allow(non_camel_case_types)]
+// The C API takes its inputs as separate pointer and length arguments.
+#![allow(clippy::too_many_arguments)]
+
+// Declaration order is the order of the header (cbindgen follows it), so
+// each module stands alone: rustfmt would otherwise sort them.
+pub mod error;
+
+pub mod string;
+
+pub mod json;
+
+pub mod diagnostics;
+
+pub mod reader;
+
+pub mod webhook;
+
+use std::ffi::c_char;
+
+/// The version of the library, e.g. "0.1.0": a static, NUL-terminated string
+/// that must not be freed. Thread safety: callable from any thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn x12kit_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
