@@ -200,10 +200,10 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
                     } else {
                         "no terminator after ISA16".to_string()
                     },
-                    if eof {
-                        " before the input ends"
-                    } else {
+                    if buf.len() >= ISA_SCAN_LIMIT {
                         " in its first 512 bytes"
+                    } else {
+                        " before the input ends"
                     },
                 ),
             );
@@ -255,6 +255,15 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
     };
     if let Err(why) = delimiters.check() {
         return invalid(Code::Delimiters, format!("unusable ISA delimiters: {why}"));
+    }
+    if fixed && buf[4..len].contains(&segment) {
+        return invalid(
+            Code::Delimiters,
+            format!(
+                "the segment terminator {} also appears inside the ISA segment's data; a delimiter must never appear in a value",
+                show_byte(segment)
+            ),
+        );
     }
     if !fixed && buf[4..len].contains(&segment) {
         return invalid(

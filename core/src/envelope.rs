@@ -528,7 +528,7 @@ pub fn parse(input: &[u8]) -> Document<'_> {
     if let Some(first) = doc.interchanges.first() {
         let head = &input[..first.isa.offset()];
         let ws = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-        if ws.iter().all(|b| b.is_ascii_whitespace()) {
+        if ws.iter().all(|&b| crate::lexer::is_ws(b)) {
             doc.prefix = head;
         }
     }

@@ -155,6 +155,8 @@ struct JsonWriter<'d, 'a, 's> {
     delims: Delimiters,
     line_break: &'a [u8],
     overrides: Vec<(usize, &'a [u8])>,
+    /// True while writing the ISA header.
+    isa: bool,
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -171,6 +173,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             delims: Delimiters::default(),
             line_break: b"",
             overrides: Vec::new(),
+            isa: false,
         }
     }
 
@@ -387,8 +390,9 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
                 self.buf.push(b',');
             }
             self.buf.push(b'{');
-            self.field_entries(&ST_FIELDS, &t.st, true);
-            self.raw(b",\"segments\":[");
+            let mut first = self.field_entries(&ST_FIELDS, &t.st, true);
+            self.key(&mut first, "segments");
+            self.buf.push(b'[');
             for (k, seg) in doc.body(t).enumerate() {
                 if k > 0 {
                     self.buf.push(b',');
@@ -413,21 +417,29 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
     }
 
     /// An envelope segment as an object of named raw values.
-    fn fields(&mut self, names: &[&str], seg: &Segment<'a>, _isa: bool) {
+    fn fields(&mut self, names: &[&str], seg: &Segment<'a>, isa: bool) {
         self.buf.push(b'{');
+        self.isa = isa;
         self.field_entries(names, seg, true);
+        self.isa = false;
         self.buf.push(b'}');
     }
 
     /// Named raw values; elements beyond the names go to `extra`; absent ones are left out.
-    fn field_entries(&mut self, names: &[&str], seg: &Segment<'a>, mut first: bool) {
+    /// Returns whether the object is still empty (for the caller's next key).
+    fn field_entries(&mut self, names: &[&str], seg: &Segment<'a>, mut first: bool) -> bool {
         self.note(seg);
+        let isa = self.isa;
         let mut extra = Vec::new();
         for (k, e) in seg.elements().enumerate() {
             match names.get(k) {
                 Some(name) => {
                     self.key(&mut first, name);
-                    self.string(e.raw());
+                    match e.raw() {
+                        // ISA11 and ISA16 hold delimiters: one byte, shown like `delimiters`.
+                        [b] if isa && (k == 10 || k == 15) => self.delimiter(*b),
+                        raw => self.string(raw),
+                    }
                 }
                 None => extra.push(e.raw()),
             }
@@ -444,6 +456,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             }
             self.buf.push(b']');
         }
+        first
     }
 
     /// `{"id": ..., "elements": [...]}` in one pass over the segment's bytes.

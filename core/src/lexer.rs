@@ -78,8 +78,9 @@ pub(crate) struct Lexer {
     pending: VecDeque<Diagnostic>,
 }
 
+/// Whitespace the tokenizer skips between segments.
 #[inline]
-fn is_ws(b: u8) -> bool {
+pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
 }
 
@@ -119,6 +120,11 @@ impl Lexer {
             }
             if self.skipping {
                 match find_isa(rest) {
+                    // "ISA" at the very end: the next byte decides whether it starts a segment.
+                    Some(i) if i + 3 == rest.len() && !eof => {
+                        *pos += i;
+                        return Step::NeedMore;
+                    }
                     Some(i) => {
                         *pos += i;
                         self.skipping = false;
@@ -193,7 +199,9 @@ impl Lexer {
             };
             let (end, terminated) = match memchr::memchr(d.segment, rest) {
                 Some(t) => (start + t, true),
-                None if eof => (buf.len(), false),
+                // The last segment lacks its terminator: trailing line breaks
+                // are its suffix, not part of its last element.
+                None if eof => (start + trim_end(rest, &d), false),
                 None => return Step::NeedMore,
             };
             let suffix_end = if terminated {
@@ -202,7 +210,7 @@ impl Lexer {
                     None => return Step::NeedMore,
                 }
             } else {
-                end
+                buf.len()
             };
             let raw = RawSegment {
                 start,
@@ -298,6 +306,13 @@ fn suffix_end(buf: &[u8], from: usize, d: &Delimiters, eof: bool) -> Option<usiz
     }
 }
 
+/// Length of `b` without its trailing skippable whitespace.
+fn trim_end(b: &[u8], d: &Delimiters) -> usize {
+    b.iter()
+        .rposition(|&c| !skippable(c, d))
+        .map_or(0, |i| i + 1)
+}
+
 /// Rebuilds the view of a segment whose bytes are `input[start..end]`,
 /// given its interchange's delimiters (used by the compact tree).
 #[inline]
@@ -315,7 +330,8 @@ pub(crate) fn segment_at(
             suffix_end(input, end + 1, &d, true).unwrap_or(input.len()),
         )
     } else {
-        (end, end)
+        // Only the last segment of the input is unterminated.
+        (end, input.len())
     };
     Segment::new(
         &input[start..end],

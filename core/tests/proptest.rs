@@ -53,46 +53,8 @@ fn owned(t: &Token<'_>) -> String {
             s.terminated(),
             s.delimiters()
         ),
-        Token::Diagnostic(d) => {
-            format!("D {d}").replace(KNOWN_SCAN_MESSAGE_BUG, " in its first 512 bytes")
-        }
+        Token::Diagnostic(d) => format!("D {d}"),
     }
-}
-
-/// Known bug (see `bug_isa_scan_message_is_the_same_whole_and_streamed`): the
-/// whole-buffer tokenizer says "before the input ends" where the stream says
-/// "in its first 512 bytes". Normalised here so the other properties keep
-/// running; remove this when the bug is fixed.
-const KNOWN_SCAN_MESSAGE_BUG: &str = " before the input ends";
-
-/// Known bug (see `bug_stream_does_not_take_isa_at_the_end_of_a_chunk_for_an_interchange`):
-/// while skipping non-X12 data, the stream takes an `ISA` that ends a chunk
-/// for an interchange start before seeing the next byte. Only inputs with
-/// `ISA` followed by a letter or digit can show it; for those the stream is
-/// still run (no panic) but not compared. Remove when the bug is fixed.
-fn may_hit_isa_at_chunk_end_bug(input: &[u8]) -> bool {
-    input
-        .windows(4)
-        .any(|w| w.starts_with(b"ISA") && w[3].is_ascii_alphanumeric())
-}
-
-/// Known bug (see `bug_st_without_elements_gives_valid_json`): `ST~` breaks
-/// the JSON. Remove when the bug is fixed.
-fn has_st_without_elements(doc: &x12kit::Document<'_>) -> bool {
-    doc.interchanges
-        .iter()
-        .flat_map(|i| &i.groups)
-        .flat_map(|g| &g.transactions)
-        .any(|t| t.st.element_count() == 0)
-}
-
-/// Known bug (see `bug_segment_terminator_inside_a_fixed_width_isa_is_diagnosed`):
-/// such an ISA is accepted without a diagnostic, and its JSON cannot be
-/// written back. Remove when the bug is fixed.
-fn has_terminator_inside_isa(doc: &x12kit::Document<'_>) -> bool {
-    doc.interchanges
-        .iter()
-        .any(|i| i.isa.raw().contains(&i.isa.delimiters().segment))
 }
 
 fn whole(input: &[u8]) -> Vec<String> {
@@ -166,32 +128,23 @@ fn check_any_input(input: &[u8], sizes: &[usize]) {
     }
     let expected: Vec<String> = tokens.iter().map(owned).collect();
     let got = streamed(input, sizes);
-    if !may_hit_isa_at_chunk_end_bug(input) {
-        assert_same_tokens(
-            &got,
-            &expected,
-            input,
-            &format!("stream with chunk sizes {sizes:?}"),
-        );
-    }
+    assert_same_tokens(
+        &got,
+        &expected,
+        input,
+        &format!("stream with chunk sizes {sizes:?}"),
+    );
     let chunk = sizes.iter().copied().max().unwrap_or(1).max(1);
     let got = read_all(input, chunk);
-    if !may_hit_isa_at_chunk_end_bug(input) {
-        assert_same_tokens(
-            &got,
-            &expected,
-            input,
-            &format!("reader with chunk size {chunk}"),
-        );
-    }
+    assert_same_tokens(
+        &got,
+        &expected,
+        input,
+        &format!("reader with chunk size {chunk}"),
+    );
 
     let doc = parse(input);
     assert_eq!(doc.segment_count(), segments, "the tree lost segments");
-    if has_st_without_elements(&doc) {
-        // Known bug: to_json is not JSON then (see the test below). Remove when fixed.
-        let _ = to_json(&doc);
-        return;
-    }
     let value = to_value(&doc);
     let text = to_json(&doc);
     let reread: Value = serde_json::from_slice(&text).expect("to_json gives JSON");
@@ -211,7 +164,7 @@ fn check_any_input(input: &[u8], sizes: &[usize]) {
         .diagnostics
         .iter()
         .any(|d| matches!(d.code.as_str(), "INVALID_UTF8" | "TERMINATOR_MISSING"));
-    if !doc.has_errors() && !lossy && !has_terminator_inside_isa(&doc) {
+    if !doc.has_errors() && !lossy {
         match back {
             Ok(b) => assert!(
                 b == input,
@@ -485,7 +438,8 @@ struct FileModel {
 /// Element separators: any non-alphanumeric, non-space byte works; 0x85 and
 /// 0xA7 are above ASCII (the JSON shows them as U+0085 / U+00A7).
 const ELEMENT_POOL: &[u8] = b"*|!+`#\x1D\x1E\x07\x7F\t\x85\xA7";
-/// Component and repetition separators: ASCII (see the ISA16 bug test below).
+/// Component and repetition separators: ASCII (the model builds the ISA as
+/// text; bytes above 0x7F are covered by `bug_isa16_above_0x7f_is_consistent_with_the_delimiters`).
 const SUB_POOL: &[u8] = b":>^\\<}@=\x1F\x1C";
 /// Segment terminators, including line feed and carriage return.
 const SEGMENT_POOL: &[u8] = b"~'$\x15\x1C\n\r\x85";
@@ -1157,8 +1111,8 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------
-// Known bugs in the core, found by the properties above. Each test is the
-// minimal reproducer; remove the `ignore` when the bug is fixed.
+// Regression tests for core bugs the properties above found, each a
+// minimal reproducer.
 
 fn stream_diagnostics(input: &[u8], chunk: usize) -> Vec<String> {
     let mut st = StreamTokenizer::new();
@@ -1178,7 +1132,7 @@ fn stream_diagnostics(input: &[u8], chunk: usize) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "bug: an unreadable ISA longer than the 512-byte scan limit is reported as ending 'before the input ends' by Tokenizer but 'in its first 512 bytes' by StreamTokenizer (delimiters::detect picks the wording from `eof`, not from whether the scan limit was reached)"]
+
 fn bug_isa_scan_message_is_the_same_whole_and_streamed() {
     let mut input = b"ISA\0".to_vec();
     input.extend(std::iter::repeat_n(b'A', 600));
@@ -1192,7 +1146,7 @@ fn bug_isa_scan_message_is_the_same_whole_and_streamed() {
 }
 
 #[test]
-#[ignore = "bug: while skipping non-X12 data, StreamTokenizer takes an `ISA` at the very end of a chunk for an interchange start without waiting for the next byte; when that byte is a letter or digit (`ISAI`), the stream reports TRAILING_DATA that Tokenizer does not (lexer::find_isa treats a missing next byte as a match even when more input may follow)"]
+
 fn bug_stream_does_not_take_isa_at_the_end_of_a_chunk_for_an_interchange() {
     let mut input = vec![b'x'; 64];
     input.extend_from_slice(b"ISAI");
@@ -1202,7 +1156,7 @@ fn bug_stream_does_not_take_isa_at_the_end_of_a_chunk_for_an_interchange() {
 }
 
 #[test]
-#[ignore = "bug: a fixed-width ISA with the segment terminator inside a field (ISA02 = \"~         \") parses with no diagnostic, but its JSON cannot be written back (VALUE_CONTAINS_DELIMITER): the fixed-layout path of delimiters::detect does not check the terminator, the recovered-layout path does"]
+
 fn bug_segment_terminator_inside_a_fixed_width_isa_is_diagnosed() {
     let input: &[u8] = b"ISA*00*~         *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~IEA*0*000000001~";
     let doc = parse(input);
@@ -1214,7 +1168,7 @@ fn bug_segment_terminator_inside_a_fixed_width_isa_is_diagnosed() {
 }
 
 #[test]
-#[ignore = "bug: when the last segment has no terminator, the line break after it becomes part of its last element (IEA02 is \"000000001\\n\"), so the control number no longer matches ISA13"]
+
 fn bug_line_break_after_an_unterminated_last_segment_is_not_part_of_the_value() {
     let input: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~IEA*0*000000001\r\n";
     let v = to_value(&parse(input));
@@ -1225,7 +1179,7 @@ fn bug_line_break_after_an_unterminated_last_segment_is_not_part_of_the_value() 
 }
 
 #[test]
-#[ignore = "bug: a vertical tab (0x0B) before the first ISA is skipped by the tokenizer but not kept in `prefix` (envelope::parse tests is_ascii_whitespace, which excludes 0x0B), so a file with no diagnostic at all does not write back to its bytes"]
+
 fn bug_vertical_tab_before_the_isa_is_kept_in_the_prefix() {
     let input = [&b"\x0B"[..], ISA_4010, b"IEA*0*000000001~"].concat();
     let doc = parse(&input);
@@ -1237,7 +1191,7 @@ fn bug_vertical_tab_before_the_isa_is_kept_in_the_prefix() {
 }
 
 #[test]
-#[ignore = "bug: with a component separator above 0x7F, `delimiters.component` is \"\\u00ff\" (Latin-1 mapping) but `header.componentSeparator` is \"\\ufffd\" (lossy UTF-8), and write emits the three bytes of U+FFFD in ISA16; the same holds for ISA11 with a repetition separator above 0x7F"]
+
 fn bug_isa16_above_0x7f_is_consistent_with_the_delimiters() {
     let mut input = ISA_4010.to_vec();
     input[104] = 0xFF;
@@ -1252,7 +1206,7 @@ fn bug_isa16_above_0x7f_is_consistent_with_the_delimiters() {
 }
 
 #[test]
-#[ignore = "bug: write silently drops an interchange-level segment whose `afterGroup` is not the index of a group (e.g. 3 when there are no groups) instead of returning INVALID_PARSE_RESULT"]
+
 fn bug_write_rejects_after_group_beyond_the_groups() {
     let input = [
         ISA_4010,
@@ -1271,7 +1225,7 @@ fn bug_write_rejects_after_group_beyond_the_groups() {
 }
 
 #[test]
-#[ignore = "bug: `ST~` (an ST without elements) makes to_json emit `{,\"segments\":...}`, which is not JSON, and to_value returns null"]
+
 fn bug_st_without_elements_gives_valid_json() {
     let input = [ISA_4010, b"GS~ST~SE~GE~IEA~"].concat();
     let json = to_json(&parse(&input));
