@@ -20,59 +20,156 @@ pub enum Severity {
 }
 
 macro_rules! codes {
-    ($( $(#[$doc:meta])* $variant:ident = $text:literal, )*) => {
+    (
+        parser { $( $(#[$pdoc:meta])* $pvariant:ident = $ptext:literal, )* }
+        validator { $( $(#[$vdoc:meta])* $vvariant:ident = $vtext:literal, )* }
+    ) => {
         /// Stable diagnostic codes. The string form (see [`Code::as_str`]) is the
         /// public contract shared by every language binding and the HTTP API.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
         pub enum Code {
-            $( $(#[$doc])* $variant, )*
+            $( $(#[$pdoc])* $pvariant, )*
+            $( $(#[$vdoc])* $vvariant, )*
         }
 
         impl Code {
             /// Every code, in declaration order.
-            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+            pub const ALL: &'static [Code] = &[ $( Code::$pvariant, )* $( Code::$vvariant, )* ];
+
+            /// The codes the parser reports (in a parse result).
+            pub const PARSER: &'static [Code] = &[ $( Code::$pvariant, )* ];
+
+            /// The codes only the envelope validator ([`crate::validate`]) reports.
+            pub const VALIDATOR: &'static [Code] = &[ $( Code::$vvariant, )* ];
 
             /// The stable UPPER_SNAKE spelling of the code.
             pub const fn as_str(self) -> &'static str {
-                match self { $( Code::$variant => $text, )* }
+                match self {
+                    $( Code::$pvariant => $ptext, )*
+                    $( Code::$vvariant => $vtext, )*
+                }
             }
 
             /// Looks a code up by its UPPER_SNAKE spelling.
             pub fn from_name(name: &str) -> Option<Code> {
-                match name { $( $text => Some(Code::$variant), )* _ => None }
+                match name {
+                    $( $ptext => Some(Code::$pvariant), )*
+                    $( $vtext => Some(Code::$vvariant), )*
+                    _ => None,
+                }
             }
         }
     };
 }
 
 codes! {
-    /// The input does not start with an ISA segment (empty, binary, JSON, UTF-16, text…).
-    NotX12 = "NOT_X12",
-    /// The delimiters read from the ISA are unusable (not distinct, alphanumeric, multi-byte…).
-    Delimiters = "DELIMITERS",
-    /// The ISA segment is not the fixed 106-byte layout (or is truncated).
-    IsaLayout = "ISA_LAYOUT",
-    /// An interchange has no IEA trailer.
-    IeaMissing = "IEA_MISSING",
-    /// A functional group has no GE trailer.
-    GeMissing = "GE_MISSING",
-    /// A transaction set has no SE trailer.
-    SeMissing = "SE_MISSING",
-    /// A transaction set (ST) appears outside a functional group (GS…GE).
-    StOutsideGroup = "ST_OUTSIDE_GROUP",
-    /// A segment identifier is not 2–3 upper-case letters or digits.
-    SegmentId = "SEGMENT_ID",
-    /// Non-whitespace data follows the last IEA (or sits between interchanges).
-    TrailingData = "TRAILING_DATA",
-    /// A segment appears where the envelope does not allow it (e.g. data between SE and the next ST, or a GE with no GS).
-    UnexpectedSegment = "UNEXPECTED_SEGMENT",
-    /// The input starts with a UTF-8 byte order mark.
-    Bom = "BOM",
-    /// The input is not valid UTF-8; invalid bytes are shown as U+FFFD in JSON.
-    InvalidUtf8 = "INVALID_UTF8",
-    /// The last segment of the input has no segment terminator.
-    TerminatorMissing = "TERMINATOR_MISSING",
+    parser {
+        /// The input does not start with an ISA segment (empty, binary, JSON, UTF-16, text…).
+        NotX12 = "NOT_X12",
+        /// The delimiters read from the ISA are unusable (not distinct, alphanumeric, multi-byte…).
+        Delimiters = "DELIMITERS",
+        /// The ISA segment is not the fixed 106-byte layout (or is truncated).
+        IsaLayout = "ISA_LAYOUT",
+        /// An interchange has no IEA trailer.
+        IeaMissing = "IEA_MISSING",
+        /// A functional group has no GE trailer.
+        GeMissing = "GE_MISSING",
+        /// A transaction set has no SE trailer.
+        SeMissing = "SE_MISSING",
+        /// A transaction set (ST) appears outside a functional group (GS…GE).
+        StOutsideGroup = "ST_OUTSIDE_GROUP",
+        /// A segment identifier is not 2–3 upper-case letters or digits.
+        SegmentId = "SEGMENT_ID",
+        /// Non-whitespace data follows the last IEA (or sits between interchanges).
+        TrailingData = "TRAILING_DATA",
+        /// A segment appears where the envelope does not allow it (e.g. data between SE and the next ST, or a GE with no GS).
+        UnexpectedSegment = "UNEXPECTED_SEGMENT",
+        /// The input starts with a UTF-8 byte order mark.
+        Bom = "BOM",
+        /// The input is not valid UTF-8; invalid bytes are shown as U+FFFD in JSON.
+        InvalidUtf8 = "INVALID_UTF8",
+        /// The last segment of the input has no segment terminator.
+        TerminatorMissing = "TERMINATOR_MISSING",
+    }
+    validator {
+        /// ISA01 (authorization information qualifier) is not 00–06.
+        Isa01Invalid = "ISA01_INVALID",
+        /// ISA02 (authorization information) is not 10 characters.
+        Isa02Invalid = "ISA02_INVALID",
+        /// ISA03 (security information qualifier) is not 00 or 01.
+        Isa03Invalid = "ISA03_INVALID",
+        /// ISA04 (security information) is not 10 characters.
+        Isa04Invalid = "ISA04_INVALID",
+        /// ISA05 (sender id qualifier) is not a known qualifier.
+        Isa05Invalid = "ISA05_INVALID",
+        /// ISA06 (sender id) is not 15 characters, or is blank.
+        Isa06Invalid = "ISA06_INVALID",
+        /// ISA07 (receiver id qualifier) is not a known qualifier.
+        Isa07Invalid = "ISA07_INVALID",
+        /// ISA08 (receiver id) is not 15 characters, or is blank.
+        Isa08Invalid = "ISA08_INVALID",
+        /// ISA09 (date) is not a real YYMMDD date.
+        Isa09Invalid = "ISA09_INVALID",
+        /// ISA10 (time) is not a real HHMM time.
+        Isa10Invalid = "ISA10_INVALID",
+        /// ISA11 is not `U` (00401 and earlier) or not a usable repetition separator (00402 and later).
+        Isa11Invalid = "ISA11_INVALID",
+        /// ISA12 (control version) is not a known version number.
+        Isa12Invalid = "ISA12_INVALID",
+        /// ISA13 (control number) is not 9 digits.
+        Isa13Invalid = "ISA13_INVALID",
+        /// ISA14 (acknowledgment requested) is not 0 or 1.
+        Isa14Invalid = "ISA14_INVALID",
+        /// ISA15 (usage indicator) is not P, T or I.
+        Isa15Invalid = "ISA15_INVALID",
+        /// ISA16 (component separator) is not one usable delimiter character.
+        Isa16Invalid = "ISA16_INVALID",
+        /// IEA01 does not equal the number of functional groups in the interchange.
+        Iea01Count = "IEA01_COUNT",
+        /// IEA02 does not equal ISA13.
+        Iea02Control = "IEA02_CONTROL",
+        /// An ISA13 interchange control number is used twice in the input.
+        Isa13Duplicate = "ISA13_DUPLICATE",
+        /// GS01 (functional identifier code) is not a known code.
+        Gs01Invalid = "GS01_INVALID",
+        /// GS02 (application sender's code) is not 2–15 characters.
+        Gs02Invalid = "GS02_INVALID",
+        /// GS03 (application receiver's code) is not 2–15 characters.
+        Gs03Invalid = "GS03_INVALID",
+        /// GS04 (date) is not a real CCYYMMDD date.
+        Gs04Invalid = "GS04_INVALID",
+        /// GS05 (time) is not a real HHMM[SS[D[D]]] time.
+        Gs05Invalid = "GS05_INVALID",
+        /// GS06 (group control number) is not 1–9 digits.
+        Gs06Invalid = "GS06_INVALID",
+        /// GS07 (responsible agency code) is not X or T.
+        Gs07Invalid = "GS07_INVALID",
+        /// GS08 (version / release / industry identifier) is not a 6-digit version plus up to 6 characters.
+        Gs08Invalid = "GS08_INVALID",
+        /// GE01 does not equal the number of transaction sets in the group.
+        Ge01Count = "GE01_COUNT",
+        /// GE02 does not equal GS06.
+        Ge02Control = "GE02_CONTROL",
+        /// A GS06 group control number is used twice in one interchange.
+        Gs06Duplicate = "GS06_DUPLICATE",
+        /// ST01 (transaction set identifier) is not 3 digits.
+        St01Invalid = "ST01_INVALID",
+        /// ST02 (transaction set control number) is not 4–9 characters.
+        St02Invalid = "ST02_INVALID",
+        /// An ST02 control number is used twice in one functional group.
+        St02Duplicate = "ST02_DUPLICATE",
+        /// SE01 does not equal the number of segments from ST through SE.
+        Se01Count = "SE01_COUNT",
+        /// SE02 does not equal ST02.
+        Se02Control = "SE02_CONTROL",
+        /// The transaction set's type does not belong to its group's functional identifier (GS01).
+        Gs01Mismatch = "GS01_MISMATCH",
+        /// x12kit has no definition for the transaction set's type (a warning).
+        St01Unsupported = "ST01_UNSUPPORTED",
+        /// Too many control numbers to check for duplicates; the rest were not checked (a warning).
+        DuplicateCheckLimit = "DUPLICATE_CHECK_LIMIT",
+    }
 }
 
 impl fmt::Display for Code {
@@ -109,6 +206,103 @@ pub struct Diagnostic {
     /// Byte offset in the input where the problem starts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
+    /// The acknowledgement codes the finding maps to (set by [`crate::validate`]);
+    /// boxed so that diagnostics, which travel inside every token, stay small.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack: Option<Box<AckCodes>>,
+}
+
+/// The TA1 / 997 / 999 codes a diagnostic maps to (reference §4–5), plus the
+/// details of a segment or element finding that AK3/AK4 (997) and IK3/IK4
+/// (999) carry. Every field is optional; codes are the X12 code values.
+///
+/// The codes are those of the 005010 lists (I18, 716, 618, 620, 621); the
+/// acknowledgement builder translates the few that differ in a 997 (see
+/// `docs/validation.md`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AckCodes {
+    /// TA105 interchange note code (element I18), e.g. `001`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ta1: Option<&'static str>,
+    /// AK905 functional group syntax error code (element 716), e.g. `5`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ak9: Option<&'static str>,
+    /// AK502 / IK502 transaction set syntax error code (elements 718 / 618), e.g. `4`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ik5: Option<&'static str>,
+    /// AK304 / IK304 segment syntax error code (elements 720 / 620), e.g. `1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ik3: Option<&'static str>,
+    /// AK403 / IK403 element syntax error code (elements 723 / 621), e.g. `7`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ik4: Option<&'static str>,
+    /// AK303 / IK303: the loop identifier the segment belongs to, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loop_id: Option<String>,
+    /// AK401-2 / IK401-2: 1-based component position inside the element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<u32>,
+    /// IK401-3: 1-based repetition position of a repeated element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<u32>,
+    /// AK402 / IK402: the data element reference number (e.g. 143 for ST01).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element_reference: Option<u32>,
+    /// AK404 / IK404: a copy of the bad value (at most 99 characters are written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+impl AckCodes {
+    /// Maps to a TA105 interchange note code.
+    pub fn ta1(code: &'static str) -> Self {
+        AckCodes {
+            ta1: Some(code),
+            ..Self::default()
+        }
+    }
+
+    /// Maps to an AK905 functional group error code.
+    pub fn ak9(code: &'static str) -> Self {
+        AckCodes {
+            ak9: Some(code),
+            ..Self::default()
+        }
+    }
+
+    /// Maps to an AK502 / IK502 transaction set error code.
+    pub fn ik5(code: &'static str) -> Self {
+        AckCodes {
+            ik5: Some(code),
+            ..Self::default()
+        }
+    }
+
+    /// Maps to an AK304 / IK304 segment error code.
+    pub fn segment(code: &'static str) -> Self {
+        AckCodes {
+            ik3: Some(code),
+            ..Self::default()
+        }
+    }
+
+    /// Maps to an AK403 / IK403 element error code (the segment gets AK304 / IK304 `8`).
+    pub fn element(code: &'static str) -> Self {
+        AckCodes {
+            ik4: Some(code),
+            ..Self::default()
+        }
+    }
+
+    /// True when no code is set.
+    pub fn is_empty(&self) -> bool {
+        self.ta1.is_none()
+            && self.ak9.is_none()
+            && self.ik5.is_none()
+            && self.ik3.is_none()
+            && self.ik4.is_none()
+    }
 }
 
 impl Diagnostic {
@@ -131,6 +325,7 @@ impl Diagnostic {
             segment_id: None,
             element: None,
             offset: None,
+            ack: None,
         }
     }
 
@@ -151,6 +346,12 @@ impl Diagnostic {
     /// Sets the 1-based element position.
     pub fn at_element(mut self, element: u32) -> Self {
         self.element = Some(element);
+        self
+    }
+
+    /// Sets the acknowledgement codes the finding maps to.
+    pub fn with_ack(mut self, ack: AckCodes) -> Self {
+        self.ack = Some(Box::new(ack));
         self
     }
 

@@ -34,6 +34,14 @@ pub enum Error {
         /// Which delimiter and where.
         message: String,
     },
+    /// Acknowledgement options that cannot be used (e.g. a control number too large).
+    #[error("{path}: {message}")]
+    InvalidAckOptions {
+        /// JSON pointer of the option.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 impl Error {
@@ -44,6 +52,7 @@ impl Error {
             Error::InvalidParseResult { .. } => "INVALID_PARSE_RESULT",
             Error::InvalidDelimiters { .. } => "INVALID_DELIMITERS",
             Error::ValueContainsDelimiter { .. } => "VALUE_CONTAINS_DELIMITER",
+            Error::InvalidAckOptions { .. } => "INVALID_ACK_OPTIONS",
         }
     }
 
@@ -53,7 +62,8 @@ impl Error {
             Error::InvalidJson(_) => None,
             Error::InvalidParseResult { path, .. }
             | Error::InvalidDelimiters { path, .. }
-            | Error::ValueContainsDelimiter { path, .. } => Some(path),
+            | Error::ValueContainsDelimiter { path, .. }
+            | Error::InvalidAckOptions { path, .. } => Some(path),
         }
     }
 }

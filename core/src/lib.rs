@@ -23,8 +23,11 @@
 //! - [`documents`]: the 18 outbound transaction sets, declared once: render, map back, validate;
 //! - [`render`] and [`partner`]: complete interchanges for a trading partner profile;
 //! - [`error`]: typed errors with stable codes for calls that fail outright;
-//! - [`webhook`]: webhook signing and verification.
+//! - [`webhook`]: webhook signing and verification;
+//! - [`validate`]: the envelope rules, their acknowledgement codes and outcomes;
+//! - [`ack`]: building TA1 / 997 / 999 acknowledgements and reading received ones.
 
+pub mod ack;
 pub mod delimiters;
 pub mod diagnostics;
 pub mod documents;
@@ -36,11 +39,13 @@ pub mod partner;
 pub mod render;
 pub mod segment;
 pub mod stream;
+pub mod validate;
 pub mod webhook;
 pub mod write;
 
+pub use ack::{AckKind, AckOptions, acknowledge};
 pub use delimiters::Delimiters;
-pub use diagnostics::{Code, Diagnostic, Severity};
+pub use diagnostics::{AckCodes, Code, Diagnostic, Severity};
 pub use envelope::{Document, Envelope, Group, Handler, Interchange, Transaction, parse};
 pub use error::Error;
 pub use json::{to_json, to_json_writer, to_value};
@@ -49,6 +54,7 @@ pub use partner::Partner;
 pub use render::{ControlNumbers, RenderError, RenderOptions, Rendered, render};
 pub use segment::{Element, Segment};
 pub use stream::{Pull, Reader, StreamTokenizer};
+pub use validate::{Validation, Validator, validate, validate_reader};
 pub use write::{WriteOptions, write, write_str};
 
 /// Parses X12 and returns the JSON parse result as bytes (the cross-language contract).

@@ -1,0 +1,216 @@
+//! Acknowledgements: building TA1, 997 and 999 from a [`Validation`], and
+//! reading received ones ([`read`]).
+//!
+//! [`acknowledge`] writes one acknowledgement interchange per received
+//! interchange, with sender and receiver swapped (reference §5.4): a TA1
+//! (§4) when asked for, then one functional group (`GS01` = `FA`) holding one
+//! 997 or 999 per received functional group — 997 for 004010 groups and 999
+//! for 005010 ones with [`AckKind::Auto`]. AK2 / IK5 are written for every
+//! set or only for sets with errors ([`AckOptions::errors_only`]), AK3 / AK4
+//! and IK3 / IK4 for segment and element findings, AK9 with its counts and
+//! codes, and AK901 `A` / `E` / `P` / `R` by the rule of §5.4. Control
+//! numbers are the caller's. The acknowledgement uses the received
+//! delimiters unless [`AckOptions::delimiters`] says otherwise; values echoed
+//! from the received envelope that would not be valid in the acknowledgement
+//! are made valid as `docs/validation.md` describes, so the output always
+//! parses and validates clean.
+//!
+//! ```
+//! let x12 = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*1*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*7*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*3*0001~GE*1*7~IEA*1*000000001~";
+//! let doc = x12kit::parse(x12);
+//! let v = x12kit::validate(&doc);
+//! let options = x12kit::AckOptions {
+//!     timestamp: Some(x12kit::ack::Timestamp::new(2024, 2, 29, 13, 5)),
+//!     ..Default::default()
+//! };
+//! let ack = x12kit::acknowledge(&v, &options).unwrap();
+//! assert_eq!(
+//!     String::from_utf8(ack).unwrap(),
+//!     "ISA*00*          *00*          *ZZ*RECEIVER       *ZZ*SENDER         *240229*1305*U*00401*000000001*0*P*>~\n\
+//!      TA1*000000001*230101*1200*A*000~\n\
+//!      GS*FA*RECEIVER*SENDER*20240229*1305*1*X*004010~\n\
+//!      ST*997*0001~\n\
+//!      AK1*PO*7~\n\
+//!      AK2*850*0001~\n\
+//!      AK5*A~\n\
+//!      AK9*A*1*1*1~\n\
+//!      SE*6*0001~\n\
+//!      GE*1*1~\n\
+//!      IEA*1*000000001~\n"
+//! );
+//! ```
+
+mod build;
+mod read;
+
+pub use read::{
+    Acknowledgements, CodeText, ElementAck, GroupAck, InterchangeAck, SegmentAck, SetAck, read,
+};
+
+use crate::delimiters::Delimiters;
+use crate::error::Error;
+use crate::validate::Validation;
+
+/// Which acknowledgement to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AckKind {
+    /// Only a TA1 per interchange.
+    Ta1,
+    /// A 997 per functional group (whatever its version).
+    Fa997,
+    /// A 999 per functional group (whatever its version).
+    Fa999,
+    /// 997 for groups before 005010, 999 from 005010, plus a TA1 when the
+    /// interchange asks for one (ISA14 = 1) or was not accepted cleanly.
+    #[default]
+    Auto,
+}
+
+/// A date and time written into the acknowledgement's ISA09/ISA10 and GS04/GS05.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timestamp {
+    /// Year, e.g. 2024.
+    pub year: u16,
+    /// Month, 1–12.
+    pub month: u8,
+    /// Day of the month, 1–31.
+    pub day: u8,
+    /// Hour, 0–23.
+    pub hour: u8,
+    /// Minute, 0–59.
+    pub minute: u8,
+}
+
+impl Timestamp {
+    /// A timestamp from its parts (out-of-range parts are clamped).
+    pub fn new(year: u16, month: u8, day: u8, hour: u8, minute: u8) -> Self {
+        Timestamp {
+            year: year.min(9999),
+            month: month.clamp(1, 12),
+            day: day.clamp(1, 31),
+            hour: hour.min(23),
+            minute: minute.min(59),
+        }
+    }
+
+    /// The current UTC time, where the platform has a clock
+    /// (`None` on `wasm32-unknown-unknown`: pass a timestamp there).
+    pub fn now() -> Option<Self> {
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        {
+            None
+        }
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+        {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_secs();
+            Some(Self::from_unix(secs))
+        }
+    }
+
+    /// The UTC date and time of a Unix timestamp (seconds).
+    pub fn from_unix(secs: u64) -> Self {
+        let days = (secs / 86_400) as i64;
+        let rem = secs % 86_400;
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        Timestamp::new(
+            year.clamp(0, 9999) as u16,
+            month as u8,
+            day as u8,
+            (rem / 3600) as u8,
+            (rem % 3600 / 60) as u8,
+        )
+    }
+
+    /// The received ISA09/ISA10 (used only when there is no clock), or
+    /// 2000-01-01 00:00 when they are not a real date and time.
+    fn from_received(date: &str, time: &str) -> Self {
+        let d = date.as_bytes();
+        let t = time.as_bytes();
+        let two = |b: &[u8]| (b[0] - b'0') * 10 + (b[1] - b'0');
+        let (year, month, day) = if crate::validate::check::date6(d) {
+            (
+                2000 + u16::from(two(&d[0..2])),
+                two(&d[2..4]),
+                two(&d[4..6]),
+            )
+        } else {
+            (2000, 1, 1)
+        };
+        let (hour, minute) = if crate::validate::check::time(t, 4, 4) {
+            (two(&t[0..2]), two(&t[2..4]))
+        } else {
+            (0, 0)
+        };
+        Timestamp::new(year, month, day, hour, minute)
+    }
+
+    fn yymmdd(&self) -> String {
+        format!("{:02}{:02}{:02}", self.year % 100, self.month, self.day)
+    }
+
+    fn ccyymmdd(&self) -> String {
+        format!("{:04}{:02}{:02}", self.year, self.month, self.day)
+    }
+
+    fn hhmm(&self) -> String {
+        format!("{:02}{:02}", self.hour, self.minute)
+    }
+}
+
+/// How to build acknowledgements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AckOptions {
+    /// TA1, 997, 999 or automatic.
+    pub kind: AckKind,
+    /// ISA13 of the first acknowledgement interchange (then +1 per interchange).
+    pub interchange_control_number: u64,
+    /// GS06 of the first acknowledgement group (then +1 per group).
+    pub group_control_number: u64,
+    /// ST02 of the first 997 / 999 (then +1 per set; written with at least 4 digits).
+    pub set_control_number: u64,
+    /// Write AK2 / IK5 only for sets that are not accepted without errors.
+    pub errors_only: bool,
+    /// Delimiters of the acknowledgement; `None`: those of the received interchange.
+    pub delimiters: Option<Delimiters>,
+    /// Date and time of the acknowledgement; `None`: now (UTC).
+    pub timestamp: Option<Timestamp>,
+    /// What follows each segment terminator; `None`: a line feed, or nothing
+    /// when the terminator is itself a line break.
+    pub line_break: Option<String>,
+}
+
+impl Default for AckOptions {
+    fn default() -> Self {
+        AckOptions {
+            kind: AckKind::Auto,
+            interchange_control_number: 1,
+            group_control_number: 1,
+            set_control_number: 1,
+            errors_only: false,
+            delimiters: None,
+            timestamp: None,
+            line_break: None,
+        }
+    }
+}
+
+/// Builds the acknowledgements of a validated input (see the module docs).
+///
+/// Returns the X12 bytes: one acknowledgement interchange per received
+/// interchange that gets one (none at all, an empty result, when nothing is
+/// to be acknowledged, e.g. a 997 asked for an input with no groups).
+pub fn acknowledge(validation: &Validation, options: &AckOptions) -> Result<Vec<u8>, Error> {
+    build::build(validation, options)
+}

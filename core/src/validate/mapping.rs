@@ -1,0 +1,300 @@
+//! Which acknowledgement codes each diagnostic maps to.
+//!
+//! The validator's own rules set their codes where they report; this module
+//! maps the parser's diagnostics (which know nothing about acknowledgements)
+//! and translates 005010 codes to their 004010 (997) equivalents.
+
+use crate::diagnostics::{AckCodes, Code, Diagnostic, Severity};
+
+/// Where a diagnostic was found: the innermost envelope level open at the time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Outside any interchange (before the first ISA, after an IEA).
+    Input,
+    /// Inside an interchange, outside any group.
+    Interchange,
+    /// Inside a group, outside any transaction set.
+    Group,
+    /// Inside a transaction set.
+    Set,
+}
+
+/// The acknowledgement codes of a parser diagnostic found in `scope`, or `None`
+/// when it has no acknowledgement meaning (BOM, INVALID_UTF8, …).
+pub fn parser_codes(d: &Diagnostic, scope: Scope) -> Option<AckCodes> {
+    let codes = match (d.code, d.severity) {
+        (Code::NotX12, _) => AckCodes::ta1("022"),
+        (Code::Delimiters, Severity::Error) => AckCodes::ta1(delimiter_note(&d.message)),
+        // ISA12 >= 00402 but ISA11 cannot be the repetition separator (a warning).
+        (Code::Delimiters, Severity::Warning) => AckCodes::ta1("016"),
+        (Code::IsaLayout, Severity::Error) => AckCodes::ta1(if d.message.contains("truncated") {
+            "023"
+        } else {
+            "022"
+        }),
+        // A readable ISA that is not fixed width: the ISAnn_INVALID rules carry the codes.
+        (Code::IsaLayout, Severity::Warning) => return None,
+        (Code::IeaMissing, _) => AckCodes::ta1("023"),
+        (Code::GeMissing, _) => AckCodes {
+            ak9: Some("3"),
+            ta1: Some("024"),
+            ..AckCodes::default()
+        },
+        (Code::SeMissing, _) => AckCodes::ik5("2"),
+        (Code::StOutsideGroup, _) => AckCodes {
+            ik5: Some("18"),
+            ta1: Some("022"),
+            ..AckCodes::default()
+        },
+        (Code::SegmentId, _) => match scope {
+            Scope::Set => AckCodes::segment("1"),
+            Scope::Group => AckCodes::ta1("024"),
+            _ => AckCodes::ta1("022"),
+        },
+        (Code::UnexpectedSegment, _) => match scope {
+            Scope::Group | Scope::Set => AckCodes::ta1("024"),
+            _ => AckCodes::ta1("022"),
+        },
+        (Code::TrailingData, _) => AckCodes::ta1("022"),
+        _ => return None,
+    };
+    Some(codes)
+}
+
+/// TA105 for an unusable delimiter, from the parser's message: element
+/// separator `026`, component separator `027`, segment terminator `004`.
+fn delimiter_note(message: &str) -> &'static str {
+    // The first delimiter named is the one at fault ("the X and the Y are both…").
+    let named = [
+        ("element separator", "026"),
+        ("component separator", "027"),
+        ("segment terminator", "004"),
+        ("repetition separator", "016"),
+    ];
+    named
+        .iter()
+        .filter_map(|(name, code)| message.find(name).map(|at| (at, *code)))
+        .min()
+        .map_or("022", |(_, code)| code)
+}
+
+/// The 997 (004010) code for a 005010 code of the given element, when they differ.
+///
+/// - 716 (AK905): `19` means "GS06 not unique" only in 005010; the 004010
+///   equivalent is `6` (what pyx12 uses for a duplicate).
+/// - 620 (AK304): the I-codes do not exist in 720: I4/I9 → `2`, I6/I7/I8 → `3`.
+/// - 621 (AK403): 12/13 and the I-codes do not exist in 723: 12/13 → `3`,
+///   I6/I12 → `7`, I9 → `1`, I10/I13 → `10`, I11 → `2`.
+/// - 618 (AK502): `18` and `I5`/`I6` are 5010-only: `18` → none (a set outside
+///   a group has no 997 to go in), `I5` → `5`, `I6` → `1`.
+pub fn to_997(element: AckElement, code: &'static str) -> Option<&'static str> {
+    Some(match (element, code) {
+        (AckElement::Ak905, "19") => "6",
+        (AckElement::Ak304, "I4" | "I9") => "2",
+        (AckElement::Ak304, "I6" | "I7" | "I8") => "3",
+        (AckElement::Ak403, "12" | "13") => "3",
+        (AckElement::Ak403, "I6" | "I12") => "7",
+        (AckElement::Ak403, "I9") => "1",
+        (AckElement::Ak403, "I10" | "I13") => "10",
+        (AckElement::Ak403, "I11") => "2",
+        (AckElement::Ak502, "18") => return None,
+        (AckElement::Ak502, "I5") => "5",
+        (AckElement::Ak502, "I6") => "1",
+        _ => code,
+    })
+}
+
+/// The acknowledgement elements whose code lists differ between 997 and 999.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckElement {
+    /// AK905 (716).
+    Ak905,
+    /// AK502 / IK502 (718 / 618).
+    Ak502,
+    /// AK304 / IK304 (720 / 620).
+    Ak304,
+    /// AK403 / IK403 (723 / 621).
+    Ak403,
+}
+
+/// What a TA105 interchange note code (I18) means.
+pub fn ta1_note(code: &str) -> &'static str {
+    match code {
+        "000" => "no error",
+        "001" => "the interchange control numbers in the header and trailer do not match",
+        "002" => "this standard as noted in the control standards identifier is not supported",
+        "003" => "this version of the controls is not supported",
+        "004" => "the segment terminator is invalid",
+        "005" => "invalid interchange ID qualifier for sender",
+        "006" => "invalid interchange sender ID",
+        "007" => "invalid interchange ID qualifier for receiver",
+        "008" => "invalid interchange receiver ID",
+        "009" => "unknown interchange receiver ID",
+        "010" => "invalid authorization information qualifier value",
+        "011" => "invalid authorization information value",
+        "012" => "invalid security information qualifier value",
+        "013" => "invalid security information value",
+        "014" => "invalid interchange date value",
+        "015" => "invalid interchange time value",
+        "016" => "invalid interchange standards identifier value",
+        "017" => "invalid interchange version ID value",
+        "018" => "invalid interchange control number value",
+        "019" => "invalid acknowledgment requested value",
+        "020" => "invalid test indicator value",
+        "021" => "invalid number of included groups value",
+        "022" => "invalid control structure",
+        "023" => "improper (premature) end-of-file (transmission)",
+        "024" => "invalid interchange content (e.g. invalid GS segment)",
+        "025" => "duplicate interchange control number",
+        "026" => "invalid data element separator",
+        "027" => "invalid component element separator",
+        "028" => "invalid delivery date in deferred delivery request",
+        "029" => "invalid delivery time in deferred delivery request",
+        "030" => "invalid delivery time code in deferred delivery request",
+        "031" => "invalid grade of service code",
+        "032" => "invalid repetition separator",
+        _ => "unknown interchange note code",
+    }
+}
+
+/// What an AK905 / AK9 group error code (716) means.
+pub fn ak9_error(code: &str) -> &'static str {
+    match code {
+        "1" => "functional group not supported",
+        "2" => "functional group version not supported",
+        "3" => "functional group trailer (GE) missing",
+        "4" => "group control number in the header (GS06) and trailer (GE02) do not agree",
+        "5" => "number of included transaction sets (GE01) does not match the actual count",
+        "6" => "group control number violates syntax",
+        "10" => "authentication key name unknown",
+        "11" => "encryption key name unknown",
+        "12" => "requested service (authentication or encryption) not available",
+        "13" => "unknown security recipient",
+        "14" => "unknown security originator",
+        "15" => "syntax error in decrypted text",
+        "16" => "security not supported",
+        "17" => "incorrect message length (encryption only)",
+        "18" => "message authentication code failed",
+        "19" => "functional group control number not unique within the interchange (005010)",
+        "23" | "24" | "25" | "26" => "security segment pairing error",
+        _ => "unknown functional group error code",
+    }
+}
+
+/// What an AK502 / IK502 set error code (718 / 618) means.
+pub fn ak5_error(code: &str) -> &'static str {
+    match code {
+        "1" => "transaction set not supported",
+        "2" => "transaction set trailer (SE) missing",
+        "3" => {
+            "transaction set control number in the header (ST02) and trailer (SE02) do not match"
+        }
+        "4" => "number of included segments (SE01) does not match the actual count",
+        "5" => "one or more segments in error",
+        "6" => "missing or invalid transaction set identifier (ST01)",
+        "7" => "missing or invalid transaction set control number (ST02)",
+        "8" => "authentication key name unknown",
+        "9" => "encryption key name unknown",
+        "10" => "requested service (authentication or encryption) not available",
+        "11" => "unknown security recipient",
+        "12" => "incorrect message length (encryption only)",
+        "13" => "message authentication code failed",
+        "15" => "unknown security originator",
+        "16" => "syntax error in decrypted text",
+        "17" => "security not supported",
+        "18" => "transaction set not in a functional group",
+        "19" => "invalid transaction set implementation convention reference (ST03)",
+        "23" => "transaction set control number not unique within the functional group",
+        "I5" => "implementation: one or more segments in error",
+        "I6" => "implementation convention not supported",
+        _ => "unknown transaction set error code",
+    }
+}
+
+/// What an AK304 / IK304 segment error code (720 / 620) means.
+pub fn segment_error(code: &str) -> &'static str {
+    match code {
+        "1" => "unrecognized segment ID",
+        "2" => "unexpected segment",
+        "3" => "required segment missing",
+        "4" => "loop occurs over maximum times",
+        "5" => "segment exceeds maximum use",
+        "6" => "segment not in defined transaction set",
+        "7" => "segment not in proper sequence",
+        "8" => "segment has data element errors",
+        "I4" => "implementation \"not used\" segment present",
+        "I6" => "implementation dependent segment missing",
+        "I7" => "implementation loop occurs under minimum times",
+        "I8" => "implementation segment below minimum use",
+        "I9" => "implementation dependent \"not used\" segment present",
+        _ => "unknown segment error code",
+    }
+}
+
+/// What an AK403 / IK403 element error code (723 / 621) means.
+pub fn element_error(code: &str) -> &'static str {
+    match code {
+        "1" => "required data element missing",
+        "2" => "conditional required data element missing",
+        "3" => "too many data elements",
+        "4" => "data element too short",
+        "5" => "data element too long",
+        "6" => "invalid character in data element",
+        "7" => "invalid code value",
+        "8" => "invalid date",
+        "9" => "invalid time",
+        "10" => "exclusion condition violated",
+        "12" => "too many repetitions",
+        "13" => "too many components",
+        "I6" => "code value not used in implementation",
+        "I9" => "implementation dependent data element missing",
+        "I10" => "implementation \"not used\" data element present",
+        "I11" => "implementation too few repetitions",
+        "I12" => "implementation pattern match failure",
+        "I13" => "implementation dependent \"not used\" data element present",
+        _ => "unknown data element error code",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delimiters::{Detect, detect};
+
+    fn delimiter_error(isa: &[u8]) -> Diagnostic {
+        match detect(isa, true) {
+            Detect::Invalid(d) => d,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn delimiter_errors_map_to_the_delimiter_at_fault() {
+        let good = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~".to_vec();
+        let mut bad = good.clone();
+        bad[105] = b'A';
+        assert_eq!(delimiter_note(&delimiter_error(&bad).message), "004");
+        let mut bad = good.clone();
+        bad[104] = b'A';
+        assert_eq!(delimiter_note(&delimiter_error(&bad).message), "027");
+        let mut bad = good.clone();
+        bad[104] = b'*';
+        assert_eq!(delimiter_note(&delimiter_error(&bad).message), "026");
+        let bad: Vec<u8> = good
+            .iter()
+            .map(|&b| if b == b'*' { b'A' } else { b })
+            .collect();
+        assert_eq!(delimiter_note(&delimiter_error(&bad).message), "026");
+        let mut bad = good[..105].to_vec();
+        bad.extend_from_slice("…".as_bytes());
+        assert_eq!(delimiter_note(&delimiter_error(&bad).message), "004");
+    }
+
+    #[test]
+    fn codes_997() {
+        assert_eq!(to_997(AckElement::Ak905, "19"), Some("6"));
+        assert_eq!(to_997(AckElement::Ak905, "5"), Some("5"));
+        assert_eq!(to_997(AckElement::Ak502, "18"), None);
+        assert_eq!(to_997(AckElement::Ak403, "I10"), Some("10"));
+    }
+}
