@@ -158,31 +158,63 @@ impl Partner {
             )]
         })?;
         let issues = p.check();
-        if issues.is_empty() { Ok(p) } else { Err(issues) }
+        if issues.is_empty() {
+            Ok(p)
+        } else {
+            Err(issues)
+        }
     }
 
     /// Checks the profile; an empty list means usable.
     pub fn check(&self) -> Vec<Issue> {
         let mut out = Vec::new();
         for (name, party) in [("sender", &self.sender), ("receiver", &self.receiver)] {
-            if party.qualifier.len() != 2 || !party.qualifier.bytes().all(|b| b.is_ascii_alphanumeric()) {
-                out.push(problem(&format!("/{name}/qualifier"), format!("\"{}\" is not a 2-character id qualifier (e.g. ZZ, 01, 12)", party.qualifier)));
+            if party.qualifier.len() != 2
+                || !party.qualifier.bytes().all(|b| b.is_ascii_alphanumeric())
+            {
+                out.push(problem(
+                    &format!("/{name}/qualifier"),
+                    format!(
+                        "\"{}\" is not a 2-character id qualifier (e.g. ZZ, 01, 12)",
+                        party.qualifier
+                    ),
+                ));
             }
-            if party.id.is_empty() || party.id.len() > 15 || !party.id.bytes().all(|b| (b' '..=b'~').contains(&b)) {
-                out.push(problem(&format!("/{name}/id"), format!("\"{}\" must be 1–15 printable ASCII characters", party.id)));
+            if party.id.is_empty()
+                || party.id.len() > 15
+                || !party.id.bytes().all(|b| (b' '..=b'~').contains(&b))
+            {
+                out.push(problem(
+                    &format!("/{name}/id"),
+                    format!("\"{}\" must be 1–15 printable ASCII characters", party.id),
+                ));
             }
             let app = self.application_code(party);
             if app.len() < 2 || app.len() > 15 || !app.bytes().all(|b| (b' '..=b'~').contains(&b)) {
-                out.push(problem(&format!("/{name}/applicationCode"), format!("\"{app}\" must be 2–15 printable ASCII characters (GS02/GS03)")));
+                out.push(problem(
+                    &format!("/{name}/applicationCode"),
+                    format!("\"{app}\" must be 2–15 printable ASCII characters (GS02/GS03)"),
+                ));
             }
         }
-        for (name, c) in [("authorization", &self.authorization), ("security", &self.security)] {
+        for (name, c) in [
+            ("authorization", &self.authorization),
+            ("security", &self.security),
+        ] {
             if let Some(c) = c {
                 if c.qualifier.len() != 2 {
-                    out.push(problem(&format!("/{name}/qualifier"), "must be 2 characters (00 for none)".into()));
+                    out.push(problem(
+                        &format!("/{name}/qualifier"),
+                        "must be 2 characters (00 for none)".into(),
+                    ));
                 }
-                if c.information.len() > 10 || !c.information.bytes().all(|b| (b' '..=b'~').contains(&b)) {
-                    out.push(problem(&format!("/{name}/information"), "must be at most 10 printable ASCII characters".into()));
+                if c.information.len() > 10
+                    || !c.information.bytes().all(|b| (b' '..=b'~').contains(&b))
+                {
+                    out.push(problem(
+                        &format!("/{name}/information"),
+                        "must be at most 10 printable ASCII characters".into(),
+                    ));
                 }
             }
         }
@@ -193,25 +225,39 @@ impl Partner {
         }
         for (t, v) in &self.versions {
             if !TYPES.contains(&t.as_str()) {
-                out.push(problem(&format!("/versions/{t}"), format!("{t} is not a document type x12kit renders")));
+                out.push(problem(
+                    &format!("/versions/{t}"),
+                    format!("{t} is not a document type x12kit renders"),
+                ));
             } else if let Err(m) = check_version(v) {
                 out.push(problem(&format!("/versions/{t}"), m));
             }
         }
         for (t, ptrs) in &self.required_fields {
             if !TYPES.contains(&t.as_str()) {
-                out.push(problem(&format!("/requiredFields/{t}"), format!("{t} is not a document type x12kit renders")));
+                out.push(problem(
+                    &format!("/requiredFields/{t}"),
+                    format!("{t} is not a document type x12kit renders"),
+                ));
             }
             for (i, p) in ptrs.iter().enumerate() {
                 if !p.starts_with('/') {
-                    out.push(problem(&format!("/requiredFields/{t}/{i}"), format!("\"{p}\" is not a JSON pointer (it must start with /)")));
+                    out.push(problem(
+                        &format!("/requiredFields/{t}/{i}"),
+                        format!("\"{p}\" is not a JSON pointer (it must start with /)"),
+                    ));
                 }
             }
         }
         if !matches!(self.line_break.as_str(), "" | "\n" | "\r\n" | "\r") {
-            out.push(problem("/lineBreak", "must be \"\", \"\\n\", \"\\r\\n\" or \"\\r\"".into()));
+            out.push(problem(
+                "/lineBreak",
+                "must be \"\", \"\\n\", \"\\r\\n\" or \"\\r\"".into(),
+            ));
         }
-        for version in std::iter::once(self.version.as_deref().unwrap_or("004010")).chain(self.versions.values().map(String::as_str)) {
+        for version in std::iter::once(self.version.as_deref().unwrap_or("004010"))
+            .chain(self.versions.values().map(String::as_str))
+        {
             if let Err(m) = self.delimiters_for(version) {
                 out.push(problem("/delimiters", m));
                 break;
@@ -243,7 +289,9 @@ impl Partner {
             let mut c = s.chars();
             match (c.next(), c.next()) {
                 (Some(ch), None) if ch.is_ascii() => Ok(ch as u8),
-                _ => Err(format!("the {name} must be exactly one ASCII character, found \"{s}\"")),
+                _ => Err(format!(
+                    "the {name} must be exactly one ASCII character, found \"{s}\""
+                )),
             }
         };
         let d = Delimiters {

@@ -65,7 +65,11 @@ impl RenderError {
     pub fn code(&self) -> &'static str {
         if self.issues.iter().any(|i| i.code == "INVALID_PARTNER") {
             "INVALID_PARTNER"
-        } else if self.issues.iter().any(|i| i.code == "UNKNOWN_DOCUMENT_TYPE") {
+        } else if self
+            .issues
+            .iter()
+            .any(|i| i.code == "UNKNOWN_DOCUMENT_TYPE")
+        {
             "UNKNOWN_DOCUMENT_TYPE"
         } else if self.issues.iter().any(|i| i.code == "UNSUPPORTED_VERSION") {
             "UNSUPPORTED_VERSION"
@@ -77,8 +81,17 @@ impl RenderError {
 
 impl fmt::Display for RenderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.issues.iter().filter(|i| i.severity == Severity::Error).count();
-        write!(f, "{}: {n} problem{}", self.code(), if n == 1 { "" } else { "s" })?;
+        let n = self
+            .issues
+            .iter()
+            .filter(|i| i.severity == Severity::Error)
+            .count();
+        write!(
+            f,
+            "{}: {n} problem{}",
+            self.code(),
+            if n == 1 { "" } else { "s" }
+        )?;
         for i in &self.issues {
             write!(f, "\n  {i}")?;
         }
@@ -114,7 +127,10 @@ pub fn now() -> (String, String) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    (format!("{y:04}{m:02}{d:02}"), format!("{:02}{:02}", rem / 3600, rem % 3600 / 60))
+    (
+        format!("{y:04}{m:02}{d:02}"),
+        format!("{:02}{:02}", rem / 3600, rem % 3600 / 60),
+    )
 }
 
 fn pad(s: &str, n: usize) -> String {
@@ -126,7 +142,11 @@ pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out:
     fn walk(v: Option<&Value>, parts: &[&str], at: String, partner: &str, out: &mut Vec<Issue>) {
         let Some((first, rest)) = parts.split_first() else {
             if v.is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
-                out.push(err("MISSING_FIELD", &at, format!("is required by the implementation guide of partner {partner}")));
+                out.push(err(
+                    "MISSING_FIELD",
+                    &at,
+                    format!("is required by the implementation guide of partner {partner}"),
+                ));
             }
             return;
         };
@@ -137,7 +157,11 @@ pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out:
                 p.push('/');
                 p.push_str(if *part == "*" { "0" } else { part });
             }
-            out.push(err("MISSING_FIELD", &p, format!("is required by the implementation guide of partner {partner}")));
+            out.push(err(
+                "MISSING_FIELD",
+                &p,
+                format!("is required by the implementation guide of partner {partner}"),
+            ));
             return;
         };
         if *first == "*" {
@@ -166,7 +190,12 @@ pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out:
 }
 
 /// Renders one document into a complete interchange for a partner.
-pub fn render(code: &str, payload: &Value, partner: &Partner, options: &RenderOptions) -> Result<Rendered, RenderError> {
+pub fn render(
+    code: &str,
+    payload: &Value,
+    partner: &Partner,
+    options: &RenderOptions,
+) -> Result<Rendered, RenderError> {
     let problems = partner.check();
     if !problems.is_empty() {
         return Err(RenderError { issues: problems });
@@ -176,7 +205,10 @@ pub fn render(code: &str, payload: &Value, partner: &Partner, options: &RenderOp
             issues: vec![err(
                 "UNKNOWN_DOCUMENT_TYPE",
                 "/",
-                format!("x12kit does not render transaction set \"{code}\"; known: {}", documents::TYPES.join(", ")),
+                format!(
+                    "x12kit does not render transaction set \"{code}\"; known: {}",
+                    documents::TYPES.join(", ")
+                ),
             )],
         });
     };
@@ -195,14 +227,32 @@ pub fn render(code: &str, payload: &Value, partner: &Partner, options: &RenderOp
     }
     let c = options.control;
     let mut issues = Vec::new();
-    for (name, n) in [("interchange", c.interchange), ("group", c.group), ("transaction", c.transaction)] {
+    for (name, n) in [
+        ("interchange", c.interchange),
+        ("group", c.group),
+        ("transaction", c.transaction),
+    ] {
         if n == 0 || n > 999_999_999 {
-            issues.push(err("INVALID_CONTROL_NUMBER", "/", format!("the {name} control number must be 1–999999999, found {n}")));
+            issues.push(err(
+                "INVALID_CONTROL_NUMBER",
+                "/",
+                format!("the {name} control number must be 1–999999999, found {n}"),
+            ));
         }
     }
     let (date, time) = options.timestamp.clone().unwrap_or_else(now);
-    if date.len() != 8 || !date.bytes().all(|b| b.is_ascii_digit()) || time.len() != 4 || !time.bytes().all(|b| b.is_ascii_digit()) {
-        issues.push(err("INVALID_FIELD", "/", format!("the timestamp must be (\"CCYYMMDD\", \"HHMM\"), found (\"{date}\", \"{time}\")")));
+    if date.len() != 8
+        || !date.bytes().all(|b| b.is_ascii_digit())
+        || time.len() != 4
+        || !time.bytes().all(|b| b.is_ascii_digit())
+    {
+        issues.push(err(
+            "INVALID_FIELD",
+            "/",
+            format!(
+                "the timestamp must be (\"CCYYMMDD\", \"HHMM\"), found (\"{date}\", \"{time}\")"
+            ),
+        ));
     }
     if !issues.is_empty() {
         return Err(RenderError { issues });
@@ -226,21 +276,44 @@ pub fn render(code: &str, payload: &Value, partner: &Partner, options: &RenderOp
     if let Some(ptrs) = partner.required_fields.get(code) {
         let target = body.as_ref().map_or(payload, |b| &b.normalized);
         let mut req = Vec::new();
-        required_fields(ptrs, target, partner.id.as_deref().or(partner.name.as_deref()).unwrap_or(&partner.receiver.id), &mut req);
-        req.retain(|r| !issues.iter().any(|i| i.pointer == r.pointer && i.severity == Severity::Error));
+        required_fields(
+            ptrs,
+            target,
+            partner
+                .id
+                .as_deref()
+                .or(partner.name.as_deref())
+                .unwrap_or(&partner.receiver.id),
+            &mut req,
+        );
+        req.retain(|r| {
+            !issues
+                .iter()
+                .any(|i| i.pointer == r.pointer && i.severity == Severity::Error)
+        });
         issues.extend(req);
     }
     let body = match body {
         Some(b) if !issues.iter().any(|i| i.severity == Severity::Error) => b,
         _ => {
-            issues.sort_by(|a, b| (a.severity != Severity::Error).cmp(&(b.severity != Severity::Error)).then_with(|| a.pointer.cmp(&b.pointer)));
+            issues.sort_by(|a, b| {
+                (a.severity != Severity::Error)
+                    .cmp(&(b.severity != Severity::Error))
+                    .then_with(|| a.pointer.cmp(&b.pointer))
+            });
             return Err(RenderError { issues });
         }
     };
 
     let e = d.element as char;
     let lb = partner.line_break.as_str();
-    let mut out = String::with_capacity(256 + body.segments.iter().map(|s| s.iter().map(|x| x.len() + 1).sum::<usize>() + 1).sum::<usize>());
+    let mut out = String::with_capacity(
+        256 + body
+            .segments
+            .iter()
+            .map(|s| s.iter().map(|x| x.len() + 1).sum::<usize>() + 1)
+            .sum::<usize>(),
+    );
     let seg = |out: &mut String, parts: &[&str]| {
         out.push_str(&parts.join(&e.to_string()));
         out.push(d.segment as char);
@@ -275,7 +348,11 @@ pub fn render(code: &str, payload: &Value, partner: &Partner, options: &RenderOp
             &rep,
             &isa_v,
             &isa13,
-            if partner.acknowledgement_requested { "1" } else { "0" },
+            if partner.acknowledgement_requested {
+                "1"
+            } else {
+                "0"
+            },
             match partner.usage {
                 crate::partner::Usage::Production => "P",
                 crate::partner::Usage::Test => "T",

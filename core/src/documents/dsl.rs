@@ -28,7 +28,7 @@
 //! `@S,O` limits a node of an HL loop to those levels.
 //!
 //! Element lines: `NN target TYPE MIN/MAX [5010=MIN/MAX] [M|M4010|M5010]
-//! [def=VALUE|def=@seq|@date|@time|@sum(ID.NN)] [codes=A,B] [known=A,B] [doc="…"]`,
+//! [def=VALUE|def=@seq|@date|@time|@sum(ID.NN)] [codes=A,B] [known=A,B] [doc="…"] [only5010]`,
 //! where target is a field path (`address/city`, `lineNumber:int`), `"X"` (a
 //! constant), `-` (unmapped, validated only) or a derived value
 //! (`@count(PO1)`, `@sum(PO1.02)`, `@sumprod(IT1.02*IT1.04)`, `@seq`,
@@ -223,14 +223,21 @@ pub fn parse_source(text: &str, blocks: &[(String, Vec<Line>)]) -> Result<Source
 }
 
 /// Replaces `use NAME` lines by the block's lines.
-fn expand(lines: &mut Vec<Line>, blocks: &[(String, Vec<Line>)], depth: usize) -> Result<(), String> {
+fn expand(
+    lines: &mut Vec<Line>,
+    blocks: &[(String, Vec<Line>)],
+    depth: usize,
+) -> Result<(), String> {
     if depth > 8 {
         return Err("blocks nest too deep".into());
     }
     let mut out = Vec::with_capacity(lines.len());
     for mut l in std::mem::take(lines) {
         if l.words[0] == "use" {
-            let name = l.words.get(1).ok_or(format!("line {}: `use NAME`", l.number))?;
+            let name = l
+                .words
+                .get(1)
+                .ok_or(format!("line {}: `use NAME`", l.number))?;
             let (_, b) = blocks
                 .iter()
                 .find(|(n, _)| n == name)
@@ -257,7 +264,10 @@ fn mark(lines: &mut [Line]) {
 
 /// Parses the reference's structure notation into nodes.
 pub fn parse_structure(s: &str) -> Result<Vec<Node>, String> {
-    let spaced = s.replace('[', " [ ").replace(']', " ] ").replace(':', " : ");
+    let spaced = s
+        .replace('[', " [ ")
+        .replace(']', " ] ")
+        .replace(':', " : ");
     let toks: Vec<&str> = spaced.split_whitespace().collect();
     let mut at = 0;
     let nodes = seq(&toks, &mut at)?;
@@ -277,7 +287,8 @@ fn req(t: &str) -> Result<(bool, u32), String> {
     let max = if rest == ">1" {
         u32::MAX
     } else {
-        rest.parse().map_err(|_| format!("structure: bad max `{t}`"))?
+        rest.parse()
+            .map_err(|_| format!("structure: bad max `{t}`"))?
     };
     Ok((mandatory, max))
 }
@@ -386,7 +397,10 @@ fn attach(
         let kw = l.words[0].as_str();
         match kw {
             "seg" | "loop" => {
-                let name = l.words.get(1).ok_or(format!("line {}: `{kw} ID`", l.number))?;
+                let name = l
+                    .words
+                    .get(1)
+                    .ok_or(format!("line {}: `{kw} ID`", l.number))?;
                 let Some(i) = find(nodes, name, kw == "loop") else {
                     continue;
                 };
@@ -424,9 +438,17 @@ fn attach(
                             "rule" => map.rules.push(rule(c)?),
                             "pairs" => map.elements.push(pairs(c)?),
                             w if w.len() == 2 && w.bytes().all(|b| b.is_ascii_digit()) => {
-                                map.elements.push(element(c, ed)?)
+                                if ed == Edition::V5010 || !c.words.iter().any(|x| x == "only5010")
+                                {
+                                    map.elements.push(element(c, ed)?)
+                                }
                             }
-                            w => return Err(format!("line {}: unexpected `{w}` in a segment", c.number)),
+                            w => {
+                                return Err(format!(
+                                    "line {}: unexpected `{w}` in a segment",
+                                    c.number
+                                ));
+                            }
                         }
                     }
                     map.elements.sort_by_key(|e| e.pos);
@@ -473,7 +495,9 @@ fn node_map(l: &Line) -> Result<NodeMap, String> {
                     let (pos, val) = cond
                         .split_once('=')
                         .ok_or(format!("line {}: `name?NN=VALUE`", l.number))?;
-                    let pos: u8 = pos.parse().map_err(|_| format!("line {}: bad position", l.number))?;
+                    let pos: u8 = pos
+                        .parse()
+                        .map_err(|_| format!("line {}: bad position", l.number))?;
                     (p, Some((pos, val.to_string())))
                 }
                 None => (w.as_str(), None),
@@ -493,8 +517,14 @@ fn node_map(l: &Line) -> Result<NodeMap, String> {
 }
 
 fn hl_level(l: &Line) -> Result<HlLevel, String> {
-    let code = l.words.get(1).ok_or(format!("line {}: `hl CODE path`", l.number))?;
-    let p = l.words.get(2).ok_or(format!("line {}: `hl CODE path`", l.number))?;
+    let code = l
+        .words
+        .get(1)
+        .ok_or(format!("line {}: `hl CODE path`", l.number))?;
+    let p = l
+        .words
+        .get(2)
+        .ok_or(format!("line {}: `hl CODE path`", l.number))?;
     let (p, array) = match p.strip_suffix("[]") {
         Some(p) => (p, true),
         None => (p.as_str(), false),
@@ -519,7 +549,10 @@ fn hl_level(l: &Line) -> Result<HlLevel, String> {
 }
 
 fn rule(l: &Line) -> Result<Rule, String> {
-    let r = l.words.get(1).ok_or(format!("line {}: `rule P0304`", l.number))?;
+    let r = l
+        .words
+        .get(1)
+        .ok_or(format!("line {}: `rule P0304`", l.number))?;
     let kind = r.chars().next().unwrap_or(' ');
     let digits = &r[1..];
     if !"PRCEL".contains(kind) || digits.len() % 2 != 0 || digits.len() < 4 {
@@ -533,10 +566,14 @@ fn rule(l: &Line) -> Result<Rule, String> {
 }
 
 fn len(s: &str, n: usize) -> Result<(u16, u16), String> {
-    let (a, b) = s.split_once('/').ok_or(format!("line {n}: length `MIN/MAX`"))?;
+    let (a, b) = s
+        .split_once('/')
+        .ok_or(format!("line {n}: length `MIN/MAX`"))?;
     Ok((
-        a.parse().map_err(|_| format!("line {n}: bad length `{s}`"))?,
-        b.parse().map_err(|_| format!("line {n}: bad length `{s}`"))?,
+        a.parse()
+            .map_err(|_| format!("line {n}: bad length `{s}`"))?,
+        b.parse()
+            .map_err(|_| format!("line {n}: bad length `{s}`"))?,
     ))
 }
 
@@ -547,17 +584,24 @@ fn xtype(s: &str, n: usize) -> Result<XType, String> {
         "R" => XType::R,
         "DT" => XType::DT,
         "TM" => XType::TM,
-        s if s.len() == 2 && s.starts_with('N') => {
-            XType::N(s[1..].parse().map_err(|_| format!("line {n}: bad type `{s}`"))?)
-        }
+        s if s.len() == 2 && s.starts_with('N') => XType::N(
+            s[1..]
+                .parse()
+                .map_err(|_| format!("line {n}: bad type `{s}`"))?,
+        ),
         _ => return Err(format!("line {n}: bad type `{s}`")),
     })
 }
 
 fn derive(s: &str, n: usize) -> Result<Derive, String> {
     let seg_el = |a: &str| -> Result<(String, u8), String> {
-        let (id, el) = a.split_once('.').ok_or(format!("line {n}: `ID.NN` in `{s}`"))?;
-        Ok((id.to_string(), el.parse().map_err(|_| format!("line {n}: bad `{s}`"))?))
+        let (id, el) = a
+            .split_once('.')
+            .ok_or(format!("line {n}: `ID.NN` in `{s}`"))?;
+        Ok((
+            id.to_string(),
+            el.parse().map_err(|_| format!("line {n}: bad `{s}`"))?,
+        ))
     };
     let arg = |p: &str| s.strip_prefix(p).and_then(|r| r.strip_suffix(')'));
     Ok(match s {
@@ -575,7 +619,9 @@ fn derive(s: &str, n: usize) -> Result<Derive, String> {
                 let (id, el) = seg_el(a)?;
                 Derive::Sum(id, el)
             } else if let Some(a) = arg("@sumprod(") {
-                let (x, y) = a.split_once('*').ok_or(format!("line {n}: `@sumprod(A.NN*A.MM)`"))?;
+                let (x, y) = a
+                    .split_once('*')
+                    .ok_or(format!("line {n}: `@sumprod(A.NN*A.MM)`"))?;
                 let (id, e1) = seg_el(x)?;
                 let (_, e2) = seg_el(y)?;
                 Derive::SumProduct(id, e1, e2)
@@ -592,7 +638,9 @@ fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
     if w.len() < 4 {
         return Err(format!("line {n}: `NN target TYPE MIN/MAX …`"));
     }
-    let pos: u8 = w[0].parse().map_err(|_| format!("line {n}: bad position"))?;
+    let pos: u8 = w[0]
+        .parse()
+        .map_err(|_| format!("line {n}: bad position"))?;
     let xt = xtype(&w[2], n)?;
     let (mut min, mut max) = len(&w[3], n)?;
     let mut ptype = match xt {
@@ -641,6 +689,7 @@ fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
         let list = |v: &str| v.split(',').map(str::to_string).collect::<Vec<_>>();
         match a.as_str() {
             "M" => e.mandatory = true,
+            "only5010" => {}
             "M5010" => e.mandatory = ed == Edition::V5010,
             "M4010" => e.mandatory = ed == Edition::Base,
             _ => {
@@ -675,9 +724,13 @@ fn pairs(l: &Line) -> Result<ElDecl, String> {
     let n = l.number;
     let w = &l.words;
     if w.len() < 6 {
-        return Err(format!("line {n}: `pairs NN COUNT array QMIN/QMAX IMIN/IMAX [Q=field …]`"));
+        return Err(format!(
+            "line {n}: `pairs NN COUNT array QMIN/QMAX IMIN/IMAX [Q=field …]`"
+        ));
     }
-    let pos: u8 = w[1].parse().map_err(|_| format!("line {n}: bad position"))?;
+    let pos: u8 = w[1]
+        .parse()
+        .map_err(|_| format!("line {n}: bad position"))?;
     let count: u8 = w[2].parse().map_err(|_| format!("line {n}: bad count"))?;
     let promote = w[6..]
         .iter()
@@ -726,6 +779,9 @@ mod tests {
 
     #[test]
     fn words_keep_quotes_and_drop_comments() {
-        assert_eq!(words(r#"  01 "ST" ID 2/3 M doc="a b" # c"#), ["01", "\"ST\"", "ID", "2/3", "M", "doc=\"a b\""]);
+        assert_eq!(
+            words(r#"  01 "ST" ID 2/3 M doc="a b" # c"#),
+            ["01", "\"ST\"", "ID", "2/3", "M", "doc=\"a b\""]
+        );
     }
 }

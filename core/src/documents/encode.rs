@@ -96,12 +96,17 @@ pub fn present(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>)
         });
     }
     if let Some(children) = &node.children {
-        return children.iter().enumerate().any(|(i, c)| present(c, obj, if i == 0 { fixed } else { None }));
+        return children
+            .iter()
+            .enumerate()
+            .any(|(i, c)| present(c, obj, if i == 0 { fixed } else { None }));
     }
     map.elements.iter().any(|e| match &e.target {
         Target::Field(p) => Some(e.pos) != fixed && get(obj, p).is_some(),
         Target::Pairs(p) => {
-            p.promote.iter().any(|(_, f)| obj.is_some_and(|o| o.get(f).is_some_and(|v| !v.is_null())))
+            p.promote
+                .iter()
+                .any(|(_, f)| obj.is_some_and(|o| o.get(f).is_some_and(|v| !v.is_null())))
                 || matches!(get(obj, &p.array), Some(Value::Array(a)) if !a.is_empty())
         }
         _ => false,
@@ -126,7 +131,11 @@ impl<'d> Encoder<'d> {
         self.issues.push(Issue {
             severity: Severity::Error,
             code,
-            pointer: if ptr.is_empty() { "/".into() } else { ptr.into() },
+            pointer: if ptr.is_empty() {
+                "/".into()
+            } else {
+                ptr.into()
+            },
             message,
         });
     }
@@ -134,7 +143,11 @@ impl<'d> Encoder<'d> {
     /// Renders the whole body from the payload root.
     pub fn run(&mut self, payload: &Value) {
         let Some(root) = payload.as_object() else {
-            self.issue("INVALID_FIELD", "", format!("the payload must be a JSON object, found {}", kind(payload)));
+            self.issue(
+                "INVALID_FIELD",
+                "",
+                format!("the payload must be a JSON object, found {}", kind(payload)),
+            );
             return;
         };
         let item = Item {
@@ -169,7 +182,8 @@ impl<'d> Encoder<'d> {
         let mut items: Vec<Item<'_>> = Vec::new();
         let mut where_ptr = it.ptr.clone();
         if map.binds.is_empty() {
-            if map.always || node.mandatory || present(node, it.obj, it.fixed.as_ref().map(|f| f.0)) {
+            if map.always || node.mandatory || present(node, it.obj, it.fixed.as_ref().map(|f| f.0))
+            {
                 items.push(it.clone());
             }
         } else {
@@ -195,7 +209,11 @@ impl<'d> Encoder<'d> {
                                     fixed: fixed.clone(),
                                     hl: it.hl.clone(),
                                 }),
-                                _ => self.issue("INVALID_FIELD", &p, format!("expected an object, found {}", kind(v))),
+                                _ => self.issue(
+                                    "INVALID_FIELD",
+                                    &p,
+                                    format!("expected an object, found {}", kind(v)),
+                                ),
                             }
                         }
                     }
@@ -209,11 +227,22 @@ impl<'d> Encoder<'d> {
                     Some(v) => self.issue(
                         "INVALID_FIELD",
                         &ptr,
-                        format!("expected {}, found {}", if b.array { "an array of objects" } else { "an object" }, kind(v)),
+                        format!(
+                            "expected {}, found {}",
+                            if b.array {
+                                "an array of objects"
+                            } else {
+                                "an object"
+                            },
+                            kind(v)
+                        ),
                     ),
                 }
             }
-            if node.mandatory && items.is_empty() && !self.issues.iter().any(|i| i.pointer == where_ptr) {
+            if node.mandatory
+                && items.is_empty()
+                && !self.issues.iter().any(|i| i.pointer == where_ptr)
+            {
                 let b = &map.binds[0];
                 self.issue(
                     "MISSING_FIELD",
@@ -223,7 +252,11 @@ impl<'d> Encoder<'d> {
                         node.id,
                         if node.is_loop() { "loop" } else { "segment" },
                         self.decl.code
-                    ) + if b.array { " (give at least one item)" } else { "" },
+                    ) + if b.array {
+                        " (give at least one item)"
+                    } else {
+                        ""
+                    },
                 );
             }
         }
@@ -231,7 +264,13 @@ impl<'d> Encoder<'d> {
             self.issue(
                 "TOO_MANY",
                 &where_ptr,
-                format!("has {} items; the {} {} repeats at most {} times", items.len(), node.id, if node.is_loop() { "loop" } else { "segment" }, node.max),
+                format!(
+                    "has {} items; the {} {} repeats at most {} times",
+                    items.len(),
+                    node.id,
+                    if node.is_loop() { "loop" } else { "segment" },
+                    node.max
+                ),
             );
             items.truncate(node.max as usize);
         }
@@ -264,7 +303,12 @@ impl<'d> Encoder<'d> {
         }
     }
 
-    fn level_items<'v>(&mut self, lvl: &HlLevel, obj: Option<&'v Map<String, Value>>, ptr: &str) -> Vec<(Option<&'v Map<String, Value>>, String)> {
+    fn level_items<'v>(
+        &mut self,
+        lvl: &HlLevel,
+        obj: Option<&'v Map<String, Value>>,
+        ptr: &str,
+    ) -> Vec<(Option<&'v Map<String, Value>>, String)> {
         let p = join(ptr, &lvl.path);
         match get(obj, &lvl.path) {
             None => Vec::new(),
@@ -274,13 +318,29 @@ impl<'d> Encoder<'d> {
                 for (k, v) in a.iter().enumerate() {
                     match v {
                         Value::Object(o) => out.push((Some(o), format!("{p}/{k}"))),
-                        _ => self.issue("INVALID_FIELD", &format!("{p}/{k}"), format!("expected an object, found {}", kind(v))),
+                        _ => self.issue(
+                            "INVALID_FIELD",
+                            &format!("{p}/{k}"),
+                            format!("expected an object, found {}", kind(v)),
+                        ),
                     }
                 }
                 out
             }
             Some(v) => {
-                self.issue("INVALID_FIELD", &p, format!("expected {}, found {}", if lvl.array { "an array of objects" } else { "an object" }, kind(v)));
+                self.issue(
+                    "INVALID_FIELD",
+                    &p,
+                    format!(
+                        "expected {}, found {}",
+                        if lvl.array {
+                            "an array of objects"
+                        } else {
+                            "an object"
+                        },
+                        kind(v)
+                    ),
+                );
                 Vec::new()
             }
         }
@@ -300,7 +360,11 @@ impl<'d> Encoder<'d> {
     ) {
         self.hl_next += 1;
         let id = self.hl_next;
-        let (src, src_ptr) = if lvl.flat { (container, container_ptr.to_string()) } else { (obj, ptr.clone()) };
+        let (src, src_ptr) = if lvl.flat {
+            (container, container_ptr.to_string())
+        } else {
+            (obj, ptr.clone())
+        };
         let mut kids = Vec::new();
         for c in map.hier.iter().filter(|c| c.under.contains(&lvl.code)) {
             for (o, p) in self.level_items(c, src, &src_ptr) {
@@ -332,26 +396,32 @@ impl<'d> Encoder<'d> {
         match d {
             Derive::Seq => it.seq.to_string(),
             Derive::HlId => hl.map_or(String::new(), |h| h.id.to_string()),
-            Derive::HlParent => hl.and_then(|h| h.parent).map_or(String::new(), |p| p.to_string()),
+            Derive::HlParent => hl
+                .and_then(|h| h.parent)
+                .map_or(String::new(), |p| p.to_string()),
             Derive::HlLevel => hl.map_or(String::new(), |h| h.level.clone()),
-            Derive::HlChild => hl.map_or(String::new(), |h| if h.child { "1" } else { "0" }.to_string()),
+            Derive::HlChild => hl.map_or(String::new(), |h| {
+                if h.child { "1" } else { "0" }.to_string()
+            }),
             Derive::Date => self.ctx.date.clone(),
             Derive::Time => self.ctx.time.clone(),
             Derive::Count(id) => self.out.iter().filter(|s| s[0] == *id).count().to_string(),
             Derive::Sum(id, el) => {
                 let mut acc = (0i128, 0u32);
+                let n = self.implied(id, *el);
                 for s in self.out.iter().filter(|s| s[0] == *id) {
                     if let Some(v) = s.get(*el as usize) {
-                        value::add(&mut acc, v);
+                        value::add_implied(&mut acc, v, n);
                     }
                 }
                 value::scaled_text(acc)
             }
             Derive::SumProduct(id, a, b) => {
                 let mut acc = (0i128, 0u32);
+                let n = (self.implied(id, *a), self.implied(id, *b));
                 for s in self.out.iter().filter(|s| s[0] == *id) {
                     if let (Some(x), Some(y)) = (s.get(*a as usize), s.get(*b as usize)) {
-                        if let Some(p) = value::mul(x, y) {
+                        if let Some(p) = value::mul(x, y, n) {
                             value::add(&mut acc, &value::scaled_text(p));
                         }
                     }
@@ -361,10 +431,40 @@ impl<'d> Encoder<'d> {
         }
     }
 
+    /// Implied decimal places of an element of a segment (Nn types), for sums.
+    fn implied(&self, id: &str, pos: u8) -> u32 {
+        fn find(nodes: &[Node], id: &str, pos: u8) -> Option<u32> {
+            for n in nodes {
+                if n.id == id && !n.is_loop() {
+                    if let Some(e) = n
+                        .map
+                        .as_ref()
+                        .and_then(|m| m.elements.iter().find(|e| e.pos == pos))
+                    {
+                        return Some(if let XType::N(k) = e.xtype {
+                            k as u32
+                        } else {
+                            0
+                        });
+                    }
+                }
+                if let Some(r) = n.children.as_deref().and_then(|c| find(c, id, pos)) {
+                    return Some(r);
+                }
+            }
+            None
+        }
+        find(&self.decl.body, id, pos).unwrap_or(0)
+    }
+
     /// Checks characters and delimiters of a value about to be written.
     fn check_text(&mut self, text: &str, ptr: &str) -> bool {
         if let Some(m) = value::check_chars(text, self.v5010) {
-            self.issue("INVALID_CHARACTER", ptr, format!("\"{}\" {m}", preview(text)));
+            self.issue(
+                "INVALID_CHARACTER",
+                ptr,
+                format!("\"{}\" {m}", preview(text)),
+            );
             return false;
         }
         let d = self.ctx.delimiters;
@@ -400,7 +500,14 @@ impl<'d> Encoder<'d> {
                 }
                 if let Some(codes) = &e.codes {
                     if !codes.iter().any(|c| *c == t) {
-                        self.issue("INVALID_CODE", ptr, format!("\"{t}\" is not one of the allowed codes: {}", codes.join(", ")));
+                        self.issue(
+                            "INVALID_CODE",
+                            ptr,
+                            format!(
+                                "\"{t}\" is not one of the allowed codes: {}",
+                                codes.join(", ")
+                            ),
+                        );
                         return None;
                     }
                 }
@@ -495,27 +602,42 @@ impl<'d> Encoder<'d> {
                 Target::Pairs(p) => self.pairs(p, pos, it, &mut els),
             }
         }
-        // Defaults and missing fields, after the present values are known
-        // (a default fills one side of a paired rule only when the other side is there).
-        for e in pending {
-            let pos = e.pos as usize;
-            let Target::Field(path) = &e.target else { continue };
-            let ptr = join(&it.ptr, path);
-            let blocked = map.rules.iter().any(|r| {
-                matches!(r.kind, 'P' | 'C')
-                    && r.positions.contains(&e.pos)
-                    && r.positions.iter().any(|&q| q != e.pos && els.get(q as usize).is_none_or(|v| v.is_none()))
-            });
-            if let (Some(d), false) = (&e.default, blocked) {
+        // Defaults and missing fields, after the present values are known: a
+        // default fills one side of a paired (P) or conditional (C) rule only
+        // when the rule's other elements are there, so defaults are applied
+        // until nothing changes.
+        let mut done = vec![false; pending.len()];
+        loop {
+            let mut changed = false;
+            for (k, e) in pending.iter().enumerate() {
+                let (Some(d), false) = (&e.default, done[k]) else { continue };
+                let Target::Field(path) = &e.target else { continue };
+                let blocked = map.rules.iter().any(|r| {
+                    matches!(r.kind, 'P' | 'C')
+                        && r.positions.contains(&e.pos)
+                        && r.positions.iter().any(|&q| q != e.pos && els.get(q as usize).is_none_or(|v| v.is_none()))
+                });
+                if blocked {
+                    continue;
+                }
+                done[k] = true;
+                let ptr = join(&it.ptr, path);
                 if let Some(v) = self.default_value(d, e, it) {
                     if let Some(t) = self.convert(&v, e, &ptr) {
-                        els[pos] = Some(t);
+                        els[e.pos as usize] = Some(t);
                         self.defaults.push((ptr, v));
-                        continue;
+                        changed = true;
                     }
                 }
             }
-            if e.mandatory {
+            if !changed {
+                break;
+            }
+        }
+        for e in pending {
+            let Target::Field(path) = &e.target else { continue };
+            if e.mandatory && els[e.pos as usize].is_none() {
+                let ptr = join(&it.ptr, path);
                 self.issue("MISSING_FIELD", &ptr, format!("is required ({}{:02}, {})", node.id, e.pos, describe(e)));
             }
         }
@@ -563,7 +685,11 @@ impl<'d> Encoder<'d> {
                 for (k, v) in a.iter().enumerate() {
                     let ip = format!("{aptr}/{k}");
                     let Value::Object(o) = v else {
-                        self.issue("INVALID_FIELD", &ip, format!("expected an object {{qualifier, id}}, found {}", kind(v)));
+                        self.issue(
+                            "INVALID_FIELD",
+                            &ip,
+                            format!("expected an object {{qualifier, id}}, found {}", kind(v)),
+                        );
                         continue;
                     };
                     let mut ok = true;
@@ -599,21 +725,36 @@ impl<'d> Encoder<'d> {
                             severity: Severity::Warning,
                             code: "UNKNOWN_FIELD",
                             pointer: format!("{ip}/{key}"),
-                            message: "is not a field of a product id ({qualifier, id}); it is ignored".into(),
+                            message:
+                                "is not a field of a product id ({qualifier, id}); it is ignored"
+                                    .into(),
                         });
                     }
                     if ok {
-                        list.push((vals[0].clone(), vals[1].clone(), format!("{ip}/id"), format!("{ip}/qualifier")));
+                        list.push((
+                            vals[0].clone(),
+                            vals[1].clone(),
+                            format!("{ip}/id"),
+                            format!("{ip}/qualifier"),
+                        ));
                     }
                 }
             }
-            Some(v) => self.issue("INVALID_FIELD", &aptr, format!("expected an array of {{qualifier, id}}, found {}", kind(v))),
+            Some(v) => self.issue(
+                "INVALID_FIELD",
+                &aptr,
+                format!("expected an array of {{qualifier, id}}, found {}", kind(v)),
+            ),
         }
         if list.len() > p.count as usize {
             self.issue(
                 "TOO_MANY",
                 &aptr,
-                format!("{} product ids in all (named ones included); at most {} fit in the segment", list.len(), p.count),
+                format!(
+                    "{} product ids in all (named ones included); at most {} fit in the segment",
+                    list.len(),
+                    p.count
+                ),
             );
             list.truncate(p.count as usize);
         }
@@ -623,41 +764,111 @@ impl<'d> Encoder<'d> {
         }
     }
 
-    fn rule(&mut self, node: &Node, r: &Rule, els: &[Option<String>], ptrs: &[Option<String>], it: &Item<'_>) {
-        let has = |p: u8| els.get(p as usize).is_some_and(|v| v.as_ref().is_some_and(|s| !s.is_empty()));
+    fn rule(
+        &mut self,
+        node: &Node,
+        r: &Rule,
+        els: &[Option<String>],
+        ptrs: &[Option<String>],
+        it: &Item<'_>,
+    ) {
+        let has = |p: u8| {
+            els.get(p as usize)
+                .is_some_and(|v| v.as_ref().is_some_and(|s| !s.is_empty()))
+        };
         let name = |p: u8| -> String {
             match ptrs.get(p as usize).and_then(|x| x.clone()) {
                 Some(ptr) => ptr.rsplit('/').next().unwrap_or_default().to_string(),
                 None => format!("{}{p:02}", node.id),
             }
         };
-        let ptr_of = |p: u8| ptrs.get(p as usize).and_then(|x| x.clone()).unwrap_or_else(|| it.ptr.clone());
+        let ptr_of = |p: u8| {
+            ptrs.get(p as usize)
+                .and_then(|x| x.clone())
+                .unwrap_or_else(|| it.ptr.clone())
+        };
         let first = r.positions[0];
         let others = &r.positions[1..];
         let count = r.positions.iter().filter(|&&p| has(p)).count();
         match r.kind {
             'P' if count > 0 && count < r.positions.len() => {
                 for &p in r.positions.iter().filter(|&&p| !has(p)) {
-                    let present: Vec<String> = r.positions.iter().filter(|&&q| has(q)).map(|&q| name(q)).collect();
-                    self.issue("MISSING_FIELD", &ptr_of(p), format!("is required together with {} ({} rule P{})", present.join(", "), node.id, digits(&r.positions)));
+                    let present: Vec<String> = r
+                        .positions
+                        .iter()
+                        .filter(|&&q| has(q))
+                        .map(|&q| name(q))
+                        .collect();
+                    self.issue(
+                        "MISSING_FIELD",
+                        &ptr_of(p),
+                        format!(
+                            "is required together with {} ({} rule P{})",
+                            present.join(", "),
+                            node.id,
+                            digits(&r.positions)
+                        ),
+                    );
                 }
             }
             'R' if count == 0 => {
                 let names: Vec<String> = r.positions.iter().map(|&q| name(q)).collect();
-                self.issue("MISSING_FIELD", &ptr_of(first), format!("at least one of {} is required ({} rule R{})", names.join(", "), node.id, digits(&r.positions)));
+                self.issue(
+                    "MISSING_FIELD",
+                    &ptr_of(first),
+                    format!(
+                        "at least one of {} is required ({} rule R{})",
+                        names.join(", "),
+                        node.id,
+                        digits(&r.positions)
+                    ),
+                );
             }
             'C' if has(first) => {
                 for &p in others.iter().filter(|&&p| !has(p)) {
-                    self.issue("MISSING_FIELD", &ptr_of(p), format!("is required when {} is given ({} rule C{})", name(first), node.id, digits(&r.positions)));
+                    self.issue(
+                        "MISSING_FIELD",
+                        &ptr_of(p),
+                        format!(
+                            "is required when {} is given ({} rule C{})",
+                            name(first),
+                            node.id,
+                            digits(&r.positions)
+                        ),
+                    );
                 }
             }
             'E' if count > 1 => {
-                let names: Vec<String> = r.positions.iter().filter(|&&q| has(q)).map(|&q| name(q)).collect();
-                self.issue("INVALID_FIELD", &ptr_of(first), format!("only one of {} may be given ({} rule E{})", names.join(", "), node.id, digits(&r.positions)));
+                let names: Vec<String> = r
+                    .positions
+                    .iter()
+                    .filter(|&&q| has(q))
+                    .map(|&q| name(q))
+                    .collect();
+                self.issue(
+                    "INVALID_FIELD",
+                    &ptr_of(first),
+                    format!(
+                        "only one of {} may be given ({} rule E{})",
+                        names.join(", "),
+                        node.id,
+                        digits(&r.positions)
+                    ),
+                );
             }
             'L' if has(first) && !others.iter().any(|&p| has(p)) => {
                 let names: Vec<String> = others.iter().map(|&q| name(q)).collect();
-                self.issue("MISSING_FIELD", &ptr_of(others[0]), format!("one of {} is required when {} is given ({} rule L{})", names.join(", "), name(first), node.id, digits(&r.positions)));
+                self.issue(
+                    "MISSING_FIELD",
+                    &ptr_of(others[0]),
+                    format!(
+                        "one of {} is required when {} is given ({} rule L{})",
+                        names.join(", "),
+                        name(first),
+                        node.id,
+                        digits(&r.positions)
+                    ),
+                );
             }
             _ => {}
         }

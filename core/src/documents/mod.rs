@@ -24,7 +24,8 @@ use std::sync::OnceLock;
 
 /// The transaction sets x12kit renders, maps back and validates.
 pub const TYPES: [&str; 18] = [
-    "850", "810", "855", "856", "204", "210", "211", "212", "214", "753", "754", "858", "940", "943", "944", "945", "947", "990",
+    "850", "810", "855", "856", "204", "210", "211", "212", "214", "753", "754", "858", "940",
+    "943", "944", "945", "947", "990",
 ];
 
 const COMMON: &str = include_str!("sets/common.x12d");
@@ -97,9 +98,14 @@ fn compiled() -> &'static Compiled {
         let mut decls = Vec::new();
         let mut known: Vec<String> = Vec::new();
         for (code, text) in SOURCES {
-            let src = dsl::parse_source(text, &blocks).unwrap_or_else(|e| panic!("{code}.x12d: {e}"));
-            let base = dsl::compile(&src, Edition::Base).unwrap_or_else(|e| panic!("{code}.x12d: {e}")).0;
-            let v5 = dsl::compile(&src, Edition::V5010).unwrap_or_else(|e| panic!("{code}.x12d (005010): {e}")).0;
+            let src =
+                dsl::parse_source(text, &blocks).unwrap_or_else(|e| panic!("{code}.x12d: {e}"));
+            let base = dsl::compile(&src, Edition::Base)
+                .unwrap_or_else(|e| panic!("{code}.x12d: {e}"))
+                .0;
+            let v5 = dsl::compile(&src, Edition::V5010)
+                .unwrap_or_else(|e| panic!("{code}.x12d (005010): {e}"))
+                .0;
             for id in structure::ids(&base).into_iter().chain(structure::ids(&v5)) {
                 if !known.contains(&id) {
                     known.push(id);
@@ -185,13 +191,21 @@ pub struct Body {
 }
 
 /// Renders a payload into body segments. Errors: every problem found, at once.
-pub fn render_body(code: &str, version: &str, payload: &Value, ctx: &encode::Context) -> Result<Body, Vec<Issue>> {
+pub fn render_body(
+    code: &str,
+    version: &str,
+    payload: &Value,
+    ctx: &encode::Context,
+) -> Result<Body, Vec<Issue>> {
     let Some(decl) = declaration(code, edition(version)) else {
         return Err(vec![Issue {
             severity: Severity::Error,
             code: "UNKNOWN_DOCUMENT_TYPE",
             pointer: "/".into(),
-            message: format!("x12kit does not render transaction set {code}; known: {}", TYPES.join(", ")),
+            message: format!(
+                "x12kit does not render transaction set {code}; known: {}",
+                TYPES.join(", ")
+            ),
         }]);
     };
     let mut enc = encode::Encoder::new(decl, ctx);
@@ -218,7 +232,11 @@ pub fn render_body(code: &str, version: &str, payload: &Value, ctx: &encode::Con
 }
 
 fn sort(issues: &mut [Issue]) {
-    issues.sort_by(|a, b| (a.severity != Severity::Error).cmp(&(b.severity != Severity::Error)).then_with(|| a.pointer.cmp(&b.pointer)));
+    issues.sort_by(|a, b| {
+        (a.severity != Severity::Error)
+            .cmp(&(b.severity != Severity::Error))
+            .then_with(|| a.pointer.cmp(&b.pointer))
+    });
 }
 
 /// Numbers in canonical form (integral values as integers), recursively.
@@ -226,14 +244,20 @@ pub fn canonical(v: &Value) -> Value {
     match v {
         Value::Number(_) => value::canonical(v),
         Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), canonical(v))).collect()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, v)| (k.clone(), canonical(v))).collect())
+        }
         _ => v.clone(),
     }
 }
 
 fn insert(root: &mut Value, ptr: &str, v: Value) {
     let mut cur = root;
-    let parts: Vec<String> = ptr.split('/').skip(1).map(|p| p.replace("~1", "/").replace("~0", "~")).collect();
+    let parts: Vec<String> = ptr
+        .split('/')
+        .skip(1)
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect();
     for (k, p) in parts.iter().enumerate() {
         let last = k + 1 == parts.len();
         cur = match cur {
@@ -242,7 +266,8 @@ fn insert(root: &mut Value, ptr: &str, v: Value) {
                     o.insert(p.clone(), v);
                     return;
                 }
-                o.entry(p.clone()).or_insert_with(|| Value::Object(Default::default()))
+                o.entry(p.clone())
+                    .or_insert_with(|| Value::Object(Default::default()))
             }
             Value::Array(a) => match p.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
                 Some(x) => x,
@@ -262,7 +287,8 @@ fn group_version<'a>(g: &Group<'a>) -> String {
 }
 
 fn known(id: &str) -> bool {
-    compiled().known_ids.iter().any(|k| k == id) || matches!(id, "ST" | "SE" | "GS" | "GE" | "ISA" | "IEA")
+    compiled().known_ids.iter().any(|k| k == id)
+        || matches!(id, "ST" | "SE" | "GS" | "GE" | "ISA" | "IEA")
 }
 
 /// Maps a received transaction set back to its payload JSON; `None` for sets
@@ -280,13 +306,21 @@ pub fn map_back(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> 
 
 /// Structure and element findings of a received set of one of the 18 types
 /// (`None` for other types), sorted by position.
-pub fn validate_transaction(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<Vec<structure::Finding>> {
+pub fn validate_transaction(
+    doc: &Document<'_>,
+    group: &Group<'_>,
+    tx: &Transaction<'_>,
+) -> Option<Vec<structure::Finding>> {
     let code = std::str::from_utf8(tx.kind()).ok()?;
     let decl = declaration(code, edition(&group_version(group)))?;
     let segs: Vec<_> = doc.body(tx).collect();
     let end = match &tx.se {
         Some(s) => (s.index(), s.offset()),
-        None => segs.last().map_or((tx.st.index() + 1, tx.st.offset()), |s| (s.index() + 1, s.offset() + s.raw().len())),
+        None => segs
+            .last()
+            .map_or((tx.st.index() + 1, tx.st.offset()), |s| {
+                (s.index() + 1, s.offset() + s.raw().len())
+            }),
     };
     let (occ, mut findings) = structure::match_body(decl, &segs, end, &known);
     structure::check_elements(&decl.body, &occ, None, &mut findings);

@@ -116,7 +116,9 @@ fn leaf(e: &ElDecl, seg: &str, date: bool) -> Leaf {
         doc: e.doc.clone(),
         default: match &e.default {
             Some(Default::Literal(s)) => Some(match e.ptype {
-                PType::Int | PType::Num => super::value::number(s).unwrap_or(Value::String(s.clone())),
+                PType::Int | PType::Num => {
+                    super::value::number(s).unwrap_or(Value::String(s.clone()))
+                }
                 _ => Value::String(s.clone()),
             }),
             Some(Default::Derived(d)) if date => Some(Value::String(
@@ -198,7 +200,13 @@ fn seg_fields(node: &Node, fields: &mut Vec<Field>, required: bool, fixed: Optio
     }
 }
 
-fn body(nodes: &[Node], fields: &mut Vec<Field>, required: bool, level: Option<&str>, fixed: Option<u8>) {
+fn body(
+    nodes: &[Node],
+    fields: &mut Vec<Field>,
+    required: bool,
+    level: Option<&str>,
+    fixed: Option<u8>,
+) {
     for (k, node) in nodes.iter().enumerate() {
         let Some(map) = &node.map else { continue };
         if !map.levels.is_empty() && !level.is_some_and(|l| map.levels.iter().any(|x| x == l)) {
@@ -222,8 +230,17 @@ fn body(nodes: &[Node], fields: &mut Vec<Field>, required: bool, level: Option<&
             for b in &map.binds {
                 let mut item = Vec::new();
                 content(&mut item, true, b.when.as_ref().map(|w| w.0));
-                let shape = if b.array { Shape::Array(Box::new(Shape::Object(item))) } else { Shape::Object(item) };
-                put(fields, &b.path, shape, required && node.mandatory && map.binds.len() == 1);
+                let shape = if b.array {
+                    Shape::Array(Box::new(Shape::Object(item)))
+                } else {
+                    Shape::Object(item)
+                };
+                put(
+                    fields,
+                    &b.path,
+                    shape,
+                    required && node.mandatory && map.binds.len() == 1,
+                );
             }
         }
     }
@@ -242,7 +259,11 @@ fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
                 level(children, map, c, &mut obj);
             }
         }
-        let shape = if lvl.array { Shape::Array(Box::new(Shape::Object(obj))) } else { Shape::Object(obj) };
+        let shape = if lvl.array {
+            Shape::Array(Box::new(Shape::Object(obj)))
+        } else {
+            Shape::Object(obj)
+        };
         put(container, &lvl.path, shape, false);
     }
     for top in map.hier.iter().filter(|l| l.under.is_empty()) {
@@ -272,7 +293,13 @@ fn leaf_schema(l: &Leaf) -> Value {
     if !desc.is_empty() {
         desc.push_str(". ");
     }
-    desc.push_str(&format!("X12 {} ({} {}/{})", l.element, l.xtype.name(), l.min, l.max));
+    desc.push_str(&format!(
+        "X12 {} ({} {}/{})",
+        l.element,
+        l.xtype.name(),
+        l.min,
+        l.max
+    ));
     if let Some(k) = &l.known {
         desc.push_str(&format!(". Common codes: {}", k.join(", ")));
     }
@@ -290,7 +317,9 @@ fn leaf_schema(l: &Leaf) -> Value {
             m.insert("type".into(), json!("number"));
             if let XType::N(n) = l.xtype {
                 if n > 0 {
-                    desc.push_str(&format!("; written with {n} implied decimals (970.25 → 97025)"));
+                    desc.push_str(&format!(
+                        "; written with {n} implied decimals (970.25 → 97025)"
+                    ));
                 }
             }
         }
@@ -301,7 +330,10 @@ fn leaf_schema(l: &Leaf) -> Value {
         }
         PType::Time => {
             m.insert("type".into(), json!("string"));
-            m.insert("pattern".into(), json!("^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,2})?)?$"));
+            m.insert(
+                "pattern".into(),
+                json!("^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,2})?)?$"),
+            );
         }
     }
     if let Some(c) = &l.codes {
@@ -351,8 +383,16 @@ pub fn schema(code: &str) -> Option<Value> {
     let mut v = to_schema(&s);
     let m = v.as_object_mut()?;
     let mut out = Map::new();
-    out.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
-    out.insert("$id".into(), json!(format!("https://example.invalid/x12kit/schema/documents/{code}.schema.json")));
+    out.insert(
+        "$schema".into(),
+        json!("https://json-schema.org/draft/2020-12/schema"),
+    );
+    out.insert(
+        "$id".into(),
+        json!(format!(
+            "https://example.invalid/x12kit/schema/documents/{code}.schema.json"
+        )),
+    );
     out.insert("title".into(), json!(format!("{code} {} payload", d.name)));
     out.insert(
         "description".into(),
@@ -387,7 +427,9 @@ fn walk(s: &Shape, v: &Value, ptr: &str, out: &mut Vec<Issue>) {
                         pointer: p,
                         message: format!(
                             "is not a field of this document{}; it is ignored",
-                            suggestion(k, fields).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default()
+                            suggestion(k, fields)
+                                .map(|s| format!(" (did you mean \"{s}\"?)"))
+                                .unwrap_or_default()
                         ),
                     }),
                 }
@@ -404,16 +446,16 @@ fn walk(s: &Shape, v: &Value, ptr: &str, out: &mut Vec<Issue>) {
 
 fn suggestion<'f>(k: &str, fields: &'f [Field]) -> Option<&'f str> {
     let lk = k.to_ascii_lowercase();
-    fields
-        .iter()
-        .map(|f| f.name.as_str())
-        .find(|n| {
-            let ln = n.to_ascii_lowercase();
-            ln == lk || (lk.len() > 3 && (ln.starts_with(&lk) || lk.starts_with(&ln)))
-        })
+    fields.iter().map(|f| f.name.as_str()).find(|n| {
+        let ln = n.to_ascii_lowercase();
+        ln == lk || (lk.len() > 3 && (ln.starts_with(&lk) || lk.starts_with(&ln)))
+    })
 }
 
 /// Every set's schema, in [`TYPES`] order.
 pub fn all() -> Vec<(&'static str, Value)> {
-    TYPES.iter().filter_map(|c| schema(c).map(|s| (*c, s))).collect()
+    TYPES
+        .iter()
+        .filter_map(|c| schema(c).map(|s| (*c, s)))
+        .collect()
 }

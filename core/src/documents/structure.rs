@@ -71,7 +71,15 @@ fn collect_ids(nodes: &[Node], out: &mut Vec<String>) {
 }
 
 impl<'a> Matcher<'_, 'a> {
-    fn finding(&mut self, code: &'static str, seg_code: &'static str, message: String, at: Option<&Segment<'a>>, id: &str, loop_id: Option<&str>) {
+    fn finding(
+        &mut self,
+        code: &'static str,
+        seg_code: &'static str,
+        message: String,
+        at: Option<&Segment<'a>>,
+        id: &str,
+        loop_id: Option<&str>,
+    ) {
         let (segment_index, offset) = match at {
             Some(s) => (s.index(), s.offset()),
             None => self.end,
@@ -92,7 +100,14 @@ impl<'a> Matcher<'_, 'a> {
     }
 
     /// Matches segments into `occ` against `nodes`, starting at node `first`.
-    fn run(&mut self, nodes: &[Node], first: usize, occ: &mut Occ<'a>, ancestors: &[(&[Node], usize)], loop_id: Option<&str>) {
+    fn run(
+        &mut self,
+        nodes: &[Node],
+        first: usize,
+        occ: &mut Occ<'a>,
+        ancestors: &[(&[Node], usize)],
+        loop_id: Option<&str>,
+    ) {
         let mut i = first;
         let mut counts = vec![0u32; nodes.len()];
         let mut reported = vec![false; nodes.len()];
@@ -108,11 +123,18 @@ impl<'a> Matcher<'_, 'a> {
                     for k in i..j {
                         if nodes[k].mandatory && counts[k] == 0 && !reported[k] {
                             reported[k] = true;
-                            let kind = if nodes[k].is_loop() { "loop" } else { "segment" };
+                            let kind = if nodes[k].is_loop() {
+                                "loop"
+                            } else {
+                                "segment"
+                            };
                             self.finding(
                                 "SEGMENT_MISSING",
                                 "3",
-                                format!("mandatory {} {} is missing before this {id}", nodes[k].id, kind),
+                                format!(
+                                    "mandatory {} {} is missing before this {id}",
+                                    nodes[k].id, kind
+                                ),
                                 Some(&seg),
                                 &nodes[k].id,
                                 loop_id,
@@ -123,7 +145,11 @@ impl<'a> Matcher<'_, 'a> {
                     if counts[j] > nodes[j].max {
                         let lp = nodes[j].is_loop();
                         self.finding(
-                            if lp { "LOOP_TOO_MANY" } else { "SEGMENT_TOO_MANY" },
+                            if lp {
+                                "LOOP_TOO_MANY"
+                            } else {
+                                "SEGMENT_TOO_MANY"
+                            },
                             if lp { "4" } else { "5" },
                             format!(
                                 "{} {} occurs {} times; at most {} allowed here",
@@ -140,7 +166,9 @@ impl<'a> Matcher<'_, 'a> {
                     self.pos += 1;
                     match &nodes[j].children {
                         Some(children) => {
-                            let mut sub = Occ { items: vec![(0, Item::Seg(seg))] };
+                            let mut sub = Occ {
+                                items: vec![(0, Item::Seg(seg))],
+                            };
                             let mut anc = ancestors.to_vec();
                             anc.push((nodes, j));
                             self.run(children, 1, &mut sub, &anc, Some(&nodes[j].id));
@@ -159,18 +187,39 @@ impl<'a> Matcher<'_, 'a> {
                     }
                     let (code, seg_code, why) = if !self.set_ids.contains(&id) {
                         if (self.all_ids)(&id) {
-                            ("SEGMENT_NOT_IN_SET", "6", "is not defined in this transaction set")
+                            (
+                                "SEGMENT_NOT_IN_SET",
+                                "6",
+                                "is not defined in this transaction set",
+                            )
                         } else {
                             ("SEGMENT_UNKNOWN", "1", "is not a recognized segment id")
                         }
                     } else if nodes[..i].iter().any(|n| n.id == id)
-                        || ancestors.iter().any(|(ns, at)| ns[..*at].iter().any(|n| n.id == id))
+                        || ancestors
+                            .iter()
+                            .any(|(ns, at)| ns[..*at].iter().any(|n| n.id == id))
                     {
-                        ("SEGMENT_OUT_OF_ORDER", "7", "is out of order: it belongs earlier in the set")
+                        (
+                            "SEGMENT_OUT_OF_ORDER",
+                            "7",
+                            "is out of order: it belongs earlier in the set",
+                        )
                     } else {
-                        ("SEGMENT_UNEXPECTED", "2", "is not expected at this point (it belongs in another loop)")
+                        (
+                            "SEGMENT_UNEXPECTED",
+                            "2",
+                            "is not expected at this point (it belongs in another loop)",
+                        )
                     };
-                    self.finding(code, seg_code, format!("segment {id} {why}"), Some(&seg), &id, loop_id);
+                    self.finding(
+                        code,
+                        seg_code,
+                        format!("segment {id} {why}"),
+                        Some(&seg),
+                        &id,
+                        loop_id,
+                    );
                     self.pos += 1;
                 }
             }
@@ -178,7 +227,11 @@ impl<'a> Matcher<'_, 'a> {
         let next = self.segs.get(self.pos).copied();
         for k in i..nodes.len() {
             if nodes[k].mandatory && counts[k] == 0 && !reported[k] {
-                let kind = if nodes[k].is_loop() { "loop" } else { "segment" };
+                let kind = if nodes[k].is_loop() {
+                    "loop"
+                } else {
+                    "segment"
+                };
                 let where_ = match loop_id {
                     Some(l) => format!("in the {l} loop"),
                     None => "in the transaction set".to_string(),
@@ -197,7 +250,12 @@ impl<'a> Matcher<'_, 'a> {
 }
 
 /// Matches a set's body; `end` is the (index, offset) of the SE (or where it should be).
-pub fn match_body<'a>(decl: &SetDecl, segs: &[Segment<'a>], end: (usize, usize), known: &dyn Fn(&str) -> bool) -> (Occ<'a>, Vec<Finding>) {
+pub fn match_body<'a>(
+    decl: &SetDecl,
+    segs: &[Segment<'a>],
+    end: (usize, usize),
+    known: &dyn Fn(&str) -> bool,
+) -> (Occ<'a>, Vec<Finding>) {
     let mut set_ids = Vec::new();
     collect_ids(&decl.body, &mut set_ids);
     let mut m = Matcher {
@@ -222,7 +280,16 @@ pub fn ids(decl: &SetDecl) -> Vec<String> {
 
 // ---------------------------------------------------------------- elements
 
-fn el_finding(seg: &Segment<'_>, pos: u32, comp: Option<u32>, code: &'static str, ak4: &'static str, message: String, value: Option<String>, loop_id: Option<&str>) -> Finding {
+fn el_finding(
+    seg: &Segment<'_>,
+    pos: u32,
+    comp: Option<u32>,
+    code: &'static str,
+    ak4: &'static str,
+    message: String,
+    value: Option<String>,
+    loop_id: Option<&str>,
+) -> Finding {
     Finding {
         code,
         message,
@@ -238,7 +305,17 @@ fn el_finding(seg: &Segment<'_>, pos: u32, comp: Option<u32>, code: &'static str
     }
 }
 
-fn check_value(seg: &Segment<'_>, pos: u32, raw: &str, xt: XType, min: u16, max: u16, codes: Option<&Vec<String>>, loop_id: Option<&str>, out: &mut Vec<Finding>) {
+fn check_value(
+    seg: &Segment<'_>,
+    pos: u32,
+    raw: &str,
+    xt: XType,
+    min: u16,
+    max: u16,
+    codes: Option<&Vec<String>>,
+    loop_id: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
     let id = String::from_utf8_lossy(seg.id()).into_owned();
     let len = match xt {
         XType::R | XType::N(_) => value::digits(raw),
@@ -246,11 +323,32 @@ fn check_value(seg: &Segment<'_>, pos: u32, raw: &str, xt: XType, min: u16, max:
     };
     let name = format!("{id}{pos:02}");
     if len > max as usize {
-        out.push(el_finding(seg, pos, None, "ELEMENT_TOO_LONG", "5", format!("{name} \"{}\" is {len} long; at most {max} allowed", short(raw)), Some(raw.into()), loop_id));
+        out.push(el_finding(
+            seg,
+            pos,
+            None,
+            "ELEMENT_TOO_LONG",
+            "5",
+            format!(
+                "{name} \"{}\" is {len} long; at most {max} allowed",
+                short(raw)
+            ),
+            Some(raw.into()),
+            loop_id,
+        ));
         return;
     }
     if len < min as usize {
-        out.push(el_finding(seg, pos, None, "ELEMENT_TOO_SHORT", "4", format!("{name} \"{raw}\" is {len} long; at least {min} required"), Some(raw.into()), loop_id));
+        out.push(el_finding(
+            seg,
+            pos,
+            None,
+            "ELEMENT_TOO_SHORT",
+            "4",
+            format!("{name} \"{raw}\" is {len} long; at least {min} required"),
+            Some(raw.into()),
+            loop_id,
+        ));
         return;
     }
     if let Some((code, m)) = value::check_x12(raw, xt) {
@@ -259,12 +357,33 @@ fn check_value(seg: &Segment<'_>, pos: u32, raw: &str, xt: XType, min: u16, max:
             "9" => "ELEMENT_INVALID_TIME",
             _ => "ELEMENT_INVALID_CHARACTER",
         };
-        out.push(el_finding(seg, pos, None, c, code, format!("{name}: {m}"), Some(raw.into()), loop_id));
+        out.push(el_finding(
+            seg,
+            pos,
+            None,
+            c,
+            code,
+            format!("{name}: {m}"),
+            Some(raw.into()),
+            loop_id,
+        ));
         return;
     }
     if let Some(codes) = codes {
         if !codes.iter().any(|c| c == raw) {
-            out.push(el_finding(seg, pos, None, "ELEMENT_INVALID_CODE", "7", format!("{name} \"{raw}\" is not one of the codes {}", codes.join(", ")), Some(raw.into()), loop_id));
+            out.push(el_finding(
+                seg,
+                pos,
+                None,
+                "ELEMENT_INVALID_CODE",
+                "7",
+                format!(
+                    "{name} \"{raw}\" is not one of the codes {}",
+                    codes.join(", ")
+                ),
+                Some(raw.into()),
+                loop_id,
+            ));
         }
     }
 }
@@ -274,7 +393,12 @@ fn short(s: &str) -> String {
 }
 
 /// Checks the declared elements and syntax rules of one received segment.
-pub fn check_segment(map: &NodeMap, seg: &Segment<'_>, loop_id: Option<&str>, out: &mut Vec<Finding>) {
+pub fn check_segment(
+    map: &NodeMap,
+    seg: &Segment<'_>,
+    loop_id: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
     let id = String::from_utf8_lossy(seg.id()).into_owned();
     let val = |p: usize| String::from_utf8_lossy(seg.value(p)).into_owned();
     for e in &map.elements {
@@ -287,23 +411,85 @@ pub fn check_segment(map: &NodeMap, seg: &Segment<'_>, loop_id: Option<&str>, ou
                         continue;
                     }
                     if q.is_empty() || v.is_empty() {
-                        let missing = if q.is_empty() { pos + 2 * k } else { pos + 2 * k + 1 };
-                        out.push(el_finding(seg, missing as u32, None, "ELEMENT_CONDITIONAL_MISSING", "2", format!("{id}{missing:02} is required with {id}{:02} (qualifier/id pair)", if q.is_empty() { missing + 1 } else { missing - 1 }), None, loop_id));
+                        let missing = if q.is_empty() {
+                            pos + 2 * k
+                        } else {
+                            pos + 2 * k + 1
+                        };
+                        out.push(el_finding(
+                            seg,
+                            missing as u32,
+                            None,
+                            "ELEMENT_CONDITIONAL_MISSING",
+                            "2",
+                            format!(
+                                "{id}{missing:02} is required with {id}{:02} (qualifier/id pair)",
+                                if q.is_empty() {
+                                    missing + 1
+                                } else {
+                                    missing - 1
+                                }
+                            ),
+                            None,
+                            loop_id,
+                        ));
                         continue;
                     }
-                    check_value(seg, (pos + 2 * k) as u32, &q, XType::ID, p.qualifier_len.0, p.qualifier_len.1, None, loop_id, out);
-                    check_value(seg, (pos + 2 * k + 1) as u32, &v, XType::AN, p.id_len.0, p.id_len.1, None, loop_id, out);
+                    check_value(
+                        seg,
+                        (pos + 2 * k) as u32,
+                        &q,
+                        XType::ID,
+                        p.qualifier_len.0,
+                        p.qualifier_len.1,
+                        None,
+                        loop_id,
+                        out,
+                    );
+                    check_value(
+                        seg,
+                        (pos + 2 * k + 1) as u32,
+                        &v,
+                        XType::AN,
+                        p.id_len.0,
+                        p.id_len.1,
+                        None,
+                        loop_id,
+                        out,
+                    );
                 }
             }
             _ => {
                 let raw = val(pos);
                 if raw.is_empty() {
                     if e.mandatory {
-                        out.push(el_finding(seg, pos as u32, None, "ELEMENT_MISSING", "1", format!("mandatory element {id}{pos:02} ({}) is missing", e.doc.clone().unwrap_or_else(|| e.xtype.name())), None, loop_id));
+                        out.push(el_finding(
+                            seg,
+                            pos as u32,
+                            None,
+                            "ELEMENT_MISSING",
+                            "1",
+                            format!(
+                                "mandatory element {id}{pos:02} ({}) is missing",
+                                e.doc.clone().unwrap_or_else(|| e.xtype.name())
+                            ),
+                            None,
+                            loop_id,
+                        ));
                     }
                     continue;
                 }
-                check_value(seg, pos as u32, &raw, e.xtype, e.min, e.max, e.codes.as_ref(), loop_id, out);
+                check_value(
+                    seg,
+                    pos as u32,
+                    &raw,
+                    e.xtype,
+                    e.min,
+                    e.max,
+                    e.codes.as_ref(),
+                    loop_id,
+                    out,
+                );
             }
         }
     }
@@ -312,22 +498,69 @@ pub fn check_segment(map: &NodeMap, seg: &Segment<'_>, loop_id: Option<&str>, ou
         let count = r.positions.iter().filter(|&&p| has(p)).count();
         let first = r.positions[0];
         let bad: Option<(u8, &'static str, &'static str, &str)> = match r.kind {
-            'P' if count > 0 && count < r.positions.len() => r.positions.iter().find(|&&p| !has(p)).map(|&p| (p, "2", "ELEMENT_CONDITIONAL_MISSING", "paired elements must be given together")),
-            'R' if count == 0 => Some((first, "2", "ELEMENT_CONDITIONAL_MISSING", "at least one of the elements is required")),
-            'C' if has(first) => r.positions[1..].iter().find(|&&p| !has(p)).map(|&p| (p, "2", "ELEMENT_CONDITIONAL_MISSING", "required when the first element of the rule is present")),
-            'E' if count > 1 => r.positions.iter().filter(|&&p| has(p)).nth(1).map(|&p| (p, "10", "ELEMENT_EXCLUSION_VIOLATED", "only one of the elements may be present")),
-            'L' if has(first) && !r.positions[1..].iter().any(|&p| has(p)) => Some((r.positions[1], "2", "ELEMENT_CONDITIONAL_MISSING", "one of the other elements is required when the first is present")),
+            'P' if count > 0 && count < r.positions.len() => {
+                r.positions.iter().find(|&&p| !has(p)).map(|&p| {
+                    (
+                        p,
+                        "2",
+                        "ELEMENT_CONDITIONAL_MISSING",
+                        "paired elements must be given together",
+                    )
+                })
+            }
+            'R' if count == 0 => Some((
+                first,
+                "2",
+                "ELEMENT_CONDITIONAL_MISSING",
+                "at least one of the elements is required",
+            )),
+            'C' if has(first) => r.positions[1..].iter().find(|&&p| !has(p)).map(|&p| {
+                (
+                    p,
+                    "2",
+                    "ELEMENT_CONDITIONAL_MISSING",
+                    "required when the first element of the rule is present",
+                )
+            }),
+            'E' if count > 1 => r.positions.iter().filter(|&&p| has(p)).nth(1).map(|&p| {
+                (
+                    p,
+                    "10",
+                    "ELEMENT_EXCLUSION_VIOLATED",
+                    "only one of the elements may be present",
+                )
+            }),
+            'L' if has(first) && !r.positions[1..].iter().any(|&p| has(p)) => Some((
+                r.positions[1],
+                "2",
+                "ELEMENT_CONDITIONAL_MISSING",
+                "one of the other elements is required when the first is present",
+            )),
             _ => None,
         };
         if let Some((p, ak4, code, why)) = bad {
             let digits: String = r.positions.iter().map(|x| format!("{x:02}")).collect();
-            out.push(el_finding(seg, p as u32, None, code, ak4, format!("{id} syntax rule {}{digits}: {why} ({id}{p:02})", r.kind), None, loop_id));
+            out.push(el_finding(
+                seg,
+                p as u32,
+                None,
+                code,
+                ak4,
+                format!("{id} syntax rule {}{digits}: {why} ({id}{p:02})", r.kind),
+                None,
+                loop_id,
+            ));
         }
     }
 }
 
 /// Checks the elements of every matched segment that has declarations.
-pub fn check_elements(nodes: &[Node], occ: &Occ<'_>, loop_id: Option<&str>, out: &mut Vec<Finding>) {
+pub fn check_elements(
+    nodes: &[Node],
+    occ: &Occ<'_>,
+    loop_id: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
     for (j, item) in &occ.items {
         let node = &nodes[*j];
         match item {
@@ -336,7 +569,12 @@ pub fn check_elements(nodes: &[Node], occ: &Occ<'_>, loop_id: Option<&str>, out:
                     check_segment(map, s, loop_id, out);
                 }
             }
-            Item::Loop(o) => check_elements(node.children.as_deref().unwrap_or(&[]), o, Some(&node.id), out),
+            Item::Loop(o) => check_elements(
+                node.children.as_deref().unwrap_or(&[]),
+                o,
+                Some(&node.id),
+                out,
+            ),
         }
     }
 }
@@ -349,7 +587,11 @@ fn entry<'m>(obj: &'m mut Map<String, Value>, path: &[String]) -> &'m mut Value 
         if !cur.is_object() {
             *cur = Value::Object(Map::new());
         }
-        cur = cur.as_object_mut().expect("object").entry(p.clone()).or_insert(Value::Null);
+        cur = cur
+            .as_object_mut()
+            .expect("object")
+            .entry(p.clone())
+            .or_insert(Value::Null);
     }
     cur
 }
@@ -372,7 +614,13 @@ fn start<'o, 'a>(item: &'o Item<'a>) -> &'o Segment<'a> {
 }
 
 /// Maps a matched tree into `obj`.
-pub fn decode(nodes: &[Node], occ: &Occ<'_>, obj: &mut Map<String, Value>, level: Option<&str>, fixed: Option<u8>) {
+pub fn decode(
+    nodes: &[Node],
+    occ: &Occ<'_>,
+    obj: &mut Map<String, Value>,
+    level: Option<&str>,
+    fixed: Option<u8>,
+) {
     let mut hier_done = Vec::new();
     for (j, item) in &occ.items {
         let node = &nodes[*j];
@@ -401,7 +649,10 @@ pub fn decode(nodes: &[Node], occ: &Occ<'_>, obj: &mut Map<String, Value>, level
             (&mut *obj, fixed)
         } else {
             let chosen = map.binds.iter().find(|b| {
-                let cond = b.when.as_ref().is_none_or(|(p, v)| seg.value(*p as usize) == v.as_bytes());
+                let cond = b
+                    .when
+                    .as_ref()
+                    .is_none_or(|(p, v)| seg.value(*p as usize) == v.as_bytes());
                 let free = b.array || obj.get(&b.path[0]).is_none() || entry_is_null(obj, &b.path);
                 cond && free
             });
@@ -414,7 +665,12 @@ pub fn decode(nodes: &[Node], occ: &Occ<'_>, obj: &mut Map<String, Value>, level
                 }
                 let arr = slot.as_array_mut().expect("array");
                 arr.push(Value::Object(Map::new()));
-                (arr.last_mut().and_then(Value::as_object_mut).expect("object"), fp)
+                (
+                    arr.last_mut()
+                        .and_then(Value::as_object_mut)
+                        .expect("object"),
+                    fp,
+                )
             } else {
                 *slot = Value::Object(Map::new());
                 (slot.as_object_mut().expect("object"), fp)
@@ -422,7 +678,13 @@ pub fn decode(nodes: &[Node], occ: &Occ<'_>, obj: &mut Map<String, Value>, level
         };
         match item {
             Item::Seg(s) => decode_segment(map, s, target, fixed_pos),
-            Item::Loop(o) => decode(node.children.as_deref().unwrap_or(&[]), o, target, level, fixed_pos),
+            Item::Loop(o) => decode(
+                node.children.as_deref().unwrap_or(&[]),
+                o,
+                target,
+                level,
+                fixed_pos,
+            ),
         }
     }
 }
@@ -436,7 +698,12 @@ fn entry_is_null(obj: &Map<String, Value>, path: &[String]) -> bool {
 }
 
 /// Maps one segment's declared elements into `obj`.
-pub fn decode_segment(map: &NodeMap, seg: &Segment<'_>, obj: &mut Map<String, Value>, fixed: Option<u8>) {
+pub fn decode_segment(
+    map: &NodeMap,
+    seg: &Segment<'_>,
+    obj: &mut Map<String, Value>,
+    fixed: Option<u8>,
+) {
     let val = |p: usize| String::from_utf8_lossy(seg.value(p)).into_owned();
     for e in &map.elements {
         match &e.target {
@@ -458,7 +725,11 @@ pub fn decode_segment(map: &NodeMap, seg: &Segment<'_>, obj: &mut Map<String, Va
                     if q.is_empty() && id.is_empty() {
                         continue;
                     }
-                    if let Some((_, f)) = p.promote.iter().find(|(pq, f)| *pq == q && !obj.contains_key(f.as_str())) {
+                    if let Some((_, f)) = p
+                        .promote
+                        .iter()
+                        .find(|(pq, f)| *pq == q && !obj.contains_key(f.as_str()))
+                    {
                         obj.insert(f.clone(), Value::String(id));
                         continue;
                     }
@@ -489,7 +760,9 @@ fn decode_hier(node: &Node, map: &NodeMap, occs: &[&Occ<'_>], root: &mut Map<Str
     for o in occs {
         let hl = start(&o.items[0].1);
         let code = String::from_utf8_lossy(hl.value(3)).into_owned();
-        let Some(li) = map.hier.iter().position(|l| l.code == code) else { continue };
+        let Some(li) = map.hier.iter().position(|l| l.code == code) else {
+            continue;
+        };
         let mut obj = Map::new();
         decode(children, o, &mut obj, Some(&code), None);
         let parent_id = String::from_utf8_lossy(hl.value(2)).into_owned();
@@ -498,7 +771,11 @@ fn decode_hier(node: &Node, map: &NodeMap, occs: &[&Occ<'_>], root: &mut Map<Str
         let mut container = None;
         if !parent_id.is_empty() && !lvl.under.is_empty() {
             if let Some(p) = entries.iter().rposition(|e| e.id == parent_id) {
-                container = if map.hier[entries[p].level].flat { entries[p].container } else { Some(p) };
+                container = if map.hier[entries[p].level].flat {
+                    entries[p].container
+                } else {
+                    Some(p)
+                };
             }
         }
         entries.push(Entry {
@@ -520,7 +797,9 @@ fn decode_hier(node: &Node, map: &NodeMap, occs: &[&Occ<'_>], root: &mut Map<Str
             if !slot.is_array() {
                 *slot = Value::Array(Vec::new());
             }
-            slot.as_array_mut().expect("array").insert(0, Value::Object(e.obj));
+            slot.as_array_mut()
+                .expect("array")
+                .insert(0, Value::Object(e.obj));
         } else if slot.is_null() {
             *slot = Value::Object(e.obj);
         }

@@ -89,26 +89,54 @@ pub fn to_x12(v: &Value, pt: PType, xt: XType, min: u16, max: u16) -> Result<Str
     let text = match pt {
         PType::Str => match v {
             Value::String(s) => s.clone(),
-            _ => return Err(Problem::Invalid(format!("expected a string, found {}", kind(v)))),
+            _ => {
+                return Err(Problem::Invalid(format!(
+                    "expected a string, found {}",
+                    kind(v)
+                )));
+            }
         },
         PType::Int => match v {
             Value::Number(n) if n.is_i64() || n.is_u64() => decimal(n).unwrap_or_default(),
-            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e15) => {
+            Value::Number(n)
+                if n.as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e15) =>
+            {
                 decimal(n).unwrap_or_default()
             }
-            _ => return Err(Problem::Invalid(format!("expected an integer, found {}", kind(v)))),
+            _ => {
+                return Err(Problem::Invalid(format!(
+                    "expected an integer, found {}",
+                    kind(v)
+                )));
+            }
         },
         PType::Num => match v {
-            Value::Number(n) => decimal(n).ok_or(Problem::Invalid("the number is not finite".into()))?,
-            _ => return Err(Problem::Invalid(format!("expected a number, found {}", kind(v)))),
+            Value::Number(n) => {
+                decimal(n).ok_or(Problem::Invalid("the number is not finite".into()))?
+            }
+            _ => {
+                return Err(Problem::Invalid(format!(
+                    "expected a number, found {}",
+                    kind(v)
+                )));
+            }
         },
         PType::Date => {
             let Value::String(s) = v else {
-                return Err(Problem::Invalid(format!("expected a date string YYYY-MM-DD, found {}", kind(v))));
+                return Err(Problem::Invalid(format!(
+                    "expected a date string YYYY-MM-DD, found {}",
+                    kind(v)
+                )));
             };
             let p: Vec<&str> = s.split('-').collect();
             let ok = p.len() == 3 && p[0].len() == 4 && p[1].len() == 2 && p[2].len() == 2;
-            match (ok, num(p[0]), p.get(1).and_then(|x| num(x)), p.get(2).and_then(|x| num(x))) {
+            match (
+                ok,
+                num(p[0]),
+                p.get(1).and_then(|x| num(x)),
+                p.get(2).and_then(|x| num(x)),
+            ) {
                 (true, Some(y), Some(m), Some(d)) if valid_date(y, m, d) => {
                     if max == 6 {
                         format!("{}{}{}", &p[0][2..], p[1], p[2])
@@ -125,7 +153,10 @@ pub fn to_x12(v: &Value, pt: PType, xt: XType, min: u16, max: u16) -> Result<Str
         }
         PType::Time => {
             let Value::String(s) = v else {
-                return Err(Problem::Invalid(format!("expected a time string HH:MM or HH:MM:SS, found {}", kind(v))));
+                return Err(Problem::Invalid(format!(
+                    "expected a time string HH:MM or HH:MM:SS, found {}",
+                    kind(v)
+                )));
             };
             match time_to_x12(s) {
                 Some(t) => t,
@@ -143,7 +174,9 @@ pub fn to_x12(v: &Value, pt: PType, xt: XType, min: u16, max: u16) -> Result<Str
         _ => text,
     };
     if xt == XType::R && pt == PType::Str && !is_r(&text) {
-        return Err(Problem::Invalid(format!("\"{text}\" is not a decimal number")));
+        return Err(Problem::Invalid(format!(
+            "\"{text}\" is not a decimal number"
+        )));
     }
     let len = match xt {
         XType::R | XType::N(_) => digits(&text),
@@ -152,7 +185,11 @@ pub fn to_x12(v: &Value, pt: PType, xt: XType, min: u16, max: u16) -> Result<Str
     if len > max as usize {
         return Err(Problem::TooLong(format!(
             "\"{text}\" has {len} {}; at most {max} allowed",
-            if matches!(xt, XType::R | XType::N(_)) { "digits" } else { "characters" }
+            if matches!(xt, XType::R | XType::N(_)) {
+                "digits"
+            } else {
+                "characters"
+            }
         )));
     }
     if len < min as usize {
@@ -198,13 +235,19 @@ fn implied(text: &str, n: u8) -> Result<String, Problem> {
     }
     let mut s = format!("{int}{frac}{}", "0".repeat(n as usize - frac.len()));
     let trimmed = s.trim_start_matches('0');
-    s = if trimmed.is_empty() { "0".into() } else { trimmed.into() };
+    s = if trimmed.is_empty() {
+        "0".into()
+    } else {
+        trimmed.into()
+    };
     Ok(if neg && s != "0" { format!("-{s}") } else { s })
 }
 
 fn time_to_x12(s: &str) -> Option<String> {
     let (hms, frac) = match s.split_once('.') {
-        Some((a, f)) if (1..=2).contains(&f.len()) && f.bytes().all(|b| b.is_ascii_digit()) => (a, f),
+        Some((a, f)) if (1..=2).contains(&f.len()) && f.bytes().all(|b| b.is_ascii_digit()) => {
+            (a, f)
+        }
         Some(_) => return None,
         None => (s, ""),
     };
@@ -262,7 +305,11 @@ pub fn from_x12(s: &str, pt: PType, xt: XType) -> Option<Value> {
                     let n = n as usize;
                     let padded = format!("{}{d}", "0".repeat(n.saturating_sub(d.len())));
                     let (i, f) = padded.split_at(padded.len() - n);
-                    format!("{}{}.{f}", if neg { "-" } else { "" }, if i.is_empty() { "0" } else { i })
+                    format!(
+                        "{}{}.{f}",
+                        if neg { "-" } else { "" },
+                        if i.is_empty() { "0" } else { i }
+                    )
                 }
                 _ => s.to_string(),
             };
@@ -275,7 +322,8 @@ pub fn from_x12(s: &str, pt: PType, xt: XType) -> Option<Value> {
         PType::Date => {
             if s.len() == 8 && num(s).is_some() {
                 let (y, m, d) = (num(&s[..4])?, num(&s[4..6])?, num(&s[6..])?);
-                valid_date(y, m, d).then(|| Value::String(format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])))
+                valid_date(y, m, d)
+                    .then(|| Value::String(format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])))
             } else if s.len() == 6 && num(s).is_some() {
                 let (y, m, d) = (2000 + num(&s[..2])?, num(&s[2..4])?, num(&s[4..])?);
                 valid_date(y, m, d).then(|| Value::String(format!("{y}-{}-{}", &s[2..4], &s[4..])))
@@ -316,13 +364,31 @@ pub fn check_x12(s: &str, xt: XType) -> Option<(&'static str, String)> {
         XType::R => (!is_r(s)).then(|| ("6", format!("\"{s}\" is not a decimal number (type R)"))),
         XType::N(_) => {
             let d = s.strip_prefix('-').unwrap_or(s);
-            (d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| ("6", format!("\"{s}\" is not an integer (type {})", xt.name())))
+            (d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit())).then(|| {
+                (
+                    "6",
+                    format!("\"{s}\" is not an integer (type {})", xt.name()),
+                )
+            })
         }
         XType::DT => {
             let ok = match s.len() {
-                8 => num(s).is_some() && valid_date(num(&s[..4]).unwrap_or(0), num(&s[4..6]).unwrap_or(0), num(&s[6..]).unwrap_or(0)),
-                6 => num(s).is_some() && valid_date(2000 + num(&s[..2]).unwrap_or(0), num(&s[2..4]).unwrap_or(0), num(&s[4..]).unwrap_or(0)),
+                8 => {
+                    num(s).is_some()
+                        && valid_date(
+                            num(&s[..4]).unwrap_or(0),
+                            num(&s[4..6]).unwrap_or(0),
+                            num(&s[6..]).unwrap_or(0),
+                        )
+                }
+                6 => {
+                    num(s).is_some()
+                        && valid_date(
+                            2000 + num(&s[..2]).unwrap_or(0),
+                            num(&s[2..4]).unwrap_or(0),
+                            num(&s[4..]).unwrap_or(0),
+                        )
+                }
                 _ => false,
             };
             (!ok).then(|| ("8", format!("\"{s}\" is not a valid date (CCYYMMDD)")))
@@ -343,11 +409,19 @@ pub fn check_chars(s: &str, v5010: bool) -> Option<String> {
         };
         if bad {
             return Some(if c.is_ascii_control() {
-                format!("contains the control character U+{:04X}, which X12 does not allow", c as u32)
+                format!(
+                    "contains the control character U+{:04X}, which X12 does not allow",
+                    c as u32
+                )
             } else if c.is_ascii() {
-                format!("contains '{c}', which is not in the 004010 character set (allowed from 005010)")
+                format!(
+                    "contains '{c}', which is not in the 004010 character set (allowed from 005010)"
+                )
             } else {
-                format!("contains '{c}' (U+{:04X}): X12 allows only ASCII characters", c as u32)
+                format!(
+                    "contains '{c}' (U+{:04X}): X12 allows only ASCII characters",
+                    c as u32
+                )
             });
         }
     }
@@ -356,7 +430,12 @@ pub fn check_chars(s: &str, v5010: bool) -> Option<String> {
 
 /// Sum of decimal texts, exactly (as scaled integers).
 pub fn add(acc: &mut (i128, u32), s: &str) {
-    if let Some((m, scale)) = scaled(s) {
+    add_implied(acc, s, 0)
+}
+
+/// Adds element text that has `implied` implied decimal places (Nn types).
+pub fn add_implied(acc: &mut (i128, u32), s: &str, implied: u32) {
+    if let Some((m, scale)) = scaled(s).map(|(m, sc)| (m, sc + implied)) {
         let (am, ascale) = *acc;
         let target = ascale.max(scale);
         let a = am * 10i128.pow(target - ascale);
@@ -366,10 +445,11 @@ pub fn add(acc: &mut (i128, u32), s: &str) {
 }
 
 /// Product of two decimal texts, as a scaled integer.
-pub fn mul(a: &str, b: &str) -> Option<(i128, u32)> {
+pub fn mul(a: &str, b: &str, implied: (u32, u32)) -> Option<(i128, u32)> {
     let (x, sx) = scaled(a)?;
     let (y, sy) = scaled(b)?;
-    x.checked_mul(y).map(|p| (p, sx + sy))
+    x.checked_mul(y)
+        .map(|p| (p, sx + sy + implied.0 + implied.1))
 }
 
 fn scaled(s: &str) -> Option<(i128, u32)> {
@@ -390,10 +470,17 @@ pub fn scaled_text((m, scale): (i128, u32)) -> String {
     let neg = m < 0;
     let digits = m.unsigned_abs().to_string();
     let s = scale as usize;
-    let padded = format!("{}{digits}", "0".repeat((s + 1).saturating_sub(digits.len())));
+    let padded = format!(
+        "{}{digits}",
+        "0".repeat((s + 1).saturating_sub(digits.len()))
+    );
     let (i, f) = padded.split_at(padded.len() - s);
     let f = f.trim_end_matches('0');
-    let body = if f.is_empty() { i.to_string() } else { format!("{i}.{f}") };
+    let body = if f.is_empty() {
+        i.to_string()
+    } else {
+        format!("{i}.{f}")
+    };
     if neg && body.trim_matches(|c| c == '0' || c == '.') != "" {
         format!("-{body}")
     } else {
@@ -408,17 +495,47 @@ mod tests {
 
     #[test]
     fn numbers() {
-        assert_eq!(to_x12(&json!(9.25), PType::Num, XType::R, 1, 15).unwrap(), "9.25");
-        assert_eq!(to_x12(&json!(150.0), PType::Num, XType::R, 1, 15).unwrap(), "150");
-        assert_eq!(to_x12(&json!(970.0), PType::Num, XType::N(2), 1, 15).unwrap(), "97000");
-        assert_eq!(to_x12(&json!(100.25), PType::Num, XType::N(2), 1, 15).unwrap(), "10025");
-        assert_eq!(to_x12(&json!(0.5), PType::Num, XType::N(2), 1, 15).unwrap(), "50");
-        assert_eq!(to_x12(&json!(-1.5), PType::Num, XType::N(2), 1, 15).unwrap(), "-150");
-        assert!(matches!(to_x12(&json!(1.005), PType::Num, XType::N(2), 1, 15), Err(Problem::Invalid(_))));
-        assert!(matches!(to_x12(&json!(1234567), PType::Num, XType::R, 1, 6), Err(Problem::TooLong(_))));
-        assert_eq!(to_x12(&json!(7), PType::Int, XType::N(0), 6, 6).unwrap(), "000007");
+        assert_eq!(
+            to_x12(&json!(9.25), PType::Num, XType::R, 1, 15).unwrap(),
+            "9.25"
+        );
+        assert_eq!(
+            to_x12(&json!(150.0), PType::Num, XType::R, 1, 15).unwrap(),
+            "150"
+        );
+        assert_eq!(
+            to_x12(&json!(970.0), PType::Num, XType::N(2), 1, 15).unwrap(),
+            "97000"
+        );
+        assert_eq!(
+            to_x12(&json!(100.25), PType::Num, XType::N(2), 1, 15).unwrap(),
+            "10025"
+        );
+        assert_eq!(
+            to_x12(&json!(0.5), PType::Num, XType::N(2), 1, 15).unwrap(),
+            "50"
+        );
+        assert_eq!(
+            to_x12(&json!(-1.5), PType::Num, XType::N(2), 1, 15).unwrap(),
+            "-150"
+        );
+        assert!(matches!(
+            to_x12(&json!(1.005), PType::Num, XType::N(2), 1, 15),
+            Err(Problem::Invalid(_))
+        ));
+        assert!(matches!(
+            to_x12(&json!(1234567), PType::Num, XType::R, 1, 6),
+            Err(Problem::TooLong(_))
+        ));
+        assert_eq!(
+            to_x12(&json!(7), PType::Int, XType::N(0), 6, 6).unwrap(),
+            "000007"
+        );
         assert_eq!(from_x12("97000", PType::Num, XType::N(2)), Some(json!(970)));
-        assert_eq!(from_x12("10025", PType::Num, XType::N(2)), Some(json!(100.25)));
+        assert_eq!(
+            from_x12("10025", PType::Num, XType::N(2)),
+            Some(json!(100.25))
+        );
         assert_eq!(from_x12("5", PType::Num, XType::N(2)), Some(json!(0.05)));
         assert_eq!(from_x12("-150", PType::Num, XType::N(2)), Some(json!(-1.5)));
         assert_eq!(from_x12("9.25", PType::Num, XType::R), Some(json!(9.25)));
@@ -428,14 +545,29 @@ mod tests {
 
     #[test]
     fn dates_and_times() {
-        assert_eq!(to_x12(&json!("2024-02-29"), PType::Date, XType::DT, 8, 8).unwrap(), "20240229");
+        assert_eq!(
+            to_x12(&json!("2024-02-29"), PType::Date, XType::DT, 8, 8).unwrap(),
+            "20240229"
+        );
         assert!(to_x12(&json!("2023-02-29"), PType::Date, XType::DT, 8, 8).is_err());
         assert!(to_x12(&json!("20230101"), PType::Date, XType::DT, 8, 8).is_err());
-        assert_eq!(to_x12(&json!("09:30"), PType::Time, XType::TM, 4, 8).unwrap(), "0930");
-        assert_eq!(to_x12(&json!("23:59:58.5"), PType::Time, XType::TM, 4, 8).unwrap(), "2359585");
+        assert_eq!(
+            to_x12(&json!("09:30"), PType::Time, XType::TM, 4, 8).unwrap(),
+            "0930"
+        );
+        assert_eq!(
+            to_x12(&json!("23:59:58.5"), PType::Time, XType::TM, 4, 8).unwrap(),
+            "2359585"
+        );
         assert!(to_x12(&json!("24:00"), PType::Time, XType::TM, 4, 8).is_err());
-        assert_eq!(from_x12("20240229", PType::Date, XType::DT), Some(json!("2024-02-29")));
-        assert_eq!(from_x12("093015", PType::Time, XType::TM), Some(json!("09:30:15")));
+        assert_eq!(
+            from_x12("20240229", PType::Date, XType::DT),
+            Some(json!("2024-02-29"))
+        );
+        assert_eq!(
+            from_x12("093015", PType::Time, XType::TM),
+            Some(json!("09:30:15"))
+        );
         assert_eq!(check_x12("20230230", XType::DT).unwrap().0, "8");
         assert_eq!(check_x12("2500", XType::TM).unwrap().0, "9");
     }
@@ -447,7 +579,7 @@ mod tests {
         add(&mut acc, "2.25");
         add(&mut acc, "-1");
         assert_eq!(scaled_text(acc), "2.75");
-        assert_eq!(scaled_text(mul("9.25", "120").unwrap()), "1110");
+        assert_eq!(scaled_text(mul("9.25", "120", (0, 0)).unwrap()), "1110");
         assert_eq!(scaled_text((5, 2)), "0.05");
         assert_eq!(check_chars("Café", true).unwrap().contains("ASCII"), true);
         assert!(check_chars("a^b", false).is_some());
