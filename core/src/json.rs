@@ -18,7 +18,9 @@
 //! - group: `header` (GS, or null for sets found outside a group), `segments`
 //!   (misplaced ones, only when present), `transactions`, `trailer` (GE or null);
 //! - transaction: `type`, `controlNumber`, `implementationReference` (ST03,
-//!   when present), `segments` (the body between ST and SE), `trailer` (SE or null);
+//!   when present), `segments` (the body between ST and SE), `document` (the
+//!   payload JSON mapped back, for the 18 set types of [`crate::documents`]),
+//!   `trailer` (SE or null);
 //! - segment: `{"id": "N1", "elements": [...]}` where an element is a string
 //!   (simple), an array of strings (a composite's components), or
 //!   `{"repeat": [...]}` whose items are strings or arrays of strings.
@@ -400,7 +402,15 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
                 self.segment(&seg, None);
                 self.maybe_flush();
             }
-            self.raw(b"],\"trailer\":");
+            self.raw(b"]");
+            // The mapped business document, for the 18 known set types only.
+            if crate::documents::is_known(t.kind()) {
+                if let Some(d) = crate::documents::map_back(doc, g, t) {
+                    self.raw(b",\"document\":");
+                    let _ = serde_json::to_writer(&mut self.buf, &d);
+                }
+            }
+            self.raw(b",\"trailer\":");
             self.trailer(&SE_FIELDS, t.se.as_ref());
             self.buf.push(b'}');
         }

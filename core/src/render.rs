@@ -273,7 +273,7 @@ pub fn render(
         }
         Err(i) => (None, i),
     };
-    if let Some(ptrs) = partner.required_fields.get(code) {
+    if let (Some(ptrs), true) = (partner.required_fields.get(code), payload.is_object()) {
         let target = body.as_ref().map_or(payload, |b| &b.normalized);
         let mut req = Vec::new();
         required_fields(

@@ -64,7 +64,11 @@ fn goldens() {
     for code in TYPES {
         for (v5010, p) in [(false, partner()), (true, partner_5010())] {
             let r = render(code, &example(code), &p, &options()).unwrap_or_else(|e| panic!("{code} (5010: {v5010}): {e}"));
-            assert!(r.warnings.is_empty(), "{code}: {:?}", r.warnings);
+            // The one example field without a place in 005010: the 214 header
+            // references (its 5010 references live in the LX loop).
+            let expected_warnings: Vec<&str> = if v5010 && code == "214" { vec!["/refs"] } else { vec![] };
+            let got: Vec<&str> = r.warnings.iter().map(|w| w.pointer.as_str()).collect();
+            assert_eq!(got, expected_warnings, "{code}: {:?}", r.warnings);
             let path = golden_path(code, v5010);
             if bless {
                 std::fs::write(&path, &r.x12).unwrap();
@@ -287,6 +291,10 @@ fn empty_payload_lists_every_required_field() {
                 got.sort();
                 got.dedup();
                 let mut want = required.clone();
+                // Required in 004010 only (B102 became optional in 005010).
+                if code == "990" {
+                    want.push("/shipmentId".into());
+                }
                 want.sort();
                 assert_eq!(got, want, "{code}: {}", e);
                 assert!(e.issues.iter().all(|i| i.code == "MISSING_FIELD"), "{code}: {e}");

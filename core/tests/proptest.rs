@@ -860,6 +860,19 @@ fn elem_text(e: &Elem, d: &Delims) -> String {
     }
 }
 
+/// Removes the `document` of every transaction (see the comment at its use).
+fn strip_documents(v: &mut Value) {
+    for i in v["interchanges"].as_array_mut().into_iter().flatten() {
+        for g in i["groups"].as_array_mut().into_iter().flatten() {
+            for t in g["transactions"].as_array_mut().into_iter().flatten() {
+                if let Some(t) = t.as_object_mut() {
+                    t.remove("document");
+                }
+            }
+        }
+    }
+}
+
 fn part_json(p: &Part) -> Value {
     match p {
         Part::Simple(s) => json!(s),
@@ -896,6 +909,9 @@ proptest! {
         let mut value = to_value(&doc);
         let diagnostics = value.as_object_mut().unwrap().remove("diagnostics");
         prop_assert!(diagnostics.is_some());
+        // The mapped `document` of the 18 known set types (issue 4) is not
+        // part of this model; its own round trip is tested in documents_roundtrip.rs.
+        strip_documents(&mut value);
         prop_assert_eq!(&value, &model.expected_json());
         let value = to_value(&doc);
 

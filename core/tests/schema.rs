@@ -453,7 +453,7 @@ fn schema_rejects_wrong_documents() {
     let mut doc = good.clone();
     set(
         &mut doc,
-        "/interchanges/0/groups/0/transactions/0/document",
+        "/interchanges/0/groups/0/transactions/0/laterProperty",
         json!({"poNumber": "1"}),
     );
     set(

@@ -51,6 +51,12 @@ const SOURCES: [(&str, &str); 18] = [
     ("990", include_str!("sets/990.x12d")),
 ];
 
+/// True when `kind` (ST01) is one of the 18 types, without allocating.
+#[inline]
+pub fn is_known(kind: &[u8]) -> bool {
+    TYPES.iter().any(|t| t.as_bytes() == kind)
+}
+
 /// How serious a payload problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -184,7 +190,8 @@ pub fn since(code: &str) -> Option<&'static str> {
 pub struct Body {
     /// Segments between ST and SE.
     pub segments: Vec<Vec<String>>,
-    /// The payload as map-back will return it: defaults filled in, numbers canonical.
+    /// The payload as map-back will return it: defaults filled in, numbers
+    /// canonical, ignored (unknown) fields removed.
     pub normalized: Value,
     /// Warnings (unknown fields).
     pub warnings: Vec<Issue>,
@@ -212,13 +219,15 @@ pub fn render_body(
     enc.run(payload);
     let mut issues = enc.issues;
     let mut warnings = Vec::new();
-    schema::unknown_fields(code, payload, &mut warnings);
+    schema::unknown_fields(code, decl.edition, payload, &mut warnings);
     if issues.iter().any(|i| i.severity == Severity::Error) {
         issues.extend(warnings);
         sort(&mut issues);
         return Err(issues);
     }
     let mut normalized = canonical(payload);
+    let ignored: Vec<String> = warnings.iter().filter(|w| w.code == "UNKNOWN_FIELD").map(|w| w.pointer.clone()).collect();
+    schema::remove(&mut normalized, &ignored);
     for (ptr, v) in enc.defaults {
         insert(&mut normalized, &ptr, v);
     }

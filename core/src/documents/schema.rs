@@ -271,20 +271,20 @@ fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
     }
 }
 
-/// The payload shape of a set (both editions merged).
+/// The payload shape of a set in one edition.
+pub fn shape_for(code: &str, edition: Edition) -> Option<Shape> {
+    let d = declaration(code, edition)?;
+    let mut fields = Vec::new();
+    body(&d.body, &mut fields, true, None, None);
+    Some(Shape::Object(fields))
+}
+
+/// The payload shape of a set (both editions merged: a field is required
+/// only when both require it).
 pub fn shape(code: &str) -> Option<Shape> {
-    let mut out = None;
-    for ed in [Edition::Base, Edition::V5010] {
-        let d = declaration(code, ed)?;
-        let mut fields = Vec::new();
-        body(&d.body, &mut fields, true, None, None);
-        let s = Shape::Object(fields);
-        match &mut out {
-            None => out = Some(s),
-            Some(a) => merge(a, s),
-        }
-    }
-    out
+    let mut out = shape_for(code, Edition::Base)?;
+    merge(&mut out, shape_for(code, Edition::V5010)?);
+    Some(out)
 }
 
 fn leaf_schema(l: &Leaf) -> Value {
@@ -407,10 +407,48 @@ pub fn schema(code: &str) -> Option<Value> {
     Some(Value::Object(out))
 }
 
-/// Adds an `UNKNOWN_FIELD` warning for every payload field the set does not map.
-pub fn unknown_fields(code: &str, payload: &Value, out: &mut Vec<Issue>) {
-    if let Some(s) = shape(code) {
+/// Adds an `UNKNOWN_FIELD` warning for every payload field the set does not
+/// map in this edition (a field of the other edition only is named as such).
+pub fn unknown_fields(code: &str, edition: Edition, payload: &Value, out: &mut Vec<Issue>) {
+    if let Some(s) = shape_for(code, edition) {
+        let at = out.len();
         walk(&s, payload, "", out);
+        let other = shape_for(code, if edition == Edition::Base { Edition::V5010 } else { Edition::Base });
+        for i in &mut out[at..] {
+            if other.as_ref().is_some_and(|o| has_pointer(o, &i.pointer)) {
+                i.message = format!(
+                    "is mapped only in {}, not in the version of this document; it is ignored",
+                    if edition == Edition::Base { "005010" } else { "004010" }
+                );
+            }
+        }
+    }
+}
+
+fn has_pointer(s: &Shape, ptr: &str) -> bool {
+    let mut cur = s;
+    for part in ptr.split('/').skip(1) {
+        cur = match cur {
+            Shape::Object(f) => match f.iter().find(|x| x.name == part) {
+                Some(x) => &x.shape,
+                None => return false,
+            },
+            Shape::Array(inner) if part.parse::<usize>().is_ok() => inner,
+            _ => return false,
+        };
+    }
+    true
+}
+
+/// Removes the fields at these pointers (the ignored unknown ones) from a value.
+pub fn remove(v: &mut Value, pointers: &[String]) {
+    for p in pointers.iter().rev() {
+        let Some((parent, last)) = p.rsplit_once('/') else { continue };
+        let last = last.replace("~1", "/").replace("~0", "~");
+        let target = if parent.is_empty() { Some(&mut *v) } else { v.pointer_mut(parent) };
+        if let Some(Value::Object(o)) = target {
+            o.remove(&last);
+        }
     }
 }
 
