@@ -155,6 +155,15 @@ typedef struct x12kit_diagnostics x12kit_diagnostics;
 typedef struct x12kit_error x12kit_error;
 
 /**
+ * An owned, immutable list of issues, errors first.
+ *
+ * Ownership: returned by `x12kit_render` to the caller, who frees it with
+ * `x12kit_issues_free`. Thread safety: immutable; any number of threads may
+ * read it at once.
+ */
+typedef struct x12kit_issues x12kit_issues;
+
+/**
  * A tokenizer over a caller's buffer or over fed chunks.
  *
  * Created by `x12kit_reader_new` (whole buffer, zero-copy) or
@@ -229,6 +238,70 @@ typedef struct x12kit_diagnostic {
    */
   size_t offset;
 } x12kit_diagnostic;
+
+/**
+ * Control numbers and timestamp of a rendered interchange.
+ *
+ * Pass NULL instead of a pointer to this struct for the defaults: control
+ * numbers 1, 1, 1 and the current UTC date and time.
+ */
+typedef struct x12kit_render_options {
+  /**
+   * ISA13 / IEA02, 1 to 999999999.
+   */
+  uint32_t interchange_control_number;
+  /**
+   * GS06 / GE02, 1 to 999999999.
+   */
+  uint32_t group_control_number;
+  /**
+   * ST02 / SE02, 1 to 999999999 (written with at least 4 digits).
+   */
+  uint32_t transaction_control_number;
+  /**
+   * GS04 date `CCYYMMDD` (UTF-8, `date_len` bytes), or NULL for today (UTC).
+   * `date` and `time` are given together or both NULL.
+   */
+  const char *date;
+  /**
+   * Length of `date`.
+   */
+  size_t date_len;
+  /**
+   * GS05 time `HHMM`, or NULL for now (UTC).
+   */
+  const char *time;
+  /**
+   * Length of `time`.
+   */
+  size_t time_len;
+} x12kit_render_options;
+
+/**
+ * One problem (or warning) of a payload or partner profile.
+ *
+ * The strings are NUL-terminated UTF-8 owned by the `x12kit_issues` list the
+ * issue was read from, valid until that list is freed.
+ */
+typedef struct x12kit_issue {
+  /**
+   * Error (the document cannot be rendered) or warning (rendered; worth a look).
+   */
+  enum x12kit_severity severity;
+  /**
+   * Stable code: `MISSING_FIELD`, `INVALID_FIELD`, `TOO_LONG`, `UNKNOWN_FIELD`,
+   * `INVALID_PARTNER`, `UNKNOWN_DOCUMENT_TYPE`, `INVALID_JSON`, ...
+   */
+  const char *code;
+  /**
+   * JSON pointer of the field concerned, e.g. `/lines/2/quantity` (`/` for the whole input).
+   */
+  const char *pointer;
+  /**
+   * What is wrong, for a person.
+   */
+  const char *message;
+} x12kit_issue;
 
 /**
  * The separators of one interchange, read from its ISA segment.
@@ -556,6 +629,72 @@ bool x12kit_diagnostics_get(const struct x12kit_diagnostics *list,
  * from it become invalid.
  */
 void x12kit_diagnostics_free(struct x12kit_diagnostics *list);
+
+/**
+ * Renders one outbound document into a complete interchange
+ * (ISA/GS/ST ... SE/GE/IEA) for a trading partner.
+ *
+ * - `document_type[0..document_type_len]`: the transaction set, e.g. "850" (UTF-8).
+ * - `payload[0..payload_len]`: the document's payload JSON (UTF-8), shaped as
+ *   `schema/documents/<type>.schema.json` describes.
+ * - `partner[0..partner_len]`: the partner profile JSON (UTF-8), shaped as
+ *   `schema/partner.schema.json` describes.
+ * - `options`: control numbers and timestamp, or NULL for the defaults.
+ * - `x12_out`: receives the X12 on success (free with `x12kit_string_free`);
+ *   set to empty on failure.
+ * - `issues_out`: NULL, or receives a list (free with `x12kit_issues_free`):
+ *   the warnings on success, every problem found on
+ *   `X12KIT_STATUS_INVALID_INPUT`, and NULL on other failures.
+ *
+ * Returns `X12KIT_STATUS_OK`, or `X12KIT_STATUS_INVALID_INPUT` with code
+ * `INVALID_PAYLOAD`, `INVALID_PARTNER`, `UNKNOWN_DOCUMENT_TYPE`,
+ * `UNSUPPORTED_VERSION` or `INVALID_JSON` (the message lists every problem),
+ * or `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
+ * `X12KIT_STATUS_INVALID_ARGUMENT` (e.g. a date without a time).
+ * Thread safety: may be called from many threads at once.
+ *
+ * # Safety
+ * Each pointer must point to its length in readable bytes (or be NULL with
+ * length 0); `options` must be NULL or valid; `x12_out` must be writable and
+ * `issues_out` NULL or writable.
+ */
+enum x12kit_status x12kit_render(const char *document_type,
+                                 size_t document_type_len,
+                                 const char *payload,
+                                 size_t payload_len,
+                                 const char *partner,
+                                 size_t partner_len,
+                                 const struct x12kit_render_options *options,
+                                 struct x12kit_string *x12_out,
+                                 struct x12kit_issues **issues_out,
+                                 struct x12kit_error *err);
+
+/**
+ * Number of issues in the list (0 for NULL).
+ *
+ * # Safety
+ * `list` must be NULL or a live list from x12kit.
+ */
+size_t x12kit_issues_count(const struct x12kit_issues *list);
+
+/**
+ * Fills `*out` with issue `index` (0-based) and returns true; false (and
+ * `*out` unchanged) when an argument is NULL or `index` is out of range.
+ *
+ * Lifetime: the strings in `*out` belong to `list` and stay valid until it is freed.
+ *
+ * # Safety
+ * `list` must be NULL or a live list from x12kit; `out` NULL or writable.
+ */
+bool x12kit_issues_get(const struct x12kit_issues *list, size_t index, struct x12kit_issue *out);
+
+/**
+ * Frees an issues list; NULL is ignored.
+ *
+ * # Safety
+ * `list` must be NULL or a list from x12kit not freed before.
+ */
+void x12kit_issues_free(struct x12kit_issues *list);
 
 /**
  * Starts `*it` over the elements of `seg` (those after the identifier, empty

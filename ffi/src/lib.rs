@@ -8,7 +8,7 @@
 //! comments here are the header's documentation. docs/c.md is the guide.
 //!
 //! Modules: [`error`] (status, error object, guards), [`string`] (owned
-//! output bytes), [`diagnostics`], [`json`] (parse / write), [`reader`] (the
+//! output bytes), [`diagnostics`], [`json`] (parse / write), [`render`], [`reader`] (the
 //! zero-copy reader and element views), [`webhook`] (sign / verify).
 
 #![allow(non_camel_case_types)]
@@ -24,6 +24,8 @@ pub mod string;
 pub mod json;
 
 pub mod diagnostics;
+
+pub mod render;
 
 pub mod reader;
 

@@ -1,0 +1,281 @@
+//! Rendering an outbound document (`x12kit::render`): payload JSON + document
+//! type + partner profile JSON → a complete interchange, with every payload
+//! problem reported as an issue (code, JSON pointer, message).
+
+use crate::diagnostics::x12kit_severity;
+use crate::error::{Failure, c_string, call, guard, out, text, x12kit_error, x12kit_status};
+use crate::string::{give, x12kit_string};
+use std::ffi::{CString, c_char};
+use x12kit_core::documents::{Issue, Severity};
+use x12kit_core::{ControlNumbers, Partner, RenderError, RenderOptions};
+
+/// Control numbers and timestamp of a rendered interchange.
+///
+/// Pass NULL instead of a pointer to this struct for the defaults: control
+/// numbers 1, 1, 1 and the current UTC date and time.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct x12kit_render_options {
+    /// ISA13 / IEA02, 1 to 999999999.
+    pub interchange_control_number: u32,
+    /// GS06 / GE02, 1 to 999999999.
+    pub group_control_number: u32,
+    /// ST02 / SE02, 1 to 999999999 (written with at least 4 digits).
+    pub transaction_control_number: u32,
+    /// GS04 date `CCYYMMDD` (UTF-8, `date_len` bytes), or NULL for today (UTC).
+    /// `date` and `time` are given together or both NULL.
+    pub date: *const c_char,
+    /// Length of `date`.
+    pub date_len: usize,
+    /// GS05 time `HHMM`, or NULL for now (UTC).
+    pub time: *const c_char,
+    /// Length of `time`.
+    pub time_len: usize,
+}
+
+/// One problem (or warning) of a payload or partner profile.
+///
+/// The strings are NUL-terminated UTF-8 owned by the `x12kit_issues` list the
+/// issue was read from, valid until that list is freed.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct x12kit_issue {
+    /// Error (the document cannot be rendered) or warning (rendered; worth a look).
+    pub severity: x12kit_severity,
+    /// Stable code: `MISSING_FIELD`, `INVALID_FIELD`, `TOO_LONG`, `UNKNOWN_FIELD`,
+    /// `INVALID_PARTNER`, `UNKNOWN_DOCUMENT_TYPE`, `INVALID_JSON`, ...
+    pub code: *const c_char,
+    /// JSON pointer of the field concerned, e.g. `/lines/2/quantity` (`/` for the whole input).
+    pub pointer: *const c_char,
+    /// What is wrong, for a person.
+    pub message: *const c_char,
+}
+
+#[derive(Debug)]
+struct OwnedIssue {
+    severity: x12kit_severity,
+    code: CString,
+    pointer: CString,
+    message: CString,
+}
+
+/// An owned, immutable list of issues, errors first.
+///
+/// Ownership: returned by `x12kit_render` to the caller, who frees it with
+/// `x12kit_issues_free`. Thread safety: immutable; any number of threads may
+/// read it at once.
+#[derive(Debug)]
+pub struct x12kit_issues {
+    items: Vec<OwnedIssue>,
+}
+
+impl x12kit_issues {
+    fn new(issues: &[Issue]) -> Self {
+        x12kit_issues {
+            items: issues
+                .iter()
+                .map(|i| OwnedIssue {
+                    severity: match i.severity {
+                        Severity::Error => x12kit_severity::Error,
+                        Severity::Warning => x12kit_severity::Warning,
+                    },
+                    code: c_string(i.code),
+                    pointer: c_string(&i.pointer),
+                    message: c_string(&i.message),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Renders one outbound document into a complete interchange
+/// (ISA/GS/ST ... SE/GE/IEA) for a trading partner.
+///
+/// - `document_type[0..document_type_len]`: the transaction set, e.g. "850" (UTF-8).
+/// - `payload[0..payload_len]`: the document's payload JSON (UTF-8), shaped as
+///   `schema/documents/<type>.schema.json` describes.
+/// - `partner[0..partner_len]`: the partner profile JSON (UTF-8), shaped as
+///   `schema/partner.schema.json` describes.
+/// - `options`: control numbers and timestamp, or NULL for the defaults.
+/// - `x12_out`: receives the X12 on success (free with `x12kit_string_free`);
+///   set to empty on failure.
+/// - `issues_out`: NULL, or receives a list (free with `x12kit_issues_free`):
+///   the warnings on success, every problem found on
+///   `X12KIT_STATUS_INVALID_INPUT`, and NULL on other failures.
+///
+/// Returns `X12KIT_STATUS_OK`, or `X12KIT_STATUS_INVALID_INPUT` with code
+/// `INVALID_PAYLOAD`, `INVALID_PARTNER`, `UNKNOWN_DOCUMENT_TYPE`,
+/// `UNSUPPORTED_VERSION` or `INVALID_JSON` (the message lists every problem),
+/// or `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
+/// `X12KIT_STATUS_INVALID_ARGUMENT` (e.g. a date without a time).
+/// Thread safety: may be called from many threads at once.
+///
+/// # Safety
+/// Each pointer must point to its length in readable bytes (or be NULL with
+/// length 0); `options` must be NULL or valid; `x12_out` must be writable and
+/// `issues_out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_render(
+    document_type: *const c_char,
+    document_type_len: usize,
+    payload: *const c_char,
+    payload_len: usize,
+    partner: *const c_char,
+    partner_len: usize,
+    options: *const x12kit_render_options,
+    x12_out: *mut x12kit_string,
+    issues_out: *mut *mut x12kit_issues,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: the caller passes NULL or a writable pointer.
+        let mut issues_out = unsafe { issues_out.as_mut() };
+        if let Some(i) = issues_out.as_deref_mut() {
+            *i = std::ptr::null_mut();
+        }
+        // SAFETY: forwarded to the caller.
+        let x12_out = unsafe { out(x12_out, "x12_out") }?;
+        *x12_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let (code, payload, partner) = unsafe {
+            (
+                text(document_type, document_type_len, "document_type")?,
+                text(payload, payload_len, "payload")?,
+                text(partner, partner_len, "partner")?,
+            )
+        };
+        // SAFETY: forwarded to the caller.
+        let options = match unsafe { options.as_ref() } {
+            None => RenderOptions::default(),
+            Some(o) => RenderOptions {
+                control: ControlNumbers {
+                    interchange: o.interchange_control_number,
+                    group: o.group_control_number,
+                    transaction: o.transaction_control_number,
+                },
+                // SAFETY: forwarded to the caller.
+                timestamp: unsafe { timestamp(o) }?,
+            },
+        };
+        let mut give_issues = |issues: &[Issue]| {
+            if let Some(i) = issues_out.as_deref_mut() {
+                *i = Box::into_raw(Box::new(x12kit_issues::new(issues)));
+            }
+        };
+        let refused =
+            |e: RenderError| Failure::new(x12kit_status::InvalidInput, e.code(), e.to_string());
+        let payload: serde_json::Value = match serde_json::from_str(payload) {
+            Ok(v) => v,
+            Err(e) => {
+                let message = format!("the payload is not valid JSON: {e}");
+                // The core's code for JSON that does not parse.
+                let code = x12kit_core::Error::from(e).code();
+                give_issues(&[Issue {
+                    severity: Severity::Error,
+                    code,
+                    pointer: "/".into(),
+                    message: message.clone(),
+                }]);
+                return Err(Failure::new(x12kit_status::InvalidInput, code, message));
+            }
+        };
+        let partner = match Partner::from_json(partner) {
+            Ok(p) => p,
+            Err(issues) => {
+                give_issues(&issues);
+                return Err(refused(RenderError { issues }));
+            }
+        };
+        match x12kit_core::render(code, &payload, &partner, &options) {
+            Ok(rendered) => {
+                give_issues(&rendered.warnings);
+                give(x12_out, rendered.x12);
+                Ok(())
+            }
+            Err(e) => {
+                give_issues(&e.issues);
+                Err(refused(e))
+            }
+        }
+    })
+}
+
+/// The `(date, time)` of the options: both or neither.
+///
+/// # Safety
+/// The pointers of `o` must point to their lengths in readable bytes or be NULL.
+unsafe fn timestamp(o: &x12kit_render_options) -> Result<Option<(String, String)>, Failure> {
+    match (o.date.is_null(), o.time.is_null()) {
+        (true, true) => Ok(None),
+        (false, false) => {
+            // SAFETY: forwarded to the caller.
+            let (date, time) = unsafe {
+                (
+                    text(o.date, o.date_len, "options->date")?,
+                    text(o.time, o.time_len, "options->time")?,
+                )
+            };
+            Ok(Some((date.to_string(), time.to_string())))
+        }
+        _ => Err(Failure::argument(
+            "give options->date and options->time together (CCYYMMDD and HHMM), or both NULL for now (UTC)",
+        )),
+    }
+}
+
+/// Number of issues in the list (0 for NULL).
+///
+/// # Safety
+/// `list` must be NULL or a live list from x12kit.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_issues_count(list: *const x12kit_issues) -> usize {
+    // SAFETY: forwarded to the caller.
+    guard(0, || unsafe { list.as_ref() }.map_or(0, |l| l.items.len()))
+}
+
+/// Fills `*out` with issue `index` (0-based) and returns true; false (and
+/// `*out` unchanged) when an argument is NULL or `index` is out of range.
+///
+/// Lifetime: the strings in `*out` belong to `list` and stay valid until it is freed.
+///
+/// # Safety
+/// `list` must be NULL or a live list from x12kit; `out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_issues_get(
+    list: *const x12kit_issues,
+    index: usize,
+    out: *mut x12kit_issue,
+) -> bool {
+    guard(false, || {
+        // SAFETY: forwarded to the caller.
+        let (Some(list), Some(out)) = (unsafe { list.as_ref() }, unsafe { out.as_mut() }) else {
+            return false;
+        };
+        match list.items.get(index) {
+            Some(i) => {
+                *out = x12kit_issue {
+                    severity: i.severity,
+                    code: i.code.as_ptr(),
+                    pointer: i.pointer.as_ptr(),
+                    message: i.message.as_ptr(),
+                };
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+/// Frees an issues list; NULL is ignored.
+///
+/// # Safety
+/// `list` must be NULL or a list from x12kit not freed before.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_issues_free(list: *mut x12kit_issues) {
+    guard((), || {
+        if !list.is_null() {
+            // SAFETY: the pointer came from Box::into_raw.
+            drop(unsafe { Box::from_raw(list) });
+        }
+    })
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds libx12kit, compiles the C test suite and the C examples with
+# `gcc -std=c99 -Wall -Wextra -Werror -pedantic` against both the shared and the
+# static library (and the header as C++), then runs the tests and the examples
+# under valgrind --leak-check=full --error-exitcode=1. Without valgrind (and
+# when it cannot be installed) it falls back to AddressSanitizer + UBSan, and
+# says so.
+#
+# Usage: ffi/tests/run.sh            (from anywhere; CC overrides gcc;
+#                                    X12KIT_C_CHECKER=asan forces the sanitizers)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+lib=target/release
+out=target/c-tests
+mkdir -p "$out"
+
+cargo build --release -p x12kit-ffi
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+private=$(sed -n 's/^Libs.private: //p' "$lib/x12kit.pc")
+warn=(-std=c99 -Wall -Wextra -Werror -pedantic -Iinclude)
+shared=(-L"$lib" -lx12kit -Wl,-rpath,"$PWD/$lib")
+static=("$lib/libx12kit.a" $private)
+
+echo "== compile (${CC} -std=c99 -Wall -Wextra -Werror -pedantic)"
+"$CC" --version | head -n 1
+$CXX -x c++ -std=c++11 -Wall -Wextra -Werror -Iinclude -fsyntax-only include/x12kit.h
+test_src=ffi/tests/test_x12kit.c
+def=-DX12KIT_EXPECTED_VERSION="\"$version\""
+"$CC" "${warn[@]}" -g -O1 -pthread "$def" "$test_src" -o "$out/test_shared" "${shared[@]}"
+"$CC" "${warn[@]}" -g -O1 -pthread "$def" "$test_src" -o "$out/test_static" "${static[@]}"
+examples=()
+for src in examples/c/*.c; do
+  name=$(basename "$src" .c)
+  "$CC" "${warn[@]}" -O2 "$src" -o "$out/$name" "${shared[@]}"
+  "$CC" "${warn[@]}" -O2 "$src" -o "$out/$name-static" "${static[@]}"
+  examples+=("$name")
+done
+echo "built: test_shared test_static ${examples[*]} (each also -static)"
+
+# The runner: valgrind, or ASan when valgrind is missing and cannot be installed.
+want=${X12KIT_C_CHECKER:-valgrind}
+if [ "$want" = valgrind ] && ! command -v valgrind >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "valgrind not found: installing it with apt-get"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind >/dev/null 2>&1 ||
+    { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind >/dev/null 2>&1; } || true
+fi
+if [ "$want" = valgrind ] && command -v valgrind >/dev/null 2>&1; then
+  checker="valgrind $(valgrind --version)"
+  # Exit code 1 on any error or leak; the examples use 99, since 1 is their own "bad input".
+  run() { valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode="${checker_exit:-1}" "$@"; }
+else
+  checker="AddressSanitizer + UBSan (valgrind unavailable)"
+  echo "NOTE: valgrind is not available (or X12KIT_C_CHECKER=asan); using -fsanitize=address,undefined instead"
+  "$CC" "${warn[@]}" -g -O1 -pthread -fsanitize=address,undefined -fno-omit-frame-pointer "$def" "$test_src" \
+    -o "$out/test_shared" "${shared[@]}"
+  "$CC" "${warn[@]}" -g -O1 -pthread -fsanitize=address,undefined -fno-omit-frame-pointer "$def" "$test_src" \
+    -o "$out/test_static" "${static[@]}"
+  for name in "${examples[@]}"; do
+    "$CC" "${warn[@]}" -g -O1 -fsanitize=address,undefined "examples/c/$name.c" -o "$out/$name" "${shared[@]}"
+  done
+  export UBSAN_OPTIONS=halt_on_error=1:exitcode=99
+  run() { ASAN_OPTIONS="detect_leaks=1:exitcode=${checker_exit:-1}" "$@"; }
+fi
+
+echo "== C tests under $checker"
+run "$out/test_shared"
+run "$out/test_static"
+
+echo "== C examples under $checker"
+checker_exit=99
+sample=examples/x12/purchase-orders-850.edi
+run "$out/parse_file" "$sample" >/dev/null
+run "$out/parse_file" --json "$sample" >/dev/null
+status=0
+printf 'ST*850*1~' >"$out/not-x12.edi"
+run "$out/parse_file" "$out/not-x12.edi" >/dev/null || status=$?
+[ "$status" = 1 ] || { echo "parse_file on bad input: expected exit 1, got $status"; exit 1; }
+run "$out/read_segments" "$sample" >/dev/null
+run "$out/read_segments" --stream 7 "$sample" >/dev/null
+# Render an 850 and parse it back: no diagnostics.
+X12KIT_DATE=20261122 X12KIT_TIME=0930 run "$out/render_850" >"$out/rendered-850.x12"
+grep -q '^ST\*850\*0001~$' "$out/rendered-850.x12"
+run "$out/parse_file" "$out/rendered-850.x12" | tail -n 1 | grep -q ' 0 diagnostics (0 errors)$'
+status=0
+echo '{"lines": []}' >"$out/bad-850.json"
+run "$out/render_850" "$out/bad-850.json" >/dev/null 2>"$out/bad-850.err" || status=$?
+[ "$status" = 1 ] && grep -q 'MISSING_FIELD /purchaseOrderNumber' "$out/bad-850.err" ||
+  { echo "render_850 on a bad payload: expected exit 1 and MISSING_FIELD, got $status"; cat "$out/bad-850.err"; exit 1; }
+echo "C examples: ok (${examples[*]})"

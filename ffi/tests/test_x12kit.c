@@ -1,0 +1,1038 @@
+/*
+ * C test suite of libx12kit: success paths, every error path, NULL and
+ * garbage inputs. Run by ffi/tests/run.sh (CI: scripts/test.sh) against the
+ * shared and the static library, under valgrind --leak-check=full.
+ *
+ * Every test frees everything it gets, so a leak or an invalid access in the
+ * library or in the documented ownership rules fails the run.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "x12kit.h"
+
+#ifndef X12KIT_EXPECTED_VERSION
+#error "compile with -DX12KIT_EXPECTED_VERSION=\"x.y.z\" (ffi/tests/run.sh does)"
+#endif
+
+static int checks, failures;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        checks++;                                                                \
+        if (!(cond)) {                                                           \
+            failures++;                                                          \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                        \
+    } while (0)
+
+/* The call returned `status` and left `code` in err. */
+#define CHECK_FAIL(call, status, code)                                           \
+    do {                                                                         \
+        x12kit_status got_ = (call);                                             \
+        checks++;                                                                \
+        if (got_ != (status) || strcmp(x12kit_error_code(err), (code)) != 0 ||   \
+            x12kit_error_status(err) != (status)) {                              \
+            failures++;                                                          \
+            fprintf(stderr, "%s:%d: expected %s/%s, got %d/%s: %s\n", __FILE__,  \
+                    __LINE__, #status, code, (int)got_, x12kit_error_code(err),  \
+                    x12kit_error_message(err));                                  \
+        }                                                                        \
+    } while (0)
+
+#define CHECK_OK(call)                                                           \
+    do {                                                                         \
+        x12kit_status got_ = (call);                                             \
+        checks++;                                                                \
+        if (got_ != X12KIT_STATUS_OK) {                                          \
+            failures++;                                                          \
+            fprintf(stderr, "%s:%d: expected OK, got %d/%s: %s\n", __FILE__,     \
+                    __LINE__, (int)got_, x12kit_error_code(err),                 \
+                    x12kit_error_message(err));                                  \
+        }                                                                        \
+    } while (0)
+
+static const char SAMPLE[] =
+    "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       "
+    "*230101*1200*^*00501*000000001*0*T*:~\n"
+    "GS*PO*S*R*20230101*1200*1*X*005010~\n"
+    "ST*850*0001~\n"
+    "BEG*00*SA*PO1**20230101~\n"
+    "REF*ZZ*A:B^C:D~\n"
+    "SE*4*0001~\n"
+    "GE*1*1~\n"
+    "IEA*1*000000001~\n";
+#define SAMPLE_LEN (sizeof SAMPLE - 1)
+
+static x12kit_error *err;
+
+static int bytes_eq(const uint8_t *data, size_t len, const char *text) {
+    return len == strlen(text) && (len == 0 || memcmp(data, text, len) == 0);
+}
+
+static int str_eq(const x12kit_string *s, const char *text) {
+    return s->data != NULL && bytes_eq((const uint8_t *)s->data, s->len, text);
+}
+
+/* A malloc'd copy of `s` with the first `from` replaced by `to` (NULL if absent). */
+static char *replace(const char *s, const char *from, const char *to) {
+    const char *at = strstr(s, from);
+    if (at == NULL) return NULL;
+    size_t head = (size_t)(at - s), from_len = strlen(from), to_len = strlen(to);
+    size_t len = strlen(s) - from_len + to_len;
+    char *out = malloc(len + 1);
+    if (out == NULL) abort();
+    memcpy(out, s, head);
+    memcpy(out + head, to, to_len);
+    strcpy(out + head + to_len, at + from_len);
+    return out;
+}
+
+static x12kit_string parse_json(const char *x12, size_t len) {
+    x12kit_string json = {0};
+    CHECK_OK(x12kit_parse((const uint8_t *)x12, len, &json, NULL, err));
+    return json;
+}
+
+/* ---------------------------------------------------------------- basics */
+
+static void test_version(void) {
+    const char *v = x12kit_version();
+    CHECK(v != NULL);
+    CHECK(strcmp(v, X12KIT_EXPECTED_VERSION) == 0);
+}
+
+static void test_error_object(void) {
+    x12kit_error *e = x12kit_error_new();
+    CHECK(e != NULL);
+    CHECK(x12kit_error_status(e) == X12KIT_STATUS_OK);
+    CHECK(strcmp(x12kit_error_code(e), "OK") == 0);
+    CHECK(strcmp(x12kit_error_message(e), "") == 0);
+    CHECK(x12kit_error_path(e) == NULL);
+    x12kit_error_free(e);
+
+    /* A NULL error object is allowed everywhere. */
+    CHECK(x12kit_error_status(NULL) == X12KIT_STATUS_NULL_POINTER);
+    CHECK(strcmp(x12kit_error_code(NULL), "NULL_POINTER") == 0);
+    CHECK(strlen(x12kit_error_message(NULL)) > 0);
+    CHECK(x12kit_error_path(NULL) == NULL);
+    x12kit_error_free(NULL);
+    CHECK(x12kit_parse(NULL, 1, NULL, NULL, NULL) == X12KIT_STATUS_NULL_POINTER);
+
+    /* A success leaves the previous failure in place. */
+    x12kit_string s = {0};
+    CHECK_FAIL(x12kit_write(NULL, 1, NULL, 0, &s, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK(strstr(x12kit_error_message(err), "json") != NULL);
+    CHECK_OK(x12kit_webhook_sign((const uint8_t *)"k", 1, 1, NULL, 0, &s, err));
+    CHECK(strcmp(x12kit_error_code(err), "NULL_POINTER") == 0);
+    x12kit_string_free(&s);
+}
+
+static void test_string_free(void) {
+    x12kit_string zero = {0};
+    x12kit_string_free(&zero);
+    x12kit_string_free(NULL);
+    x12kit_string s = parse_json(SAMPLE, SAMPLE_LEN);
+    CHECK(s.data != NULL && s.data[s.len] == '\0');
+    CHECK(strlen(s.data) == s.len);
+    x12kit_string_free(&s);
+    CHECK(s.data == NULL && s.len == 0);
+    x12kit_string_free(&s); /* freeing twice through the struct is harmless */
+}
+
+/* ------------------------------------------------------------ parse/write */
+
+static void test_parse_and_write_round_trip(void) {
+    x12kit_string json = {0};
+    x12kit_diagnostics *diags = NULL;
+    CHECK_OK(x12kit_parse((const uint8_t *)SAMPLE, SAMPLE_LEN, &json, &diags, err));
+    CHECK(json.data != NULL && strncmp(json.data, "{\"interchanges\":[{", 18) == 0);
+    CHECK(strstr(json.data, "{\"id\":\"REF\",\"elements\":[\"ZZ\",{\"repeat\":[[\"A\",\"B\"],[\"C\",\"D\"]]}]}") != NULL);
+    CHECK(strstr(json.data, "\"diagnostics\":[]}") != NULL);
+    CHECK(x12kit_diagnostics_count(diags) == 0);
+    CHECK(x12kit_diagnostics_error_count(diags) == 0);
+    x12kit_diagnostic d;
+    CHECK(!x12kit_diagnostics_get(diags, 0, &d));
+
+    x12kit_string x12 = {0};
+    CHECK_OK(x12kit_write(json.data, json.len, NULL, 0, &x12, err));
+    CHECK(x12.len == SAMPLE_LEN && memcmp(x12.data, SAMPLE, SAMPLE_LEN) == 0);
+    x12kit_string_free(&x12);
+
+    /* Line breaks normalised on request: CRLF, and none at all. */
+    CHECK_OK(x12kit_write(json.data, json.len, "\r\n", 2, &x12, err));
+    CHECK(strstr(x12.data, "~\r\nGS*") != NULL && strstr(x12.data, "IEA*1*000000001~\r\n") != NULL);
+    x12kit_string_free(&x12);
+    CHECK_OK(x12kit_write(json.data, json.len, "", 0, &x12, err));
+    CHECK(strchr(x12.data, '\n') == NULL && x12.len == SAMPLE_LEN - 8);
+    x12kit_string_free(&x12);
+
+    /* Only one of the two outputs. */
+    x12kit_diagnostics_free(diags);
+    diags = NULL;
+    CHECK_OK(x12kit_parse((const uint8_t *)SAMPLE, SAMPLE_LEN, NULL, &diags, err));
+    CHECK(diags != NULL && x12kit_diagnostics_count(diags) == 0);
+    x12kit_diagnostics_free(diags);
+    x12kit_string_free(&json);
+}
+
+static void check_diagnostic(const char *x12, size_t len, size_t i, const char *code,
+                             x12kit_severity severity, size_t segment_index,
+                             const char *segment_id, size_t offset) {
+    x12kit_diagnostics *diags = NULL;
+    x12kit_diagnostic d;
+    CHECK_OK(x12kit_parse((const uint8_t *)x12, len, NULL, &diags, err));
+    CHECK(x12kit_diagnostics_get(diags, i, &d));
+    if (x12kit_diagnostics_get(diags, i, &d)) {
+        CHECK(strcmp(d.code, code) == 0);
+        CHECK(d.severity == severity);
+        CHECK(strlen(d.message) > 10);
+        CHECK(d.segment_index == segment_index);
+        CHECK(segment_id == NULL ? d.segment_id == NULL
+                                 : d.segment_id != NULL && strcmp(d.segment_id, segment_id) == 0);
+        CHECK(d.offset == offset);
+        if (strcmp(d.code, code) != 0) fprintf(stderr, "  got %s: %s\n", d.code, d.message);
+    }
+    x12kit_diagnostics_free(diags);
+}
+
+static void test_parse_diagnostics(void) {
+    check_diagnostic("hello world", 11, 0, "NOT_X12", X12KIT_SEVERITY_ERROR, X12KIT_NONE, NULL, 0);
+    check_diagnostic(NULL, 0, 0, "NOT_X12", X12KIT_SEVERITY_ERROR, X12KIT_NONE, NULL, 0);
+    check_diagnostic("{\"a\": 1}", 8, 0, "NOT_X12", X12KIT_SEVERITY_ERROR, X12KIT_NONE, NULL, 0);
+
+    /* A bad segment identifier, then a missing SE. */
+    char *bad = replace(SAMPLE, "BEG*", "beg*");
+    check_diagnostic(bad, strlen(bad), 0, "SEGMENT_ID", X12KIT_SEVERITY_ERROR, 3, "beg", 156);
+    free(bad);
+    char *no_se = replace(SAMPLE, "SE*4*0001~\n", "");
+    x12kit_diagnostics *diags = NULL;
+    CHECK_OK(x12kit_parse((const uint8_t *)no_se, strlen(no_se), NULL, &diags, err));
+    CHECK(x12kit_diagnostics_error_count(diags) >= 1);
+    int found = 0;
+    for (size_t i = 0; i < x12kit_diagnostics_count(diags); i++) {
+        x12kit_diagnostic d;
+        CHECK(x12kit_diagnostics_get(diags, i, &d));
+        if (strcmp(d.code, "SE_MISSING") == 0) found = 1;
+    }
+    CHECK(found);
+    x12kit_diagnostic d;
+    CHECK(!x12kit_diagnostics_get(diags, x12kit_diagnostics_count(diags), &d));
+    CHECK(!x12kit_diagnostics_get(diags, 0, NULL));
+    CHECK(!x12kit_diagnostics_get(NULL, 0, &d));
+    x12kit_diagnostics_free(diags);
+    free(no_se);
+
+    /* A BOM is a warning. */
+    char bom[sizeof SAMPLE + 3] = "\xEF\xBB\xBF";
+    memcpy(bom + 3, SAMPLE, sizeof SAMPLE);
+    check_diagnostic(bom, SAMPLE_LEN + 3, 0, "BOM", X12KIT_SEVERITY_WARNING, X12KIT_NONE, NULL, 0);
+
+    CHECK(x12kit_diagnostics_count(NULL) == 0);
+    CHECK(x12kit_diagnostics_error_count(NULL) == 0);
+    x12kit_diagnostics_free(NULL);
+}
+
+static void test_parse_errors(void) {
+    x12kit_string json = {0};
+    x12kit_diagnostics *diags = (x12kit_diagnostics *)&json; /* must be reset to NULL */
+    CHECK_FAIL(x12kit_parse((const uint8_t *)SAMPLE, SAMPLE_LEN, NULL, NULL, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_parse(NULL, 5, &json, &diags, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK(json.data == NULL && json.len == 0 && diags == NULL);
+    CHECK(strstr(x12kit_error_message(err), "input") != NULL);
+    CHECK_FAIL(x12kit_parse((const uint8_t *)SAMPLE, SIZE_MAX, &json, NULL, err),
+               X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+    CHECK_FAIL(x12kit_parse((const uint8_t *)SAMPLE, (size_t)PTRDIFF_MAX + 1, &json, NULL, err),
+               X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+    CHECK(json.data == NULL);
+}
+
+static void test_write_errors(void) {
+    x12kit_string json = parse_json(SAMPLE, SAMPLE_LEN);
+    x12kit_string out = {0};
+
+    CHECK_FAIL(x12kit_write("{", 1, NULL, 0, &out, err), X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+    CHECK(out.data == NULL && x12kit_error_path(err) == NULL);
+    CHECK_FAIL(x12kit_write("", 0, NULL, 0, &out, err), X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+    CHECK_FAIL(x12kit_write(NULL, 0, NULL, 0, &out, err), X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+
+    const char *shape = "{\"interchanges\":5}";
+    CHECK_FAIL(x12kit_write(shape, strlen(shape), NULL, 0, &out, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_PARSE_RESULT");
+    CHECK(x12kit_error_path(err) != NULL && strcmp(x12kit_error_path(err), "/interchanges") == 0);
+
+    char *delims = replace(json.data, "\"element\":\"*\"", "\"element\":\"A\"");
+    CHECK(delims != NULL);
+    CHECK_FAIL(x12kit_write(delims, strlen(delims), NULL, 0, &out, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_DELIMITERS");
+    CHECK(x12kit_error_path(err) != NULL);
+    free(delims);
+
+    char *value = replace(json.data, "\"PO1\"", "\"P*1\"");
+    CHECK(value != NULL);
+    CHECK_FAIL(x12kit_write(value, strlen(value), NULL, 0, &out, err),
+               X12KIT_STATUS_INVALID_INPUT, "VALUE_CONTAINS_DELIMITER");
+    const char *path = x12kit_error_path(err);
+    CHECK(path != NULL && strcmp(path, "/interchanges/0/groups/0/transactions/0/segments/0/elements/2") == 0);
+    CHECK(strlen(x12kit_error_message(err)) > 10);
+    free(value);
+
+    /* Text arguments must be UTF-8. */
+    CHECK_FAIL(x12kit_write("\"\xff\"", 3, NULL, 0, &out, err), X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    CHECK_FAIL(x12kit_write(json.data, json.len, "\xc3", 1, &out, err), X12KIT_STATUS_INVALID_UTF8,
+               "INVALID_UTF8");
+    CHECK(strstr(x12kit_error_message(err), "line_break") != NULL);
+
+    /* NULL and impossible lengths. */
+    CHECK_FAIL(x12kit_write(json.data, json.len, NULL, 0, NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_write(NULL, 3, NULL, 0, &out, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_write(json.data, SIZE_MAX, NULL, 0, &out, err), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    CHECK_FAIL(x12kit_write(json.data, json.len, "\n", SIZE_MAX - 1, &out, err),
+               X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+    CHECK(out.data == NULL);
+    x12kit_string_free(&json);
+}
+
+/* ---------------------------------------------------------------- webhooks */
+
+static const char BODY[] =
+    "{\"event\":\"document.validated\",\"timestamp\":\"1700000000\",\"data\":{\"documentId\":"
+    "\"doc_01HZX\",\"partnerId\":\"partner_acme\",\"documentTypeCode\":\"850\",\"status\":"
+    "\"validated\"}}";
+static const char SECRET[] = "my-signing-secret";
+static const char SIGNATURE[] = "sha256=fb090f6b0016619b56520638272f5b9aec18c4f1d7bb71029e4c445ad484cfac";
+
+static x12kit_status verify(const x12kit_bytes *secrets, size_t n, const char *sig, const char *ts,
+                            const char *body, uint64_t now, x12kit_webhook_verified *v) {
+    return x12kit_webhook_verify(secrets, n, sig, strlen(sig), ts, strlen(ts), (const uint8_t *)body,
+                                 strlen(body), now, 300, v, err);
+}
+
+static void test_webhook_sign(void) {
+    x12kit_string sig = {0};
+    CHECK_OK(x12kit_webhook_sign((const uint8_t *)SECRET, strlen(SECRET), 1700000000,
+                                 (const uint8_t *)BODY, strlen(BODY), &sig, err));
+    CHECK(str_eq(&sig, SIGNATURE));
+    x12kit_string_free(&sig);
+
+    CHECK_FAIL(x12kit_webhook_sign((const uint8_t *)SECRET, 0, 1, (const uint8_t *)BODY, 1, &sig, err),
+               X12KIT_STATUS_INVALID_INPUT, "EMPTY_SECRET");
+    CHECK(sig.data == NULL);
+    CHECK_FAIL(x12kit_webhook_sign(NULL, 0, 1, NULL, 0, &sig, err), X12KIT_STATUS_INVALID_INPUT, "EMPTY_SECRET");
+    CHECK_FAIL(x12kit_webhook_sign(NULL, 4, 1, NULL, 0, &sig, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_webhook_sign((const uint8_t *)SECRET, 3, 1, NULL, 2, &sig, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_webhook_sign((const uint8_t *)SECRET, 3, 1, NULL, 0, NULL, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_webhook_sign((const uint8_t *)SECRET, SIZE_MAX, 1, NULL, 0, &sig, err),
+               X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+}
+
+static void test_webhook_verify(void) {
+    x12kit_bytes one[1] = {{(const uint8_t *)SECRET, sizeof SECRET - 1}};
+    x12kit_bytes rotation[2] = {{(const uint8_t *)"old-secret", 10}, {(const uint8_t *)SECRET, sizeof SECRET - 1}};
+    x12kit_webhook_verified v = {0, 99};
+    const uint64_t now = 1700000002;
+
+    CHECK_OK(verify(one, 1, SIGNATURE, "1700000000", BODY, now, &v));
+    CHECK(v.timestamp == 1700000000 && v.secret_index == 0);
+    CHECK_OK(verify(rotation, 2, SIGNATURE, "1700000000", BODY, now, &v));
+    CHECK(v.secret_index == 1);
+    CHECK_OK(verify(one, 1, SIGNATURE, "1700000000", BODY, 1700000300, NULL)); /* the edge */
+
+    CHECK_FAIL(verify(one, 1, "", "1700000000", BODY, now, &v), X12KIT_STATUS_REJECTED, "MISSING_SIGNATURE");
+    CHECK_FAIL(verify(one, 1, "sha256=zz", "1700000000", BODY, now, &v), X12KIT_STATUS_REJECTED,
+               "MALFORMED_SIGNATURE");
+    CHECK_FAIL(verify(one, 1, SIGNATURE, "", BODY, now, &v), X12KIT_STATUS_REJECTED, "MALFORMED_TIMESTAMP");
+    CHECK_FAIL(verify(one, 1, SIGNATURE, "17e8", BODY, now, &v), X12KIT_STATUS_REJECTED, "MALFORMED_TIMESTAMP");
+    CHECK_FAIL(verify(one, 1, SIGNATURE, "1700000000", BODY, 1700000301, &v), X12KIT_STATUS_REJECTED,
+               "TIMESTAMP_OUT_OF_TOLERANCE");
+    CHECK_FAIL(verify(one, 1, SIGNATURE, "1700000000", "{}", now, &v), X12KIT_STATUS_REJECTED,
+               "SIGNATURE_MISMATCH");
+    CHECK_FAIL(verify(rotation, 1, SIGNATURE, "1700000000", BODY, now, &v), X12KIT_STATUS_REJECTED,
+               "SIGNATURE_MISMATCH");
+    CHECK_FAIL(verify(one, 0, SIGNATURE, "1700000000", BODY, now, &v), X12KIT_STATUS_INVALID_INPUT,
+               "EMPTY_SECRET");
+    CHECK_FAIL(verify(NULL, 0, SIGNATURE, "1700000000", BODY, now, &v), X12KIT_STATUS_INVALID_INPUT,
+               "EMPTY_SECRET");
+    x12kit_bytes empty[2] = {{(const uint8_t *)SECRET, sizeof SECRET - 1}, {NULL, 0}};
+    CHECK_FAIL(verify(empty, 2, SIGNATURE, "1700000000", BODY, now, &v), X12KIT_STATUS_INVALID_INPUT,
+               "EMPTY_SECRET");
+    CHECK(v.secret_index == 1); /* failures leave verified_out alone */
+
+    /* Arguments. */
+    CHECK_FAIL(verify(NULL, 1, SIGNATURE, "1700000000", BODY, now, &v), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    x12kit_bytes null_data[1] = {{NULL, 3}};
+    CHECK_FAIL(verify(null_data, 1, SIGNATURE, "1700000000", BODY, now, &v), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK(strstr(x12kit_error_message(err), "secrets[0]") != NULL);
+    CHECK_FAIL(verify(one, SIZE_MAX, SIGNATURE, "1700000000", BODY, now, &v), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    CHECK_FAIL(verify(one, 1, "sha256=\xff", "1700000000", BODY, now, &v), X12KIT_STATUS_INVALID_UTF8,
+               "INVALID_UTF8");
+    CHECK_FAIL(verify(one, 1, SIGNATURE, "17\xc0", BODY, now, &v), X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    CHECK_FAIL(x12kit_webhook_verify(one, 1, NULL, 4, "1", 1, NULL, 0, now, 300, &v, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_webhook_verify(one, 1, SIGNATURE, strlen(SIGNATURE), "1", 1, NULL, 9, now, 300, &v, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+}
+
+static void test_webhook_standard(void) {
+    const char *secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const char *id = "msg_p5jXN8AQM9LWM0D4loKWxJek";
+    const char *body = "{\"test\": 2432232314}";
+    const char *expected = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
+    x12kit_string sig = {0};
+    CHECK_OK(x12kit_webhook_standard_sign(secret, strlen(secret), id, strlen(id), 1614265330,
+                                          (const uint8_t *)body, strlen(body), &sig, err));
+    CHECK(str_eq(&sig, expected));
+    x12kit_string_free(&sig);
+
+    x12kit_bytes secrets[1] = {{(const uint8_t *)secret, strlen(secret)}};
+    x12kit_webhook_verified v = {0, 9};
+#define SVERIFY(i, s, t, now)                                                                   \
+    x12kit_webhook_standard_verify(secrets, 1, i, strlen(i), s, strlen(s), t, strlen(t),         \
+                                   (const uint8_t *)body, strlen(body), now, 300, &v, err)
+    CHECK_OK(SVERIFY(id, expected, "1614265330", 1614265330));
+    CHECK(v.timestamp == 1614265330 && v.secret_index == 0);
+    CHECK_FAIL(SVERIFY("", expected, "1614265330", 1614265330), X12KIT_STATUS_REJECTED, "MISSING_ID");
+    CHECK_FAIL(SVERIFY(id, "", "1614265330", 1614265330), X12KIT_STATUS_REJECTED, "MISSING_SIGNATURE");
+    CHECK_FAIL(SVERIFY(id, "v1,abc", "1614265330", 1614265330), X12KIT_STATUS_REJECTED, "MALFORMED_SIGNATURE");
+    CHECK_FAIL(SVERIFY(id, expected, "x", 1614265330), X12KIT_STATUS_REJECTED, "MALFORMED_TIMESTAMP");
+    CHECK_FAIL(SVERIFY(id, expected, "1614265330", 1614266000), X12KIT_STATUS_REJECTED,
+               "TIMESTAMP_OUT_OF_TOLERANCE");
+    CHECK_FAIL(SVERIFY("msg_other", expected, "1614265330", 1614265330), X12KIT_STATUS_REJECTED,
+               "SIGNATURE_MISMATCH");
+    secrets[0].data = (const uint8_t *)"whsec_!!!";
+    secrets[0].len = 9;
+    CHECK_FAIL(SVERIFY(id, expected, "1614265330", 1614265330), X12KIT_STATUS_INVALID_INPUT, "MALFORMED_SECRET");
+    secrets[0].data = (const uint8_t *)"whsec_\xff";
+    secrets[0].len = 7;
+    CHECK_FAIL(SVERIFY(id, expected, "1614265330", 1614265330), X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+#undef SVERIFY
+
+    CHECK_FAIL(x12kit_webhook_standard_sign("whsec_", 6, id, strlen(id), 1, NULL, 0, &sig, err),
+               X12KIT_STATUS_INVALID_INPUT, "EMPTY_SECRET");
+    CHECK_FAIL(x12kit_webhook_standard_sign("whsec_!", 7, id, strlen(id), 1, NULL, 0, &sig, err),
+               X12KIT_STATUS_INVALID_INPUT, "MALFORMED_SECRET");
+    CHECK_FAIL(x12kit_webhook_standard_sign(secret, strlen(secret), "\xfe", 1, 1, NULL, 0, &sig, err),
+               X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    CHECK_FAIL(x12kit_webhook_standard_sign(secret, strlen(secret), id, strlen(id), 1, NULL, 0, NULL, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK(sig.data == NULL);
+}
+
+/* ------------------------------------------------------------------ render */
+
+static const char PARTNER[] =
+    "{\"id\":\"acme-retail\",\"sender\":{\"qualifier\":\"ZZ\",\"id\":\"WIDGETSUPPLY\","
+    "\"applicationCode\":\"WIDGETSUPPLY\"},\"receiver\":{\"qualifier\":\"01\",\"id\":\"123456789\","
+    "\"applicationCode\":\"ACMERETAIL\"},\"version\":\"004010\",\"usage\":\"test\","
+    "\"delimiters\":{\"element\":\"*\",\"component\":\">\",\"repetition\":\"^\",\"segment\":\"~\"},"
+    "\"lineBreak\":\"\\n\",\"requiredFields\":{\"850\":[\"/shipTo/id\"]}}";
+static const char PAYLOAD_850[] =
+    "{\"purchaseOrderNumber\":\"PO-10045\",\"shipTo\":{\"id\":\"0003947268292\",\"name\":\"ACME "
+    "Distribution Center\"},\"lines\":[{\"lineNumber\":1,\"sku\":\"WID-100\",\"quantity\":120,"
+    "\"unitPrice\":9.25}]}";
+
+static x12kit_status render(const char *type, const char *payload, const char *partner,
+                            const x12kit_render_options *options, x12kit_string *x12, x12kit_issues **issues) {
+    return x12kit_render(type, strlen(type), payload, strlen(payload), partner, strlen(partner), options, x12,
+                         issues, err);
+}
+
+/* True if `issues` holds an issue with this code and pointer. */
+static int has_issue(const x12kit_issues *issues, x12kit_severity severity, const char *code, const char *pointer) {
+    x12kit_issue issue;
+    for (size_t i = 0; x12kit_issues_get(issues, i, &issue); i++) {
+        CHECK(issue.message != NULL && strlen(issue.message) > 0);
+        if (issue.severity == severity && strcmp(issue.code, code) == 0 && strcmp(issue.pointer, pointer) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void test_render(void) {
+    x12kit_render_options options = {7, 8, 9, "20261122", 8, "0930", 4};
+    x12kit_string x12 = {0};
+    x12kit_issues *issues = NULL;
+    CHECK_OK(render("850", PAYLOAD_850, PARTNER, &options, &x12, &issues));
+    CHECK(x12.data != NULL && strncmp(x12.data, "ISA*00*", 7) == 0);
+    CHECK(x12.data != NULL && strstr(x12.data, "*261122*0930*U*00401*000000007*") != NULL);
+    CHECK(x12.data != NULL && strstr(x12.data, "\nGS*PO*WIDGETSUPPLY*ACMERETAIL*20261122*0930*8*X*004010~\n") != NULL);
+    CHECK(x12.data != NULL && strstr(x12.data, "\nST*850*0009~\nBEG*00*SA*PO-10045**20261122~\n") != NULL);
+    CHECK(x12.len > 17 && strcmp(x12.data + x12.len - 17, "IEA*1*000000007~\n") == 0);
+    CHECK(issues != NULL && x12kit_issues_count(issues) == 0);
+    /* What x12kit renders, x12kit parses without errors. */
+    x12kit_diagnostics *diags = NULL;
+    CHECK_OK(x12kit_parse((const uint8_t *)x12.data, x12.len, NULL, &diags, err));
+    CHECK(x12kit_diagnostics_count(diags) == 0);
+    x12kit_diagnostics_free(diags);
+    x12kit_string_free(&x12);
+    x12kit_issues_free(issues);
+
+    /* Defaults (control numbers 1, now), no issues list, and a warning. */
+    CHECK_OK(render("850", PAYLOAD_850, PARTNER, NULL, &x12, NULL));
+    CHECK(x12.data != NULL && strstr(x12.data, "*000000001*") != NULL && strstr(x12.data, "\nST*850*0001~") != NULL);
+    x12kit_string_free(&x12);
+    char *extra = replace(PAYLOAD_850, "{\"purchaseOrderNumber\"", "{\"extra\":1,\"purchaseOrderNumber\"");
+    CHECK_OK(render("850", extra, PARTNER, &options, &x12, &issues));
+    CHECK(x12kit_issues_count(issues) == 1 && has_issue(issues, X12KIT_SEVERITY_WARNING, "UNKNOWN_FIELD", "/extra"));
+    x12kit_string_free(&x12);
+    x12kit_issues_free(issues);
+    free(extra);
+
+    /* Every problem at once. */
+    const char *bad = "{\"shipTo\":{\"name\":\"x\"},\"lines\":[{\"lineNumber\":1,\"sku\":\"A\",\"quantity\":\"many\"}]}";
+    CHECK_FAIL(render("850", bad, PARTNER, &options, &x12, &issues), X12KIT_STATUS_INVALID_INPUT, "INVALID_PAYLOAD");
+    CHECK(x12.data == NULL);
+    CHECK(has_issue(issues, X12KIT_SEVERITY_ERROR, "MISSING_FIELD", "/purchaseOrderNumber"));
+    CHECK(has_issue(issues, X12KIT_SEVERITY_ERROR, "MISSING_FIELD", "/shipTo/id"));
+    CHECK(has_issue(issues, X12KIT_SEVERITY_ERROR, "INVALID_FIELD", "/lines/0/quantity"));
+    CHECK(strstr(x12kit_error_message(err), "/purchaseOrderNumber") != NULL);
+    x12kit_issue first;
+    CHECK(x12kit_issues_get(issues, 0, &first) && first.severity == X12KIT_SEVERITY_ERROR);
+    CHECK(!x12kit_issues_get(issues, x12kit_issues_count(issues), &first));
+    CHECK(!x12kit_issues_get(issues, 0, NULL) && !x12kit_issues_get(NULL, 0, &first));
+    x12kit_issues_free(issues);
+
+    CHECK_FAIL(render("999", PAYLOAD_850, PARTNER, &options, &x12, &issues), X12KIT_STATUS_INVALID_INPUT,
+               "UNKNOWN_DOCUMENT_TYPE");
+    CHECK(has_issue(issues, X12KIT_SEVERITY_ERROR, "UNKNOWN_DOCUMENT_TYPE", "/"));
+    x12kit_issues_free(issues);
+    CHECK_FAIL(render("850", PAYLOAD_850, "{}", &options, &x12, &issues), X12KIT_STATUS_INVALID_INPUT,
+               "INVALID_PARTNER");
+    CHECK(x12kit_issues_count(issues) >= 1);
+    x12kit_issues_free(issues);
+    CHECK_FAIL(render("850", "{", PARTNER, &options, &x12, &issues), X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+    CHECK(x12kit_issues_count(issues) == 1 && has_issue(issues, X12KIT_SEVERITY_ERROR, "INVALID_JSON", "/"));
+    x12kit_issues_free(issues);
+    x12kit_render_options zero = {0, 1, 1, "20261122", 8, "0930", 4};
+    CHECK_FAIL(render("850", PAYLOAD_850, PARTNER, &zero, &x12, &issues), X12KIT_STATUS_INVALID_INPUT,
+               "INVALID_PAYLOAD");
+    CHECK(has_issue(issues, X12KIT_SEVERITY_ERROR, "INVALID_CONTROL_NUMBER", "/"));
+    x12kit_issues_free(issues);
+
+    /* Arguments: no issues list for these. */
+    x12kit_render_options half = {1, 1, 1, "20261122", 8, NULL, 0};
+    CHECK_FAIL(render("850", PAYLOAD_850, PARTNER, &half, &x12, &issues), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    CHECK(issues == NULL);
+    CHECK_FAIL(render("850", "{\"purchaseOrderNumber\":\"\xff\"}", PARTNER, NULL, &x12, &issues),
+               X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    CHECK(issues == NULL);
+    x12kit_render_options bad_date = {1, 1, 1, "2026\xff", 5, "0930", 4};
+    CHECK_FAIL(render("850", PAYLOAD_850, PARTNER, &bad_date, &x12, &issues), X12KIT_STATUS_INVALID_UTF8,
+               "INVALID_UTF8");
+    CHECK_FAIL(render("850", PAYLOAD_850, PARTNER, NULL, NULL, &issues), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK_FAIL(x12kit_render(NULL, 3, PAYLOAD_850, strlen(PAYLOAD_850), PARTNER, strlen(PARTNER), NULL, &x12,
+                             &issues, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_render("850", 3, PAYLOAD_850, SIZE_MAX, PARTNER, strlen(PARTNER), NULL, &x12, &issues, err),
+               X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+    CHECK(x12.data == NULL && issues == NULL);
+    CHECK(x12kit_issues_count(NULL) == 0);
+    x12kit_issues_free(NULL);
+}
+
+/* ------------------------------------------------------------------ reader */
+
+/* "ID|elements|..." with repetitions as '^' and components as ':'. */
+static void describe(const x12kit_segment *seg, char *out, size_t cap) {
+    size_t n = 0;
+#define PUT(c) do { if (n + 1 < cap) out[n++] = (char)(c); } while (0)
+    for (size_t i = 0; i < seg->id_len; i++) PUT(seg->data[i]);
+    x12kit_iter elements, reps, comps;
+    x12kit_element el, rep, comp;
+    x12kit_segment_elements(seg, &elements);
+    while (x12kit_iter_next(&elements, &el)) {
+        PUT('|');
+        int first_rep = 1;
+        x12kit_element_repetitions(&el, &reps);
+        while (x12kit_iter_next(&reps, &rep)) {
+            if (!first_rep) PUT('^');
+            first_rep = 0;
+            int first_comp = 1;
+            x12kit_element_components(&rep, &comps);
+            while (x12kit_iter_next(&comps, &comp)) {
+                if (!first_comp) PUT(':');
+                first_comp = 0;
+                for (size_t i = 0; i < comp.len; i++) PUT(comp.data[i]);
+            }
+        }
+    }
+    out[n] = '\0';
+#undef PUT
+}
+
+static void test_reader_buffer(void) {
+    x12kit_reader *r = NULL;
+    CHECK_OK(x12kit_reader_new((const uint8_t *)SAMPLE, SAMPLE_LEN, &r, err));
+    const char *expected[] = {"ISA|00|          |00|          |ZZ|SENDER         |ZZ|RECEIVER       |230101|1200|^|00501|000000001|0|T|:",
+                              "GS|PO|S|R|20230101|1200|1|X|005010",
+                              "ST|850|0001",
+                              "BEG|00|SA|PO1||20230101",
+                              "REF|ZZ|A:B^C:D",
+                              "SE|4|0001",
+                              "GE|1|1",
+                              "IEA|1|000000001"};
+    const size_t offsets[] = {0, 107, 143, 156, 181, 197, 208, 216};
+    x12kit_segment seg, saved[8];
+    x12kit_diagnostic d;
+    size_t n = 0;
+    char text[256];
+    x12kit_read what;
+    while ((what = x12kit_reader_next(r, &seg, &d, err)) == X12KIT_READ_SEGMENT) {
+        CHECK(n < 8);
+        if (n >= 8) break;
+        describe(&seg, text, sizeof text);
+        CHECK(strcmp(text, expected[n]) == 0);
+        if (strcmp(text, expected[n]) != 0) fprintf(stderr, "  segment %zu: %s\n", n, text);
+        CHECK(seg.offset == offsets[n] && seg.index == n && seg.terminated);
+        CHECK(seg.data == (const uint8_t *)SAMPLE + offsets[n]);
+        CHECK(seg.delimiters.element == '*' && seg.delimiters.component == ':' &&
+              seg.delimiters.has_repetition && seg.delimiters.repetition == '^' &&
+              seg.delimiters.segment == '~');
+        saved[n++] = seg;
+    }
+    CHECK(what == X12KIT_READ_END && n == 8);
+    CHECK(x12kit_reader_next(r, &seg, &d, err) == X12KIT_READ_END); /* END again */
+    CHECK_OK(x12kit_reader_finish(r, err)); /* no-op on a buffer reader */
+    CHECK_FAIL(x12kit_reader_feed(r, (const uint8_t *)"x", 1, err), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    x12kit_reader_free(r);
+
+    /* Views of a whole-buffer reader outlive the reader. */
+    x12kit_segment beg = saved[3], ref = saved[4];
+    x12kit_element el, c;
+    CHECK(bytes_eq(beg.data, beg.id_len, "BEG"));
+    CHECK(x12kit_segment_element_count(&beg) == 5);
+    CHECK(x12kit_segment_element(&beg, 3, &el) && bytes_eq(el.data, el.len, "PO1"));
+    CHECK(x12kit_segment_element(&beg, 4, &el) && el.len == 0);
+    CHECK(!x12kit_segment_element(&beg, 0, &el));
+    CHECK(!x12kit_segment_element(&beg, 6, &el));
+    CHECK(!x12kit_segment_element(&beg, 1, NULL));
+    CHECK(x12kit_segment_element(&ref, 2, &el) && bytes_eq(el.data, el.len, "A:B^C:D"));
+    CHECK(x12kit_element_is_repeated(&el) && x12kit_element_is_composite(&el));
+    CHECK(x12kit_element_component(&el, 2, &c) && bytes_eq(c.data, c.len, "B^C"));
+    CHECK(!x12kit_element_component(&el, 0, &c) && !x12kit_element_component(&el, 4, &c));
+    CHECK(x12kit_segment_element(&ref, 1, &el));
+    CHECK(!x12kit_element_is_repeated(&el) && !x12kit_element_is_composite(&el));
+    x12kit_segment iea = saved[7];
+    CHECK(x12kit_segment_element_count(&iea) == 2);
+}
+
+static void test_reader_diagnostics(void) {
+    const char *garbage = "hello world, this is not X12 at all";
+    x12kit_reader *r = NULL;
+    x12kit_segment seg;
+    x12kit_diagnostic d;
+    CHECK_OK(x12kit_reader_new((const uint8_t *)garbage, strlen(garbage), &r, err));
+    CHECK(x12kit_reader_next(r, &seg, &d, err) == X12KIT_READ_DIAGNOSTIC);
+    CHECK(strcmp(d.code, "NOT_X12") == 0 && d.severity == X12KIT_SEVERITY_ERROR && d.offset == 0);
+    CHECK(strstr(d.message, "hello world") != NULL && d.segment_id == NULL && d.element == 0);
+    CHECK(x12kit_reader_next(r, &seg, &d, err) == X12KIT_READ_END);
+    x12kit_reader_free(r);
+
+    /* NULL diagnostic_out skips diagnostics. */
+    char *bad = replace(SAMPLE, "BEG*", "beg*");
+    size_t segments = 0, diagnostics = 0;
+    CHECK_OK(x12kit_reader_new((const uint8_t *)bad, strlen(bad), &r, err));
+    while (x12kit_reader_next(r, &seg, NULL, err) == X12KIT_READ_SEGMENT) segments++;
+    x12kit_reader_free(r);
+    CHECK(segments == 8);
+    segments = 0;
+    CHECK_OK(x12kit_reader_new((const uint8_t *)bad, strlen(bad), &r, err));
+    for (x12kit_read w; (w = x12kit_reader_next(r, &seg, &d, err)) != X12KIT_READ_END;) {
+        if (w == X12KIT_READ_SEGMENT) segments++;
+        if (w == X12KIT_READ_DIAGNOSTIC) {
+            diagnostics++;
+            CHECK(strcmp(d.code, "SEGMENT_ID") == 0 && d.segment_index == 3 && strcmp(d.segment_id, "beg") == 0);
+        }
+        if (w == X12KIT_READ_ERROR) break;
+    }
+    CHECK(segments == 8 && diagnostics == 1);
+    x12kit_reader_free(r);
+    free(bad);
+
+    /* Empty input. */
+    CHECK_OK(x12kit_reader_new(NULL, 0, &r, err));
+    CHECK(x12kit_reader_next(r, &seg, &d, err) == X12KIT_READ_DIAGNOSTIC && strcmp(d.code, "NOT_X12") == 0);
+    CHECK(x12kit_reader_next(r, &seg, &d, err) == X12KIT_READ_END);
+    x12kit_reader_free(r);
+}
+
+/* Tokens of a reader, one string each, for comparing whole and chunked reads. */
+#define MAX_TOKENS 64
+typedef struct {
+    char text[MAX_TOKENS][300];
+    size_t n;
+} tokens;
+
+static void record(tokens *t, x12kit_read w, const x12kit_segment *seg, const x12kit_diagnostic *d) {
+    if (t->n >= MAX_TOKENS) return;
+    char *out = t->text[t->n++];
+    if (w == X12KIT_READ_SEGMENT) {
+        char desc[240];
+        describe(seg, desc, sizeof desc);
+        snprintf(out, 300, "S %zu %zu %d %s", seg->index, seg->offset, (int)seg->terminated, desc);
+    } else {
+        snprintf(out, 300, "D %s %zu %.200s", d->code, d->offset, d->message);
+    }
+}
+
+static void read_whole(const char *input, size_t len, tokens *t) {
+    x12kit_reader *r = NULL;
+    x12kit_segment seg;
+    x12kit_diagnostic d;
+    t->n = 0;
+    CHECK_OK(x12kit_reader_new((const uint8_t *)input, len, &r, err));
+    for (x12kit_read w; (w = x12kit_reader_next(r, &seg, &d, err)) != X12KIT_READ_END;) {
+        CHECK(w == X12KIT_READ_SEGMENT || w == X12KIT_READ_DIAGNOSTIC);
+        if (w == X12KIT_READ_ERROR) break;
+        record(t, w, &seg, &d);
+    }
+    x12kit_reader_free(r);
+}
+
+static void read_chunked(const char *input, size_t len, size_t chunk, tokens *t) {
+    x12kit_reader *r = NULL;
+    x12kit_segment seg;
+    x12kit_diagnostic d;
+    size_t pos = 0;
+    t->n = 0;
+    CHECK_OK(x12kit_reader_new_stream(&r, err));
+    for (;;) {
+        x12kit_read w = x12kit_reader_next(r, &seg, &d, err);
+        if (w == X12KIT_READ_END) break;
+        if (w == X12KIT_READ_ERROR) {
+            CHECK(0);
+            break;
+        }
+        if (w == X12KIT_READ_NEED_INPUT) {
+            if (pos < len) {
+                size_t n = len - pos < chunk ? len - pos : chunk;
+                /* Feed from a copy that is overwritten right after: the reader copies. */
+                char buf[4096];
+                memcpy(buf, input + pos, n);
+                CHECK_OK(x12kit_reader_feed(r, (const uint8_t *)buf, n, err));
+                memset(buf, '#', n);
+                pos += n;
+            } else {
+                CHECK_OK(x12kit_reader_finish(r, err));
+            }
+            continue;
+        }
+        record(t, w, &seg, &d);
+    }
+    x12kit_reader_free(r);
+}
+
+static void test_reader_stream(void) {
+    /* A BOM, CRLF, an unterminated last segment, junk between interchanges. */
+    static const char tricky[] =
+        "\xEF\xBB\xBFISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       "
+        "*230101*1200*^*00501*000000001*0*T*:~\r\nGS*PO*S*R*20230101*1200*1*X*005010~\r\n"
+        "ST*850*0001~BEG*00*SA*PO1**20230101~SE*3*0001~GE*1*1~IEA*1*000000001~\n\njunk\n"
+        "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*"
+        "00401*000000002*0*T*>\nIEA*0*000000002";
+    static tokens whole, chunked;
+    const size_t sizes[] = {1, 2, 3, 7, 64, 4096};
+    const char *inputs[] = {SAMPLE, tricky};
+    const size_t lens[] = {SAMPLE_LEN, sizeof tricky - 1};
+    for (size_t i = 0; i < 2; i++) {
+        read_whole(inputs[i], lens[i], &whole);
+        CHECK(whole.n >= 8);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            read_chunked(inputs[i], lens[i], sizes[s], &chunked);
+            CHECK(chunked.n == whole.n);
+            for (size_t k = 0; k < whole.n && k < chunked.n; k++) {
+                CHECK(strcmp(whole.text[k], chunked.text[k]) == 0);
+                if (strcmp(whole.text[k], chunked.text[k]) != 0)
+                    fprintf(stderr, "  chunk %zu token %zu:\n   %s\n   %s\n", sizes[s], k, whole.text[k],
+                            chunked.text[k]);
+            }
+        }
+    }
+    CHECK(strncmp(whole.text[0], "D BOM 0", 7) == 0);
+
+    /* State errors. */
+    x12kit_reader *r = NULL;
+    x12kit_segment seg;
+    CHECK_OK(x12kit_reader_new_stream(&r, err));
+    CHECK(x12kit_reader_next(r, &seg, NULL, err) == X12KIT_READ_NEED_INPUT);
+    CHECK_OK(x12kit_reader_feed(r, NULL, 0, err));
+    CHECK_OK(x12kit_reader_feed(r, (const uint8_t *)SAMPLE, 50, err));
+    CHECK(x12kit_reader_next(r, &seg, NULL, err) == X12KIT_READ_NEED_INPUT);
+    CHECK_OK(x12kit_reader_finish(r, err));
+    CHECK_OK(x12kit_reader_finish(r, err));
+    CHECK_FAIL(x12kit_reader_feed(r, (const uint8_t *)SAMPLE, 1, err), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    CHECK(strstr(x12kit_error_message(err), "finish") != NULL);
+    x12kit_diagnostic d;
+    x12kit_read w = x12kit_reader_next(r, &seg, &d, err);
+    CHECK(w == X12KIT_READ_DIAGNOSTIC); /* a truncated ISA */
+    while (w != X12KIT_READ_END && w != X12KIT_READ_ERROR) w = x12kit_reader_next(r, &seg, &d, err);
+    CHECK(w == X12KIT_READ_END);
+    x12kit_reader_free(r);
+}
+
+static void test_reader_errors(void) {
+    x12kit_reader *r = (x12kit_reader *)&r;
+    x12kit_segment seg;
+    CHECK_FAIL(x12kit_reader_new((const uint8_t *)SAMPLE, SAMPLE_LEN, NULL, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK_FAIL(x12kit_reader_new(NULL, 3, &r, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK(r == NULL);
+    CHECK_FAIL(x12kit_reader_new((const uint8_t *)SAMPLE, SIZE_MAX, &r, err), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    CHECK_FAIL(x12kit_reader_new_stream(NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+
+    CHECK(x12kit_reader_next(NULL, &seg, NULL, err) == X12KIT_READ_ERROR);
+    CHECK(strcmp(x12kit_error_code(err), "NULL_POINTER") == 0);
+    CHECK_FAIL(x12kit_reader_feed(NULL, (const uint8_t *)"x", 1, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_reader_finish(NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+
+    CHECK_OK(x12kit_reader_new_stream(&r, err));
+    CHECK(x12kit_reader_next(r, NULL, NULL, err) == X12KIT_READ_ERROR);
+    CHECK(strcmp(x12kit_error_code(err), "NULL_POINTER") == 0);
+    CHECK(strstr(x12kit_error_message(err), "segment_out") != NULL);
+    CHECK_FAIL(x12kit_reader_feed(r, NULL, 2, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_reader_feed(r, (const uint8_t *)"x", SIZE_MAX, err), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    x12kit_reader_free(r);
+    x12kit_reader_free(NULL);
+    CHECK(x12kit_reader_next(NULL, NULL, NULL, NULL) == X12KIT_READ_ERROR);
+}
+
+static void test_views_edge_cases(void) {
+    x12kit_iter it;
+    x12kit_element el, out;
+    x12kit_segment seg;
+    memset(&it, 0, sizeof it);
+    memset(&el, 0, sizeof el);
+    memset(&seg, 0, sizeof seg);
+    CHECK(!x12kit_iter_next(&it, &out)); /* zeroed iterator */
+    CHECK(!x12kit_iter_next(NULL, &out));
+    x12kit_element_components(&el, &it); /* zeroed element */
+    CHECK(!x12kit_iter_next(&it, &out));
+    x12kit_element_repetitions(NULL, &it);
+    CHECK(!x12kit_iter_next(&it, &out));
+    x12kit_element_components(&el, NULL);
+    CHECK(!x12kit_element_is_composite(&el) && !x12kit_element_is_repeated(NULL));
+    CHECK(!x12kit_element_component(&el, 1, &out) && !x12kit_element_component(NULL, 1, &out));
+    /* A zeroed segment is an empty one: no elements. */
+    x12kit_segment_elements(&seg, &it);
+    CHECK(!x12kit_iter_next(&it, &out));
+    x12kit_segment_elements(NULL, &it);
+    CHECK(!x12kit_iter_next(&it, &out));
+    x12kit_segment_elements(NULL, NULL);
+    CHECK(x12kit_segment_element_count(&seg) == 0 && x12kit_segment_element_count(NULL) == 0);
+    CHECK(!x12kit_segment_element(&seg, 1, &out) && !x12kit_segment_element(NULL, 1, &out));
+    /* A segment whose data is NULL with a length is refused, not read. */
+    seg.len = 10;
+    CHECK(x12kit_segment_element_count(&seg) == 0);
+    x12kit_segment_elements(&seg, &it);
+    CHECK(!x12kit_iter_next(&it, &out));
+    /* An exhausted iterator stays exhausted. */
+    x12kit_reader *r = NULL;
+    CHECK_OK(x12kit_reader_new((const uint8_t *)SAMPLE, SAMPLE_LEN, &r, err));
+    CHECK(x12kit_reader_next(r, &seg, NULL, err) == X12KIT_READ_SEGMENT);
+    x12kit_segment_elements(&seg, &it);
+    size_t n = 0;
+    while (x12kit_iter_next(&it, &out)) n++;
+    CHECK(n == 16);
+    CHECK(!x12kit_iter_next(&it, &out));
+    /* Copies of an iterator continue independently. */
+    x12kit_iter a, b;
+    x12kit_segment_elements(&seg, &a);
+    CHECK(x12kit_iter_next(&a, &out));
+    b = a;
+    CHECK(x12kit_iter_next(&a, &out) && bytes_eq(out.data, out.len, "          "));
+    CHECK(x12kit_iter_next(&b, &out) && bytes_eq(out.data, out.len, "          "));
+    x12kit_reader_free(r);
+}
+
+/* ------------------------------------------------------- garbage and fuzz */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static uint64_t rng(void) {
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+static void exercise(const uint8_t *data, size_t len) {
+    /* parse: JSON + diagnostics, then write the JSON back. */
+    x12kit_string json = {0}, back = {0};
+    x12kit_diagnostics *diags = NULL;
+    CHECK_OK(x12kit_parse(data, len, &json, &diags, err));
+    for (size_t i = 0; i < x12kit_diagnostics_count(diags); i++) {
+        x12kit_diagnostic d;
+        CHECK(x12kit_diagnostics_get(diags, i, &d) && d.code != NULL && d.message != NULL);
+    }
+    x12kit_status s = x12kit_write(json.data, json.len, NULL, 0, &back, err);
+    CHECK(s == X12KIT_STATUS_OK || s == X12KIT_STATUS_INVALID_INPUT);
+    /* Lossless when nothing was diagnosed (invalid UTF-8, a warning, becomes U+FFFD). */
+    if (s == X12KIT_STATUS_OK && x12kit_diagnostics_count(diags) == 0)
+        CHECK(back.len == len && memcmp(back.data, data, len) == 0);
+    x12kit_string_free(&back);
+    x12kit_string_free(&json);
+    x12kit_diagnostics_free(diags);
+
+    /* The same bytes as JSON text and as secrets/headers. */
+    s = x12kit_write((const char *)data, len, NULL, 0, &back, err);
+    CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_INVALID_UTF8 || s == X12KIT_STATUS_OK);
+    x12kit_string_free(&back);
+    x12kit_bytes secret = {data, len};
+    s = x12kit_webhook_verify(&secret, 1, (const char *)data, len, (const char *)data, len, data, len, 0, 300,
+                              NULL, err);
+    CHECK(s != X12KIT_STATUS_OK && s != X12KIT_STATUS_PANIC);
+
+    x12kit_string x12 = {0};
+    x12kit_issues *issues = NULL;
+    s = x12kit_render("850", 3, (const char *)data, len, PARTNER, sizeof PARTNER - 1, NULL, &x12, &issues, err);
+    CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_INVALID_UTF8);
+    x12kit_issues_free(issues);
+    s = x12kit_render((const char *)data, len > 8 ? 8 : len, PAYLOAD_850, sizeof PAYLOAD_850 - 1,
+                      (const char *)data, len, NULL, &x12, NULL, err);
+    CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_INVALID_UTF8);
+    x12kit_string_free(&x12);
+
+    /* Reader: whole buffer with every element and component, and a 3-byte stream. */
+    x12kit_reader *r = NULL;
+    x12kit_segment seg;
+    x12kit_diagnostic d;
+    char desc[512];
+    size_t whole = 0, streamed = 0;
+    CHECK_OK(x12kit_reader_new(data, len, &r, err));
+    for (x12kit_read w; (w = x12kit_reader_next(r, &seg, &d, err)) != X12KIT_READ_END;) {
+        if (w == X12KIT_READ_ERROR) {
+            CHECK(0);
+            break;
+        }
+        if (w == X12KIT_READ_SEGMENT) {
+            describe(&seg, desc, sizeof desc);
+            whole++;
+        }
+    }
+    x12kit_reader_free(r);
+    CHECK_OK(x12kit_reader_new_stream(&r, err));
+    size_t pos = 0;
+    for (x12kit_read w; (w = x12kit_reader_next(r, &seg, &d, err)) != X12KIT_READ_END;) {
+        if (w == X12KIT_READ_ERROR) {
+            CHECK(0);
+            break;
+        }
+        if (w == X12KIT_READ_SEGMENT) {
+            describe(&seg, desc, sizeof desc);
+            streamed++;
+        }
+        if (w == X12KIT_READ_NEED_INPUT) {
+            size_t n = len - pos < 3 ? len - pos : 3;
+            if (n == 0)
+                CHECK_OK(x12kit_reader_finish(r, err));
+            else
+                CHECK_OK(x12kit_reader_feed(r, data + pos, n, err));
+            pos += n;
+        }
+    }
+    x12kit_reader_free(r);
+    CHECK(whole == streamed);
+}
+
+static void test_garbage(void) {
+    uint8_t buf[600];
+    for (int round = 0; round < 150; round++) {
+        size_t len = (size_t)(rng() % sizeof buf);
+        for (size_t i = 0; i < len; i++) buf[i] = (uint8_t)rng();
+        exercise(buf, len);
+    }
+    /* Mutations of a valid interchange: flip, delete, insert delimiters. */
+    const uint8_t specials[] = {'*', '~', ':', '^', '\n', '\r', 0, 0xff, 'I', 'S', 'A'};
+    for (int round = 0; round < 150; round++) {
+        size_t len = SAMPLE_LEN;
+        memcpy(buf, SAMPLE, len);
+        int edits = 1 + (int)(rng() % 4);
+        for (int e = 0; e < edits; e++) {
+            size_t at = (size_t)(rng() % len);
+            switch (rng() % 3) {
+            case 0: buf[at] = specials[rng() % sizeof specials]; break;
+            case 1: memmove(buf + at, buf + at + 1, len - at - 1); len--; break;
+            default:
+                if (len + 1 < sizeof buf) {
+                    memmove(buf + at + 1, buf + at, len - at);
+                    buf[at] = specials[rng() % sizeof specials];
+                    len++;
+                }
+            }
+        }
+        exercise(buf, len);
+    }
+    exercise((const uint8_t *)SAMPLE, SAMPLE_LEN);
+    exercise((const uint8_t *)"ISA", 3);
+    exercise((const uint8_t *)"\0\0\0\0", 4);
+}
+
+/* -------------------------------------------------------------- threads */
+
+static void *worker(void *arg) {
+    (void)arg;
+    int ok = 1;
+    for (int i = 0; i < 20; i++) {
+        x12kit_string json = {0}, sig = {0};
+        ok &= x12kit_parse((const uint8_t *)SAMPLE, SAMPLE_LEN, &json, NULL, NULL) == X12KIT_STATUS_OK;
+        ok &= json.data != NULL && strstr(json.data, "\"PO1\"") != NULL;
+        ok &= x12kit_webhook_sign((const uint8_t *)SECRET, strlen(SECRET), 1700000000, (const uint8_t *)BODY,
+                                  strlen(BODY), &sig, NULL) == X12KIT_STATUS_OK;
+        ok &= str_eq(&sig, SIGNATURE);
+        x12kit_string_free(&json);
+        x12kit_string_free(&sig);
+    }
+    return ok ? (void *)1 : NULL;
+}
+
+static void test_threads(void) {
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) CHECK(pthread_create(&t[i], NULL, worker, NULL) == 0);
+    for (int i = 0; i < 4; i++) {
+        void *ok = NULL;
+        CHECK(pthread_join(t[i], &ok) == 0 && ok != NULL);
+    }
+}
+
+int main(void) {
+    err = x12kit_error_new();
+    if (err == NULL) return 2;
+    test_version();
+    test_error_object();
+    test_string_free();
+    test_parse_and_write_round_trip();
+    test_parse_diagnostics();
+    test_parse_errors();
+    test_write_errors();
+    test_webhook_sign();
+    test_webhook_verify();
+    test_webhook_standard();
+    test_render();
+    test_reader_buffer();
+    test_reader_diagnostics();
+    test_reader_stream();
+    test_reader_errors();
+    test_views_edge_cases();
+    test_garbage();
+    test_threads();
+    x12kit_error_free(err);
+    printf("x12kit C tests (library %s): %d checks, %d failed\n", x12kit_version(), checks, failures);
+    return failures == 0 ? 0 : 1;
+}
