@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test of the project:
-# formatting, clippy (-D warnings), unit, corpus, property, schema and CLI tests.
+# formatting, clippy (-D warnings), unit, corpus, property, schema and CLI tests,
+# and the C library (header drift check, C tests and examples under valgrind).
 # Usage: scripts/test.sh            (from anywhere)
 # The corpus is read from $X12KIT_CORPUS or ../shared/corpus; when it is
 # missing the corpus tests are skipped (and this script says so), unless
@@ -38,3 +39,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
 cargo test --workspace
+
+step "C library: header drift, C tests and examples (gcc -Werror, valgrind)"
+# include/x12kit.h must equal a fresh cbindgen run byte for byte.
+scripts/gen-header.sh --verify
+# Release libx12kit.so/.a, x12kit.pc; C suite and examples built with
+# -std=c99 -Wall -Wextra -Werror and run under valgrind --leak-check=full
+# (ASan + UBSan if valgrind is unavailable, which the script prints).
+ffi/tests/run.sh
