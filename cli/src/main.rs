@@ -5,6 +5,7 @@
 //! 2 usage or I/O error. Errors go to stderr, prefixed with the file name.
 
 mod inspect;
+mod validate;
 mod webhook;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -51,6 +52,10 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         max_sets: usize,
     },
+    /// Check the envelope rules (ISA/IEA, GS/GE, ST/SE): report, or `--json`; exit 1 on any error.
+    Validate(validate::ValidateArgs),
+    /// Write the TA1 / 997 / 999 acknowledgement of an X12 file to stdout.
+    Ack(validate::AckArgs),
     /// Sign or verify webhook deliveries (HMAC-SHA256 over `timestamp.body`).
     #[command(subcommand)]
     Webhook(webhook::WebhookCommand),
@@ -79,6 +84,8 @@ fn main() -> ExitCode {
             no_progress,
             max_sets,
         } => inspect::run(&file, !no_progress, max_sets),
+        Command::Validate(args) => validate::run_validate(args),
+        Command::Ack(args) => validate::run_ack(args),
         Command::Webhook(cmd) => webhook::run(cmd),
     }
 }

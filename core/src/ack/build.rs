@@ -140,10 +140,7 @@ fn delimiters(
     options: &AckOptions,
     wants_999: bool,
 ) -> Result<(Delimiters, String, String), Error> {
-    let base = options
-        .delimiters
-        .or(ic.delimiters)
-        .unwrap_or_default();
+    let base = options.delimiters.or(ic.delimiters).unwrap_or_default();
     let version = if tables::one_of(tables::VERSIONS, ic.version.as_bytes()) {
         ic.version.clone()
     } else if wants_999 {
@@ -379,13 +376,19 @@ fn group(
         }
     };
     let gs06 = gs06.to_string();
+    // Before 004000 the group date is YYMMDD.
+    let date = if version.as_str() < "004000" {
+        stamp.yymmdd()
+    } else {
+        stamp.ccyymmdd()
+    };
     out.segment(
         "GS",
         &[
             "FA",
             &sender,
             &receiver,
-            &stamp.ccyymmdd(),
+            &date,
             &stamp.hhmm(),
             &gs06,
             &agency,

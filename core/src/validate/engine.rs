@@ -8,7 +8,7 @@ use super::summary::{
     Ak5Outcome, Ak9Outcome, ElementError, GroupSummary, InterchangeSummary, SegmentError,
     SetSummary, Status, Ta1Outcome, Validation,
 };
-use super::tables::{self, SET_TYPES};
+use super::tables;
 use crate::diagnostics::{AckCodes, Code, Diagnostic};
 use crate::envelope::Handler;
 use crate::lexer::preview;
@@ -1101,20 +1101,14 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                     first
                 });
                 if first {
-                    let supported: Vec<&str> = SET_TYPES
-                        .iter()
-                        .filter(|t| t.supported)
-                        .map(|t| t.code)
-                        .collect();
                     let name = known.map_or(String::new(), |t| format!(" ({})", t.name));
                     self.report(
                         Diagnostic::warning(
                             Code::St01Unsupported,
                             format!(
-                                "{describe} is of type {}{name}, which x12kit has no definition for: only its envelope is checked (later {} sets of this group are not reported again; known types: {})",
+                                "{describe} is of type {}{name}, which x12kit has no definition for, so only its envelope was checked (other {} sets of this group are not reported again)",
                                 preview(st01, 10),
                                 preview(st01, 10),
-                                supported.join(", ")
                             ),
                         )
                         .at_segment(&st)

@@ -1,0 +1,323 @@
+//! Runs the envelope validator and the acknowledgement builder over every
+//! file of the public corpus (`../shared/corpus`, or the directory in
+//! `X12KIT_CORPUS`), read in place and never copied into the repository.
+//!
+//! For each file:
+//! - the error and warning codes and the TA1 / AK9 outcomes equal the
+//!   decision recorded in `tests/validation-expectations.tsv` (with a note
+//!   for every file that is not clean);
+//! - validating the stream (64-byte chunks through `validate_reader`) gives
+//!   the same diagnostics and summaries as validating the parsed document
+//!   (except the parse-only `INVALID_UTF8` and the TA1 identity of
+//!   unreadable ISAs, which need the whole input);
+//! - every acknowledgement built from it (TA1, 997, 999, auto; all sets or
+//!   errors only) parses and validates with no error and no warning, and
+//!   reading it back gives the outcomes it was built from.
+//!
+//! `X12KIT_BLESS=1` rewrites the codes columns of the expectations file from
+//! the current output (keeping the notes), for review in `git diff`. When the
+//! corpus is absent the tests say so and pass, unless
+//! `X12KIT_REQUIRE_CORPUS=1`, which makes that a failure.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use x12kit::ack::Timestamp;
+use x12kit::validate::{Options, Status, Validation};
+use x12kit::{AckKind, AckOptions};
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("X12KIT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("X12KIT_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "the corpus is required (X12KIT_REQUIRE_CORPUS=1) but {} does not exist",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "corpus not found at {}: corpus tests skipped (set X12KIT_CORPUS to its path)",
+        dir.display()
+    );
+    None
+}
+
+fn corpus_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for sub in std::fs::read_dir(dir).unwrap() {
+        let sub = sub.unwrap().path();
+        if !sub.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&sub).unwrap() {
+            let f = f.unwrap().path();
+            if f.is_file() {
+                let rel = f
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, f));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn expectations_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/validation-expectations.tsv")
+}
+
+/// file -> (columns, note)
+fn read_expectations() -> BTreeMap<String, (Vec<String>, String)> {
+    let text = std::fs::read_to_string(expectations_path()).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            let get = |i: usize| c.get(i).copied().unwrap_or_default().to_string();
+            (get(0), (vec![get(1), get(2), get(3), get(4)], get(5)))
+        })
+        .collect()
+}
+
+fn codes(v: &Validation, errors: bool) -> String {
+    let mut c: Vec<&str> = v
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error() == errors)
+        .map(|d| d.code.as_str())
+        .collect();
+    c.sort();
+    c.dedup();
+    c.join(",")
+}
+
+/// TA104+TA105 per interchange (`*` when its ISA was unreadable).
+fn ta1s(v: &Validation) -> String {
+    v.interchanges
+        .iter()
+        .map(|i| {
+            format!(
+                "{}{}{}",
+                i.ta1.code,
+                i.ta1.note,
+                if i.recovered { "*" } else { "" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// AK901 and AK905 codes per functional group (`-` for sets outside any group).
+fn ak9s(v: &Validation) -> String {
+    v.interchanges
+        .iter()
+        .flat_map(|i| &i.groups)
+        .map(|g| {
+            if g.functional_id.is_none() {
+                return "-".to_string();
+            }
+            let mut s = g.ak9.code.to_string();
+            for c in &g.ak9.errors {
+                s.push(':');
+                s.push_str(c);
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn columns(v: &Validation) -> Vec<String> {
+    vec![codes(v, true), codes(v, false), ta1s(v), ak9s(v)]
+}
+
+#[test]
+fn corpus_validation_matches_expectations() {
+    let Some(dir) = corpus_dir() else { return };
+    let bless = std::env::var("X12KIT_BLESS").as_deref() == Ok("1");
+    let expected = read_expectations();
+    let mut lines = vec![
+        "# Validator outcome decided for each corpus file: error codes, warning codes, TA1 (TA104+TA105 per interchange, * = ISA unreadable),".to_string(),
+        "# AK9 (AK901[:AK905…] per group, - = sets outside a group), and why when the file is not clean.".to_string(),
+        "# Regenerate the codes with X12KIT_BLESS=1 cargo test -p x12kit --test validate_corpus, then review the diff.".to_string(),
+        "# file\terrors\twarnings\tta1\tak9\tnote".to_string(),
+    ];
+    let mut failures = Vec::new();
+    let mut clean = 0;
+    for (name, path) in corpus_files(&dir) {
+        let bytes = std::fs::read(&path).unwrap();
+        let doc = x12kit::parse(&bytes);
+        let v = x12kit::validate(&doc);
+        let got = columns(&v);
+        if got[0].is_empty() {
+            clean += 1;
+        }
+        let note = expected.get(&name).map(|e| e.1.clone()).unwrap_or_default();
+        match expected.get(&name) {
+            Some((cols, _)) if *cols == got => {}
+            Some((cols, _)) => failures.push(format!("{name}: expected {cols:?}, got {got:?}")),
+            None => failures.push(format!(
+                "{name}: not in tests/validation-expectations.tsv (got {got:?})"
+            )),
+        }
+        if !got[0].is_empty() && note.trim().is_empty() && !bless {
+            failures.push(format!(
+                "{name}: has errors [{}] but no note saying why",
+                got[0]
+            ));
+        }
+        lines.push(format!("{name}\t{}\t{note}", got.join("\t")));
+    }
+    if bless {
+        std::fs::write(expectations_path(), lines.join("\n") + "\n").unwrap();
+        return;
+    }
+    assert!(clean > 200, "only {clean} corpus files validate clean");
+    assert!(
+        failures.is_empty(),
+        "{} corpus mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The streaming validator sees exactly what the document validator sees.
+#[test]
+fn corpus_streaming_validation_equals_document_validation() {
+    let Some(dir) = corpus_dir() else { return };
+    for (name, path) in corpus_files(&dir) {
+        let bytes = std::fs::read(&path).unwrap();
+        let doc = x12kit::parse(&bytes);
+        let mut whole = x12kit::validate(&doc);
+        whole.acknowledgements = None;
+        whole.interchanges.retain(|i| !i.recovered);
+        // A parse-only check: whether the JSON can show every byte.
+        whole
+            .diagnostics
+            .retain(|d| d.code != x12kit::Code::InvalidUtf8);
+        let reader = std::io::BufReader::with_capacity(64, &bytes[..]);
+        let streamed = x12kit::validate_reader(reader, &Options::default()).unwrap();
+        assert_eq!(
+            streamed.diagnostics, whole.diagnostics,
+            "{name}: streamed diagnostics differ"
+        );
+        assert_eq!(
+            streamed.interchanges, whole.interchanges,
+            "{name}: streamed summaries differ"
+        );
+    }
+}
+
+fn ack_options(kind: AckKind, errors_only: bool) -> AckOptions {
+    AckOptions {
+        kind,
+        errors_only,
+        interchange_control_number: 900_000_001,
+        group_control_number: 42,
+        set_control_number: 7,
+        timestamp: Some(Timestamp::new(2024, 2, 29, 23, 59)),
+        ..AckOptions::default()
+    }
+}
+
+/// Every acknowledgement of every corpus file is itself clean X12, and says
+/// what the validation decided.
+#[test]
+fn corpus_acknowledgements_parse_validate_clean_and_read_back() {
+    let Some(dir) = corpus_dir() else { return };
+    let mut built = 0;
+    for (name, path) in corpus_files(&dir) {
+        let bytes = std::fs::read(&path).unwrap();
+        let doc = x12kit::parse(&bytes);
+        let v = x12kit::validate(&doc);
+        for kind in [AckKind::Ta1, AckKind::Fa997, AckKind::Fa999, AckKind::Auto] {
+            for errors_only in [false, true] {
+                let ack = x12kit::acknowledge(&v, &ack_options(kind, errors_only))
+                    .unwrap_or_else(|e| panic!("{name} {kind:?}: {e}"));
+                if ack.is_empty() {
+                    continue;
+                }
+                built += 1;
+                let ack_doc = x12kit::parse(&ack);
+                let av = x12kit::validate(&ack_doc);
+                assert!(
+                    av.diagnostics.is_empty(),
+                    "{name} {kind:?} errors_only={errors_only}: the acknowledgement is not clean: {:#?}\n{}",
+                    av.diagnostics,
+                    String::from_utf8_lossy(&ack)
+                );
+                check_read_back(&name, &v, &ack_doc, kind, errors_only);
+            }
+        }
+    }
+    assert!(built > 1000, "only {built} acknowledgements built");
+}
+
+/// Reading the acknowledgement gives back the outcomes it was built from.
+fn check_read_back(
+    name: &str,
+    v: &Validation,
+    ack_doc: &x12kit::Document<'_>,
+    kind: AckKind,
+    errors_only: bool,
+) {
+    let read = x12kit::ack::read(ack_doc);
+    let ta1: Vec<(String, String)> = read
+        .interchange_acks
+        .iter()
+        .map(|t| (t.code.clone(), t.note.code.clone()))
+        .collect();
+    let expect_ta1: Vec<(String, String)> = v
+        .interchanges
+        .iter()
+        .filter(|i| match kind {
+            AckKind::Ta1 => true,
+            AckKind::Auto => i.ack_requested == "1" || i.status != Status::Accepted,
+            _ => false,
+        })
+        .map(|i| (i.ta1.code.to_string(), i.ta1.note.to_string()))
+        .collect();
+    assert_eq!(ta1, expect_ta1, "{name} {kind:?}: TA1 read back");
+    if kind == AckKind::Ta1 {
+        assert!(read.group_acks.is_empty());
+        return;
+    }
+    let groups: Vec<_> = v
+        .interchanges
+        .iter()
+        .flat_map(|i| &i.groups)
+        .filter(|g| g.functional_id.is_some())
+        .collect();
+    assert_eq!(read.group_acks.len(), groups.len(), "{name} {kind:?}");
+    for (g, a) in groups.iter().zip(&read.group_acks) {
+        assert_eq!(a.code, g.ak9.code, "{name}: AK901");
+        assert_eq!(
+            (a.included, a.received, a.accepted),
+            (
+                Some(g.ak9.included),
+                Some(g.ak9.received),
+                Some(g.ak9.accepted)
+            ),
+            "{name}: AK902-AK904"
+        );
+        let listed: Vec<_> = g
+            .transactions
+            .iter()
+            .filter(|t| !errors_only || t.status != Status::Accepted)
+            .collect();
+        assert_eq!(a.transactions.len(), listed.len(), "{name}: AK2 count");
+        for (t, s) in listed.iter().zip(&a.transactions) {
+            assert_eq!(
+                s.code, t.ak5.code,
+                "{name}: AK501 of set {}",
+                t.control_number
+            );
+        }
+    }
+}
