@@ -59,15 +59,15 @@ impl Delimiters {
     /// Checks the rules every delimiter set must keep: each one usable
     /// ([`is_valid_delimiter`]) and all of them distinct.
     pub fn check(&self) -> Result<(), String> {
-        let mut named = vec![
+        let all = [
             ("element separator", self.element),
             ("component separator", self.component),
             ("segment terminator", self.segment),
+            ("repetition separator", self.repetition.unwrap_or(0)),
         ];
-        if let Some(r) = self.repetition {
-            named.push(("repetition separator", r));
-        }
-        for &(name, b) in &named {
+        // No allocation: this runs for every ISA the tokenizer reads.
+        let named = &all[..if self.repetition.is_some() { 4 } else { 3 }];
+        for &(name, b) in named {
             if !is_valid_delimiter(b) {
                 return Err(format!(
                     "the {name} is {}, but a delimiter must not be a letter, a digit or a space",

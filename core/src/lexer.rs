@@ -236,7 +236,8 @@ impl Lexer {
                     .at_segment(&seg),
                 );
             }
-            if !seg.has_valid_id() {
+            let id = seg.id();
+            if !crate::segment::is_valid_id(id) {
                 self.pending.push_back(
                     Diagnostic::error(
                         Code::SegmentId,
@@ -247,7 +248,7 @@ impl Lexer {
                     )
                     .at_segment(&seg),
                 );
-            } else if seg.is(b"IEA") {
+            } else if id == b"IEA" {
                 self.delimiters = None;
             }
             return Step::Segment(raw);

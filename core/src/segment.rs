@@ -97,11 +97,7 @@ impl<'a> Segment<'a> {
 
     /// True if the identifier is 2–3 upper-case ASCII letters or digits.
     pub fn has_valid_id(&self) -> bool {
-        let id = self.id();
-        (2..=3).contains(&id.len())
-            && id
-                .iter()
-                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        is_valid_id(self.id())
     }
 
     /// The elements after the identifier, split lazily.
@@ -152,6 +148,15 @@ impl fmt::Debug for Segment<'_> {
             .field("offset", &self.offset)
             .finish()
     }
+}
+
+/// True if `id` is 2–3 upper-case ASCII letters or digits.
+#[inline]
+pub(crate) fn is_valid_id(id: &[u8]) -> bool {
+    (2..=3).contains(&id.len())
+        && id
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
 }
 
 /// Iterator over a segment's elements (the same splitter as [`Parts`]).
