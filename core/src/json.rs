@@ -76,13 +76,18 @@ pub const IEA_FIELDS: [&str; 2] = ["groupCount", "controlNumber"];
 
 /// Serializes a parse result to compact JSON bytes.
 pub fn to_json(doc: &Document<'_>) -> Vec<u8> {
-    let mut w = JsonWriter::new(
-        doc,
-        Vec::with_capacity(doc.input().len() * 2 + 256),
-        usize::MAX,
-    );
+    let mut out = Vec::with_capacity(doc.input().len() * 2 + 256);
+    to_json_into(doc, &mut out);
+    out
+}
+
+/// Appends the compact JSON of a parse result to `out`. Reusing one buffer
+/// across calls (a server, a binding) avoids the page faults of a fresh
+/// allocation as large as the output.
+pub fn to_json_into(doc: &Document<'_>, out: &mut Vec<u8>) {
+    let mut w = JsonWriter::new(doc, std::mem::take(out), usize::MAX);
     w.document();
-    w.buf
+    *out = w.buf;
 }
 
 /// Serializes a parse result as JSON to a writer, compact or pretty
