@@ -755,6 +755,11 @@ fn segment_error(set: &mut SetState, d: &Diagnostic, a: &AckCodes) {
     }
 }
 
+/// Numeric codes in ascending order, then the I-codes (as pyx12 lists them).
+fn sort_codes(list: &mut [&'static str]) {
+    list.sort_by_key(|c| (c.parse::<u32>().unwrap_or(u32::MAX), *c));
+}
+
 fn push_code(list: &mut Vec<&'static str>, code: &'static str) {
     if !list.contains(&code) {
         list.push(code);
@@ -1204,6 +1209,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         if !set.summary.segment_errors.is_empty() {
             push_code(&mut set.summary.ak5.errors, "5");
         }
+        sort_codes(&mut set.summary.ak5.errors);
         set.summary.status = if set.rejected {
             Status::Rejected
         } else if set.noted {
@@ -1296,6 +1302,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         } else {
             Status::Accepted
         };
+        sort_codes(&mut g.summary.ak9.errors);
         g.summary.ak9.code = g.summary.status.code();
         g.summary.ak9.included = included;
         g.summary.ak9.received = g.received;

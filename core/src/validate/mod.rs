@@ -31,12 +31,14 @@ mod recover;
 pub(crate) mod replay;
 mod summary;
 pub mod tables;
+mod whole;
 
 pub use engine::{Options, Retain, SetRules, Sink, Validator};
 pub use summary::{
     Ak5Outcome, Ak9Outcome, ElementError, GroupSummary, InterchangeSummary, SegmentError,
     SetSummary, Status, Ta1Outcome, Validation,
 };
+pub use whole::{Buffered, WholeSetRules};
 
 use crate::diagnostics::Diagnostic;
 use crate::envelope::{Document, Envelope};
