@@ -16,7 +16,10 @@ fn root() -> PathBuf {
 }
 
 fn partner() -> Partner {
-    Partner::from_json(&std::fs::read_to_string(root().join("examples/partners/acme-retail.json")).unwrap()).unwrap()
+    Partner::from_json(
+        &std::fs::read_to_string(root().join("examples/partners/acme-retail.json")).unwrap(),
+    )
+    .unwrap()
 }
 
 fn partner_5010() -> Partner {
@@ -27,7 +30,10 @@ fn partner_5010() -> Partner {
 }
 
 fn example(code: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(root().join(format!("examples/payloads/{code}.json"))).unwrap()).unwrap()
+    serde_json::from_str(
+        &std::fs::read_to_string(root().join(format!("examples/payloads/{code}.json"))).unwrap(),
+    )
+    .unwrap()
 }
 
 fn options() -> RenderOptions {
@@ -42,7 +48,10 @@ fn options() -> RenderOptions {
 }
 
 fn golden_path(code: &str, v5010: bool) -> PathBuf {
-    root().join(format!("tests/golden/{code}{}.x12", if v5010 { "-005010" } else { "" }))
+    root().join(format!(
+        "tests/golden/{code}{}.x12",
+        if v5010 { "-005010" } else { "" }
+    ))
 }
 
 fn errors(issues: &[Issue]) -> Vec<(String, String)> {
@@ -54,7 +63,9 @@ fn errors(issues: &[Issue]) -> Vec<(String, String)> {
 }
 
 fn render_err(code: &str, payload: &Value) -> Vec<Issue> {
-    render(code, payload, &partner(), &options()).expect_err("the payload should be refused").issues
+    render(code, payload, &partner(), &options())
+        .expect_err("the payload should be refused")
+        .issues
 }
 
 #[test]
@@ -63,10 +74,15 @@ fn goldens() {
     let mut mismatches = Vec::new();
     for code in TYPES {
         for (v5010, p) in [(false, partner()), (true, partner_5010())] {
-            let r = render(code, &example(code), &p, &options()).unwrap_or_else(|e| panic!("{code} (5010: {v5010}): {e}"));
+            let r = render(code, &example(code), &p, &options())
+                .unwrap_or_else(|e| panic!("{code} (5010: {v5010}): {e}"));
             // The one example field without a place in 005010: the 214 header
             // references (its 5010 references live in the LX loop).
-            let expected_warnings: Vec<&str> = if v5010 && code == "214" { vec!["/refs"] } else { vec![] };
+            let expected_warnings: Vec<&str> = if v5010 && code == "214" {
+                vec!["/refs"]
+            } else {
+                vec![]
+            };
             let got: Vec<&str> = r.warnings.iter().map(|w| w.pointer.as_str()).collect();
             assert_eq!(got, expected_warnings, "{code}: {:?}", r.warnings);
             let path = golden_path(code, v5010);
@@ -74,9 +90,16 @@ fn goldens() {
                 std::fs::write(&path, &r.x12).unwrap();
                 continue;
             }
-            let expected = std::fs::read(&path).unwrap_or_else(|_| panic!("{} is missing (X12KIT_BLESS=1 writes it)", path.display()));
+            let expected = std::fs::read(&path).unwrap_or_else(|_| {
+                panic!("{} is missing (X12KIT_BLESS=1 writes it)", path.display())
+            });
             if expected != r.x12 {
-                mismatches.push(format!("{}:\n--- expected\n{}\n--- got\n{}", path.display(), String::from_utf8_lossy(&expected), String::from_utf8_lossy(&r.x12)));
+                mismatches.push(format!(
+                    "{}:\n--- expected\n{}\n--- got\n{}",
+                    path.display(),
+                    String::from_utf8_lossy(&expected),
+                    String::from_utf8_lossy(&r.x12)
+                ));
             }
         }
     }
@@ -100,7 +123,10 @@ fn goldens_parse_validate_and_map_back() {
             assert_eq!(back, r.document, "{code} (5010: {v5010})");
             // The JSON parse result carries the same document beside the segments.
             let v = x12kit::to_value(&doc);
-            assert_eq!(v["interchanges"][0]["groups"][0]["transactions"][0]["document"], r.document, "{code}");
+            assert_eq!(
+                v["interchanges"][0]["groups"][0]["transactions"][0]["document"], r.document,
+                "{code}"
+            );
             // Rendering the mapped document again gives the same X12.
             let again = render(code, &back, &p, &options()).unwrap();
             assert_eq!(again.x12, r.x12, "{code}");
@@ -113,7 +139,10 @@ fn declarations_resolve_and_mandatory_nodes_are_mapped() {
     fn check(code: &str, nodes: &[Node], path: &str) {
         for n in nodes {
             if n.mandatory && n.map.is_none() {
-                panic!("{code}: mandatory {} at {path} has no mapping, so render could not produce it", n.id);
+                panic!(
+                    "{code}: mandatory {} at {path} has no mapping, so render could not produce it",
+                    n.id
+                );
             }
             if let (Some(children), Some(_)) = (&n.children, &n.map) {
                 check(code, &children[1..], &format!("{path}/{}", n.id));
@@ -121,7 +150,11 @@ fn declarations_resolve_and_mandatory_nodes_are_mapped() {
         }
     }
     for code in TYPES {
-        assert_eq!(documents::unresolved_lines(code), Vec::<usize>::new(), "{code}: mapping lines that name no node");
+        assert_eq!(
+            documents::unresolved_lines(code),
+            Vec::<usize>::new(),
+            "{code}: mapping lines that name no node"
+        );
         for ed in [Edition::Base, Edition::V5010] {
             let d = documents::declaration(code, ed).unwrap();
             assert_eq!(d.code, code);
@@ -190,7 +223,10 @@ fn spec_shape_850_renders_as_is() {
     let r = render("850", &payload, &p, &options()).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     let t = String::from_utf8(r.x12).unwrap();
-    assert!(t.contains("\nBEG*00*SA*PO-1**20261122~\nPO1**2*EA*3.5**SK*A-1~\nCTT*1*2~\nSE*5*0001~"), "{t}");
+    assert!(
+        t.contains("\nBEG*00*SA*PO-1**20261122~\nPO1**2*EA*3.5**SK*A-1~\nCTT*1*2~\nSE*5*0001~"),
+        "{t}"
+    );
     // With shipTo and lineNumber.
     let payload = json!({
         "purchaseOrderNumber": "PO-2",
@@ -201,7 +237,10 @@ fn spec_shape_850_renders_as_is() {
     let r = render("850", &payload, &partner(), &options()).unwrap();
     let t = String::from_utf8(r.x12).unwrap();
     assert!(t.contains("\nN1*ST*Store 9*92*ST-9~\nPO1*1*2*EA*3.5**SK*A-1~\nPO1*2*1.25*EA*10**SK*B-2~\nCTT*2*3.25~"), "{t}");
-    assert_eq!(r.document["shipTo"], json!({"id": "ST-9", "name": "Store 9", "idQualifier": "92"}));
+    assert_eq!(
+        r.document["shipTo"],
+        json!({"id": "ST-9", "name": "Store 9", "idQualifier": "92"})
+    );
     assert_eq!(r.document["orderDate"], "2026-11-22");
 }
 
@@ -233,9 +272,16 @@ fn all_problems_at_once_with_pointers() {
         ("MISSING_FIELD", "/lines/0/lineNumber"),
         ("MISSING_FIELD", "/shipTo/id"),
     ] {
-        assert!(e.contains(&(code.to_string(), ptr.to_string())), "{code} {ptr} not in {e:#?}");
+        assert!(
+            e.contains(&(code.to_string(), ptr.to_string())),
+            "{code} {ptr} not in {e:#?}"
+        );
     }
-    let w: Vec<_> = issues.iter().filter(|i| i.severity == Severity::Warning).map(|i| (i.code, i.pointer.as_str())).collect();
+    let w: Vec<_> = issues
+        .iter()
+        .filter(|i| i.severity == Severity::Warning)
+        .map(|i| (i.code, i.pointer.as_str()))
+        .collect();
     assert_eq!(w, [("UNKNOWN_FIELD", "/surprise")]);
     // Messages say what to do.
     let m = issues.iter().find(|i| i.pointer == "/lines/0/sku").unwrap();
@@ -244,27 +290,60 @@ fn all_problems_at_once_with_pointers() {
 
 #[test]
 fn wrong_shapes_and_empty_arrays() {
-    let e = errors(&render_err("850", &json!({"purchaseOrderNumber": "P", "lines": []})));
-    assert!(e.contains(&("EMPTY_ARRAY".into(), "/lines".into())), "{e:?}");
+    let e = errors(&render_err(
+        "850",
+        &json!({"purchaseOrderNumber": "P", "lines": []}),
+    ));
+    assert!(
+        e.contains(&("EMPTY_ARRAY".into(), "/lines".into())),
+        "{e:?}"
+    );
     let e = errors(&render_err("850", &json!({"purchaseOrderNumber": "P"})));
-    assert!(e.contains(&("MISSING_FIELD".into(), "/lines".into())), "{e:?}");
-    let e = errors(&render_err("850", &json!({"purchaseOrderNumber": 7, "lines": {"sku": "x"}})));
-    assert!(e.contains(&("INVALID_FIELD".into(), "/purchaseOrderNumber".into())), "{e:?}");
-    assert!(e.contains(&("INVALID_FIELD".into(), "/lines".into())), "{e:?}");
+    assert!(
+        e.contains(&("MISSING_FIELD".into(), "/lines".into())),
+        "{e:?}"
+    );
+    let e = errors(&render_err(
+        "850",
+        &json!({"purchaseOrderNumber": 7, "lines": {"sku": "x"}}),
+    ));
+    assert!(
+        e.contains(&("INVALID_FIELD".into(), "/purchaseOrderNumber".into())),
+        "{e:?}"
+    );
+    assert!(
+        e.contains(&("INVALID_FIELD".into(), "/lines".into())),
+        "{e:?}"
+    );
     let e = errors(&render_err("850", &json!([1, 2])));
     assert_eq!(e, [("INVALID_FIELD".to_string(), "/".to_string())]);
-    let e = errors(&render_err("850", &json!({"purchaseOrderNumber": "P", "lines": [7]})));
-    assert!(e.contains(&("INVALID_FIELD".into(), "/lines/0".into())), "{e:?}");
+    let e = errors(&render_err(
+        "850",
+        &json!({"purchaseOrderNumber": "P", "lines": [7]}),
+    ));
+    assert!(
+        e.contains(&("INVALID_FIELD".into(), "/lines/0".into())),
+        "{e:?}"
+    );
     // Implied decimals: more decimals than the element has is an error.
     let mut p = example("210");
     p["netAmountDue"] = json!(10.005);
     let e = errors(&render_err("210", &p));
-    assert_eq!(e, [("INVALID_FIELD".to_string(), "/netAmountDue".to_string())]);
+    assert_eq!(
+        e,
+        [("INVALID_FIELD".to_string(), "/netAmountDue".to_string())]
+    );
     // A code list that is complete is enforced.
     let mut p = example("855");
     p["acknowledgmentType"] = json!("XX");
     let e = errors(&render_err("855", &p));
-    assert_eq!(e, [("INVALID_CODE".to_string(), "/acknowledgmentType".to_string())]);
+    assert_eq!(
+        e,
+        [(
+            "INVALID_CODE".to_string(),
+            "/acknowledgmentType".to_string()
+        )]
+    );
     // Too many items for a loop's maximum.
     let mut p = example("990");
     p["refs"] = json!([{"qualifier": "CN", "value": "1"}, {"qualifier": "CN", "value": "2"}]);
@@ -282,10 +361,17 @@ fn empty_payload_lists_every_required_field() {
     p.required_fields.clear();
     for code in TYPES {
         let schema = documents::schema::schema(code).unwrap();
-        let required: Vec<String> = schema["required"].as_array().map_or(Vec::new(), |a| a.iter().map(|v| format!("/{}", v.as_str().unwrap())).collect());
+        let required: Vec<String> = schema["required"].as_array().map_or(Vec::new(), |a| {
+            a.iter()
+                .map(|v| format!("/{}", v.as_str().unwrap()))
+                .collect()
+        });
         let e = render(code, &json!({}), &p, &options());
         match e {
-            Ok(_) => assert!(required.is_empty(), "{code}: renders an empty payload but requires {required:?}"),
+            Ok(_) => assert!(
+                required.is_empty(),
+                "{code}: renders an empty payload but requires {required:?}"
+            ),
             Err(e) => {
                 let mut got: Vec<String> = errors(&e.issues).into_iter().map(|(_, p)| p).collect();
                 got.sort();
@@ -297,7 +383,10 @@ fn empty_payload_lists_every_required_field() {
                 }
                 want.sort();
                 assert_eq!(got, want, "{code}: {}", e);
-                assert!(e.issues.iter().all(|i| i.code == "MISSING_FIELD"), "{code}: {e}");
+                assert!(
+                    e.issues.iter().all(|i| i.code == "MISSING_FIELD"),
+                    "{code}: {e}"
+                );
             }
         }
     }
@@ -307,9 +396,19 @@ fn empty_payload_lists_every_required_field() {
 fn partner_required_fields() {
     let payload = json!({"purchaseOrderNumber": "P", "lines": [{"sku": "a", "quantity": 1, "lineNumber": 1}, {"sku": "b", "quantity": 1}]});
     let e = errors(&render_err("850", &payload));
-    assert_eq!(e, [("MISSING_FIELD".into(), "/lines/1/lineNumber".into()), ("MISSING_FIELD".into(), "/shipTo/id".into())]);
+    assert_eq!(
+        e,
+        [
+            ("MISSING_FIELD".into(), "/lines/1/lineNumber".into()),
+            ("MISSING_FIELD".into(), "/shipTo/id".into())
+        ]
+    );
     let issues = render_err("850", &payload);
-    assert!(issues[0].message.contains("acme-retail"), "{}", issues[0].message);
+    assert!(
+        issues[0].message.contains("acme-retail"),
+        "{}",
+        issues[0].message
+    );
 }
 
 #[test]
@@ -318,7 +417,14 @@ fn partner_profiles_are_checked() {
                  "version": "003040", "delimiters": {"element": "*", "component": "*"}, "requiredFields": {"850": ["lines"]}}"#;
     let e = Partner::from_json(bad).unwrap_err();
     let ptrs: Vec<&str> = e.iter().map(|i| i.pointer.as_str()).collect();
-    for p in ["/sender/qualifier", "/sender/id", "/receiver/applicationCode", "/version", "/requiredFields/850/0", "/delimiters"] {
+    for p in [
+        "/sender/qualifier",
+        "/sender/id",
+        "/receiver/applicationCode",
+        "/version",
+        "/requiredFields/850/0",
+        "/delimiters",
+    ] {
         assert!(ptrs.contains(&p), "{p} not in {ptrs:?}");
     }
     assert!(e.iter().all(|i| i.code == "INVALID_PARTNER"));
@@ -342,11 +448,17 @@ fn delimiters_of_the_partner_are_used_and_checked() {
     let mut payload = example("990");
     payload["shipmentId"] = json!("LT|771");
     let e = render("990", &payload, &p, &options()).unwrap_err();
-    assert_eq!(errors(&e.issues), [("CONTAINS_DELIMITER".to_string(), "/shipmentId".to_string())]);
+    assert_eq!(
+        errors(&e.issues),
+        [("CONTAINS_DELIMITER".to_string(), "/shipmentId".to_string())]
+    );
     // ^ is outside the 004010 character set but fine in 005010 (when not a delimiter).
     payload["shipmentId"] = json!("LT`1");
     let e = render("990", &payload, &partner(), &options()).unwrap_err();
-    assert_eq!(errors(&e.issues), [("INVALID_CHARACTER".to_string(), "/shipmentId".to_string())]);
+    assert_eq!(
+        errors(&e.issues),
+        [("INVALID_CHARACTER".to_string(), "/shipmentId".to_string())]
+    );
     assert!(render("990", &payload, &partner_5010(), &options()).is_ok());
 }
 
@@ -356,7 +468,17 @@ fn derived_values() {
     let r = render("856", &example("856"), &partner(), &options()).unwrap();
     let t = String::from_utf8(r.x12).unwrap();
     let hl: Vec<&str> = t.lines().filter(|l| l.starts_with("HL*")).collect();
-    assert_eq!(hl, ["HL*1**S*1~", "HL*2*1*O*1~", "HL*3*2*P*1~", "HL*4*3*I*0~", "HL*5*2*P*1~", "HL*6*5*I*0~"]);
+    assert_eq!(
+        hl,
+        [
+            "HL*1**S*1~",
+            "HL*2*1*O*1~",
+            "HL*3*2*P*1~",
+            "HL*4*3*I*0~",
+            "HL*5*2*P*1~",
+            "HL*6*5*I*0~"
+        ]
+    );
     assert!(t.contains("\nCTT*6*144~"), "{t}");
     // 810: TDS01 in implied-decimal form, defaulting to the sum of the lines.
     let r = render("810", &example("810"), &partner(), &options()).unwrap();
@@ -375,7 +497,11 @@ fn derived_values() {
         let segs: Vec<&str> = t.lines().collect();
         let st = segs.iter().position(|s| s.starts_with("ST*")).unwrap();
         let se = segs.iter().position(|s| s.starts_with("SE*")).unwrap();
-        assert!(segs[se].starts_with(&format!("SE*{}*0001~", se - st + 1)), "{code}: {}", segs[se]);
+        assert!(
+            segs[se].starts_with(&format!("SE*{}*0001~", se - st + 1)),
+            "{code}: {}",
+            segs[se]
+        );
     }
 }
 
@@ -390,7 +516,11 @@ fn schemas_are_generated_from_the_declarations() {
             continue;
         }
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(committed == text, "{} differs from the declaration; run X12KIT_BLESS=1 cargo test -p x12kit --test documents", path.display());
+        assert!(
+            committed == text,
+            "{} differs from the declaration; run X12KIT_BLESS=1 cargo test -p x12kit --test documents",
+            path.display()
+        );
         // The example payload is valid against it; an unknown field is not.
         let v = jsonschema::draft202012::new(&schema).unwrap();
         let ex = example(code);
@@ -404,7 +534,10 @@ fn schemas_are_generated_from_the_declarations() {
 
 #[test]
 fn partner_schema_describes_the_example() {
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(root().join("schema/partner.schema.json")).unwrap()).unwrap();
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schema/partner.schema.json")).unwrap(),
+    )
+    .unwrap();
     let v = jsonschema::draft202012::new(&schema).unwrap();
     for f in std::fs::read_dir(root().join("examples/partners")).unwrap() {
         let f = f.unwrap().path();

@@ -33,7 +33,7 @@
 //! constant), `-` (unmapped, validated only) or a derived value
 //! (`@count(PO1)`, `@sum(PO1.02)`, `@sumprod(IT1.02*IT1.04)`, `@seq`,
 //! `@hl.id`, `@hl.parent`, `@hl.level`, `@hl.child`). `pairs NN COUNT array
-//! QMIN/QMAX IMIN/IMAX [Q=field …]` declares qualifier/id pairs; `rule P0304`
+//! QMIN/QMAX IMIN/IMAX [Q=field …] [M]` declares qualifier/id pairs (M: the first pair is mandatory); `rule P0304`
 //! a syntax rule; `hl CODE path[] [under=A,B] [flat]` a level of an HL loop.
 //! A mapping line whose node does not exist in an edition's structure is
 //! skipped for that edition (tests check each resolves in at least one).
@@ -732,8 +732,10 @@ fn pairs(l: &Line) -> Result<ElDecl, String> {
         .parse()
         .map_err(|_| format!("line {n}: bad position"))?;
     let count: u8 = w[2].parse().map_err(|_| format!("line {n}: bad count"))?;
+    let mandatory = w[6..].iter().any(|x| x == "M");
     let promote = w[6..]
         .iter()
+        .filter(|x| *x != "M")
         .map(|p| {
             p.split_once('=')
                 .map(|(q, f)| (q.to_string(), f.to_string()))
@@ -745,7 +747,7 @@ fn pairs(l: &Line) -> Result<ElDecl, String> {
         xtype: XType::AN,
         min: 1,
         max: 48,
-        mandatory: false,
+        mandatory,
         target: Target::Pairs(Box::new(Pairs {
             count,
             array: path(&w[3]),

@@ -278,7 +278,12 @@ impl<'d> Encoder<'d> {
             match &node.children {
                 Some(children) => {
                     self.segment(&children[0], item);
-                    self.nodes(&children[1..], item);
+                    // A fixed element belongs to the loop's start segment only.
+                    let rest = Item {
+                        fixed: None,
+                        ..item.clone()
+                    };
+                    self.nodes(&children[1..], &rest);
                 }
                 None => self.segment(node, item),
             }
@@ -291,8 +296,11 @@ impl<'d> Encoder<'d> {
         for top in tops {
             let objs = self.level_items(top, it.obj, &it.ptr);
             let objs = if objs.is_empty() && !any && node.mandatory && !top.array {
-                // The top level of a mandatory hierarchy is rendered even when empty.
-                vec![(Some(&*EMPTY), join(&it.ptr, &top.path))]
+                // The top level of a mandatory hierarchy is rendered even when
+                // empty (and then maps back as an empty object).
+                let ptr = join(&it.ptr, &top.path);
+                self.defaults.push((ptr.clone(), Value::Object(Map::new())));
+                vec![(Some(&*EMPTY), ptr)]
             } else {
                 objs
             };
@@ -547,11 +555,18 @@ impl<'d> Encoder<'d> {
                 match dv {
                     Derive::Date => value::from_x12(&text, PType::Date, XType::DT),
                     Derive::Time => value::from_x12(&text, PType::Time, XType::TM),
-                    _ => match e.ptype {
-                        PType::Str => Some(Value::String(text)),
-                        PType::Int | PType::Num => value::number(&text),
-                        _ => None,
-                    },
+                    _ => {
+                        // Sums are rounded to the element's implied decimals (cents for N2).
+                        let text = match e.xtype {
+                            XType::N(n) => value::round(&text, n as u32),
+                            _ => text,
+                        };
+                        match e.ptype {
+                            PType::Str => Some(Value::String(text)),
+                            PType::Int | PType::Num => value::number(&text),
+                            _ => None,
+                        }
+                    }
                 }
             }
         }
@@ -599,7 +614,7 @@ impl<'d> Encoder<'d> {
                         None => pending.push(e),
                     }
                 }
-                Target::Pairs(p) => self.pairs(p, pos, it, &mut els),
+                Target::Pairs(p) => self.pairs(p, e.mandatory, pos, it, &mut els),
             }
         }
         // Defaults and missing fields, after the present values are known: a
@@ -610,12 +625,18 @@ impl<'d> Encoder<'d> {
         loop {
             let mut changed = false;
             for (k, e) in pending.iter().enumerate() {
-                let (Some(d), false) = (&e.default, done[k]) else { continue };
-                let Target::Field(path) = &e.target else { continue };
+                let (Some(d), false) = (&e.default, done[k]) else {
+                    continue;
+                };
+                let Target::Field(path) = &e.target else {
+                    continue;
+                };
                 let blocked = map.rules.iter().any(|r| {
                     matches!(r.kind, 'P' | 'C')
                         && r.positions.contains(&e.pos)
-                        && r.positions.iter().any(|&q| q != e.pos && els.get(q as usize).is_none_or(|v| v.is_none()))
+                        && r.positions
+                            .iter()
+                            .any(|&q| q != e.pos && els.get(q as usize).is_none_or(|v| v.is_none()))
                 });
                 if blocked {
                     continue;
@@ -635,10 +656,16 @@ impl<'d> Encoder<'d> {
             }
         }
         for e in pending {
-            let Target::Field(path) = &e.target else { continue };
+            let Target::Field(path) = &e.target else {
+                continue;
+            };
             if e.mandatory && els[e.pos as usize].is_none() {
                 let ptr = join(&it.ptr, path);
-                self.issue("MISSING_FIELD", &ptr, format!("is required ({}{:02}, {})", node.id, e.pos, describe(e)));
+                self.issue(
+                    "MISSING_FIELD",
+                    &ptr,
+                    format!("is required ({}{:02}, {})", node.id, e.pos, describe(e)),
+                );
             }
         }
         for r in &map.rules {
@@ -655,7 +682,14 @@ impl<'d> Encoder<'d> {
         self.out.push(seg);
     }
 
-    fn pairs(&mut self, p: &Pairs, pos: usize, it: &Item<'_>, els: &mut [Option<String>]) {
+    fn pairs(
+        &mut self,
+        p: &Pairs,
+        mandatory: bool,
+        pos: usize,
+        it: &Item<'_>,
+        els: &mut [Option<String>],
+    ) {
         let mut list: Vec<(String, String, String, String)> = Vec::new(); // qualifier, id, ptr of id, ptr of qualifier
         for (q, f) in &p.promote {
             if let Some(v) = it.obj.and_then(|o| o.get(f)).filter(|v| !v.is_null()) {
@@ -757,6 +791,18 @@ impl<'d> Encoder<'d> {
                 ),
             );
             list.truncate(p.count as usize);
+        }
+        if list.is_empty() && mandatory && !self.issues.iter().any(|i| i.pointer.starts_with(&aptr))
+        {
+            let named: Vec<&str> = p.promote.iter().map(|(_, f)| f.as_str()).collect();
+            self.issue(
+                "MISSING_FIELD",
+                &aptr,
+                format!(
+                    "is required: give at least one product id ({} or {{qualifier, id}} items)",
+                    named.join(", ")
+                ),
+            );
         }
         for (k, (q, id, _, _)) in list.into_iter().enumerate() {
             els[pos + 2 * k] = Some(q);

@@ -226,7 +226,11 @@ pub fn render_body(
         return Err(issues);
     }
     let mut normalized = canonical(payload);
-    let ignored: Vec<String> = warnings.iter().filter(|w| w.code == "UNKNOWN_FIELD").map(|w| w.pointer.clone()).collect();
+    let ignored: Vec<String> = warnings
+        .iter()
+        .filter(|w| w.code == "UNKNOWN_FIELD")
+        .map(|w| w.pointer.clone())
+        .collect();
     schema::remove(&mut normalized, &ignored);
     for (ptr, v) in enc.defaults {
         insert(&mut normalized, &ptr, v);

@@ -9,12 +9,24 @@ use serde_json::{Map, Value, json};
 /// The JSON shape of a payload.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
-    /// An object with named fields (in declaration order).
-    Object(Vec<Field>),
-    /// An array of items.
-    Array(Box<Shape>),
+    /// An object with named fields (in declaration order) and the syntax
+    /// rules that tie some of them together.
+    Object(Vec<Field>, Vec<FieldRule>),
+    /// An array of items, with the loop's maximum when it is bounded.
+    Array(Box<Shape>, Option<u32>),
     /// A value.
     Leaf(Leaf),
+}
+
+/// A segment syntax rule over fields of one object (`P` paired, `R` at least
+/// one, `C` if the first then all, `E` at most one, `L` if the first then
+/// one of the others).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRule {
+    /// Rule kind.
+    pub kind: char,
+    /// Field names, in the rule's element order.
+    pub fields: Vec<String>,
 }
 
 /// A named field of an object shape.
@@ -49,11 +61,19 @@ pub struct Leaf {
     pub default: Option<Value>,
     /// Where the value goes, e.g. `BEG03`.
     pub element: String,
+    /// For a product id promoted from qualifier/id pairs: the pairs' array
+    /// field and how many pairs the segment holds (shared with the array).
+    pub pairs: Option<(String, u8)>,
 }
 
 fn merge(a: &mut Shape, b: Shape) {
     match (a, b) {
-        (Shape::Object(fa), Shape::Object(fb)) => {
+        (Shape::Object(fa, ra), Shape::Object(fb, rb)) => {
+            for r in rb {
+                if !ra.contains(&r) {
+                    ra.push(r);
+                }
+            }
             for f in fb {
                 match fa.iter_mut().find(|x| x.name == f.name) {
                     Some(x) => {
@@ -64,7 +84,13 @@ fn merge(a: &mut Shape, b: Shape) {
                 }
             }
         }
-        (Shape::Array(a), Shape::Array(b)) => merge(a, *b),
+        (Shape::Array(a, ma), Shape::Array(b, mb)) => {
+            *ma = match (*ma, mb) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                _ => None,
+            };
+            merge(a, *b)
+        }
         (Shape::Leaf(a), Shape::Leaf(b)) => {
             a.min = a.min.min(b.min);
             a.max = a.max.max(b.max);
@@ -94,13 +120,13 @@ fn put(fields: &mut Vec<Field>, path: &[String], shape: Shape, required: bool) {
         None => {
             fields.push(Field {
                 name: path[0].clone(),
-                shape: Shape::Object(Vec::new()),
+                shape: Shape::Object(Vec::new(), Vec::new()),
                 required: false,
             });
             fields.len() - 1
         }
     };
-    if let Shape::Object(inner) = &mut fields[i].shape {
+    if let Shape::Object(inner, _) = &mut fields[i].shape {
         put(inner, &path[1..], shape, required);
     }
 }
@@ -133,11 +159,42 @@ fn leaf(e: &ElDecl, seg: &str, date: bool) -> Leaf {
             _ => None,
         },
         element: format!("{seg}{:02}", e.pos),
+        pairs: None,
     }
 }
 
-fn seg_fields(node: &Node, fields: &mut Vec<Field>, required: bool, fixed: Option<u8>) {
+fn seg_fields(
+    node: &Node,
+    fields: &mut Vec<Field>,
+    rules: &mut Vec<FieldRule>,
+    required: bool,
+    fixed: Option<u8>,
+) {
     let Some(map) = &node.map else { return };
+    for r in &map.rules {
+        // Only rules whose elements are all plain fields of this object.
+        let names: Option<Vec<String>> = r
+            .positions
+            .iter()
+            .map(
+                |p| match map.elements.iter().find(|e| e.pos == *p).map(|e| &e.target) {
+                    Some(Target::Field(path)) if path.len() == 1 && Some(*p) != fixed => {
+                        Some(path[0].clone())
+                    }
+                    _ => None,
+                },
+            )
+            .collect();
+        if let Some(fields) = names {
+            let fr = FieldRule {
+                kind: r.kind,
+                fields,
+            };
+            if !rules.contains(&fr) {
+                rules.push(fr);
+            }
+        }
+    }
     for e in &map.elements {
         match &e.target {
             Target::Field(p) if Some(e.pos) != fixed => {
@@ -145,64 +202,82 @@ fn seg_fields(node: &Node, fields: &mut Vec<Field>, required: bool, fixed: Optio
                 put(fields, p, Shape::Leaf(leaf(e, &node.id, true)), req);
             }
             Target::Pairs(p) => {
-                for (q, f) in &p.promote {
-                    let l = Leaf {
+                let text = |min, max, xtype, doc: &str, at: u8, pairs| {
+                    Shape::Leaf(Leaf {
                         ptype: PType::Str,
-                        xtype: XType::AN,
-                        min: p.id_len.0,
-                        max: p.id_len.1,
+                        xtype,
+                        min,
+                        max,
                         codes: None,
                         known: None,
-                        doc: Some(format!("product id with qualifier {q}")),
+                        doc: Some(doc.to_string()),
                         default: None,
-                        element: format!("{}{:02}", node.id, e.pos),
-                    };
-                    put(fields, &[f.clone()], Shape::Leaf(l), false);
+                        element: format!("{}{:02}", node.id, at),
+                        pairs,
+                    })
+                };
+                for (q, f) in &p.promote {
+                    let l = text(
+                        p.id_len.0,
+                        p.id_len.1,
+                        XType::AN,
+                        &format!("product id with qualifier {q}"),
+                        e.pos,
+                        Some((p.array.join("/"), p.count)),
+                    );
+                    put(fields, std::slice::from_ref(f), l, false);
                 }
-                let q = Leaf {
-                    ptype: PType::Str,
-                    xtype: XType::ID,
-                    min: p.qualifier_len.0,
-                    max: p.qualifier_len.1,
-                    codes: None,
-                    known: None,
-                    doc: Some("product/service id qualifier (e.g. SK, UP, VP, BP, IN)".into()),
-                    default: None,
-                    element: format!("{}{:02}", node.id, e.pos),
-                };
-                let id = Leaf {
-                    ptype: PType::Str,
-                    xtype: XType::AN,
-                    min: p.id_len.0,
-                    max: p.id_len.1,
-                    codes: None,
-                    known: None,
-                    doc: Some("product/service id".into()),
-                    default: None,
-                    element: format!("{}{:02}", node.id, e.pos + 1),
-                };
-                let item = Shape::Object(vec![
-                    Field {
-                        name: "qualifier".into(),
-                        shape: Shape::Leaf(q),
-                        required: true,
-                    },
-                    Field {
-                        name: "id".into(),
-                        shape: Shape::Leaf(id),
-                        required: true,
-                    },
-                ]);
-                put(fields, &p.array, Shape::Array(Box::new(item)), false);
+                let q = text(
+                    p.qualifier_len.0,
+                    p.qualifier_len.1,
+                    XType::ID,
+                    "product/service id qualifier (e.g. IN buyer's item, MG manufacturer's part, EN EAN)",
+                    e.pos,
+                    None,
+                );
+                let id = text(
+                    p.id_len.0,
+                    p.id_len.1,
+                    XType::AN,
+                    "product/service id",
+                    e.pos + 1,
+                    None,
+                );
+                let item = Shape::Object(
+                    vec![
+                        Field {
+                            name: "qualifier".into(),
+                            shape: q,
+                            required: true,
+                        },
+                        Field {
+                            name: "id".into(),
+                            shape: id,
+                            required: true,
+                        },
+                    ],
+                    Vec::new(),
+                );
+                put(
+                    fields,
+                    &p.array,
+                    Shape::Array(Box::new(item), Some(p.count as u32)),
+                    false,
+                );
             }
             _ => {}
         }
     }
 }
 
+fn bound(n: &Node) -> Option<u32> {
+    (n.max != u32::MAX).then_some(n.max)
+}
+
 fn body(
     nodes: &[Node],
     fields: &mut Vec<Field>,
+    rules: &mut Vec<FieldRule>,
     required: bool,
     level: Option<&str>,
     fixed: Option<u8>,
@@ -216,24 +291,34 @@ fn body(
             hier(node, map, fields);
             continue;
         }
-        let content = |fields: &mut Vec<Field>, req: bool, fixed: Option<u8>| match &node.children {
+        let content = |fields: &mut Vec<Field>,
+                       rules: &mut Vec<FieldRule>,
+                       req: bool,
+                       fixed: Option<u8>| match &node.children {
             Some(children) => {
-                seg_fields(&children[0], fields, req, fixed);
-                body(&children[1..], fields, req, level, None);
+                seg_fields(&children[0], fields, rules, req, fixed);
+                body(&children[1..], fields, rules, req, level, None);
             }
-            None => seg_fields(node, fields, req, fixed),
+            None => seg_fields(node, fields, rules, req, fixed),
         };
         if map.binds.is_empty() {
             let req = required && (node.mandatory || (k == 0 && fixed.is_some()));
-            content(fields, req, if k == 0 { fixed } else { None });
+            content(fields, rules, req, if k == 0 { fixed } else { None });
         } else {
             for b in &map.binds {
                 let mut item = Vec::new();
-                content(&mut item, true, b.when.as_ref().map(|w| w.0));
+                let mut item_rules = Vec::new();
+                content(
+                    &mut item,
+                    &mut item_rules,
+                    true,
+                    b.when.as_ref().map(|w| w.0),
+                );
+                let obj = Shape::Object(item, item_rules);
                 let shape = if b.array {
-                    Shape::Array(Box::new(Shape::Object(item)))
+                    Shape::Array(Box::new(obj), bound(node))
                 } else {
-                    Shape::Object(item)
+                    obj
                 };
                 put(
                     fields,
@@ -250,8 +335,16 @@ fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
     let children = node.children.as_deref().unwrap_or(&[]);
     fn level(children: &[Node], map: &NodeMap, lvl: &HlLevel, container: &mut Vec<Field>) {
         let mut obj = Vec::new();
-        seg_fields(&children[0], &mut obj, true, None);
-        body(&children[1..], &mut obj, true, Some(&lvl.code), None);
+        let mut rules = Vec::new();
+        seg_fields(&children[0], &mut obj, &mut rules, true, None);
+        body(
+            &children[1..],
+            &mut obj,
+            &mut rules,
+            true,
+            Some(&lvl.code),
+            None,
+        );
         for c in map.hier.iter().filter(|c| c.under.contains(&lvl.code)) {
             if lvl.flat {
                 level(children, map, c, container);
@@ -259,10 +352,11 @@ fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
                 level(children, map, c, &mut obj);
             }
         }
+        let o = Shape::Object(obj, rules);
         let shape = if lvl.array {
-            Shape::Array(Box::new(Shape::Object(obj)))
+            Shape::Array(Box::new(o), None)
         } else {
-            Shape::Object(obj)
+            o
         };
         put(container, &lvl.path, shape, false);
     }
@@ -275,8 +369,9 @@ fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
 pub fn shape_for(code: &str, edition: Edition) -> Option<Shape> {
     let d = declaration(code, edition)?;
     let mut fields = Vec::new();
-    body(&d.body, &mut fields, true, None, None);
-    Some(Shape::Object(fields))
+    let mut rules = Vec::new();
+    body(&d.body, &mut fields, &mut rules, true, None, None);
+    Some(Shape::Object(fields, rules))
 }
 
 /// The payload shape of a set (both editions merged: a field is required
@@ -354,8 +449,14 @@ fn leaf_schema(l: &Leaf) -> Value {
 pub fn to_schema(s: &Shape) -> Value {
     match s {
         Shape::Leaf(l) => leaf_schema(l),
-        Shape::Array(inner) => json!({"type": "array", "items": to_schema(inner)}),
-        Shape::Object(fields) => {
+        Shape::Array(inner, max) => {
+            let mut m = json!({"type": "array", "items": to_schema(inner)});
+            if let Some(max) = max {
+                m["maxItems"] = json!(max);
+            }
+            m
+        }
+        Shape::Object(fields, rules) => {
             let mut props = Map::new();
             let mut req = Vec::new();
             for f in fields {
@@ -369,6 +470,41 @@ pub fn to_schema(s: &Shape) -> Value {
             m.insert("properties".into(), Value::Object(props));
             if !req.is_empty() {
                 m.insert("required".into(), json!(req));
+            }
+            // Paired and conditional rules: JSON Schema's dependentRequired.
+            let mut dep = Map::new();
+            for r in rules {
+                let pairs: Vec<(&String, Vec<&String>)> = match r.kind {
+                    'P' => r
+                        .fields
+                        .iter()
+                        .map(|f| (f, r.fields.iter().filter(|g| *g != f).collect()))
+                        .collect(),
+                    'C' => vec![(&r.fields[0], r.fields[1..].iter().collect())],
+                    _ => Vec::new(),
+                };
+                // A field with a default is filled in by render: never required.
+                let defaulted = |name: &String| {
+                    fields.iter().any(|x| {
+                        x.name == *name && matches!(&x.shape, Shape::Leaf(l) if l.default.is_some())
+                    })
+                };
+                for (f, others) in pairs {
+                    let others: Vec<&String> =
+                        others.into_iter().filter(|o| !defaulted(o)).collect();
+                    if others.is_empty() {
+                        continue;
+                    }
+                    let e = dep.entry(f.clone()).or_insert_with(|| json!([]));
+                    for o in others {
+                        if !e.as_array().is_some_and(|a| a.contains(&json!(o))) {
+                            e.as_array_mut().expect("array").push(json!(o));
+                        }
+                    }
+                }
+            }
+            if !dep.is_empty() {
+                m.insert("dependentRequired".into(), Value::Object(dep));
             }
             m.insert("additionalProperties".into(), json!(false));
             Value::Object(m)
@@ -413,12 +549,23 @@ pub fn unknown_fields(code: &str, edition: Edition, payload: &Value, out: &mut V
     if let Some(s) = shape_for(code, edition) {
         let at = out.len();
         walk(&s, payload, "", out);
-        let other = shape_for(code, if edition == Edition::Base { Edition::V5010 } else { Edition::Base });
+        let other = shape_for(
+            code,
+            if edition == Edition::Base {
+                Edition::V5010
+            } else {
+                Edition::Base
+            },
+        );
         for i in &mut out[at..] {
             if other.as_ref().is_some_and(|o| has_pointer(o, &i.pointer)) {
                 i.message = format!(
                     "is mapped only in {}, not in the version of this document; it is ignored",
-                    if edition == Edition::Base { "005010" } else { "004010" }
+                    if edition == Edition::Base {
+                        "005010"
+                    } else {
+                        "004010"
+                    }
                 );
             }
         }
@@ -429,11 +576,11 @@ fn has_pointer(s: &Shape, ptr: &str) -> bool {
     let mut cur = s;
     for part in ptr.split('/').skip(1) {
         cur = match cur {
-            Shape::Object(f) => match f.iter().find(|x| x.name == part) {
+            Shape::Object(f, _) => match f.iter().find(|x| x.name == part) {
                 Some(x) => &x.shape,
                 None => return false,
             },
-            Shape::Array(inner) if part.parse::<usize>().is_ok() => inner,
+            Shape::Array(inner, _) if part.parse::<usize>().is_ok() => inner,
             _ => return false,
         };
     }
@@ -443,9 +590,15 @@ fn has_pointer(s: &Shape, ptr: &str) -> bool {
 /// Removes the fields at these pointers (the ignored unknown ones) from a value.
 pub fn remove(v: &mut Value, pointers: &[String]) {
     for p in pointers.iter().rev() {
-        let Some((parent, last)) = p.rsplit_once('/') else { continue };
+        let Some((parent, last)) = p.rsplit_once('/') else {
+            continue;
+        };
         let last = last.replace("~1", "/").replace("~0", "~");
-        let target = if parent.is_empty() { Some(&mut *v) } else { v.pointer_mut(parent) };
+        let target = if parent.is_empty() {
+            Some(&mut *v)
+        } else {
+            v.pointer_mut(parent)
+        };
         if let Some(Value::Object(o)) = target {
             o.remove(&last);
         }
@@ -454,7 +607,7 @@ pub fn remove(v: &mut Value, pointers: &[String]) {
 
 fn walk(s: &Shape, v: &Value, ptr: &str, out: &mut Vec<Issue>) {
     match (s, v) {
-        (Shape::Object(fields), Value::Object(o)) => {
+        (Shape::Object(fields, _), Value::Object(o)) => {
             for (k, val) in o {
                 let p = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
                 match fields.iter().find(|f| f.name == *k) {
@@ -473,7 +626,7 @@ fn walk(s: &Shape, v: &Value, ptr: &str, out: &mut Vec<Issue>) {
                 }
             }
         }
-        (Shape::Array(inner), Value::Array(a)) => {
+        (Shape::Array(inner, _), Value::Array(a)) => {
             for (i, item) in a.iter().enumerate() {
                 walk(inner, item, &format!("{ptr}/{i}"), out);
             }

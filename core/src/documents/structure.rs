@@ -405,6 +405,18 @@ pub fn check_segment(
         let pos = e.pos as usize;
         match &e.target {
             Target::Pairs(p) => {
+                if e.mandatory && val(pos).is_empty() && val(pos + 1).is_empty() {
+                    out.push(el_finding(
+                        seg,
+                        pos as u32,
+                        None,
+                        "ELEMENT_MISSING",
+                        "1",
+                        format!("mandatory element {id}{pos:02} (product id qualifier) is missing"),
+                        None,
+                        loop_id,
+                    ));
+                }
                 for k in 0..p.count as usize {
                     let (q, v) = (val(pos + 2 * k), val(pos + 2 * k + 1));
                     if q.is_empty() && v.is_empty() {
@@ -646,7 +658,8 @@ pub fn decode(
         }
         let seg = start(item);
         let (target, fixed_pos): (&mut Map<String, Value>, Option<u8>) = if map.binds.is_empty() {
-            (&mut *obj, fixed)
+            // A fixed element belongs to the loop's start segment only.
+            (&mut *obj, if *j == 0 { fixed } else { None })
         } else {
             let chosen = map.binds.iter().find(|b| {
                 let cond = b

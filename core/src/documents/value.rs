@@ -465,6 +465,20 @@ fn scaled(s: &str) -> Option<(i128, u32)> {
     Some((if neg { -m } else { m }, f.len() as u32))
 }
 
+/// Rounds decimal text to `places` decimals, half away from zero (`1.005` → `1.01`).
+pub fn round(s: &str, places: u32) -> String {
+    match scaled(s) {
+        Some((m, scale)) if scale > places => {
+            let div = 10i128.pow(scale - places);
+            let q = m / div;
+            let r = (m % div).abs();
+            let q = if r * 2 >= div { q + m.signum() } else { q };
+            scaled_text((q, places))
+        }
+        _ => s.to_string(),
+    }
+}
+
 /// Decimal text of a scaled integer, trailing zeros removed (`(12500, 2)` → `125`).
 pub fn scaled_text((m, scale): (i128, u32)) -> String {
     let neg = m < 0;
@@ -581,6 +595,10 @@ mod tests {
         assert_eq!(scaled_text(acc), "2.75");
         assert_eq!(scaled_text(mul("9.25", "120", (0, 0)).unwrap()), "1110");
         assert_eq!(scaled_text((5, 2)), "0.05");
+        assert_eq!(round("1.005", 2), "1.01");
+        assert_eq!(round("-1.005", 2), "-1.01");
+        assert_eq!(round("2.5", 0), "3");
+        assert_eq!(round("7.25", 2), "7.25");
         assert_eq!(check_chars("Café", true).unwrap().contains("ASCII"), true);
         assert!(check_chars("a^b", false).is_some());
         assert!(check_chars("a^b", true).is_none());
