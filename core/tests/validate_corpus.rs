@@ -321,3 +321,220 @@ fn check_read_back(
         }
     }
 }
+
+/// The `invalid/` and `TA1/` files whose MANIFEST notes state an outcome the
+/// envelope rules can see produce it: (file, codes that must be reported,
+/// TA104+TA105 of the first interchange or "" when none can be addressed,
+/// and, for one set, its AK5 codes).
+#[test]
+fn invalid_files_produce_what_their_manifest_notes_say() {
+    let Some(dir) = corpus_dir() else { return };
+    let cases: &[(&str, &[&str], &str, Option<&[&str]>)] = &[
+        // "SE01, GE01 and IEA02 wrong"
+        (
+            "invalid/214_edi-x12-toolkit__214-broken.edi",
+            &["SE01_COUNT", "GE01_COUNT", "IEA02_CONTROL"],
+            "R001",
+            Some(&["4"]),
+        ),
+        // "unknown segment in 270; SE01 mismatch"
+        (
+            "invalid/270_badx12__unknown_segment_error.edi",
+            &["SE01_COUNT", "UNEXPECTED_SEGMENT"],
+            "E024",
+            Some(&["4"]),
+        ),
+        // "SE01 wrong, SE02 != ST02, GE01 wrong, GE02 != GS06, IEA mismatches"
+        (
+            "invalid/835_badx12__error_validation.edi",
+            &[
+                "SE01_COUNT",
+                "SE02_CONTROL",
+                "GE01_COUNT",
+                "GE02_CONTROL",
+                "IEA01_COUNT",
+                "IEA02_CONTROL",
+            ],
+            "R021",
+            Some(&["3", "4"]),
+        ),
+        // "ISA02 only 9 chars"
+        (
+            "invalid/837_imsweb__x12_bad_first_line.txt",
+            &["ISA02_INVALID"],
+            "R011",
+            None,
+        ),
+        // "unknown segment identifier"
+        (
+            "invalid/837_imsweb__x12_bad_segment_identifier.txt",
+            &["SEGMENT_ID"],
+            "E016",
+            Some(&["4", "5"]),
+        ),
+        // "file starts at GS, no ISA"
+        (
+            "invalid/837_imsweb__x12_no_isa_line.txt",
+            &["NOT_X12"],
+            "",
+            None,
+        ),
+        // "AK5*R*2 (Transaction Set Trailer Missing), TA1 R 023"
+        (
+            "invalid/837_pyx12__x12testdata_837miss.txt",
+            &["SE_MISSING", "GE_MISSING", "IEA_MISSING"],
+            "R023",
+            Some(&["2"]),
+        ),
+        // "TA1 R 015 (invalid ISA/IEA control values)"
+        (
+            "invalid/837_pyx12__x12testdata_ele.txt",
+            &["ISA10_INVALID", "ST02_INVALID", "SE02_CONTROL"],
+            "R015",
+            Some(&["3", "7"]),
+        ),
+        // "no IEA trailer (file ends at GE), SE*0 wrong count; TA1 R 023"
+        (
+            "invalid/837_pyx12__x12testdata_fail_no_IEA.txt",
+            &["IEA_MISSING", "SE01_COUNT"],
+            "R023",
+            Some(&["4"]),
+        ),
+        // "pyx12 997 AK5*R*4 + TA1 R 018": x12kit reports IEA01 (021) first, see the pyx12 comparison.
+        (
+            "invalid/837_pyx12__x12testdata_trailer_errors.txt",
+            &["SE01_COUNT", "GE02_CONTROL", "IEA01_COUNT", "IEA02_CONTROL"],
+            "R021",
+            Some(&["4"]),
+        ),
+        // "ISA06/ISA08 14 chars, ISA09 '000000', ISA13 11 digits, GS08 '00501', ST02 non-numeric, SE01=0"
+        // (a non-numeric ST02 is a valid AN value).
+        (
+            "invalid/837_vscode-edi-x12__bad-header.edi",
+            &[
+                "ISA06_INVALID",
+                "ISA08_INVALID",
+                "ISA09_INVALID",
+                "ISA13_INVALID",
+                "GS08_INVALID",
+                "SE01_COUNT",
+            ],
+            "R006",
+            Some(&["4"]),
+        ),
+        // "Wrong segment tag (should be ISA)"
+        (
+            "invalid/940_xtypes__v004010_test_940__test_940_invalid_isa_tag_9.edi",
+            &["NOT_X12"],
+            "",
+            None,
+        ),
+        // "ISA16 component separator is a 4-byte emoji"
+        (
+            "invalid/940_xtypes__v004010_test_940__test_940_invalid_unicode_characters_validation_32.edi",
+            &["DELIMITERS"],
+            "R027",
+            None,
+        ),
+        // "Test invalid usage indicator value"
+        (
+            "invalid/940_xtypes__v004010_test_940__test_940_usage_indicator_invalid_value_34.edi",
+            &["ISA15_INVALID"],
+            "R020",
+            None,
+        ),
+        // "GS04 BAD_DATE, GS05 bad time 295335, …, GE02 too long/non-numeric"
+        (
+            "invalid/997_staedi__invalid997_min.edi",
+            &["GS04_INVALID", "GS05_INVALID", "GE02_CONTROL"],
+            "E024",
+            None,
+        ),
+        // "SE01=16 but 18 segments"
+        (
+            "invalid/999_staedi__invalid999.edi",
+            &["SE01_COUNT"],
+            "A000",
+            Some(&["4"]),
+        ),
+        // "824 / 997 group without transaction set"
+        (
+            "invalid/x_mymove__process_edi824_test__throw_an_error_when_edi824_is_missing_a_transaction_set.edi",
+            &["GE01_COUNT"],
+            "R018",
+            None,
+        ),
+        (
+            "invalid/x_mymove__process_edi997_test__throw_an_error_when_edi997_is_missing_a_transaction_set.edi",
+            &["GE01_COUNT"],
+            "R018",
+            None,
+        ),
+        // "ISA with missing fields", "ISA cut off", "ISA01 too short" …: the ISA cannot be read.
+        (
+            "invalid/x_xtypes__v004010_test_940__test_940_invalid_isa_missing_fields_6.edi",
+            &["ISA_LAYOUT"],
+            "",
+            None,
+        ),
+        (
+            "invalid/x_xtypes__v004010_test_940__test_940_truncated_isa_26.edi",
+            &["ISA_LAYOUT"],
+            "",
+            None,
+        ),
+        (
+            "invalid/x_xtypes__v004010_test_940__test_940_validation_failures_10.edi",
+            &["ISA_LAYOUT"],
+            "",
+            None,
+        ),
+        (
+            "invalid/x_xtypes__v004010_test_940__test_940_multiple_component_separators_28.edi",
+            &["DELIMITERS"],
+            "R027",
+            None,
+        ),
+        // TA1-only interchanges whose IEA01 counts a group that is not there.
+        (
+            "TA1/staedi__wiki_x12_interchange_ack.txt",
+            &["IEA01_COUNT"],
+            "R021",
+            None,
+        ),
+        (
+            "TA1/uhin__TA1.edi",
+            &["IEA01_COUNT", "ISA06_INVALID", "ISA08_INVALID"],
+            "R011",
+            None,
+        ),
+    ];
+    for (name, must, ta1, ak5) in cases {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let v = x12kit::validate(&x12kit::parse(&bytes));
+        let got: Vec<&str> = v.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        for code in *must {
+            assert!(
+                got.contains(code),
+                "{name}: {code} not reported (got {got:?})"
+            );
+        }
+        assert!(!v.is_valid(), "{name}");
+        let first = v
+            .interchanges
+            .first()
+            .map(|i| format!("{}{}", i.ta1.code, i.ta1.note))
+            .unwrap_or_default();
+        assert_eq!(first, *ta1, "{name}: TA1");
+        if let Some(codes) = ak5 {
+            let set = v
+                .interchanges
+                .iter()
+                .flat_map(|i| &i.groups)
+                .flat_map(|g| &g.transactions)
+                .find(|t| t.status == Status::Rejected)
+                .unwrap_or_else(|| panic!("{name}: no rejected set"));
+            assert_eq!(set.ak5.errors, *codes, "{name}: AK5");
+        }
+    }
+}

@@ -1,14 +1,20 @@
 //! Reading the identity of an interchange whose ISA could not be parsed
 //! (unusable delimiters, broken layout), so that a TA1 can still address it.
 //!
-//! The ISA is fixed-width: when at least 106 bytes follow, its fields sit at
-//! known offsets whatever the delimiters. The identity is used only when the
+//! The ISA is fixed-width: when at least 105 bytes follow and the element
+//! separator (byte 3) sits at each of the 16 separator offsets, its fields
+//! are at known offsets whatever else is wrong with the delimiters. The identity is used only when the
 //! fields a TA1 echoes look right (ISA13 nine digits, ISA09 six digits,
 //! ISA10 four digits, printable ids); otherwise no TA1 can be addressed.
 
 use super::check;
 use super::summary::{InterchangeSummary, Status, Ta1Outcome};
 use crate::delimiters::ISA_LEN;
+
+/// Offsets of the 16 element separators of a fixed-width ISA (reference §1.2).
+const SEPARATORS: [usize; 16] = [
+    3, 6, 17, 20, 31, 34, 50, 53, 69, 76, 81, 83, 89, 99, 101, 103,
+];
 
 /// The summary of an unreadable interchange, rejected with `note`, or `None`
 /// when its identity cannot be read.
@@ -18,6 +24,11 @@ pub(crate) fn recover(
     note: &'static str,
 ) -> Option<InterchangeSummary> {
     if bytes.len() < ISA_LEN - 1 || !bytes.starts_with(b"ISA") {
+        return None;
+    }
+    // The layout holds only if the element separator sits at all 16 places.
+    let e = bytes[3];
+    if SEPARATORS.iter().any(|&i| bytes[i] != e) {
         return None;
     }
     let field = |a: usize, b: usize| &bytes[a..b];
