@@ -169,6 +169,40 @@ codes! {
         St01Unsupported = "ST01_UNSUPPORTED",
         /// Too many control numbers to check for duplicates; the rest were not checked (a warning).
         DuplicateCheckLimit = "DUPLICATE_CHECK_LIMIT",
+        // Structure of the 18 transaction sets (crate::documents): segment
+        // findings map to AK304/IK304, element findings to AK403/IK403.
+        /// A segment id that no transaction set x12kit knows uses (AK304/IK304 `1`).
+        SegmentUnknown = "SEGMENT_UNKNOWN",
+        /// A segment of this set that belongs in another loop (AK304/IK304 `2`).
+        SegmentUnexpected = "SEGMENT_UNEXPECTED",
+        /// A mandatory segment or loop is missing (AK304/IK304 `3`).
+        SegmentMissing = "SEGMENT_MISSING",
+        /// A loop repeats more often than its maximum (AK304/IK304 `4`).
+        LoopTooMany = "LOOP_TOO_MANY",
+        /// A segment repeats more often than its maximum use (AK304/IK304 `5`).
+        SegmentTooMany = "SEGMENT_TOO_MANY",
+        /// A segment that is not defined in this transaction set (AK304/IK304 `6`).
+        SegmentNotInSet = "SEGMENT_NOT_IN_SET",
+        /// A segment that belongs earlier in the set (AK304/IK304 `7`).
+        SegmentOutOfOrder = "SEGMENT_OUT_OF_ORDER",
+        /// A mandatory element is missing (AK403/IK403 `1`).
+        ElementMissing = "ELEMENT_MISSING",
+        /// An element a syntax rule (P, R, C, L) requires is missing (AK403/IK403 `2`).
+        ElementConditionalMissing = "ELEMENT_CONDITIONAL_MISSING",
+        /// An element is shorter than its minimum length (AK403/IK403 `4`).
+        ElementTooShort = "ELEMENT_TOO_SHORT",
+        /// An element is longer than its maximum length (AK403/IK403 `5`).
+        ElementTooLong = "ELEMENT_TOO_LONG",
+        /// An element does not have its data type (number, decimal) (AK403/IK403 `6`).
+        ElementInvalidCharacter = "ELEMENT_INVALID_CHARACTER",
+        /// An element's value is not in its (complete) code list (AK403/IK403 `7`).
+        ElementInvalidCode = "ELEMENT_INVALID_CODE",
+        /// A date element is not a real date (AK403/IK403 `8`).
+        ElementInvalidDate = "ELEMENT_INVALID_DATE",
+        /// A time element is not a real time (AK403/IK403 `9`).
+        ElementInvalidTime = "ELEMENT_INVALID_TIME",
+        /// More than one element of an exclusion (E) rule is present (AK403/IK403 `10`).
+        ElementExclusionViolated = "ELEMENT_EXCLUSION_VIOLATED",
     }
 }
 

@@ -16,6 +16,7 @@ pub mod schema;
 pub mod structure;
 pub mod value;
 
+use crate::diagnostics::{AckCodes, Code, Diagnostic};
 use crate::envelope::{Document, Group, Transaction};
 use model::{Edition, SetDecl};
 use serde::Serialize;
@@ -339,6 +340,33 @@ pub fn validate_transaction(
     structure::check_elements(&decl.body, &occ, None, &mut findings);
     findings.sort_by_key(|f| (f.segment_index, f.element.unwrap_or(0)));
     Some(findings)
+}
+
+impl structure::Finding {
+    /// The finding as a diagnostic, with its AK3/AK4 (997) and IK3/IK4 (999) codes.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let code = Code::from_name(self.code).unwrap_or(Code::SegmentNotInSet);
+        let ack = AckCodes {
+            ik5: Some("5"),
+            ik3: self.segment_code,
+            ik4: self.element_code,
+            loop_id: self.loop_id.clone(),
+            component: self.component,
+            value: self.value.as_ref().map(|v| v.chars().take(99).collect()),
+            ..AckCodes::default()
+        };
+        let mut d = Diagnostic::error(code, self.message.clone()).at_offset(self.offset).with_ack(ack);
+        d.segment_index = Some(self.segment_index);
+        d.segment_id = Some(self.segment_id.clone());
+        d.element = self.element;
+        d
+    }
+}
+
+/// Structure validation of every set of the 18 types in a parsed document,
+/// as diagnostics with their acknowledgement codes (other sets are skipped).
+pub fn diagnostics(doc: &Document<'_>) -> Vec<Diagnostic> {
+    validate_document(doc).iter().map(structure::Finding::to_diagnostic).collect()
 }
 
 /// Structure findings of every known set of a parsed document, in order.
