@@ -1,10 +1,12 @@
 //! The `x12kit` command-line tool: parse X12 to JSON, write JSON back to
-//! X12, inspect an interchange's outline, and sign or verify webhooks.
+//! X12, inspect an interchange's outline, render outbound documents from
+//! JSON, and sign or verify webhooks.
 //!
 //! Exit codes: 0 clean, 1 the input has error diagnostics (or is refused),
 //! 2 usage or I/O error. Errors go to stderr, prefixed with the file name.
 
 mod inspect;
+mod render;
 mod validate;
 mod webhook;
 
@@ -59,6 +61,10 @@ enum Command {
     /// Sign or verify webhook deliveries (HMAC-SHA256 over `timestamp.body`).
     #[command(subcommand)]
     Webhook(webhook::WebhookCommand),
+    /// Render a payload JSON into a complete interchange for a trading partner (X12 on stdout).
+    Render(render::RenderArgs),
+    /// Print the JSON Schema of a document type's payload (`850`, …) or of the partner profile (`partner`).
+    Schema(render::SchemaArgs),
 }
 
 /// What `write` puts after each segment terminator.
@@ -87,6 +93,8 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run_validate(args),
         Command::Ack(args) => validate::run_ack(args),
         Command::Webhook(cmd) => webhook::run(cmd),
+        Command::Render(args) => render::run_render(args),
+        Command::Schema(args) => render::run_schema(args),
     }
 }
 

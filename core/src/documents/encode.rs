@@ -128,6 +128,11 @@ impl<'d> Encoder<'d> {
     }
 
     fn issue(&mut self, code: &'static str, ptr: &str, message: String) {
+        // One error per field: the first found is the most precise.
+        let ptr = if ptr.is_empty() { "/" } else { ptr };
+        if self.issues.iter().any(|i| i.pointer == ptr) {
+            return;
+        }
         self.issues.push(Issue {
             severity: Severity::Error,
             code,
