@@ -48,7 +48,7 @@ pub struct SchemaArgs {
     what: String,
 }
 
-fn read_json(path: &PathBuf) -> Result<serde_json::Value, ExitCode> {
+fn read_json(path: &std::path::Path) -> Result<serde_json::Value, ExitCode> {
     let bytes = crate::read_input(path).map_err(|e| crate::fail(path, e))?;
     serde_json::from_slice(&bytes).map_err(|e| {
         eprintln!("x12kit: {}: INVALID_JSON: {e}", crate::show(path));
@@ -65,7 +65,12 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
     let partner = match Partner::from_json(&text) {
         Ok(p) => p,
         Err(issues) => {
-            eprintln!("x12kit: {}: INVALID_PARTNER: {} problem{}", a.partner.display(), issues.len(), if issues.len() == 1 { "" } else { "s" });
+            eprintln!(
+                "x12kit: {}: INVALID_PARTNER: {} problem{}",
+                a.partner.display(),
+                issues.len(),
+                if issues.len() == 1 { "" } else { "s" }
+            );
             for i in issues {
                 eprintln!("  {} {}: {}", i.code, i.pointer, i.message);
             }
@@ -87,7 +92,13 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
     match x12kit::render(&a.kind, &payload, &partner, &options) {
         Ok(r) => {
             for w in &r.warnings {
-                eprintln!("x12kit: {}: warning {} {}: {}", crate::show(&a.payload), w.code, w.pointer, w.message);
+                eprintln!(
+                    "x12kit: {}: warning {} {}: {}",
+                    crate::show(&a.payload),
+                    w.code,
+                    w.pointer,
+                    w.message
+                );
             }
             let mut out = std::io::stdout().lock();
             let bytes = if a.document {
@@ -104,10 +115,23 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
             }
         }
         Err(e) => {
-            let n = e.issues.iter().filter(|i| i.severity == Severity::Error).count();
-            eprintln!("x12kit: {}: {}: {n} problem{}", crate::show(&a.payload), e.code(), if n == 1 { "" } else { "s" });
+            let n = e
+                .issues
+                .iter()
+                .filter(|i| i.severity == Severity::Error)
+                .count();
+            eprintln!(
+                "x12kit: {}: {}: {n} problem{}",
+                crate::show(&a.payload),
+                e.code(),
+                if n == 1 { "" } else { "s" }
+            );
             for i in &e.issues {
-                let sev = if i.severity == Severity::Error { "" } else { "warning " };
+                let sev = if i.severity == Severity::Error {
+                    ""
+                } else {
+                    "warning "
+                };
                 eprintln!("  {sev}{} {}: {}", i.code, i.pointer, i.message);
             }
             ExitCode::from(1)

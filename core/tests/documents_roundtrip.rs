@@ -184,7 +184,7 @@ fn apply_rules(
             }
         }
     }
-    let mut add = |r: &mut Rng, m: &mut Map<String, Value>, name: &str| {
+    let add = |r: &mut Rng, m: &mut Map<String, Value>, name: &str| {
         if let Some(f) = fields.iter().find(|f| f.name == name) {
             if !m.contains_key(name) {
                 let v = value(r, name, &f.shape, depth + 1);

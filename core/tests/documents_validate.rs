@@ -10,13 +10,20 @@ const ISA: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVE
 
 /// An interchange with one set of `kind` and these body segments (SE01 computed).
 fn wrap(kind: &str, gs01: &str, version: &str, body: &[&str]) -> String {
-    let isa = if version >= "005010" { ISA.replace("*U*00401*", "*^*00501*") } else { ISA.to_string() };
+    let isa = if version >= "005010" {
+        ISA.replace("*U*00401*", "*^*00501*")
+    } else {
+        ISA.to_string()
+    };
     let mut s = format!("{isa}GS*{gs01}*S*R*20261122*0930*1*X*{version}~ST*{kind}*0001~");
     for b in body {
         s.push_str(b);
         s.push('~');
     }
-    s.push_str(&format!("SE*{}*0001~GE*1*1~IEA*1*000000001~", body.len() + 2));
+    s.push_str(&format!(
+        "SE*{}*0001~GE*1*1~IEA*1*000000001~",
+        body.len() + 2
+    ));
     s
 }
 
@@ -27,15 +34,36 @@ fn findings(x12: &str) -> Vec<Finding> {
     documents::validate_transaction(&doc, g, &g.transactions[0]).expect("a known type")
 }
 
-/// (code, segment id, element, AK304, AK403) of each finding.
-fn summary(x12: &str) -> Vec<(&'static str, String, Option<u32>, Option<&'static str>, Option<&'static str>)> {
+/// (code, segment id, element, AK304, AK403) of a finding.
+type Summary = (
+    &'static str,
+    String,
+    Option<u32>,
+    Option<&'static str>,
+    Option<&'static str>,
+);
+
+fn summary(x12: &str) -> Vec<Summary> {
     findings(x12)
         .into_iter()
-        .map(|f| (f.code, f.segment_id, f.element, f.segment_code, f.element_code))
+        .map(|f| {
+            (
+                f.code,
+                f.segment_id,
+                f.element,
+                f.segment_code,
+                f.element_code,
+            )
+        })
         .collect()
 }
 
-const PO: [&str; 4] = ["BEG*00*SA*PO-1**20261122", "N1*ST*STORE*92*99", "PO1*1*2*EA*3.5**SK*A", "CTT*1*2"];
+const PO: [&str; 4] = [
+    "BEG*00*SA*PO-1**20261122",
+    "N1*ST*STORE*92*99",
+    "PO1*1*2*EA*3.5**SK*A",
+    "CTT*1*2",
+];
 
 #[test]
 fn clean_set_has_no_findings() {
@@ -46,28 +74,78 @@ fn clean_set_has_no_findings() {
 fn segment_findings() {
     // Mandatory BEG missing (AK304 3), reported where it was expected.
     let s = summary(&wrap("850", "PO", "004010", &PO[1..]));
-    assert_eq!(s, [("SEGMENT_MISSING", "BEG".into(), None, Some("3"), None)]);
-    // Mandatory PO1 loop missing at the end of the set.
-    let s = summary(&wrap("850", "PO", "004010", &[PO[0], PO[1]]));
-    assert_eq!(s, [("SEGMENT_MISSING", "PO1".into(), None, Some("3"), None)]);
-    // CUR twice (max use 1): AK304 5.
-    let s = summary(&wrap("850", "PO", "004010", &[PO[0], "CUR*BY*USD", "CUR*BY*CAD", PO[1], PO[2]]));
-    assert_eq!(s, [("SEGMENT_TOO_MANY", "CUR".into(), None, Some("5"), None)]);
-    // BEG after the N1 loop: out of order (AK304 7).
-    let s = summary(&wrap("850", "PO", "004010", &[PO[0], PO[1], "BEG*00*SA*X**20261122", PO[2]]));
-    assert_eq!(s, [("SEGMENT_OUT_OF_ORDER", "BEG".into(), None, Some("7"), None)]);
-    // A segment of another set (AK304 6) and an unknown one (AK304 1).
-    let s = summary(&wrap("850", "PO", "004010", &[PO[0], "BSN*00*X*20261122*1200", "ZZZ*1", PO[2]]));
     assert_eq!(
         s,
-        [("SEGMENT_NOT_IN_SET", "BSN".into(), None, Some("6"), None), ("SEGMENT_UNKNOWN", "ZZZ".into(), None, Some("1"), None)]
+        [("SEGMENT_MISSING", "BEG".into(), None, Some("3"), None)]
+    );
+    // Mandatory PO1 loop missing at the end of the set.
+    let s = summary(&wrap("850", "PO", "004010", &[PO[0], PO[1]]));
+    assert_eq!(
+        s,
+        [("SEGMENT_MISSING", "PO1".into(), None, Some("3"), None)]
+    );
+    // CUR twice (max use 1): AK304 5.
+    let s = summary(&wrap(
+        "850",
+        "PO",
+        "004010",
+        &[PO[0], "CUR*BY*USD", "CUR*BY*CAD", PO[1], PO[2]],
+    ));
+    assert_eq!(
+        s,
+        [("SEGMENT_TOO_MANY", "CUR".into(), None, Some("5"), None)]
+    );
+    // BEG after the N1 loop: out of order (AK304 7).
+    let s = summary(&wrap(
+        "850",
+        "PO",
+        "004010",
+        &[PO[0], PO[1], "BEG*00*SA*X**20261122", PO[2]],
+    ));
+    assert_eq!(
+        s,
+        [("SEGMENT_OUT_OF_ORDER", "BEG".into(), None, Some("7"), None)]
+    );
+    // A segment of another set (AK304 6) and an unknown one (AK304 1).
+    let s = summary(&wrap(
+        "850",
+        "PO",
+        "004010",
+        &[PO[0], "BSN*00*X*20261122*1200", "ZZZ*1", PO[2]],
+    ));
+    assert_eq!(
+        s,
+        [
+            ("SEGMENT_NOT_IN_SET", "BSN".into(), None, Some("6"), None),
+            ("SEGMENT_UNKNOWN", "ZZZ".into(), None, Some("1"), None)
+        ]
     );
     // 753: the ship-from N1 loop (M1) twice: AK304 4.
-    let s = summary(&wrap("753", "RF", "004030", &["BGN*00*R1*20261122", "N1*SF*A", "N1*SF*B", "LX*1", "N1*ST*C", "OID*1"]));
+    let s = summary(&wrap(
+        "753",
+        "RF",
+        "004030",
+        &[
+            "BGN*00*R1*20261122",
+            "N1*SF*A",
+            "N1*SF*B",
+            "LX*1",
+            "N1*ST*C",
+            "OID*1",
+        ],
+    ));
     assert_eq!(s, [("LOOP_TOO_MANY", "N1".into(), None, Some("4"), None)]);
     // 856: a segment of the HL loop before any HL belongs in another loop (AK304 2).
-    let s = summary(&wrap("856", "SH", "004010", &["BSN*00*A1*20261122*1200", "PRF*PO1", "HL*1**S", "CTT*1"]));
-    assert_eq!(s, [("SEGMENT_UNEXPECTED", "PRF".into(), None, Some("2"), None)]);
+    let s = summary(&wrap(
+        "856",
+        "SH",
+        "004010",
+        &["BSN*00*A1*20261122*1200", "PRF*PO1", "HL*1**S", "CTT*1"],
+    ));
+    assert_eq!(
+        s,
+        [("SEGMENT_UNEXPECTED", "PRF".into(), None, Some("2"), None)]
+    );
 }
 
 #[test]
@@ -83,11 +161,41 @@ fn element_findings() {
     assert_eq!(
         s,
         [
-            ("ELEMENT_TOO_LONG", "BEG".into(), Some(3), Some("8"), Some("5")),
-            ("ELEMENT_INVALID_DATE", "BEG".into(), Some(5), Some("8"), Some("8")),
-            ("ELEMENT_CONDITIONAL_MISSING", "N1".into(), Some(4), Some("8"), Some("2")),
-            ("ELEMENT_INVALID_CHARACTER", "PO1".into(), Some(2), Some("8"), Some("6")),
-            ("ELEMENT_CONDITIONAL_MISSING", "PO1".into(), Some(7), Some("8"), Some("2")),
+            (
+                "ELEMENT_TOO_LONG",
+                "BEG".into(),
+                Some(3),
+                Some("8"),
+                Some("5")
+            ),
+            (
+                "ELEMENT_INVALID_DATE",
+                "BEG".into(),
+                Some(5),
+                Some("8"),
+                Some("8")
+            ),
+            (
+                "ELEMENT_CONDITIONAL_MISSING",
+                "N1".into(),
+                Some(4),
+                Some("8"),
+                Some("2")
+            ),
+            (
+                "ELEMENT_INVALID_CHARACTER",
+                "PO1".into(),
+                Some(2),
+                Some("8"),
+                Some("6")
+            ),
+            (
+                "ELEMENT_CONDITIONAL_MISSING",
+                "PO1".into(),
+                Some(7),
+                Some("8"),
+                Some("2")
+            ),
         ]
     );
     // Missing mandatory element (AK403 1), invalid code of a complete list (AK403 7), bad time (9).
@@ -95,15 +203,55 @@ fn element_findings() {
     assert_eq!(
         s,
         [
-            ("ELEMENT_INVALID_CODE", "BAK".into(), Some(2), Some("8"), Some("7")),
-            ("ELEMENT_MISSING", "BAK".into(), Some(3), Some("8"), Some("1")),
+            (
+                "ELEMENT_INVALID_CODE",
+                "BAK".into(),
+                Some(2),
+                Some("8"),
+                Some("7")
+            ),
+            (
+                "ELEMENT_MISSING",
+                "BAK".into(),
+                Some(3),
+                Some("8"),
+                Some("1")
+            ),
         ]
     );
-    let s = summary(&wrap("856", "SH", "004010", &["BSN*00*A1*20261122*2561", "HL*1**S", "CTT*1"]));
-    assert_eq!(s, [("ELEMENT_INVALID_TIME", "BSN".into(), Some(4), Some("8"), Some("9"))]);
+    let s = summary(&wrap(
+        "856",
+        "SH",
+        "004010",
+        &["BSN*00*A1*20261122*2561", "HL*1**S", "CTT*1"],
+    ));
+    assert_eq!(
+        s,
+        [(
+            "ELEMENT_INVALID_TIME",
+            "BSN".into(),
+            Some(4),
+            Some("8"),
+            Some("9")
+        )]
+    );
     // Exclusion rule (AK403 10): AT7 status and appointment status together.
-    let s = summary(&wrap("214", "QM", "004010", &["B10*PRO1**ABCD", "LX*1", "AT7*X1*NS*AA*NS"]));
-    assert_eq!(s, [("ELEMENT_EXCLUSION_VIOLATED", "AT7".into(), Some(3), Some("8"), Some("10"))]);
+    let s = summary(&wrap(
+        "214",
+        "QM",
+        "004010",
+        &["B10*PRO1**ABCD", "LX*1", "AT7*X1*NS*AA*NS"],
+    ));
+    assert_eq!(
+        s,
+        [(
+            "ELEMENT_EXCLUSION_VIOLATED",
+            "AT7".into(),
+            Some(3),
+            Some("8"),
+            Some("10")
+        )]
+    );
 }
 
 #[test]
@@ -114,30 +262,63 @@ fn versions_select_the_structure() {
     let v5 = wrap("990", "GF", "005010", &["B1**LT-1*20261122*A", "N9*CN*1"]);
     assert_eq!(
         summary(&v5),
-        [("ELEMENT_MISSING", "B1".into(), Some(1), Some("8"), Some("1")), ("SEGMENT_NOT_IN_SET", "N9".into(), None, Some("6"), None)]
+        [
+            (
+                "ELEMENT_MISSING",
+                "B1".into(),
+                Some(1),
+                Some("8"),
+                Some("1")
+            ),
+            ("SEGMENT_NOT_IN_SET", "N9".into(), None, Some("6"), None)
+        ]
     );
 }
 
 #[test]
 fn findings_as_diagnostics_with_ack_codes() {
-    let x12 = wrap("850", "PO", "004010", &["BEG*00*SA*P**20261131", PO[1], PO[2]]);
+    let x12 = wrap(
+        "850",
+        "PO",
+        "004010",
+        &["BEG*00*SA*P**20261131", PO[1], PO[2]],
+    );
     let doc = parse(x12.as_bytes());
     let d = documents::diagnostics(&doc);
     assert_eq!(d.len(), 1);
     let d = &d[0];
     assert_eq!(d.code, Code::ElementInvalidDate);
-    assert_eq!((d.segment_index, d.segment_id.as_deref(), d.element), (Some(3), Some("BEG"), Some(5)));
+    assert_eq!(
+        (d.segment_index, d.segment_id.as_deref(), d.element),
+        (Some(3), Some("BEG"), Some(5))
+    );
     let ack = d.ack.as_ref().unwrap();
-    assert_eq!((ack.ik5, ack.ik3, ack.ik4, ack.value.as_deref()), (Some("5"), Some("8"), Some("8"), Some("20261131")));
+    assert_eq!(
+        (ack.ik5, ack.ik3, ack.ik4, ack.value.as_deref()),
+        (Some("5"), Some("8"), Some("8"), Some("20261131"))
+    );
     // Inside a loop the loop id is given (AK303/IK303).
     let x12 = wrap("850", "PO", "004010", &[PO[0], PO[1], "PO1*1*X*EA"]);
     let d = documents::diagnostics(&parse(x12.as_bytes()));
     assert_eq!(d[0].ack.as_ref().unwrap().loop_id.as_deref(), Some("PO1"));
     // Every finding code is a diagnostic code.
     for c in [
-        "SEGMENT_UNKNOWN", "SEGMENT_UNEXPECTED", "SEGMENT_MISSING", "LOOP_TOO_MANY", "SEGMENT_TOO_MANY", "SEGMENT_NOT_IN_SET",
-        "SEGMENT_OUT_OF_ORDER", "ELEMENT_MISSING", "ELEMENT_CONDITIONAL_MISSING", "ELEMENT_TOO_SHORT", "ELEMENT_TOO_LONG",
-        "ELEMENT_INVALID_CHARACTER", "ELEMENT_INVALID_CODE", "ELEMENT_INVALID_DATE", "ELEMENT_INVALID_TIME", "ELEMENT_EXCLUSION_VIOLATED",
+        "SEGMENT_UNKNOWN",
+        "SEGMENT_UNEXPECTED",
+        "SEGMENT_MISSING",
+        "LOOP_TOO_MANY",
+        "SEGMENT_TOO_MANY",
+        "SEGMENT_NOT_IN_SET",
+        "SEGMENT_OUT_OF_ORDER",
+        "ELEMENT_MISSING",
+        "ELEMENT_CONDITIONAL_MISSING",
+        "ELEMENT_TOO_SHORT",
+        "ELEMENT_TOO_LONG",
+        "ELEMENT_INVALID_CHARACTER",
+        "ELEMENT_INVALID_CODE",
+        "ELEMENT_INVALID_DATE",
+        "ELEMENT_INVALID_TIME",
+        "ELEMENT_EXCLUSION_VIOLATED",
     ] {
         assert!(Code::from_name(c).is_some(), "{c}");
     }
@@ -151,5 +332,9 @@ fn other_types_are_not_validated() {
     assert!(documents::validate_transaction(&doc, g, &g.transactions[0]).is_none());
     assert!(documents::map_back(&doc, g, &g.transactions[0]).is_none());
     let v = x12kit::to_value(&doc);
-    assert!(v["interchanges"][0]["groups"][0]["transactions"][0].get("document").is_none());
+    assert!(
+        v["interchanges"][0]["groups"][0]["transactions"][0]
+            .get("document")
+            .is_none()
+    );
 }

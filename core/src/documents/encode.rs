@@ -512,7 +512,7 @@ impl<'d> Encoder<'d> {
                     return None;
                 }
                 if let Some(codes) = &e.codes {
-                    if !codes.iter().any(|c| *c == t) {
+                    if !codes.contains(&t) {
                         self.issue(
                             "INVALID_CODE",
                             ptr,

@@ -355,7 +355,9 @@ impl structure::Finding {
             value: self.value.as_ref().map(|v| v.chars().take(99).collect()),
             ..AckCodes::default()
         };
-        let mut d = Diagnostic::error(code, self.message.clone()).at_offset(self.offset).with_ack(ack);
+        let mut d = Diagnostic::error(code, self.message.clone())
+            .at_offset(self.offset)
+            .with_ack(ack);
         d.segment_index = Some(self.segment_index);
         d.segment_id = Some(self.segment_id.clone());
         d.element = self.element;
@@ -366,7 +368,10 @@ impl structure::Finding {
 /// Structure validation of every set of the 18 types in a parsed document,
 /// as diagnostics with their acknowledgement codes (other sets are skipped).
 pub fn diagnostics(doc: &Document<'_>) -> Vec<Diagnostic> {
-    validate_document(doc).iter().map(structure::Finding::to_diagnostic).collect()
+    validate_document(doc)
+        .iter()
+        .map(structure::Finding::to_diagnostic)
+        .collect()
 }
 
 /// Structure findings of every known set of a parsed document, in order.

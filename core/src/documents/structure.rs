@@ -280,6 +280,7 @@ pub fn ids(decl: &SetDecl) -> Vec<String> {
 
 // ---------------------------------------------------------------- elements
 
+#[allow(clippy::too_many_arguments)]
 fn el_finding(
     seg: &Segment<'_>,
     pos: u32,
@@ -305,6 +306,7 @@ fn el_finding(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_value(
     seg: &Segment<'_>,
     pos: u32,

@@ -495,7 +495,7 @@ pub fn scaled_text((m, scale): (i128, u32)) -> String {
     } else {
         format!("{i}.{f}")
     };
-    if neg && body.trim_matches(|c| c == '0' || c == '.') != "" {
+    if neg && !body.trim_matches(|c| c == '0' || c == '.').is_empty() {
         format!("-{body}")
     } else {
         body
