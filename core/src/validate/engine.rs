@@ -112,10 +112,36 @@ impl Tag {
     }
 }
 
+/// FNV-1a: control numbers are short and not attacker-chosen keys of a
+/// long-lived map (each set is bounded by `max_control_numbers`).
+#[derive(Default, Clone, Copy)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+
 /// Control numbers already seen in one scope, at most `cap` of them.
 #[derive(Default)]
 struct Seen {
-    set: HashSet<Tag>,
+    set: HashSet<Tag, FnvBuild>,
     full: bool,
 }
 
@@ -1006,10 +1032,12 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                 }
             } else {
                 functional_id = g.gs01;
-                version = g.version.clone();
+                if self.rules.is_some() {
+                    version = g.version.clone();
+                }
             }
         }
-        let describe = describe_set(st01, st02);
+        let describe = || describe_set(st01, st02);
         let st01_ok = st01.len() == 3 && check::digits(st01);
         if !st01_ok {
             self.report(
@@ -1053,7 +1081,8 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                 Diagnostic::error(
                     Code::St02Duplicate,
                     format!(
-                        "{describe} uses control number {} (ST02), which an earlier transaction set of this functional group already uses; each set in a group needs its own number",
+                        "{} uses control number {} (ST02), which an earlier transaction set of this functional group already uses; each set in a group needs its own number",
+                        describe(),
                         preview(st02, 20)
                     ),
                 )
@@ -1081,7 +1110,8 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                         Diagnostic::error(
                             Code::Gs01Mismatch,
                             format!(
-                                "{describe} is a {} ({}), which belongs in a functional group with GS01 {}, but its group has GS01 {}; put it in a separate {} group",
+                                "{} is a {} ({}), which belongs in a functional group with GS01 {}, but its group has GS01 {}; put it in a separate {} group",
+                                describe(),
                                 t.code,
                                 t.name,
                                 t.functional_id,
@@ -1111,7 +1141,8 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                         Diagnostic::warning(
                             Code::St01Unsupported,
                             format!(
-                                "{describe} is of type {}{name}, which x12kit has no definition for, so only its envelope was checked (other {} sets of this group are not reported again)",
+                                "{} is of type {}{name}, which x12kit has no definition for, so only its envelope was checked (other {} sets of this group are not reported again)",
+                                describe(),
                                 preview(st01, 10),
                                 preview(st01, 10),
                             ),
@@ -1156,7 +1187,16 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             }
             self.scratch = out;
         }
-        if let (Some(se), Some(set)) = (&se, self.set.as_ref()) {
+        let bad = match (&se, self.set.as_ref()) {
+            (Some(se), Some(set)) => {
+                let se01 = se.value(1);
+                let count_ok =
+                    check::number(se01) == Some(set.count as u64 + 1) && se01.len() <= 10;
+                !count_ok || se.value(2) != set.st02.as_slice()
+            }
+            _ => false,
+        };
+        if let (true, Some(se), Some(set)) = (bad, &se, self.set.as_ref()) {
             let count = set.count + 1;
             let describe = describe_set(set.summary.kind.as_bytes(), &set.st02);
             let se01 = se.value(1);
