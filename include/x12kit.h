@@ -130,6 +130,30 @@ typedef enum x12kit_read {
 } x12kit_read;
 
 /**
+ * Which acknowledgement `x12kit_acknowledge` builds (the `kind` field of
+ * `x12kit_ack_options`).
+ */
+typedef enum x12kit_ack_kind {
+  /**
+   * 997 for groups before 005010, 999 from 005010, plus a TA1 when the
+   * interchange asks for one (ISA14 = 1) or was not accepted cleanly.
+   */
+  X12KIT_ACK_KIND_AUTO = 0,
+  /**
+   * Only a TA1 per interchange.
+   */
+  X12KIT_ACK_KIND_TA1 = 1,
+  /**
+   * A 997 per functional group, whatever its version.
+   */
+  X12KIT_ACK_KIND_FA997 = 2,
+  /**
+   * A 999 per functional group, whatever its version.
+   */
+  X12KIT_ACK_KIND_FA999 = 3,
+} x12kit_ack_kind;
+
+/**
  * An owned, immutable list of diagnostics, in the order they were found.
  *
  * Ownership: returned by `x12kit_parse` to the caller, who frees it with
@@ -198,6 +222,79 @@ typedef struct x12kit_string {
    */
   size_t len;
 } x12kit_string;
+
+/**
+ * The separators of one interchange, read from its ISA segment.
+ */
+typedef struct x12kit_delimiters {
+  /**
+   * Separates elements (ISA byte 3), commonly `*`.
+   */
+  uint8_t element;
+  /**
+   * Separates the components of a composite element (ISA16), commonly `:` or `>`.
+   */
+  uint8_t component;
+  /**
+   * Separates repetitions (ISA11, from version 00402); meaningful only when
+   * `has_repetition` is true.
+   */
+  uint8_t repetition;
+  /**
+   * False for interchanges without a repetition separator (before 00402).
+   */
+  bool has_repetition;
+  /**
+   * Ends a segment (ISA byte 105), commonly `~`.
+   */
+  uint8_t segment;
+} x12kit_delimiters;
+
+/**
+ * How `x12kit_acknowledge` builds acknowledgements. Pass NULL instead of a
+ * pointer to this struct for the defaults (automatic kind, control numbers
+ * 1, every set acknowledged, received delimiters, now, line feeds).
+ */
+typedef struct x12kit_ack_options {
+  /**
+   * One of the `x12kit_ack_kind` values (a plain integer, so that any value
+   * can be checked: others give `X12KIT_STATUS_INVALID_ARGUMENT`).
+   */
+  uint32_t kind;
+  /**
+   * ISA13 of the first acknowledgement interchange (then +1 per interchange).
+   */
+  uint64_t interchange_control_number;
+  /**
+   * GS06 of the first acknowledgement group (then +1 per group).
+   */
+  uint64_t group_control_number;
+  /**
+   * ST02 of the first 997 / 999 (then +1 per set).
+   */
+  uint64_t set_control_number;
+  /**
+   * Write AK2 / IK5 only for sets that are not accepted without errors.
+   */
+  bool errors_only;
+  /**
+   * Delimiters of the acknowledgements, or NULL for those of each received interchange.
+   */
+  const struct x12kit_delimiters *delimiters;
+  /**
+   * Date and time of the acknowledgements as Unix seconds (UTC), or 0 for now.
+   */
+  uint64_t timestamp;
+  /**
+   * What follows each segment terminator (UTF-8, `line_break_len` bytes), or
+   * NULL for a line feed (nothing when the terminator is itself a line break).
+   */
+  const char *line_break;
+  /**
+   * Length of `line_break`.
+   */
+  size_t line_break_len;
+} x12kit_ack_options;
 
 /**
  * One finding about X12 input: how bad, a stable code, a message, and where.
@@ -302,33 +399,6 @@ typedef struct x12kit_issue {
    */
   const char *message;
 } x12kit_issue;
-
-/**
- * The separators of one interchange, read from its ISA segment.
- */
-typedef struct x12kit_delimiters {
-  /**
-   * Separates elements (ISA byte 3), commonly `*`.
-   */
-  uint8_t element;
-  /**
-   * Separates the components of a composite element (ISA16), commonly `:` or `>`.
-   */
-  uint8_t component;
-  /**
-   * Separates repetitions (ISA11, from version 00402); meaningful only when
-   * `has_repetition` is true.
-   */
-  uint8_t repetition;
-  /**
-   * False for interchanges without a repetition separator (before 00402).
-   */
-  bool has_repetition;
-  /**
-   * Ends a segment (ISA byte 105), commonly `~`.
-   */
-  uint8_t segment;
-} x12kit_delimiters;
 
 /**
  * One segment: a view into the input, filled by `x12kit_reader_next`.
@@ -589,6 +659,64 @@ enum x12kit_status x12kit_write(const char *json,
                                 size_t line_break_len,
                                 struct x12kit_string *x12_out,
                                 struct x12kit_error *err);
+
+/**
+ * Parses and validates X12 against the envelope rules (ISA/IEA, GS/GE,
+ * ST/SE: values, counts, control numbers, duplicates, ...) and gives the
+ * validation result as JSON and/or its diagnostics.
+ *
+ * `input[0..input_len]` is the X12. Validation never fails on bad X12:
+ * findings are diagnostics, each with its stable code, position and the
+ * TA1 / 997 / 999 codes it maps to. Outputs (at least one non-NULL):
+ * - `json_out`: the compact JSON validation result
+ *   (`schema/validation-result.schema.json`: `valid`, `errorCount`,
+ *   per-interchange / group / set summaries, `diagnostics`); free with
+ *   `x12kit_string_free`.
+ * - `diagnostics_out`: a new list of the diagnostics (parser findings
+ *   included); free with `x12kit_diagnostics_free`. The input is valid when
+ *   `x12kit_diagnostics_error_count` is 0.
+ *
+ * Returns `X12KIT_STATUS_OK`, `X12KIT_STATUS_NULL_POINTER` or
+ * `X12KIT_STATUS_INVALID_ARGUMENT`; on failure the outputs are empty/NULL.
+ * Thread safety: may be called from many threads at once.
+ *
+ * # Safety
+ * `input` must point to `input_len` readable bytes; each output must be NULL
+ * or valid for one write.
+ */
+enum x12kit_status x12kit_validate(const uint8_t *input,
+                                   size_t input_len,
+                                   struct x12kit_string *json_out,
+                                   struct x12kit_diagnostics **diagnostics_out,
+                                   struct x12kit_error *err);
+
+/**
+ * Parses and validates X12, then builds its acknowledgements: one
+ * acknowledgement interchange per received interchange (sender and receiver
+ * swapped), with a TA1 and/or one 997 / 999 per received functional group,
+ * as `options` says.
+ *
+ * On success `*x12_out` receives the acknowledgement X12 (free with
+ * `x12kit_string_free`); it is empty (length 0) when nothing is to be
+ * acknowledged, e.g. a 997 asked for input without functional groups. Every
+ * acknowledgement x12kit writes parses and validates without errors.
+ *
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_DELIMITERS`,
+ * `VALUE_CONTAINS_DELIMITER` or `INVALID_ACK_OPTIONS` (e.g. a control number
+ * beyond 9 digits; `x12kit_error_path` names the option);
+ * `X12KIT_STATUS_INVALID_ARGUMENT` (unknown `kind`),
+ * `X12KIT_STATUS_INVALID_UTF8` (`line_break`), `X12KIT_STATUS_NULL_POINTER`.
+ * Thread safety: may be called from many threads at once.
+ *
+ * # Safety
+ * `input` must point to `input_len` readable bytes; `options` must be NULL
+ * or valid (with its pointers valid or NULL); `x12_out` must be writable.
+ */
+enum x12kit_status x12kit_acknowledge(const uint8_t *input,
+                                      size_t input_len,
+                                      const struct x12kit_ack_options *options,
+                                      struct x12kit_string *x12_out,
+                                      struct x12kit_error *err);
 
 /**
  * Number of diagnostics in the list (0 for NULL).

@@ -8,8 +8,9 @@
 //! comments here are the header's documentation. docs/c.md is the guide.
 //!
 //! Modules: [`error`] (status, error object, guards), [`string`] (owned
-//! output bytes), [`diagnostics`], [`json`] (parse / write), [`render`], [`reader`] (the
-//! zero-copy reader and element views), [`webhook`] (sign / verify).
+//! output bytes), [`json`] (parse / write), [`validate`] (validate /
+//! acknowledge), [`diagnostics`], [`render`], [`reader`] (the zero-copy
+//! reader and element views), [`webhook`] (sign / verify).
 
 #![allow(non_camel_case_types)]
 // The C API takes its inputs as separate pointer and length arguments.
@@ -22,6 +23,8 @@ pub mod error;
 pub mod string;
 
 pub mod json;
+
+pub mod validate;
 
 pub mod diagnostics;
 

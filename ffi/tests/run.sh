@@ -72,21 +72,41 @@ run "$out/test_static"
 echo "== C examples under $checker"
 checker_exit=99
 sample=examples/x12/purchase-orders-850.edi
-run "$out/parse_file" "$sample" >/dev/null
-run "$out/parse_file" --json "$sample" >/dev/null
+run "$out/validate_file" "$sample" | tail -n 1 | grep -q ' 0 diagnostics (0 errors): valid$'
+run "$out/validate_file" --json "$sample" | grep -q '^{"valid":true,'
+run "$out/validate_file" --parse-json "$sample" | grep -q '^{"interchanges":'
+run "$out/validate_file" --ack "$sample" | grep -q '^AK9\*A\*2\*2\*2~$'
 status=0
 printf 'ST*850*1~' >"$out/not-x12.edi"
-run "$out/parse_file" "$out/not-x12.edi" >/dev/null || status=$?
-[ "$status" = 1 ] || { echo "parse_file on bad input: expected exit 1, got $status"; exit 1; }
+run "$out/validate_file" "$out/not-x12.edi" >"$out/not-x12.out" || status=$?
+[ "$status" = 1 ] && grep -q 'error NOT_X12: ' "$out/not-x12.out" ||
+  { echo "validate_file on bad input: expected exit 1 and NOT_X12, got $status"; exit 1; }
 run "$out/read_segments" "$sample" >/dev/null
 run "$out/read_segments" --stream 7 "$sample" >/dev/null
-# Render an 850 and parse it back: no diagnostics.
+# Render an 850, then validate it: no diagnostics.
 X12KIT_DATE=20261122 X12KIT_TIME=0930 run "$out/render_850" >"$out/rendered-850.x12"
 grep -q '^ST\*850\*0001~$' "$out/rendered-850.x12"
-run "$out/parse_file" "$out/rendered-850.x12" | tail -n 1 | grep -q ' 0 diagnostics (0 errors)$'
+run "$out/validate_file" "$out/rendered-850.x12" | tail -n 1 | grep -q ' 0 diagnostics (0 errors): valid$'
 status=0
 echo '{"lines": []}' >"$out/bad-850.json"
 run "$out/render_850" "$out/bad-850.json" >/dev/null 2>"$out/bad-850.err" || status=$?
 [ "$status" = 1 ] && grep -q 'MISSING_FIELD /purchaseOrderNumber' "$out/bad-850.err" ||
   { echo "render_850 on a bad payload: expected exit 1 and MISSING_FIELD, got $status"; cat "$out/bad-850.err"; exit 1; }
 echo "C examples: ok (${examples[*]})"
+
+echo "== install under a prefix, then build with pkg-config (shared and --static)"
+if ! command -v pkg-config >/dev/null 2>&1; then
+  echo "pkg-config not found: the install check is SKIPPED (apt-get install pkg-config to run it)"
+  exit 0
+fi
+prefix="$PWD/$out/prefix"
+rm -rf "$prefix"
+ffi/install.sh "$prefix" >/dev/null 2>&1
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+"$CC" "${warn[@]}" examples/c/validate_file.c -o "$out/pc_shared" $(pkg-config --cflags --libs x12kit) -Wl,-rpath,"$prefix/lib"
+"$CC" "${warn[@]}" examples/c/validate_file.c -o "$out/pc_static" $(pkg-config --cflags x12kit) \
+  "$prefix/lib/libx12kit.a" $(pkg-config --static --libs-only-l x12kit | sed 's/-lx12kit//')
+"$out/pc_shared" "$sample" >/dev/null
+"$out/pc_static" "$sample" >/dev/null
+ldd "$out/pc_static" | grep -q libx12kit && { echo "pc_static links libx12kit.so dynamically"; exit 1; }
+echo "pkg-config $(pkg-config --modversion x12kit): ok"

@@ -1,13 +1,17 @@
 /*
- * parse_file: parse an X12 file with libx12kit and print its diagnostics
- * (or, with --json, the JSON parse result).
+ * validate_file: parse and validate an X12 file with libx12kit and print its
+ * diagnostics (parser findings and envelope rules: counts, control numbers,
+ * ISA/GS values, ...).
  *
- *   parse_file [--json] FILE|-
+ *   validate_file FILE|-               diagnostics, one per line, and a summary
+ *   validate_file --json FILE|-        the JSON validation result
+ *   validate_file --parse-json FILE|-  the JSON parse result
+ *   validate_file --ack FILE|-         the TA1 / 997 / 999 acknowledgement (X12)
  *
- * Exit status: 0 no errors, 1 the file has error diagnostics, 2 usage or I/O.
+ * Exit status: 0 valid, 1 the file has error diagnostics, 2 usage or I/O.
  *
- * Build: gcc -std=c99 -Wall -Wextra -Werror examples/c/parse_file.c -Iinclude \
- *            -Ltarget/release -lx12kit -Wl,-rpath,$PWD/target/release -o parse_file
+ * Build: gcc -std=c99 -Wall -Wextra -Werror examples/c/validate_file.c -Iinclude \
+ *            -Ltarget/release -lx12kit -Wl,-rpath,$PWD/target/release -o validate_file
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,12 +65,13 @@ static void print_diagnostic(const char *path, const x12kit_diagnostic *d) {
 }
 
 int main(int argc, char **argv) {
-    int json = argc == 3 && strcmp(argv[1], "--json") == 0;
-    if (argc != 2 + json) {
-        fprintf(stderr, "usage: %s [--json] FILE|-\n", argv[0]);
+    const char *mode = argc == 3 ? argv[1] : "";
+    if (!(argc == 2 || (argc == 3 && (strcmp(mode, "--json") == 0 || strcmp(mode, "--parse-json") == 0 ||
+                                      strcmp(mode, "--ack") == 0)))) {
+        fprintf(stderr, "usage: %s [--json|--parse-json|--ack] FILE|-\n", argv[0]);
         return 2;
     }
-    const char *path = argv[1 + json];
+    const char *path = argv[argc - 1];
     size_t len = 0;
     unsigned char *input = read_all(path, &len);
     if (input == NULL) {
@@ -77,25 +82,34 @@ int main(int argc, char **argv) {
     x12kit_error *err = x12kit_error_new();
     x12kit_string out = {0};
     x12kit_diagnostics *diags = NULL;
-    x12kit_status status = x12kit_parse(input, len, json ? &out : NULL, &diags, err);
+    x12kit_status status;
+    if (strcmp(mode, "--parse-json") == 0)
+        status = x12kit_parse(input, len, &out, &diags, err);
+    else if (strcmp(mode, "--ack") == 0)
+        status = x12kit_validate(input, len, NULL, &diags, err) != X12KIT_STATUS_OK
+                     ? x12kit_error_status(err)
+                     : x12kit_acknowledge(input, len, NULL, &out, err);
+    else
+        status = x12kit_validate(input, len, strcmp(mode, "--json") == 0 ? &out : NULL, &diags, err);
     if (status != X12KIT_STATUS_OK) {
         fprintf(stderr, "%s: %s: %s\n", path, x12kit_error_code(err), x12kit_error_message(err));
+        x12kit_diagnostics_free(diags);
         x12kit_error_free(err);
         free(input);
         return 2;
     }
 
-    if (json) {
+    if (out.data != NULL) {
         fwrite(out.data, 1, out.len, stdout);
-        putchar('\n');
+        if (mode[2] != 'a') putchar('\n'); /* JSON gets a line break; X12 has its own */
     } else {
         size_t count = x12kit_diagnostics_count(diags);
         for (size_t i = 0; i < count; i++) {
             x12kit_diagnostic d;
             if (x12kit_diagnostics_get(diags, i, &d)) print_diagnostic(path, &d);
         }
-        printf("%s: %zu bytes, %zu diagnostics (%zu errors)\n", path, len, count,
-               x12kit_diagnostics_error_count(diags));
+        printf("%s: %zu bytes, %zu diagnostics (%zu errors): %s\n", path, len, count,
+               x12kit_diagnostics_error_count(diags), x12kit_diagnostics_error_count(diags) ? "invalid" : "valid");
     }
     int code = x12kit_diagnostics_error_count(diags) > 0 ? 1 : 0;
 

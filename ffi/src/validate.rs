@@ -1,0 +1,192 @@
+//! Envelope validation (`x12kit::validate`) and TA1 / 997 / 999
+//! acknowledgements (`x12kit::acknowledge`) of X12 input.
+
+use crate::diagnostics::x12kit_diagnostics;
+use crate::error::{Failure, bytes, call, out, text, x12kit_error, x12kit_status};
+use crate::reader::x12kit_delimiters;
+use crate::string::{give, x12kit_string};
+use std::ffi::c_char;
+use x12kit_core::ack::Timestamp;
+use x12kit_core::{AckKind, AckOptions};
+
+/// Which acknowledgement `x12kit_acknowledge` builds (the `kind` field of
+/// `x12kit_ack_options`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum x12kit_ack_kind {
+    /// 997 for groups before 005010, 999 from 005010, plus a TA1 when the
+    /// interchange asks for one (ISA14 = 1) or was not accepted cleanly.
+    Auto = 0,
+    /// Only a TA1 per interchange.
+    Ta1 = 1,
+    /// A 997 per functional group, whatever its version.
+    Fa997 = 2,
+    /// A 999 per functional group, whatever its version.
+    Fa999 = 3,
+}
+
+/// How `x12kit_acknowledge` builds acknowledgements. Pass NULL instead of a
+/// pointer to this struct for the defaults (automatic kind, control numbers
+/// 1, every set acknowledged, received delimiters, now, line feeds).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct x12kit_ack_options {
+    /// One of the `x12kit_ack_kind` values (a plain integer, so that any value
+    /// can be checked: others give `X12KIT_STATUS_INVALID_ARGUMENT`).
+    pub kind: u32,
+    /// ISA13 of the first acknowledgement interchange (then +1 per interchange).
+    pub interchange_control_number: u64,
+    /// GS06 of the first acknowledgement group (then +1 per group).
+    pub group_control_number: u64,
+    /// ST02 of the first 997 / 999 (then +1 per set).
+    pub set_control_number: u64,
+    /// Write AK2 / IK5 only for sets that are not accepted without errors.
+    pub errors_only: bool,
+    /// Delimiters of the acknowledgements, or NULL for those of each received interchange.
+    pub delimiters: *const x12kit_delimiters,
+    /// Date and time of the acknowledgements as Unix seconds (UTC), or 0 for now.
+    pub timestamp: u64,
+    /// What follows each segment terminator (UTF-8, `line_break_len` bytes), or
+    /// NULL for a line feed (nothing when the terminator is itself a line break).
+    pub line_break: *const c_char,
+    /// Length of `line_break`.
+    pub line_break_len: usize,
+}
+
+/// Parses and validates X12 against the envelope rules (ISA/IEA, GS/GE,
+/// ST/SE: values, counts, control numbers, duplicates, ...) and gives the
+/// validation result as JSON and/or its diagnostics.
+///
+/// `input[0..input_len]` is the X12. Validation never fails on bad X12:
+/// findings are diagnostics, each with its stable code, position and the
+/// TA1 / 997 / 999 codes it maps to. Outputs (at least one non-NULL):
+/// - `json_out`: the compact JSON validation result
+///   (`schema/validation-result.schema.json`: `valid`, `errorCount`,
+///   per-interchange / group / set summaries, `diagnostics`); free with
+///   `x12kit_string_free`.
+/// - `diagnostics_out`: a new list of the diagnostics (parser findings
+///   included); free with `x12kit_diagnostics_free`. The input is valid when
+///   `x12kit_diagnostics_error_count` is 0.
+///
+/// Returns `X12KIT_STATUS_OK`, `X12KIT_STATUS_NULL_POINTER` or
+/// `X12KIT_STATUS_INVALID_ARGUMENT`; on failure the outputs are empty/NULL.
+/// Thread safety: may be called from many threads at once.
+///
+/// # Safety
+/// `input` must point to `input_len` readable bytes; each output must be NULL
+/// or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_validate(
+    input: *const u8,
+    input_len: usize,
+    json_out: *mut x12kit_string,
+    diagnostics_out: *mut *mut x12kit_diagnostics,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: the caller passes NULL or writable outputs.
+        let (json_out, diagnostics_out) = unsafe { (json_out.as_mut(), diagnostics_out.as_mut()) };
+        if json_out.is_none() && diagnostics_out.is_none() {
+            return Err(Failure::null("json_out and diagnostics_out"));
+        }
+        let json_out = json_out.map(|j| {
+            *j = x12kit_string::EMPTY;
+            j
+        });
+        let diagnostics_out = diagnostics_out.map(|d| {
+            *d = std::ptr::null_mut();
+            d
+        });
+        // SAFETY: forwarded to the caller.
+        let input = unsafe { bytes(input, input_len, "input") }?;
+        let validation = x12kit_core::validate(&x12kit_core::parse(input));
+        if let Some(d) = diagnostics_out {
+            *d = Box::into_raw(Box::new(x12kit_diagnostics::new(&validation.diagnostics)));
+        }
+        if let Some(j) = json_out {
+            give(j, validation.to_json());
+        }
+        Ok(())
+    })
+}
+
+/// Parses and validates X12, then builds its acknowledgements: one
+/// acknowledgement interchange per received interchange (sender and receiver
+/// swapped), with a TA1 and/or one 997 / 999 per received functional group,
+/// as `options` says.
+///
+/// On success `*x12_out` receives the acknowledgement X12 (free with
+/// `x12kit_string_free`); it is empty (length 0) when nothing is to be
+/// acknowledged, e.g. a 997 asked for input without functional groups. Every
+/// acknowledgement x12kit writes parses and validates without errors.
+///
+/// Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_DELIMITERS`,
+/// `VALUE_CONTAINS_DELIMITER` or `INVALID_ACK_OPTIONS` (e.g. a control number
+/// beyond 9 digits; `x12kit_error_path` names the option);
+/// `X12KIT_STATUS_INVALID_ARGUMENT` (unknown `kind`),
+/// `X12KIT_STATUS_INVALID_UTF8` (`line_break`), `X12KIT_STATUS_NULL_POINTER`.
+/// Thread safety: may be called from many threads at once.
+///
+/// # Safety
+/// `input` must point to `input_len` readable bytes; `options` must be NULL
+/// or valid (with its pointers valid or NULL); `x12_out` must be writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_acknowledge(
+    input: *const u8,
+    input_len: usize,
+    options: *const x12kit_ack_options,
+    x12_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let x12_out = unsafe { out(x12_out, "x12_out") }?;
+        *x12_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let input = unsafe { bytes(input, input_len, "input") }?;
+        // SAFETY: forwarded to the caller.
+        let options = match unsafe { options.as_ref() } {
+            None => AckOptions::default(),
+            // SAFETY: forwarded to the caller.
+            Some(o) => unsafe { ack_options(o) }?,
+        };
+        let validation = x12kit_core::validate(&x12kit_core::parse(input));
+        give(x12_out, x12kit_core::acknowledge(&validation, &options)?);
+        Ok(())
+    })
+}
+
+/// The core's options from the C struct.
+///
+/// # Safety
+/// The pointers of `o` must be NULL or valid.
+unsafe fn ack_options(o: &x12kit_ack_options) -> Result<AckOptions, Failure> {
+    let kind = match o.kind {
+        0 => AckKind::Auto,
+        1 => AckKind::Ta1,
+        2 => AckKind::Fa997,
+        3 => AckKind::Fa999,
+        k => {
+            return Err(Failure::argument(format!(
+                "options->kind is {k}; use X12KIT_ACK_KIND_AUTO (0), _TA1 (1), _FA997 (2) or _FA999 (3)"
+            )));
+        }
+    };
+    let line_break = if o.line_break.is_null() {
+        None
+    } else {
+        // SAFETY: forwarded to the caller.
+        Some(unsafe { text(o.line_break, o.line_break_len, "options->line_break") }?.to_string())
+    };
+    Ok(AckOptions {
+        kind,
+        interchange_control_number: o.interchange_control_number,
+        group_control_number: o.group_control_number,
+        set_control_number: o.set_control_number,
+        errors_only: o.errors_only,
+        // SAFETY: forwarded to the caller.
+        delimiters: unsafe { o.delimiters.as_ref() }.map(|d| (*d).into()),
+        timestamp: (o.timestamp != 0).then(|| Timestamp::from_unix(o.timestamp)),
+        line_break,
+    })
+}
