@@ -1,0 +1,137 @@
+//! End-to-end tests of `x12kit validate` and `x12kit ack`: output, exit
+//! codes, stdin, and an acknowledgement that validates clean.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_x12kit");
+const SAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/x12/purchase-orders-850.edi"
+);
+const SAMPLE_5010: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/x12/ship-notice-856-5010.edi"
+);
+const BAD: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*1*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*7*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*4*0001~GE*1*7~IEA*1*000000001~";
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("x12kit runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn validate_reports_and_exits_0_on_a_clean_file() {
+    let o = run(&["validate", SAMPLE], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    assert!(text.contains("accepted (TA1 A 000)"), "{text}");
+    assert!(text.ends_with("valid: 0 errors, 0 warnings\n"), "{text}");
+}
+
+#[test]
+fn validate_exits_1_with_the_codes_of_each_error() {
+    let o = run(&["validate"], BAD.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    let text = out(&o);
+    assert!(
+        text.contains("error SE01_COUNT: SE01 says 4 segments but the transaction set 0001 (850) has 3 (ST through SE, both included) [segment 4 (SE), element 1, byte 193] -> AK502/IK502 4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("set 0001 (850): rejected (AK5 R 4)"),
+        "{text}"
+    );
+    assert!(text.contains("invalid: 1 error, 0 warnings"), "{text}");
+    // The same through the streaming path.
+    let o = run(&["validate", "--stream"], BAD.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out(&o).contains("SE01_COUNT"), "{}", out(&o));
+}
+
+#[test]
+fn validate_json() {
+    let o = run(&["validate", "--json", "-"], BAD.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["diagnostics"][0]["ack"]["ik5"], "4");
+    assert_eq!(v["interchanges"][0]["groups"][0]["ak9"]["code"], "R");
+}
+
+#[test]
+fn ack_writes_x12_that_validates_clean() {
+    let o = run(
+        &[
+            "ack",
+            "--kind",
+            "997",
+            "--timestamp",
+            "202402291305",
+            "--interchange-control",
+            "5",
+            "--group-control",
+            "6",
+            "--set-control",
+            "7",
+        ],
+        BAD.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let ack = out(&o);
+    assert_eq!(
+        ack,
+        "ISA*00*          *00*          *ZZ*RECEIVER       *ZZ*SENDER         *240229*1305*U*00401*000000005*0*P*>~\n\
+         GS*FA*RECEIVER*SENDER*20240229*1305*6*X*004010~\n\
+         ST*997*0007~\n\
+         AK1*PO*7~\n\
+         AK2*850*0001~\n\
+         AK5*R*4~\n\
+         AK9*R*1*1*0~\n\
+         SE*6*0007~\n\
+         GE*1*6~\n\
+         IEA*1*000000005~\n"
+    );
+    let o = run(&["validate", "-"], ack.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    // Auto on a 005010 file: a 999.
+    let o = run(&["ack", SAMPLE_5010, "--errors-only"], b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains("ST*999*0001*005010X231A1~"), "{}", out(&o));
+    // TA1 only.
+    let o = run(&["ack", "--kind", "ta1", SAMPLE], b"");
+    assert!(out(&o).contains("\nTA1*000000101*"), "{}", out(&o));
+}
+
+#[test]
+fn ack_refuses_bad_options_and_says_when_there_is_nothing_to_acknowledge() {
+    let o = run(&["ack", "--delimiters", "**~"], BAD.as_bytes());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("--delimiters"), "{}", err(&o));
+    let o = run(&["ack", "--timestamp", "20241399"], BAD.as_bytes());
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["ack"], b"hello");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("nothing to acknowledge"), "{}", err(&o));
+    let o = run(
+        &["ack", "--interchange-control", "1000000000"],
+        BAD.as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("INVALID_ACK_OPTIONS"), "{}", err(&o));
+}
