@@ -92,7 +92,23 @@ echo '{"lines": []}' >"$out/bad-850.json"
 run "$out/render_850" "$out/bad-850.json" >/dev/null 2>"$out/bad-850.err" || status=$?
 [ "$status" = 1 ] && grep -q 'MISSING_FIELD /purchaseOrderNumber' "$out/bad-850.err" ||
   { echo "render_850 on a bad payload: expected exit 1 and MISSING_FIELD, got $status"; cat "$out/bad-850.err"; exit 1; }
-echo "C examples: ok (${examples[*]})"
+# The complete programs of docs/c.md (the ```c blocks with a main).
+rm -f "$out"/doc-*.c
+awk -v dir="$out" '/^```c$/ { n++; file = sprintf("%s/doc-%d.c", dir, n); inside = 1; next }
+  /^```$/ { inside = 0; next } inside { print > file }' docs/c.md
+docs=0
+for src in "$out"/doc-*.c; do
+  grep -q '^int main' "$src" || continue
+  "$CC" "${warn[@]}" "$src" -o "${src%.c}" "${shared[@]}"
+  status=0
+  run "${src%.c}" >"${src%.c}.out" || status=$?
+  [ "$status" -le 1 ] && [ -s "${src%.c}.out" ] || { echo "docs/c.md program $src: exit $status"; exit 1; }
+  docs=$((docs + 1))
+done
+grep -q '^error SE01_COUNT: SE01 says 4 segments' "$out"/doc-*.out
+grep -q '^  purchase order PO-1$' "$out"/doc-*.out
+[ "$docs" = 2 ] || { echo "expected 2 programs in docs/c.md, found $docs"; exit 1; }
+echo "C examples: ok (${examples[*]}, and the $docs programs of docs/c.md)"
 
 echo "== install under a prefix, then build with pkg-config (shared and --static)"
 if ! command -v pkg-config >/dev/null 2>&1; then
