@@ -9,6 +9,8 @@
  *   buffer_elements     the same, plus every element -> repetitions -> components
  *   stream64k_segments  x12kit_reader_new_stream fed 64 KiB chunks of the buffer
  *   stream64k_elements  the same, plus every element -> repetitions -> components
+ *   stream64k_split_in_c  the stream, with elements split by the C program itself
+ *                       from seg.data and seg.delimiters (no call per element)
  * and checks every run's counts against the expected ones (from the generator),
  * so a fast wrong answer fails. Prints "c <name> <MB/s> <best seconds>".
  */
@@ -46,6 +48,39 @@ static void walk(counts *c, const x12kit_segment *seg, int elements) {
     }
 }
 
+/* The same walk without a call per element: split seg.data with its delimiters. */
+static void split_in_c(counts *c, const x12kit_segment *seg) {
+    c->segments++;
+    const uint8_t *p = seg->data + seg->id_len, *end = seg->data + seg->len;
+    if (p >= end) return; /* no elements */
+    const x12kit_delimiters d = seg->delimiters;
+    p++; /* the element separator after the identifier */
+    for (;;) {
+        const uint8_t *e = memchr(p, d.element, (size_t)(end - p));
+        const uint8_t *stop = e ? e : end;
+        c->elements++;
+        /* pieces: repetitions, then components */
+        const uint8_t *q = p;
+        for (;;) {
+            const uint8_t *r = d.has_repetition ? memchr(q, d.repetition, (size_t)(stop - q)) : NULL;
+            const uint8_t *rstop = r ? r : stop;
+            const uint8_t *k = q;
+            for (;;) {
+                const uint8_t *m = memchr(k, d.component, (size_t)(rstop - k));
+                const uint8_t *kstop = m ? m : rstop;
+                c->pieces++;
+                c->piece_bytes += (size_t)(kstop - k);
+                if (!m) break;
+                k = m + 1;
+            }
+            if (!r) break;
+            q = r + 1;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+}
+
 static void fail(const char *what) {
     fprintf(stderr, "reader_bench: %s\n", what);
     exit(1);
@@ -75,7 +110,10 @@ static counts read_stream(const uint8_t *data, size_t len, int elements) {
     for (;;) {
         x12kit_read what = x12kit_reader_next(r, &seg, &d, NULL);
         if (what == X12KIT_READ_SEGMENT) {
-            walk(&c, &seg, elements);
+            if (elements == 2)
+                split_in_c(&c, &seg);
+            else
+                walk(&c, &seg, elements);
         } else if (what == X12KIT_READ_NEED_INPUT) {
             size_t n = len - pos < CHUNK ? len - pos : CHUNK;
             if (n > 0) {
@@ -127,7 +165,8 @@ int main(int argc, char **argv) {
     } benches[] = {{"buffer_segments", read_buffer, 0},
                    {"buffer_elements", read_buffer, 1},
                    {"stream64k_segments", read_stream, 0},
-                   {"stream64k_elements", read_stream, 1}};
+                   {"stream64k_elements", read_stream, 1},
+                   {"stream64k_split_in_c", read_stream, 2}};
     for (size_t b = 0; b < sizeof benches / sizeof benches[0]; b++) {
         double best = 1e30;
         for (int i = 0; i < runs; i++) {

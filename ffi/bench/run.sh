@@ -28,8 +28,9 @@ echo "input: $input, $(stat -c %s "$input") bytes, $segments segments, $elements
 echo
 echo "| read | C (libx12kit.a) MB/s | Rust core MB/s | C / Rust |"
 echo "| --- | ---: | ---: | ---: |"
-for name in buffer_segments buffer_elements stream64k_segments stream64k_elements; do
+for name in buffer_segments buffer_elements stream64k_segments stream64k_elements stream64k_split_in_c; do
   cr=$(awk -v n="$name" '$2 == n { print $3 }' <<<"$c")
-  rr=$(awk -v n="$name" '$2 == n { print $3 }' <<<"$rust")
+  # The C-side split is compared with the Rust element walk.
+  rr=$(awk -v n="${name/split_in_c/elements}" '$2 == n { print $3 }' <<<"$rust")
   echo "| \`$name\` | $cr | $rr | $(awk -v a="$cr" -v b="$rr" 'BEGIN { printf "%.2f", a / b }') |"
 done
