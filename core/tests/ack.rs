@@ -522,7 +522,8 @@ fn reads_corpus_acknowledgements() {
 fn compared_with_pyx12() {
     let Some(dir) = corpus_dir() else { return };
     // (input, pyx12's 997 + TA1, x12kit's 997 + TA1, why they differ)
-    let cases: &[(&str, &str, &[&str], &[&str], &str)] = &[
+    type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a [&'a str], &'a str);
+    let cases: &[Case<'_>] = &[
         (
             "invalid/837_pyx12__x12testdata_trailer_errors.txt",
             "trailer_errors",

@@ -329,7 +329,8 @@ fn check_read_back(
 #[test]
 fn invalid_files_produce_what_their_manifest_notes_say() {
     let Some(dir) = corpus_dir() else { return };
-    let cases: &[(&str, &[&str], &str, Option<&[&str]>)] = &[
+    type Case<'a> = (&'a str, &'a [&'a str], &'a str, Option<&'a [&'a str]>);
+    let cases: &[Case<'_>] = &[
         // "SE01, GE01 and IEA02 wrong"
         (
             "invalid/214_edi-x12-toolkit__214-broken.edi",
