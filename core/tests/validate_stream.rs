@@ -168,13 +168,13 @@ struct Run {
     peak_state: usize,
 }
 
-fn stream(size: usize) -> Run {
+fn stream(size: usize, max_control_numbers: usize) -> Run {
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     let mut source = Generated::new(size);
     let options = Options {
         retain: Retain::Counts,
-        ..Options::default()
+        max_control_numbers,
     };
     let mut validator = Validator::with_sink(options, Counts::default());
     let mut reader = Reader::new(&mut source);
@@ -208,9 +208,12 @@ fn validation_memory_does_not_grow_with_the_input() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(48);
-    let small = stream(4_000_000);
-    let large = stream(mb * 1_000_000);
-    for run in [&small, &large] {
+    let cap = Options::default().max_control_numbers;
+    let small = stream(4_000_000, cap);
+    let large = stream(mb * 1_000_000, cap);
+    // With a small duplicate-check limit, nothing at all grows with the input.
+    let capped = stream(mb * 1_000_000, 1_000);
+    for run in [&small, &large, &capped] {
         let c = &run.counts;
         assert_eq!(c.sets, c.groups * 40, "every set was seen");
         assert_eq!(c.groups, c.interchanges * 5);
@@ -223,37 +226,45 @@ fn validation_memory_does_not_grow_with_the_input() {
         assert_eq!(c.accepted, c.sets - c.sets / 100);
     }
     assert!(large.bytes >= mb * 1_000_000);
+    let interchanges = large.counts.interchanges as usize;
     eprintln!(
-        "streamed {} bytes ({} sets): peak heap {} bytes, validator state {} bytes; {} bytes: peak heap {}",
+        "streamed {} bytes ({} sets, {interchanges} interchanges): peak heap {} bytes, validator state {} bytes; \
+         with max_control_numbers 1000: peak heap {}, state {}; {} bytes: peak heap {}",
         large.bytes,
         large.counts.sets,
         large.peak_heap,
         large.peak_state,
+        capped.peak_heap,
+        capped.peak_state,
         small.bytes,
         small.peak_heap
     );
-    // Bounded: a 64 KiB read chunk, the stream buffer, one interchange of
-    // the generator, and the validator's few control numbers.
+    // Bounded: a 64 KiB read chunk, the stream buffer, one interchange of the
+    // generator, the validator's open levels; the only growth is the ISA13
+    // duplicate check, one number (about 34 bytes of hash table) per
+    // interchange, up to max_control_numbers.
+    let isa13 = 48 * interchanges.min(cap);
     assert!(
-        large.peak_heap < 1_000_000,
-        "peak heap {} for {} bytes",
-        large.peak_heap,
-        large.bytes
-    );
-    assert!(
-        large.peak_state < 64 * 1024,
-        "validator state {}",
+        large.peak_state <= 16 * 1024 + isa13,
+        "validator state {} for {interchanges} interchanges",
         large.peak_state
     );
-    // …and it does not grow with the input (only the ISA13 duplicate check
-    // grows, by one number per interchange).
-    let interchanges = large.counts.interchanges as usize;
     assert!(
-        large.peak_heap <= small.peak_heap + 64 * interchanges + 64 * 1024,
+        large.peak_heap <= small.peak_heap + isa13 + 64 * 1024,
         "peak heap {} for {} bytes vs {} for {} bytes",
         large.peak_heap,
         large.bytes,
         small.peak_heap,
         small.bytes
+    );
+    assert!(
+        capped.peak_state <= 16 * 1024 + 48 * 1_000,
+        "capped validator state {}",
+        capped.peak_state
+    );
+    assert!(
+        capped.peak_heap < 512 * 1024,
+        "capped peak heap {}",
+        capped.peak_heap
     );
 }
