@@ -410,9 +410,10 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             self.raw(b"]");
             // The mapped business document, for the 18 known set types only.
             if crate::documents::is_known(t.kind()) {
-                if let Some(d) = crate::documents::map_back(doc, g, t) {
-                    self.raw(b",\"document\":");
-                    let _ = serde_json::to_writer(&mut self.buf, &d);
+                let at = self.buf.len();
+                self.raw(b",\"document\":");
+                if !crate::documents::write_document(doc, g, t, &mut self.buf) {
+                    self.buf.truncate(at);
                 }
             }
             self.raw(b",\"trailer\":");

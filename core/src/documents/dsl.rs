@@ -305,6 +305,7 @@ fn seq(t: &[&str], at: &mut usize) -> Result<Vec<Node>, String> {
             *at += 4;
             let mut children = vec![Node {
                 id: id.to_string(),
+                key: id_key(id.as_bytes()),
                 mandatory: true,
                 max: 1,
                 children: None,
@@ -317,6 +318,7 @@ fn seq(t: &[&str], at: &mut usize) -> Result<Vec<Node>, String> {
             *at += 1;
             out.push(Node {
                 id: id.to_string(),
+                key: id_key(id.as_bytes()),
                 mandatory,
                 max,
                 children: Some(children),
@@ -328,6 +330,7 @@ fn seq(t: &[&str], at: &mut usize) -> Result<Vec<Node>, String> {
             *at += 2;
             out.push(Node {
                 id: id.to_string(),
+                key: id_key(id.as_bytes()),
                 mandatory,
                 max,
                 children: None,

@@ -66,10 +66,15 @@ fn get<'v>(obj: Option<&'v Map<String, Value>>, path: &[String]) -> Option<&'v V
 }
 
 fn join(ptr: &str, path: &[String]) -> String {
-    let mut s = ptr.to_string();
+    let mut s = String::with_capacity(ptr.len() + 16);
+    s.push_str(ptr);
     for p in path {
         s.push('/');
-        s.push_str(&p.replace('~', "~0").replace('/', "~1"));
+        if p.contains(['~', '/']) {
+            s.push_str(&p.replace('~', "~0").replace('/', "~1"));
+        } else {
+            s.push_str(p);
+        }
     }
     s
 }
@@ -471,11 +476,11 @@ impl<'d> Encoder<'d> {
     }
 
     /// Checks characters and delimiters of a value about to be written.
-    fn check_text(&mut self, text: &str, ptr: &str) -> bool {
+    fn check_text(&mut self, text: &str, ptr: &dyn Fn() -> String) -> bool {
         if let Some(m) = value::check_chars(text, self.v5010) {
             self.issue(
                 "INVALID_CHARACTER",
-                ptr,
+                &ptr(),
                 format!("\"{}\" {m}", preview(text)),
             );
             return false;
@@ -493,7 +498,7 @@ impl<'d> Encoder<'d> {
             };
             self.issue(
                 "CONTAINS_DELIMITER",
-                ptr,
+                &ptr(),
                 format!(
                     "\"{}\" contains '{}', the partner's {which}; X12 has no escape, so remove or replace it",
                     preview(text),
@@ -505,7 +510,7 @@ impl<'d> Encoder<'d> {
         true
     }
 
-    fn convert(&mut self, v: &Value, e: &ElDecl, ptr: &str) -> Option<String> {
+    fn convert(&mut self, v: &Value, e: &ElDecl, ptr: &dyn Fn() -> String) -> Option<String> {
         match value::to_x12(v, e.ptype, e.xtype, e.min, e.max) {
             Ok(t) => {
                 if !self.check_text(&t, ptr) {
@@ -515,7 +520,7 @@ impl<'d> Encoder<'d> {
                     if !codes.contains(&t) {
                         self.issue(
                             "INVALID_CODE",
-                            ptr,
+                            &ptr(),
                             format!(
                                 "\"{t}\" is not one of the allowed codes: {}",
                                 codes.join(", ")
@@ -540,7 +545,7 @@ impl<'d> Encoder<'d> {
                         }
                     }
                 }
-                self.issue(code, ptr, m);
+                self.issue(code, &ptr(), m);
                 None
             }
         }
@@ -594,7 +599,7 @@ impl<'d> Encoder<'d> {
             .unwrap_or(0);
         let mut els: Vec<Option<String>> = vec![None; width + 1];
         // Field pointers per position, for rule messages.
-        let mut ptrs: Vec<Option<String>> = vec![None; width + 1];
+        let mut ptrs: Vec<Option<&[String]>> = vec![None; width + 1];
         let mut pending: Vec<&ElDecl> = Vec::new();
         for e in &map.elements {
             let pos = e.pos as usize;
@@ -612,10 +617,12 @@ impl<'d> Encoder<'d> {
                             continue;
                         }
                     }
-                    let ptr = join(&it.ptr, path);
-                    ptrs[pos] = Some(ptr.clone());
+                    ptrs[pos] = Some(path);
                     match get(it.obj, path) {
-                        Some(v) => els[pos] = self.convert(v, e, &ptr).or(Some(String::new())),
+                        Some(v) => {
+                            let ptr = || join(&it.ptr, path);
+                            els[pos] = self.convert(v, e, &ptr).or(Some(String::new()))
+                        }
                         None => pending.push(e),
                     }
                 }
@@ -649,7 +656,7 @@ impl<'d> Encoder<'d> {
                 done[k] = true;
                 let ptr = join(&it.ptr, path);
                 if let Some(v) = self.default_value(d, e, it) {
-                    if let Some(t) = self.convert(&v, e, &ptr) {
+                    if let Some(t) = self.convert(&v, e, &|| ptr.clone()) {
                         els[e.pos as usize] = Some(t);
                         self.defaults.push((ptr, v));
                         changed = true;
@@ -712,7 +719,7 @@ impl<'d> Encoder<'d> {
                     known: None,
                     doc: None,
                 };
-                if let Some(t) = self.convert(v, &el, &ptr) {
+                if let Some(t) = self.convert(v, &el, &|| ptr.clone()) {
                     list.push((q.clone(), t, ptr.clone(), ptr));
                 }
             }
@@ -753,7 +760,7 @@ impl<'d> Encoder<'d> {
                                 self.issue("MISSING_FIELD", &fp, "is required".into());
                                 ok = false;
                             }
-                            Some(v) => match self.convert(v, &el, &fp) {
+                            Some(v) => match self.convert(v, &el, &|| fp.clone()) {
                                 Some(t) => vals.push(t),
                                 None => ok = false,
                             },
@@ -820,7 +827,7 @@ impl<'d> Encoder<'d> {
         node: &Node,
         r: &Rule,
         els: &[Option<String>],
-        ptrs: &[Option<String>],
+        ptrs: &[Option<&[String]>],
         it: &Item<'_>,
     ) {
         let has = |p: u8| {
@@ -828,15 +835,19 @@ impl<'d> Encoder<'d> {
                 .is_some_and(|v| v.as_ref().is_some_and(|s| !s.is_empty()))
         };
         let name = |p: u8| -> String {
-            match ptrs.get(p as usize).and_then(|x| x.clone()) {
-                Some(ptr) => ptr.rsplit('/').next().unwrap_or_default().to_string(),
+            match ptrs
+                .get(p as usize)
+                .copied()
+                .flatten()
+                .and_then(|x| x.last())
+            {
+                Some(name) => name.clone(),
                 None => format!("{}{p:02}", node.id),
             }
         };
-        let ptr_of = |p: u8| {
-            ptrs.get(p as usize)
-                .and_then(|x| x.clone())
-                .unwrap_or_else(|| it.ptr.clone())
+        let ptr_of = |p: u8| match ptrs.get(p as usize).copied().flatten() {
+            Some(path) => join(&it.ptr, path),
+            None => it.ptr.clone(),
         };
         let first = r.positions[0];
         let others = &r.positions[1..];

@@ -94,6 +94,8 @@ impl std::fmt::Display for Issue {
 struct Compiled {
     sources: Vec<dsl::Source>,
     decls: Vec<(SetDecl, SetDecl)>,
+    /// Segment ids of each declaration (base, 5010).
+    ids: Vec<(Vec<String>, Vec<String>)>,
     known_ids: Vec<String>,
 }
 
@@ -104,6 +106,7 @@ fn compiled() -> &'static Compiled {
         let mut sources = Vec::new();
         let mut decls = Vec::new();
         let mut known: Vec<String> = Vec::new();
+        let mut ids = Vec::new();
         for (code, text) in SOURCES {
             let src =
                 dsl::parse_source(text, &blocks).unwrap_or_else(|e| panic!("{code}.x12d: {e}"));
@@ -118,12 +121,14 @@ fn compiled() -> &'static Compiled {
                     known.push(id);
                 }
             }
+            ids.push((structure::ids(&base), structure::ids(&v5)));
             sources.push(src);
             decls.push((base, v5));
         }
         Compiled {
             sources,
             decls,
+            ids,
             known_ids: known,
         }
     })
@@ -146,6 +151,16 @@ pub fn declaration(code: &str, edition: Edition) -> Option<&'static SetDecl> {
         Edition::Base => &c.decls[i].0,
         Edition::V5010 => &c.decls[i].1,
     })
+}
+
+/// The segment ids a declaration uses (cached).
+pub(crate) fn set_ids(decl: &SetDecl) -> &'static [String] {
+    let c = compiled();
+    match TYPES.iter().position(|t| *t == decl.code) {
+        Some(i) if decl.edition == Edition::Base => &c.ids[i].0,
+        Some(i) => &c.ids[i].1,
+        None => &[],
+    }
 }
 
 /// Mapping lines of a set's file that resolve in no edition (declaration typos).
@@ -308,14 +323,39 @@ fn known(id: &str) -> bool {
 /// Maps a received transaction set back to its payload JSON; `None` for sets
 /// that are not among the 18.
 pub fn map_back(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<Value> {
+    map_back_tree(doc, group, tx).map(|j| j.to_value())
+}
+
+/// Appends the mapped document of a set as compact JSON (what the parse
+/// result carries as `document`); false for sets not among the 18.
+pub fn write_document(
+    doc: &Document<'_>,
+    group: &Group<'_>,
+    tx: &Transaction<'_>,
+    out: &mut Vec<u8>,
+) -> bool {
+    match map_back_tree(doc, group, tx) {
+        Some(j) => {
+            j.write_json(out);
+            true
+        }
+        None => false,
+    }
+}
+
+fn map_back_tree<'a>(
+    doc: &Document<'a>,
+    group: &Group<'a>,
+    tx: &Transaction<'a>,
+) -> Option<structure::J<'a>> {
     let code = std::str::from_utf8(tx.kind()).ok()?;
     let decl = declaration(code, edition(&group_version(group)))?;
     let segs: Vec<_> = doc.body(tx).collect();
     let end = tx.se.as_ref().map_or((0, 0), |s| (s.index(), s.offset()));
     let (occ, _) = structure::match_body(decl, &segs, end, &known);
-    let mut obj = serde_json::Map::new();
+    let mut obj = Vec::new();
     structure::decode(&decl.body, &occ, &mut obj, None, None);
-    Some(Value::Object(obj))
+    Some(structure::J::Obj(obj))
 }
 
 /// Structure and element findings of a received set of one of the 18 types

@@ -197,6 +197,8 @@ pub struct NodeMap {
 pub struct Node {
     /// Segment id (for a loop: the id of its first segment).
     pub id: String,
+    /// The id packed into an integer ([`id_key`]), for fast matching.
+    pub key: u32,
     /// Mandatory in the standard.
     pub mandatory: bool,
     /// Maximum use (loop repeats); `u32::MAX` for unbounded.
@@ -205,6 +207,16 @@ pub struct Node {
     pub children: Option<Vec<Node>>,
     /// Payload mapping, when the node carries data.
     pub map: Option<NodeMap>,
+}
+
+/// A segment id (2–3 bytes) packed into an integer; longer ids never match a node.
+#[inline]
+pub fn id_key(id: &[u8]) -> u32 {
+    match id {
+        [a, b] => u32::from_be_bytes([0, 0, *a, *b]),
+        [a, b, c] => u32::from_be_bytes([0, *a, *b, *c]),
+        _ => u32::MAX,
+    }
 }
 
 impl Node {

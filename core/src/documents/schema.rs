@@ -365,13 +365,38 @@ fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
     }
 }
 
-/// The payload shape of a set in one edition.
-pub fn shape_for(code: &str, edition: Edition) -> Option<Shape> {
+fn build(code: &str, edition: Edition) -> Option<Shape> {
     let d = declaration(code, edition)?;
     let mut fields = Vec::new();
     let mut rules = Vec::new();
     body(&d.body, &mut fields, &mut rules, true, None, None);
     Some(Shape::Object(fields, rules))
+}
+
+/// The payload shape of a set in one edition (built once).
+pub fn shape_ref(code: &str, edition: Edition) -> Option<&'static Shape> {
+    static SHAPES: std::sync::OnceLock<Vec<(Shape, Shape)>> = std::sync::OnceLock::new();
+    let all = SHAPES.get_or_init(|| {
+        TYPES
+            .iter()
+            .map(|c| {
+                (
+                    build(c, Edition::Base).expect("declared"),
+                    build(c, Edition::V5010).expect("declared"),
+                )
+            })
+            .collect()
+    });
+    let i = TYPES.iter().position(|t| *t == code)?;
+    Some(match edition {
+        Edition::Base => &all[i].0,
+        Edition::V5010 => &all[i].1,
+    })
+}
+
+/// The payload shape of a set in one edition.
+pub fn shape_for(code: &str, edition: Edition) -> Option<Shape> {
+    shape_ref(code, edition).cloned()
 }
 
 /// The payload shape of a set (both editions merged: a field is required
@@ -546,10 +571,10 @@ pub fn schema(code: &str) -> Option<Value> {
 /// Adds an `UNKNOWN_FIELD` warning for every payload field the set does not
 /// map in this edition (a field of the other edition only is named as such).
 pub fn unknown_fields(code: &str, edition: Edition, payload: &Value, out: &mut Vec<Issue>) {
-    if let Some(s) = shape_for(code, edition) {
+    if let Some(s) = shape_ref(code, edition) {
         let at = out.len();
-        walk(&s, payload, "", out);
-        let other = shape_for(
+        walk(s, payload, &mut Vec::new(), out);
+        let other = shape_ref(
             code,
             if edition == Edition::Base {
                 Edition::V5010
@@ -605,30 +630,60 @@ pub fn remove(v: &mut Value, pointers: &[String]) {
     }
 }
 
-fn walk(s: &Shape, v: &Value, ptr: &str, out: &mut Vec<Issue>) {
+fn escape(k: &str) -> std::borrow::Cow<'_, str> {
+    if k.contains(['~', '/']) {
+        k.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        k.into()
+    }
+}
+
+/// Walks the payload against the shape; the pointer is a stack of parts,
+/// joined only for the (rare) unknown fields.
+fn walk<'v>(
+    s: &Shape,
+    v: &'v Value,
+    at: &mut Vec<std::borrow::Cow<'v, str>>,
+    out: &mut Vec<Issue>,
+) {
     match (s, v) {
         (Shape::Object(fields, _), Value::Object(o)) => {
             for (k, val) in o {
-                let p = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
                 match fields.iter().find(|f| f.name == *k) {
-                    Some(f) => walk(&f.shape, val, &p, out),
-                    None => out.push(Issue {
-                        severity: Severity::Warning,
-                        code: "UNKNOWN_FIELD",
-                        pointer: p,
-                        message: format!(
-                            "is not a field of this document{}; it is ignored",
-                            suggestion(k, fields)
-                                .map(|s| format!(" (did you mean \"{s}\"?)"))
-                                .unwrap_or_default()
-                        ),
-                    }),
+                    Some(f) if matches!(f.shape, Shape::Leaf(_)) => {}
+                    Some(f) => {
+                        at.push(escape(k));
+                        walk(&f.shape, val, at, out);
+                        at.pop();
+                    }
+                    None => {
+                        let mut pointer = String::new();
+                        for p in at.iter() {
+                            pointer.push('/');
+                            pointer.push_str(p);
+                        }
+                        pointer.push('/');
+                        pointer.push_str(&escape(k));
+                        out.push(Issue {
+                            severity: Severity::Warning,
+                            code: "UNKNOWN_FIELD",
+                            pointer,
+                            message: format!(
+                                "is not a field of this document{}; it is ignored",
+                                suggestion(k, fields)
+                                    .map(|s| format!(" (did you mean \"{s}\"?)"))
+                                    .unwrap_or_default()
+                            ),
+                        })
+                    }
                 }
             }
         }
         (Shape::Array(inner, _), Value::Array(a)) => {
             for (i, item) in a.iter().enumerate() {
-                walk(inner, item, &format!("{ptr}/{i}"), out);
+                at.push(i.to_string().into());
+                walk(inner, item, at, out);
+                at.pop();
             }
         }
         _ => {}

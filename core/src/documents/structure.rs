@@ -5,7 +5,8 @@
 use super::model::*;
 use super::value;
 use crate::segment::Segment;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use std::borrow::Cow;
 
 /// A matched loop occurrence (or the whole body): (node index, item) pairs.
 #[derive(Debug, Default)]
@@ -56,8 +57,12 @@ struct Matcher<'s, 'a> {
     end: (usize, usize),
     findings: Vec<Finding>,
     all_ids: &'s dyn Fn(&str) -> bool,
-    set_ids: Vec<String>,
+    set_ids: &'s [String],
+    counts: Vec<u32>,
 }
+
+/// Marks a missing node as reported in the matcher's counts.
+const REPORTED: u32 = 1 << 31;
 
 fn collect_ids(nodes: &[Node], out: &mut Vec<String>) {
     for n in nodes {
@@ -100,29 +105,35 @@ impl<'a> Matcher<'_, 'a> {
     }
 
     /// Matches segments into `occ` against `nodes`, starting at node `first`.
-    fn run(
+    #[allow(clippy::needless_range_loop)] // `k` indexes both the nodes and the counts stack
+    fn run<'n>(
         &mut self,
-        nodes: &[Node],
+        nodes: &'n [Node],
         first: usize,
         occ: &mut Occ<'a>,
-        ancestors: &[(&[Node], usize)],
+        ancestors: &mut Vec<(&'n [Node], usize)>,
         loop_id: Option<&str>,
     ) {
         let mut i = first;
-        let mut counts = vec![0u32; nodes.len()];
-        let mut reported = vec![false; nodes.len()];
+        // Occurrence counts of this loop's nodes, on a stack shared by all
+        // levels (no allocation per loop occurrence); the top bit marks a
+        // missing node already reported.
+        let base = self.counts.len();
+        self.counts.resize(base + nodes.len(), 0);
         if first == 1 {
-            counts[0] = 1;
+            self.counts[base] = 1;
         }
         while self.pos < self.segs.len() {
             let seg = self.segs[self.pos];
-            let id = String::from_utf8_lossy(seg.id()).into_owned();
-            let found = (i..nodes.len()).find(|&j| nodes[j].id == id && !(j == 0 && first == 1));
+            let raw_id = seg.id();
+            let key = id_key(raw_id);
+            let found = (i..nodes.len()).find(|&j| nodes[j].key == key && !(j == 0 && first == 1));
             match found {
                 Some(j) => {
+                    let id = nodes[j].id.as_str();
                     for k in i..j {
-                        if nodes[k].mandatory && counts[k] == 0 && !reported[k] {
-                            reported[k] = true;
+                        if nodes[k].mandatory && self.counts[base + k] == 0 {
+                            self.counts[base + k] = REPORTED;
                             let kind = if nodes[k].is_loop() {
                                 "loop"
                             } else {
@@ -141,8 +152,9 @@ impl<'a> Matcher<'_, 'a> {
                             );
                         }
                     }
-                    counts[j] += 1;
-                    if counts[j] > nodes[j].max {
+                    self.counts[base + j] = (self.counts[base + j] & !REPORTED) + 1;
+                    let count = self.counts[base + j];
+                    if count > nodes[j].max {
                         let lp = nodes[j].is_loop();
                         self.finding(
                             if lp {
@@ -155,11 +167,11 @@ impl<'a> Matcher<'_, 'a> {
                                 "{} {} occurs {} times; at most {} allowed here",
                                 id,
                                 if lp { "loop" } else { "segment" },
-                                counts[j],
+                                count,
                                 nodes[j].max
                             ),
                             Some(&seg),
-                            &id,
+                            id,
                             loop_id,
                         );
                     }
@@ -169,9 +181,9 @@ impl<'a> Matcher<'_, 'a> {
                             let mut sub = Occ {
                                 items: vec![(0, Item::Seg(seg))],
                             };
-                            let mut anc = ancestors.to_vec();
-                            anc.push((nodes, j));
-                            self.run(children, 1, &mut sub, &anc, Some(&nodes[j].id));
+                            ancestors.push((nodes, j));
+                            self.run(children, 1, &mut sub, ancestors, Some(&nodes[j].id));
+                            ancestors.pop();
                             occ.items.push((j, Item::Loop(sub)));
                         }
                         None => occ.items.push((j, Item::Seg(seg))),
@@ -181,10 +193,11 @@ impl<'a> Matcher<'_, 'a> {
                 None => {
                     let up = ancestors
                         .iter()
-                        .any(|(ns, at)| ns[*at..].iter().any(|n| n.id == id));
+                        .any(|(ns, at)| ns[*at..].iter().any(|n| n.key == key));
                     if up {
                         break;
                     }
+                    let id = String::from_utf8_lossy(raw_id).into_owned();
                     let (code, seg_code, why) = if !self.set_ids.contains(&id) {
                         if (self.all_ids)(&id) {
                             (
@@ -226,7 +239,7 @@ impl<'a> Matcher<'_, 'a> {
         }
         let next = self.segs.get(self.pos).copied();
         for k in i..nodes.len() {
-            if nodes[k].mandatory && counts[k] == 0 && !reported[k] {
+            if nodes[k].mandatory && self.counts[base + k] == 0 {
                 let kind = if nodes[k].is_loop() {
                     "loop"
                 } else {
@@ -246,6 +259,7 @@ impl<'a> Matcher<'_, 'a> {
                 );
             }
         }
+        self.counts.truncate(base);
     }
 }
 
@@ -256,8 +270,7 @@ pub fn match_body<'a>(
     end: (usize, usize),
     known: &dyn Fn(&str) -> bool,
 ) -> (Occ<'a>, Vec<Finding>) {
-    let mut set_ids = Vec::new();
-    collect_ids(&decl.body, &mut set_ids);
+    let set_ids = super::set_ids(decl);
     let mut m = Matcher {
         segs,
         pos: 0,
@@ -265,9 +278,10 @@ pub fn match_body<'a>(
         findings: Vec::new(),
         all_ids: known,
         set_ids,
+        counts: Vec::with_capacity(256),
     };
     let mut occ = Occ::default();
-    m.run(&decl.body, 0, &mut occ, &[], None);
+    m.run(&decl.body, 0, &mut occ, &mut Vec::new(), None);
     (occ, m.findings)
 }
 
@@ -402,7 +416,15 @@ pub fn check_segment(
     out: &mut Vec<Finding>,
 ) {
     let id = String::from_utf8_lossy(seg.id()).into_owned();
-    let val = |p: usize| String::from_utf8_lossy(seg.value(p)).into_owned();
+    // Split once: element lookups by position are then O(1).
+    let els: Vec<&[u8]> = seg.elements().map(|e| e.raw()).collect();
+    let raw = |p: usize| -> &[u8] {
+        p.checked_sub(1)
+            .and_then(|i| els.get(i))
+            .copied()
+            .unwrap_or(&[])
+    };
+    let val = |p: usize| String::from_utf8_lossy(raw(p)).into_owned();
     for e in &map.elements {
         let pos = e.pos as usize;
         match &e.target {
@@ -507,7 +529,7 @@ pub fn check_segment(
             }
         }
     }
-    let has = |p: u8| !seg.value(p as usize).is_empty();
+    let has = |p: u8| !raw(p as usize).is_empty();
     for r in &map.rules {
         let count = r.positions.iter().filter(|&&p| has(p)).count();
         let first = r.positions[0];
@@ -595,26 +617,162 @@ pub fn check_elements(
 
 // ---------------------------------------------------------------- map back
 
-fn entry<'m>(obj: &'m mut Map<String, Value>, path: &[String]) -> &'m mut Value {
-    let mut cur = obj.entry(path[0].clone()).or_insert(Value::Null);
-    for p in &path[1..] {
-        if !cur.is_object() {
-            *cur = Value::Object(Map::new());
+/// A mapped document under construction: keys are the declaration's names
+/// (`'static`), strings borrow the input where they can, so mapping a set
+/// allocates little; [`J::to_value`] and [`J::write_json`] turn it into a
+/// `serde_json::Value` or JSON text. Object keys keep their first-seen order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum J<'a> {
+    /// An object.
+    Obj(Vec<(&'static str, J<'a>)>),
+    /// An array.
+    Arr(Vec<J<'a>>),
+    /// A string.
+    Str(Cow<'a, str>),
+    /// A number (or another scalar).
+    Val(Value),
+    /// Not set yet.
+    Null,
+}
+
+impl J<'_> {
+    /// As a `serde_json::Value`.
+    pub fn to_value(&self) -> Value {
+        match self {
+            J::Obj(o) => Value::Object(
+                o.iter()
+                    .map(|(k, v)| ((*k).to_string(), v.to_value()))
+                    .collect(),
+            ),
+            J::Arr(a) => Value::Array(a.iter().map(J::to_value).collect()),
+            J::Str(s) => Value::String(s.to_string()),
+            J::Val(v) => v.clone(),
+            J::Null => Value::Null,
         }
-        cur = cur
-            .as_object_mut()
-            .expect("object")
-            .entry(p.clone())
-            .or_insert(Value::Null);
+    }
+
+    /// Appends compact JSON text.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            J::Obj(o) => {
+                out.push(b'{');
+                for (n, (k, v)) in o.iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    json_string(k, out);
+                    out.push(b':');
+                    v.write_json(out);
+                }
+                out.push(b'}');
+            }
+            J::Arr(a) => {
+                out.push(b'[');
+                for (n, v) in a.iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    v.write_json(out);
+                }
+                out.push(b']');
+            }
+            J::Str(s) => json_string(s, out),
+            J::Val(v) => {
+                let _ = serde_json::to_writer(&mut *out, v);
+            }
+            J::Null => out.extend_from_slice(b"null"),
+        }
+    }
+
+    fn obj(&mut self) -> &mut Vec<(&'static str, Self)> {
+        if !matches!(self, J::Obj(_)) {
+            *self = J::Obj(Vec::new());
+        }
+        match self {
+            J::Obj(o) => o,
+            _ => unreachable!("just made an object"),
+        }
+    }
+
+    fn arr(&mut self) -> &mut Vec<Self> {
+        if !matches!(self, J::Arr(_)) {
+            *self = J::Arr(Vec::new());
+        }
+        match self {
+            J::Arr(a) => a,
+            _ => unreachable!("just made an array"),
+        }
+    }
+}
+
+fn json_string(s: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
+    let b = s.as_bytes();
+    if !b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\') {
+        out.extend_from_slice(b);
+        out.push(b'"');
+        return;
+    }
+    let mut run = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1F => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&b[run..i]);
+        if esc.is_empty() {
+            out.extend_from_slice(format!("\\u{:04x}", c).as_bytes());
+        } else {
+            out.extend_from_slice(esc);
+        }
+        run = i + 1;
+    }
+    out.extend_from_slice(&b[run..]);
+    out.push(b'"');
+}
+
+type Obj<'a> = Vec<(&'static str, J<'a>)>;
+
+fn slot<'m, 'a>(obj: &'m mut Obj<'a>, key: &'static str) -> &'m mut J<'a> {
+    let i = match obj.iter().position(|(k, _)| *k == key) {
+        Some(i) => i,
+        None => {
+            obj.push((key, J::Null));
+            obj.len() - 1
+        }
+    };
+    &mut obj[i].1
+}
+
+fn entry<'m, 'a>(obj: &'m mut Obj<'a>, path: &'static [String]) -> &'m mut J<'a> {
+    let mut cur = slot(obj, path[0].as_str());
+    for p in &path[1..] {
+        cur = slot(cur.obj(), p.as_str());
     }
     cur
 }
 
-fn set(obj: &mut Map<String, Value>, path: &[String], v: Value) {
-    let slot = entry(obj, path);
-    if slot.is_null() {
-        *slot = v;
+fn set<'a>(obj: &mut Obj<'a>, path: &'static [String], v: J<'a>) {
+    let s = entry(obj, path);
+    if matches!(s, J::Null) {
+        *s = v;
     }
+}
+
+fn is_free(obj: &Obj<'_>, path: &[String]) -> bool {
+    let mut cur: Option<&J<'_>> = obj.iter().find(|(k, _)| *k == path[0]).map(|(_, v)| v);
+    for p in &path[1..] {
+        cur = match cur {
+            Some(J::Obj(o)) => o.iter().find(|(k, _)| *k == p.as_str()).map(|(_, v)| v),
+            _ => None,
+        };
+    }
+    matches!(cur, None | Some(J::Null))
 }
 
 fn start<'o, 'a>(item: &'o Item<'a>) -> &'o Segment<'a> {
@@ -628,21 +786,21 @@ fn start<'o, 'a>(item: &'o Item<'a>) -> &'o Segment<'a> {
 }
 
 /// Maps a matched tree into `obj`.
-pub fn decode(
-    nodes: &[Node],
-    occ: &Occ<'_>,
-    obj: &mut Map<String, Value>,
+pub fn decode<'a>(
+    nodes: &'static [Node],
+    occ: &Occ<'a>,
+    obj: &mut Obj<'a>,
     level: Option<&str>,
     fixed: Option<u8>,
 ) {
-    let mut hier_done = Vec::new();
+    let mut hier_done: Option<usize> = None;
     for (j, item) in &occ.items {
         let node = &nodes[*j];
         let Some(map) = &node.map else { continue };
         if !map.hier.is_empty() {
-            if !hier_done.contains(j) {
-                hier_done.push(*j);
-                let all: Vec<&Occ<'_>> = occ
+            if hier_done != Some(*j) {
+                hier_done = Some(*j);
+                let all: Vec<&Occ<'a>> = occ
                     .items
                     .iter()
                     .filter(|(k, _)| k == j)
@@ -659,7 +817,7 @@ pub fn decode(
             continue;
         }
         let seg = start(item);
-        let (target, fixed_pos): (&mut Map<String, Value>, Option<u8>) = if map.binds.is_empty() {
+        let (target, fixed_pos): (&mut Obj<'a>, Option<u8>) = if map.binds.is_empty() {
             // A fixed element belongs to the loop's start segment only.
             (&mut *obj, if *j == 0 { fixed } else { None })
         } else {
@@ -668,27 +826,18 @@ pub fn decode(
                     .when
                     .as_ref()
                     .is_none_or(|(p, v)| seg.value(*p as usize) == v.as_bytes());
-                let free = b.array || obj.get(&b.path[0]).is_none() || entry_is_null(obj, &b.path);
-                cond && free
+                cond && (b.array || is_free(obj, &b.path))
             });
             let Some(b) = chosen else { continue };
-            let slot = entry(obj, &b.path);
+            let s = entry(obj, &b.path);
             let fp = b.when.as_ref().map(|w| w.0);
             if b.array {
-                if !slot.is_array() {
-                    *slot = Value::Array(Vec::new());
-                }
-                let arr = slot.as_array_mut().expect("array");
-                arr.push(Value::Object(Map::new()));
-                (
-                    arr.last_mut()
-                        .and_then(Value::as_object_mut)
-                        .expect("object"),
-                    fp,
-                )
+                let arr = s.arr();
+                arr.push(J::Obj(Vec::new()));
+                (arr.last_mut().expect("pushed").obj(), fp)
             } else {
-                *slot = Value::Object(Map::new());
-                (slot.as_object_mut().expect("object"), fp)
+                *s = J::Obj(Vec::new());
+                (s.obj(), fp)
             }
         };
         match item {
@@ -704,58 +853,69 @@ pub fn decode(
     }
 }
 
-fn entry_is_null(obj: &Map<String, Value>, path: &[String]) -> bool {
-    let mut cur = obj.get(&path[0]);
-    for p in &path[1..] {
-        cur = cur.and_then(|c| c.get(p));
-    }
-    cur.is_none_or(Value::is_null)
+fn text(b: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(b)
 }
 
 /// Maps one segment's declared elements into `obj`.
-pub fn decode_segment(
-    map: &NodeMap,
-    seg: &Segment<'_>,
-    obj: &mut Map<String, Value>,
+pub fn decode_segment<'a>(
+    map: &'static NodeMap,
+    seg: &Segment<'a>,
+    obj: &mut Obj<'a>,
     fixed: Option<u8>,
 ) {
-    let val = |p: usize| String::from_utf8_lossy(seg.value(p)).into_owned();
+    // Split once: element lookups by position are then O(1).
+    let mut els: [&'a [u8]; 32] = [&[]; 32];
+    let mut n = 0;
+    for e in seg.elements() {
+        if n == els.len() {
+            break;
+        }
+        els[n] = e.raw();
+        n += 1;
+    }
+    let raw = |p: usize| -> &'a [u8] { if p >= 1 && p <= n { els[p - 1] } else { &[] } };
     for e in &map.elements {
         match &e.target {
             Target::Field(path) => {
                 if Some(e.pos) == fixed {
                     continue;
                 }
-                let raw = val(e.pos as usize);
-                if raw.is_empty() {
+                let bytes = raw(e.pos as usize);
+                if bytes.is_empty() {
                     continue;
                 }
-                let v = value::from_x12(&raw, e.ptype, e.xtype).unwrap_or(Value::String(raw));
+                let t = text(bytes);
+                let v = match e.ptype {
+                    PType::Str => J::Str(t),
+                    _ => match value::from_x12(&t, e.ptype, e.xtype) {
+                        Some(Value::String(s)) => J::Str(Cow::Owned(s)),
+                        Some(v) => J::Val(v),
+                        None => J::Str(t),
+                    },
+                };
                 set(obj, path, v);
             }
             Target::Pairs(p) => {
                 let pos = e.pos as usize;
                 for k in 0..p.count as usize {
-                    let (q, id) = (val(pos + 2 * k), val(pos + 2 * k + 1));
+                    let (q, id) = (raw(pos + 2 * k), raw(pos + 2 * k + 1));
                     if q.is_empty() && id.is_empty() {
                         continue;
                     }
                     if let Some((_, f)) = p
                         .promote
                         .iter()
-                        .find(|(pq, f)| *pq == q && !obj.contains_key(f.as_str()))
+                        .find(|(pq, f)| pq.as_bytes() == q && is_free(obj, std::slice::from_ref(f)))
                     {
-                        obj.insert(f.clone(), Value::String(id));
+                        *slot(obj, f.as_str()) = J::Str(text(id));
                         continue;
                     }
-                    let slot = entry(obj, &p.array);
-                    if !slot.is_array() {
-                        *slot = Value::Array(Vec::new());
-                    }
-                    let mut m = Map::new();
-                    m.insert("qualifier".into(), Value::String(q));
-                    m.insert("id".into(), Value::String(id));
-                    slot.as_array_mut().expect("array").push(Value::Object(m));
+                    let item = J::Obj(vec![
+                        ("qualifier", J::Str(text(q))),
+                        ("id", J::Str(text(id))),
+                    ]);
+                    entry(obj, &p.array).arr().push(item);
                 }
             }
             _ => {}
@@ -763,24 +923,29 @@ pub fn decode_segment(
     }
 }
 
-fn decode_hier(node: &Node, map: &NodeMap, occs: &[&Occ<'_>], root: &mut Map<String, Value>) {
-    struct Entry {
-        id: String,
+fn decode_hier<'a>(
+    node: &'static Node,
+    map: &'static NodeMap,
+    occs: &[&Occ<'a>],
+    root: &mut Obj<'a>,
+) {
+    struct Entry<'a> {
+        id: &'a [u8],
         level: usize,
-        obj: Map<String, Value>,
+        obj: Obj<'a>,
         container: Option<usize>,
     }
     let children = node.children.as_deref().unwrap_or(&[]);
-    let mut entries: Vec<Entry> = Vec::new();
+    let mut entries: Vec<Entry<'a>> = Vec::new();
     for o in occs {
-        let hl = start(&o.items[0].1);
-        let code = String::from_utf8_lossy(hl.value(3)).into_owned();
-        let Some(li) = map.hier.iter().position(|l| l.code == code) else {
+        let hl = *start(&o.items[0].1);
+        let code = hl.value(3);
+        let Some(li) = map.hier.iter().position(|l| l.code.as_bytes() == code) else {
             continue;
         };
-        let mut obj = Map::new();
-        decode(children, o, &mut obj, Some(&code), None);
-        let parent_id = String::from_utf8_lossy(hl.value(2)).into_owned();
+        let mut obj = Vec::new();
+        decode(children, o, &mut obj, Some(&map.hier[li].code), None);
+        let parent_id = hl.value(2);
         let lvl = &map.hier[li];
         // The container: the parent entry (or the parent's container when the parent is flat).
         let mut container = None;
@@ -794,7 +959,7 @@ fn decode_hier(node: &Node, map: &NodeMap, occs: &[&Occ<'_>], root: &mut Map<Str
             }
         }
         entries.push(Entry {
-            id: String::from_utf8_lossy(hl.value(1)).into_owned(),
+            id: hl.value(1),
             level: li,
             obj,
             container,
@@ -803,20 +968,15 @@ fn decode_hier(node: &Node, map: &NodeMap, occs: &[&Occ<'_>], root: &mut Map<Str
     // Place children before parents are moved: walk backwards, inserting at the front.
     while let Some(e) = entries.pop() {
         let lvl = &map.hier[e.level];
-        let target: &mut Map<String, Value> = match e.container {
+        let target: &mut Obj<'a> = match e.container {
             Some(p) => &mut entries[p].obj,
             None => &mut *root,
         };
-        let slot = entry(target, &lvl.path);
+        let s = entry(target, &lvl.path);
         if lvl.array {
-            if !slot.is_array() {
-                *slot = Value::Array(Vec::new());
-            }
-            slot.as_array_mut()
-                .expect("array")
-                .insert(0, Value::Object(e.obj));
-        } else if slot.is_null() {
-            *slot = Value::Object(e.obj);
+            s.arr().insert(0, J::Obj(e.obj));
+        } else if matches!(s, J::Null) {
+            *s = J::Obj(e.obj);
         }
     }
 }
