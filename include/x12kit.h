@@ -50,6 +50,8 @@
  * On failure, the `x12kit_error` passed to the call (if any) holds a stable
  * code string that says more (for example `SIGNATURE_MISMATCH` within
  * `X12KIT_STATUS_REJECTED`) and a message for a person.
+ *
+ * Ownership, lifetime, thread safety: a plain value, copied freely.
  */
 typedef enum x12kit_status {
   /**
@@ -89,6 +91,8 @@ typedef enum x12kit_status {
 
 /**
  * How serious a diagnostic is.
+ *
+ * Ownership, lifetime, thread safety: a plain value, copied freely.
  */
 typedef enum x12kit_severity {
   /**
@@ -103,6 +107,8 @@ typedef enum x12kit_severity {
 
 /**
  * What `x12kit_reader_next` produced.
+ *
+ * Ownership, lifetime, thread safety: a plain value, copied freely.
  */
 typedef enum x12kit_read {
   /**
@@ -132,6 +138,8 @@ typedef enum x12kit_read {
 /**
  * Which acknowledgement `x12kit_acknowledge` builds (the `kind` field of
  * `x12kit_ack_options`).
+ *
+ * Ownership, lifetime, thread safety: a plain value, copied freely.
  */
 typedef enum x12kit_ack_kind {
   /**
@@ -175,6 +183,9 @@ typedef struct x12kit_diagnostics x12kit_diagnostics;
  *
  * Thread safety: an error object is not synchronised. Use one per thread (or
  * guard it); it may be moved between threads.
+ *
+ * Ownership: the caller's, from `x12kit_error_new` until `x12kit_error_free`.
+ * Lifetime: the strings it returns live until its next failure or its free.
  */
 typedef struct x12kit_error x12kit_error;
 
@@ -184,6 +195,9 @@ typedef struct x12kit_error x12kit_error;
  * Ownership: returned by `x12kit_render` to the caller, who frees it with
  * `x12kit_issues_free`. Thread safety: immutable; any number of threads may
  * read it at once.
+ *
+ * Lifetime: the strings of every `x12kit_issue` read from it live until it is
+ * freed.
  */
 typedef struct x12kit_issues x12kit_issues;
 
@@ -195,6 +209,10 @@ typedef struct x12kit_issues x12kit_issues;
  * `x12kit_reader_free`. Thread safety: not synchronised; use a reader from
  * one thread at a time (it may be moved between threads). Separate readers
  * are independent.
+ *
+ * Ownership: the caller's, from `x12kit_reader_new*` until
+ * `x12kit_reader_free`. Lifetime: see `x12kit_reader_new` (the buffer must
+ * outlive the reader) and `x12kit_segment`.
  */
 typedef struct x12kit_reader x12kit_reader;
 
@@ -211,6 +229,8 @@ typedef struct x12kit_reader x12kit_reader;
  * change `data` or `len`. A function that fails sets `data` to NULL and `len`
  * to 0. Filling a string that still holds bytes leaks them: free it first.
  * Thread safety: plain memory; share or move it like any buffer.
+ *
+ * Lifetime: until `x12kit_string_free`.
  */
 typedef struct x12kit_string {
   /**
@@ -225,6 +245,9 @@ typedef struct x12kit_string {
 
 /**
  * The separators of one interchange, read from its ISA segment.
+ *
+ * Ownership, lifetime, thread safety: plain data without pointers, copied
+ * freely.
  */
 typedef struct x12kit_delimiters {
   /**
@@ -254,6 +277,10 @@ typedef struct x12kit_delimiters {
  * How `x12kit_acknowledge` builds acknowledgements. Pass NULL instead of a
  * pointer to this struct for the defaults (automatic kind, control numbers
  * 1, every set acknowledged, received delimiters, now, line feeds).
+ *
+ * Ownership: the caller's; x12kit reads it (and the strings and delimiters it
+ * points to) during the call only. Lifetime: the duration of the call. Thread
+ * safety: plain data.
  */
 typedef struct x12kit_ack_options {
   /**
@@ -303,6 +330,11 @@ typedef struct x12kit_ack_options {
  * pointers are borrowed from the object that filled the struct (an
  * `x12kit_diagnostics` list or an `x12kit_reader`); see that object for how
  * long they stay valid. Strings are NUL-terminated UTF-8.
+ *
+ * Ownership: the struct is the caller's (usually on the stack); its strings
+ * are not, never free them. Lifetime: the strings live as long as the list or
+ * until the next call on the reader (see above). Thread safety: plain data;
+ * the strings may be read from any thread while they are valid.
  */
 typedef struct x12kit_diagnostic {
   /**
@@ -341,6 +373,10 @@ typedef struct x12kit_diagnostic {
  *
  * Pass NULL instead of a pointer to this struct for the defaults: control
  * numbers 1, 1, 1 and the current UTC date and time.
+ *
+ * Ownership: the caller's; x12kit reads it (and the strings it points to)
+ * during the call only. Lifetime: the duration of the call. Thread safety:
+ * plain data.
  */
 typedef struct x12kit_render_options {
   /**
@@ -379,6 +415,10 @@ typedef struct x12kit_render_options {
  *
  * The strings are NUL-terminated UTF-8 owned by the `x12kit_issues` list the
  * issue was read from, valid until that list is freed.
+ *
+ * Ownership: the struct is the caller's; its strings belong to the list, never
+ * free them. Lifetime: until the list is freed. Thread safety: plain data; the
+ * strings may be read from any thread while the list lives.
  */
 typedef struct x12kit_issue {
   /**
@@ -408,6 +448,10 @@ typedef struct x12kit_issue {
  * buffer (valid until the next call on that reader: next, feed, finish or
  * free). Copy the bytes to keep them longer. The struct itself is plain data:
  * copy it freely while `data` is valid.
+ *
+ * Ownership: the struct is the caller's; the bytes are not (never free them).
+ * Thread safety: plain data; the bytes may be read from any thread while they
+ * are valid.
  */
 typedef struct x12kit_segment {
   /**
@@ -448,6 +492,8 @@ typedef struct x12kit_segment {
  * `x12kit_element_components`, then call `x12kit_iter_next` until it returns
  * false. A zeroed iterator yields nothing. Lifetime: as long as the segment's
  * bytes. Thread safety: plain data, owned by whoever holds it.
+ *
+ * Ownership: the caller's; nothing to free.
  */
 typedef struct x12kit_iter {
   /**
@@ -464,6 +510,9 @@ typedef struct x12kit_iter {
  * `_private` holds what x12kit needs to split it further: leave it alone,
  * and only pass elements that x12kit filled to `x12kit_element_*` functions
  * (a zeroed element is safe and has no components).
+ *
+ * Ownership: the struct is the caller's (on the stack; nothing to free); the
+ * bytes are not. Thread safety: plain data, like the segment it came from.
  */
 typedef struct x12kit_element {
   /**
@@ -485,6 +534,9 @@ typedef struct x12kit_element {
  *
  * `data` may be NULL only when `len` is 0. x12kit reads the bytes during the
  * call and keeps no pointer to them afterwards.
+ *
+ * Ownership: the caller's, as are the bytes. Lifetime: the duration of the
+ * call. Thread safety: plain data.
  */
 typedef struct x12kit_bytes {
   /**
@@ -499,6 +551,9 @@ typedef struct x12kit_bytes {
 
 /**
  * What a successful verification established.
+ *
+ * Ownership, lifetime, thread safety: plain data without pointers, filled by
+ * x12kit and owned by the caller.
  */
 typedef struct x12kit_webhook_verified {
   /**
@@ -517,8 +572,10 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * The version of the library, e.g. "0.1.0": a static, NUL-terminated string
- * that must not be freed. Thread safety: callable from any thread.
+ * The version of the library, e.g. "0.1.0".
+ *
+ * Ownership: a static, NUL-terminated string that must not be freed.
+ * Lifetime: the whole life of the process. Thread safety: callable from any thread.
  */
 const char *x12kit_version(void);
 
@@ -526,14 +583,18 @@ const char *x12kit_version(void);
  * Creates an error object for use with any number of calls.
  *
  * Ownership: the caller owns the result and frees it with `x12kit_error_free`.
- * Returns NULL only if memory cannot be allocated (x12kit otherwise aborts on
- * out-of-memory, like all Rust code).
+ * Lifetime: until that call. Returns NULL only if memory cannot be allocated
+ * (x12kit otherwise aborts on out-of-memory, like all Rust code).
  * Thread safety: callable from any thread.
  */
 struct x12kit_error *x12kit_error_new(void);
 
 /**
  * Frees an error object; NULL is ignored.
+ *
+ * Ownership: takes back the object. Lifetime: `err` and every string read from
+ * it are invalid afterwards. Thread safety: not while another thread uses
+ * `err`.
  *
  * # Safety
  * `err` must be NULL or a pointer from `x12kit_error_new` not freed before.
@@ -544,6 +605,9 @@ void x12kit_error_free(struct x12kit_error *err);
 /**
  * The status of the last failed call that used `err` (`X12KIT_STATUS_OK` if
  * none failed yet). A NULL `err` gives `X12KIT_STATUS_NULL_POINTER`.
+ *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * not while another thread's call writes `err`.
  *
  * # Safety
  * `err` must be NULL or a live pointer from `x12kit_error_new`.
@@ -559,6 +623,9 @@ enum x12kit_status x12kit_error_status(const struct x12kit_error *err);
  * call or freed; copy it to keep it. A NULL `err` gives the static string
  * `NULL_POINTER`. Never returns NULL.
  *
+ * Ownership: the string stays `err`'s. Thread safety: not while another
+ * thread's call writes `err`.
+ *
  * # Safety
  * `err` must be NULL or a live pointer from `x12kit_error_new`.
  */
@@ -570,6 +637,9 @@ const char *x12kit_error_code(const struct x12kit_error *err);
  *
  * Lifetime: owned by `err`, valid until `err` is next written by a failed
  * call or freed. A NULL `err` gives a static message. Never returns NULL.
+ *
+ * Ownership: the string stays `err`'s. Thread safety: not while another
+ * thread's call writes `err`.
  *
  * # Safety
  * `err` must be NULL or a live pointer from `x12kit_error_new`.
@@ -584,6 +654,9 @@ const char *x12kit_error_message(const struct x12kit_error *err);
  * Lifetime: owned by `err`, valid until `err` is next written by a failed
  * call or freed.
  *
+ * Ownership: the string stays `err`'s. Thread safety: not while another
+ * thread's call writes `err`.
+ *
  * # Safety
  * `err` must be NULL or a live pointer from `x12kit_error_new`.
  */
@@ -594,6 +667,9 @@ const char *x12kit_error_path(const struct x12kit_error *err);
  *
  * NULL, and a string whose `data` is already NULL (never filled, failed, or
  * freed), are ignored, so freeing twice through the same struct is harmless.
+ *
+ * Ownership: takes back the bytes. Lifetime: `s->data` is invalid afterwards
+ * (NULL). Thread safety: once per string, after every reader of it.
  *
  * # Safety
  * `s` must be NULL or point to an `x12kit_string` that is zeroed or was filled
@@ -619,6 +695,9 @@ void x12kit_string_free(struct x12kit_string *s);
  * (an impossible length); on failure the outputs are set to empty/NULL.
  * x12kit keeps no pointer to `input` after the call.
  * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the outputs become the caller's. Lifetime: the outputs live until
+ * freed, independent of `input`.
  *
  * # Safety
  * `input` must point to `input_len` readable bytes; each output must be NULL
@@ -648,6 +727,9 @@ enum x12kit_status x12kit_parse(const uint8_t *input,
  * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
  * `X12KIT_STATUS_INVALID_ARGUMENT`.
  * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to the
+ * inputs. Lifetime: until `x12kit_string_free`.
  *
  * # Safety
  * `json` must point to `json_len` readable bytes, `line_break` to
@@ -680,6 +762,9 @@ enum x12kit_status x12kit_write(const char *json,
  * `X12KIT_STATUS_INVALID_ARGUMENT`; on failure the outputs are empty/NULL.
  * Thread safety: may be called from many threads at once.
  *
+ * Ownership: the outputs become the caller's; x12kit keeps no pointer to
+ * `input`. Lifetime: the outputs live until freed.
+ *
  * # Safety
  * `input` must point to `input_len` readable bytes; each output must be NULL
  * or valid for one write.
@@ -708,6 +793,9 @@ enum x12kit_status x12kit_validate(const uint8_t *input,
  * `X12KIT_STATUS_INVALID_UTF8` (`line_break`), `X12KIT_STATUS_NULL_POINTER`.
  * Thread safety: may be called from many threads at once.
  *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to
+ * `input` or `options`. Lifetime: until `x12kit_string_free`.
+ *
  * # Safety
  * `input` must point to `input_len` readable bytes; `options` must be NULL
  * or valid (with its pointers valid or NULL); `x12_out` must be writable.
@@ -721,6 +809,9 @@ enum x12kit_status x12kit_acknowledge(const uint8_t *input,
 /**
  * Number of diagnostics in the list (0 for NULL).
  *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * any number of threads may read a list at once.
+ *
  * # Safety
  * `list` must be NULL or a live list from x12kit.
  */
@@ -728,6 +819,9 @@ size_t x12kit_diagnostics_count(const struct x12kit_diagnostics *list);
 
 /**
  * Number of diagnostics of severity error in the list (0 for NULL).
+ *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * any number of threads may read a list at once.
  *
  * # Safety
  * `list` must be NULL or a live list from x12kit.
@@ -741,6 +835,9 @@ size_t x12kit_diagnostics_error_count(const struct x12kit_diagnostics *list);
  *
  * Lifetime: the strings in `*out` belong to `list` and stay valid until it is freed.
  *
+ * Ownership: the strings stay the list's, never free them. Thread safety: any
+ * number of threads may read a list at once.
+ *
  * # Safety
  * `list` must be NULL or a live list from x12kit; `out` must be NULL or
  * valid for writing one `x12kit_diagnostic`.
@@ -751,6 +848,10 @@ bool x12kit_diagnostics_get(const struct x12kit_diagnostics *list,
 
 /**
  * Frees a diagnostics list; NULL is ignored.
+ *
+ * Ownership: takes back the list. Lifetime: the list and every string read
+ * from it are invalid afterwards. Thread safety: once, after every reader of
+ * the list.
  *
  * # Safety
  * `list` must be NULL or a list from x12kit not freed before. Strings read
@@ -781,6 +882,9 @@ void x12kit_diagnostics_free(struct x12kit_diagnostics *list);
  * `X12KIT_STATUS_INVALID_ARGUMENT` (e.g. a date without a time).
  * Thread safety: may be called from many threads at once.
  *
+ * Ownership: the outputs become the caller's; x12kit keeps no pointer to the
+ * inputs. Lifetime: the outputs live until freed.
+ *
  * # Safety
  * Each pointer must point to its length in readable bytes (or be NULL with
  * length 0); `options` must be NULL or valid; `x12_out` must be writable and
@@ -800,6 +904,9 @@ enum x12kit_status x12kit_render(const char *document_type,
 /**
  * Number of issues in the list (0 for NULL).
  *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * any number of threads may read a list at once.
+ *
  * # Safety
  * `list` must be NULL or a live list from x12kit.
  */
@@ -811,6 +918,9 @@ size_t x12kit_issues_count(const struct x12kit_issues *list);
  *
  * Lifetime: the strings in `*out` belong to `list` and stay valid until it is freed.
  *
+ * Ownership: the strings stay the list's, never free them. Thread safety: any
+ * number of threads may read a list at once.
+ *
  * # Safety
  * `list` must be NULL or a live list from x12kit; `out` NULL or writable.
  */
@@ -818,6 +928,10 @@ bool x12kit_issues_get(const struct x12kit_issues *list, size_t index, struct x1
 
 /**
  * Frees an issues list; NULL is ignored.
+ *
+ * Ownership: takes back the list. Lifetime: the list and every string read
+ * from it are invalid afterwards. Thread safety: once, after every reader of
+ * the list.
  *
  * # Safety
  * `list` must be NULL or a list from x12kit not freed before.
@@ -827,6 +941,10 @@ void x12kit_issues_free(struct x12kit_issues *list);
 /**
  * Starts `*it` over the elements of `seg` (those after the identifier, empty
  * ones included). An unusable `seg` gives an iterator that yields nothing.
+ *
+ * Ownership: `*it` is the caller's; nothing to free. Lifetime: the iterator
+ * and the elements it yields borrow the segment's bytes. Thread safety:
+ * touches only `*it`.
  *
  * # Safety
  * `seg` must be NULL or a segment filled by x12kit and still valid; `it` must
@@ -838,6 +956,9 @@ void x12kit_segment_elements(const struct x12kit_segment *seg, struct x12kit_ite
  * Starts `*it` over the repetitions of `el` (one, when it does not repeat or
  * the interchange has no repetition separator).
  *
+ * Ownership: `*it` is the caller's; nothing to free. Lifetime: as long as the
+ * element's bytes. Thread safety: touches only `*it`.
+ *
  * # Safety
  * `el` must be NULL, zeroed, or filled by x12kit and still valid; `it` must be NULL or writable.
  */
@@ -846,6 +967,9 @@ void x12kit_element_repetitions(const struct x12kit_element *el, struct x12kit_i
 /**
  * Starts `*it` over the components of `el` (one, for a simple element). For a
  * repeated element, iterate its repetitions first, then the components of each.
+ *
+ * Ownership: `*it` is the caller's; nothing to free. Lifetime: as long as the
+ * element's bytes. Thread safety: touches only `*it`.
  *
  * # Safety
  * As for `x12kit_element_repetitions`.
@@ -856,6 +980,10 @@ void x12kit_element_components(const struct x12kit_element *el, struct x12kit_it
  * Fills `*out` with the next element, repetition or component and returns
  * true, or returns false when there are no more (or `it` or `out` is NULL).
  *
+ * Ownership: nothing to free. Lifetime: `*out` points into the segment's bytes
+ * and is valid as long as they are. Thread safety: touches only `*it` and
+ * `*out`.
+ *
  * # Safety
  * `it` must be NULL, zeroed, or started by x12kit over bytes that are still
  * valid; `out` must be NULL or writable.
@@ -865,6 +993,9 @@ bool x12kit_iter_next(struct x12kit_iter *it, struct x12kit_element *out);
 /**
  * Number of elements after the identifier, empty trailing ones included (0
  * for NULL or an unusable segment).
+ *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * reads only the segment's bytes.
  *
  * # Safety
  * `seg` must be NULL or a segment filled by x12kit and still valid.
@@ -877,6 +1008,9 @@ size_t x12kit_segment_element_count(const struct x12kit_segment *seg);
  * or an argument is NULL. Each call scans from the start of the segment: to
  * visit every element, use `x12kit_segment_elements`.
  *
+ * Ownership: nothing to free. Lifetime: `*out` points into the segment's
+ * bytes. Thread safety: reads only the segment's bytes.
+ *
  * # Safety
  * `seg` must be NULL or a segment filled by x12kit and still valid; `out`
  * must be NULL or writable.
@@ -886,6 +1020,9 @@ bool x12kit_segment_element(const struct x12kit_segment *seg, size_t n, struct x
 /**
  * Fills `*out` with component `n` (1-based) of `el` and returns true; false
  * when there is no such component or an argument is NULL or zeroed.
+ *
+ * Ownership: nothing to free. Lifetime: `*out` points into the element's
+ * bytes. Thread safety: reads only the element's bytes.
  *
  * # Safety
  * `el` must be NULL, zeroed, or filled by x12kit and still valid; `out` must be NULL or writable.
@@ -897,6 +1034,9 @@ bool x12kit_element_component(const struct x12kit_element *el,
 /**
  * True if `el` holds more than one repetition.
  *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * reads only the element's bytes.
+ *
  * # Safety
  * `el` must be NULL, zeroed, or filled by x12kit and still valid.
  */
@@ -904,6 +1044,9 @@ bool x12kit_element_is_repeated(const struct x12kit_element *el);
 
 /**
  * True if `el` (or one of its repetitions) is a composite, with components.
+ *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * reads only the element's bytes.
  *
  * # Safety
  * `el` must be NULL, zeroed, or filled by x12kit and still valid.
@@ -913,12 +1056,16 @@ bool x12kit_element_is_composite(const struct x12kit_element *el);
 /**
  * Creates a zero-copy reader over a whole input held in memory.
  *
- * `input[0..input_len]` is not copied: the reader, and every segment and
+ * Lifetime: `input[0..input_len]` is not copied: the reader, and every segment and
  * element it returns, point into it, so the buffer must stay valid and
  * unchanged until the reader is freed and the views are no longer used.
  * Segment views stay valid as long as the buffer (freeing the reader does not
  * invalidate them). On success `*reader_out` receives the reader (free with
  * `x12kit_reader_free`); on failure it is set to NULL.
+ *
+ * Thread safety: the new reader is used by one thread at a time; several
+ * readers may share one buffer. Ownership: the reader is the caller's; the
+ * buffer stays the caller's.
  *
  * # Safety
  * `input` must point to `input_len` readable bytes (or be NULL with length
@@ -940,6 +1087,9 @@ enum x12kit_status x12kit_reader_new(const uint8_t *input,
  * the reader and are valid until the next call on it. On success
  * `*reader_out` receives the reader (free with `x12kit_reader_free`).
  *
+ * Ownership: the reader is the caller's. Lifetime: until `x12kit_reader_free`.
+ * Thread safety: the new reader is used by one thread at a time.
+ *
  * # Safety
  * `reader_out` must be writable.
  */
@@ -955,6 +1105,10 @@ enum x12kit_status x12kit_reader_new_stream(struct x12kit_reader **reader_out,
  * `x12kit_reader_finish`; `X12KIT_STATUS_NULL_POINTER`. Invalidates the
  * views returned so far by this reader.
  *
+ * Ownership: the chunk stays the caller's (it is copied). Lifetime: x12kit
+ * keeps no pointer to the chunk. Thread safety: not concurrently with another
+ * call on the same reader.
+ *
  * # Safety
  * `reader` must be NULL or a live reader; `chunk` must point to `chunk_len`
  * readable bytes (or be NULL with length 0).
@@ -968,6 +1122,10 @@ enum x12kit_status x12kit_reader_feed(struct x12kit_reader *reader,
  * Declares the end of a streaming reader's input, so it can return the last
  * segment (even one without a terminator) and then END. Calling it again, or
  * on a whole-buffer reader, does nothing.
+ *
+ * Ownership, lifetime: nothing changes hands; views returned before this call
+ * become invalid. Thread safety: not concurrently with another call on the
+ * same reader.
  *
  * # Safety
  * `reader` must be NULL or a live reader.
@@ -986,6 +1144,10 @@ enum x12kit_status x12kit_reader_finish(struct x12kit_reader *reader, struct x12
  * Lifetimes: see `x12kit_segment`; the strings of a diagnostic are valid
  * until the next call on the reader. Allocates nothing for segments.
  *
+ * Ownership: nothing to free; `*segment_out` and `*diagnostic_out` borrow (see
+ * above). Thread safety: not concurrently with another call on the same
+ * reader.
+ *
  * # Safety
  * `reader` must be NULL or a live reader whose input is still valid;
  * `segment_out` and `diagnostic_out` must be NULL or writable.
@@ -998,6 +1160,10 @@ enum x12kit_read x12kit_reader_next(struct x12kit_reader *reader,
 /**
  * Frees a reader; NULL is ignored. Views into a streaming reader become
  * invalid; views from a whole-buffer reader stay valid with their buffer.
+ *
+ * Ownership: takes back the reader. Lifetime: the reader is invalid afterwards
+ * (views of a whole-buffer reader stay valid with their buffer). Thread
+ * safety: once, when no other thread uses the reader.
  *
  * # Safety
  * `reader` must be NULL or a reader from x12kit not freed before.
@@ -1016,6 +1182,9 @@ void x12kit_reader_free(struct x12kit_reader *reader);
  * Errors: `X12KIT_STATUS_INVALID_INPUT` / `EMPTY_SECRET` (a zero-length
  * secret), `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
  * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the signature becomes the caller's; x12kit keeps no pointer to
+ * the inputs. Lifetime: until `x12kit_string_free`.
  *
  * # Safety
  * Each pointer must point to its length in readable bytes (or be NULL with
@@ -1054,6 +1223,9 @@ enum x12kit_status x12kit_webhook_sign(const uint8_t *secret,
  * `X12KIT_STATUS_INVALID_ARGUMENT` for unusable arguments. Comparisons are
  * constant-time. Thread safety: may be called from many threads at once.
  *
+ * Ownership: nothing to free; `*verified_out` is plain data. Lifetime: x12kit
+ * keeps no pointer to the inputs after the call.
+ *
  * # Safety
  * `secrets` must point to `secret_count` `x12kit_bytes` (or be NULL with
  * count 0), each pointing to its length in readable bytes; the other pointers
@@ -1087,6 +1259,9 @@ enum x12kit_status x12kit_webhook_verify(const struct x12kit_bytes *secrets,
  * `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
  * Thread safety: may be called from many threads at once.
  *
+ * Ownership: the signature becomes the caller's; x12kit keeps no pointer to
+ * the inputs. Lifetime: until `x12kit_string_free`.
+ *
  * # Safety
  * As for `x12kit_webhook_sign`.
  */
@@ -1115,6 +1290,9 @@ enum x12kit_status x12kit_webhook_standard_sign(const char *secret,
  * `SIGNATURE_MISMATCH`; `X12KIT_STATUS_INVALID_INPUT` with `EMPTY_SECRET` or
  * `MALFORMED_SECRET`; or an argument status. Thread safety: may be called
  * from many threads at once.
+ *
+ * Ownership: nothing to free; `*verified_out` is plain data. Lifetime: x12kit
+ * keeps no pointer to the inputs after the call.
  *
  * # Safety
  * As for `x12kit_webhook_verify`.

@@ -10,6 +10,8 @@ use x12kit_core::{Diagnostic, Severity};
 pub const X12KIT_NONE: usize = usize::MAX;
 
 /// How serious a diagnostic is.
+///
+/// Ownership, lifetime, thread safety: a plain value, copied freely.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum x12kit_severity {
@@ -25,6 +27,11 @@ pub enum x12kit_severity {
 /// pointers are borrowed from the object that filled the struct (an
 /// `x12kit_diagnostics` list or an `x12kit_reader`); see that object for how
 /// long they stay valid. Strings are NUL-terminated UTF-8.
+///
+/// Ownership: the struct is the caller's (usually on the stack); its strings
+/// are not, never free them. Lifetime: the strings live as long as the list or
+/// until the next call on the reader (see above). Thread safety: plain data;
+/// the strings may be read from any thread while they are valid.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_diagnostic {
@@ -116,6 +123,9 @@ impl x12kit_diagnostics {
 
 /// Number of diagnostics in the list (0 for NULL).
 ///
+/// Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+/// any number of threads may read a list at once.
+///
 /// # Safety
 /// `list` must be NULL or a live list from x12kit.
 #[unsafe(no_mangle)]
@@ -125,6 +135,9 @@ pub unsafe extern "C" fn x12kit_diagnostics_count(list: *const x12kit_diagnostic
 }
 
 /// Number of diagnostics of severity error in the list (0 for NULL).
+///
+/// Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+/// any number of threads may read a list at once.
 ///
 /// # Safety
 /// `list` must be NULL or a live list from x12kit.
@@ -141,6 +154,9 @@ pub unsafe extern "C" fn x12kit_diagnostics_error_count(list: *const x12kit_diag
 /// is not below `x12kit_diagnostics_count(list)`.
 ///
 /// Lifetime: the strings in `*out` belong to `list` and stay valid until it is freed.
+///
+/// Ownership: the strings stay the list's, never free them. Thread safety: any
+/// number of threads may read a list at once.
 ///
 /// # Safety
 /// `list` must be NULL or a live list from x12kit; `out` must be NULL or
@@ -167,6 +183,10 @@ pub unsafe extern "C" fn x12kit_diagnostics_get(
 }
 
 /// Frees a diagnostics list; NULL is ignored.
+///
+/// Ownership: takes back the list. Lifetime: the list and every string read
+/// from it are invalid afterwards. Thread safety: once, after every reader of
+/// the list.
 ///
 /// # Safety
 /// `list` must be NULL or a list from x12kit not freed before. Strings read

@@ -12,6 +12,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// On failure, the `x12kit_error` passed to the call (if any) holds a stable
 /// code string that says more (for example `SIGNATURE_MISMATCH` within
 /// `X12KIT_STATUS_REJECTED`) and a message for a person.
+///
+/// Ownership, lifetime, thread safety: a plain value, copied freely.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum x12kit_status {
@@ -46,6 +48,9 @@ pub enum x12kit_status {
 ///
 /// Thread safety: an error object is not synchronised. Use one per thread (or
 /// guard it); it may be moved between threads.
+///
+/// Ownership: the caller's, from `x12kit_error_new` until `x12kit_error_free`.
+/// Lifetime: the strings it returns live until its next failure or its free.
 #[derive(Debug)]
 pub struct x12kit_error {
     status: x12kit_status,
@@ -232,8 +237,8 @@ pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &str) -> Result<&'a mut T, Fa
 /// Creates an error object for use with any number of calls.
 ///
 /// Ownership: the caller owns the result and frees it with `x12kit_error_free`.
-/// Returns NULL only if memory cannot be allocated (x12kit otherwise aborts on
-/// out-of-memory, like all Rust code).
+/// Lifetime: until that call. Returns NULL only if memory cannot be allocated
+/// (x12kit otherwise aborts on out-of-memory, like all Rust code).
 /// Thread safety: callable from any thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn x12kit_error_new() -> *mut x12kit_error {
@@ -248,6 +253,10 @@ pub extern "C" fn x12kit_error_new() -> *mut x12kit_error {
 }
 
 /// Frees an error object; NULL is ignored.
+///
+/// Ownership: takes back the object. Lifetime: `err` and every string read from
+/// it are invalid afterwards. Thread safety: not while another thread uses
+/// `err`.
 ///
 /// # Safety
 /// `err` must be NULL or a pointer from `x12kit_error_new` not freed before.
@@ -264,6 +273,9 @@ pub unsafe extern "C" fn x12kit_error_free(err: *mut x12kit_error) {
 
 /// The status of the last failed call that used `err` (`X12KIT_STATUS_OK` if
 /// none failed yet). A NULL `err` gives `X12KIT_STATUS_NULL_POINTER`.
+///
+/// Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+/// not while another thread's call writes `err`.
 ///
 /// # Safety
 /// `err` must be NULL or a live pointer from `x12kit_error_new`.
@@ -284,6 +296,9 @@ pub unsafe extern "C" fn x12kit_error_status(err: *const x12kit_error) -> x12kit
 /// call or freed; copy it to keep it. A NULL `err` gives the static string
 /// `NULL_POINTER`. Never returns NULL.
 ///
+/// Ownership: the string stays `err`'s. Thread safety: not while another
+/// thread's call writes `err`.
+///
 /// # Safety
 /// `err` must be NULL or a live pointer from `x12kit_error_new`.
 #[unsafe(no_mangle)]
@@ -300,6 +315,9 @@ pub unsafe extern "C" fn x12kit_error_code(err: *const x12kit_error) -> *const c
 ///
 /// Lifetime: owned by `err`, valid until `err` is next written by a failed
 /// call or freed. A NULL `err` gives a static message. Never returns NULL.
+///
+/// Ownership: the string stays `err`'s. Thread safety: not while another
+/// thread's call writes `err`.
 ///
 /// # Safety
 /// `err` must be NULL or a live pointer from `x12kit_error_new`.
@@ -318,6 +336,9 @@ pub unsafe extern "C" fn x12kit_error_message(err: *const x12kit_error) -> *cons
 ///
 /// Lifetime: owned by `err`, valid until `err` is next written by a failed
 /// call or freed.
+///
+/// Ownership: the string stays `err`'s. Thread safety: not while another
+/// thread's call writes `err`.
 ///
 /// # Safety
 /// `err` must be NULL or a live pointer from `x12kit_error_new`.

@@ -24,6 +24,9 @@ use std::ffi::c_char;
 /// x12kit keeps no pointer to `input` after the call.
 /// Thread safety: may be called from many threads at once.
 ///
+/// Ownership: the outputs become the caller's. Lifetime: the outputs live until
+/// freed, independent of `input`.
+///
 /// # Safety
 /// `input` must point to `input_len` readable bytes; each output must be NULL
 /// or valid for one write.
@@ -79,6 +82,9 @@ pub unsafe extern "C" fn x12kit_parse(
 /// `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
 /// `X12KIT_STATUS_INVALID_ARGUMENT`.
 /// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to the
+/// inputs. Lifetime: until `x12kit_string_free`.
 ///
 /// # Safety
 /// `json` must point to `json_len` readable bytes, `line_break` to

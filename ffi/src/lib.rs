@@ -36,9 +36,41 @@ pub mod webhook;
 
 use std::ffi::c_char;
 
-/// The version of the library, e.g. "0.1.0": a static, NUL-terminated string
-/// that must not be freed. Thread safety: callable from any thread.
+/// The version of the library, e.g. "0.1.0".
+///
+/// Ownership: a static, NUL-terminated string that must not be freed.
+/// Lifetime: the whole life of the process. Thread safety: callable from any thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn x12kit_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every function and type of the committed header documents ownership,
+    /// lifetime and thread safety, and every symbol carries the prefix.
+    #[test]
+    fn header_documents_ownership_lifetime_and_threads() {
+        let header = include_str!("../../include/x12kit.h");
+        let mut items = 0;
+        for chunk in header.split("/**").skip(1) {
+            let Some((doc, rest)) = chunk.split_once("*/") else {
+                continue;
+            };
+            let decl = rest.trim_start().lines().next().unwrap_or_default();
+            if !(decl.contains('(') || decl.starts_with("typedef")) {
+                continue; // a field or an enum value
+            }
+            items += 1;
+            let doc = doc.to_lowercase();
+            for word in ["ownership", "lifetime", "thread"] {
+                assert!(
+                    doc.contains(word),
+                    "{decl}: the doc comment does not say {word}"
+                );
+            }
+            assert!(decl.contains("x12kit_"), "{decl}: unprefixed");
+        }
+        assert!(items > 50, "only {items} documented items found");
+    }
 }

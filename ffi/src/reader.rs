@@ -14,6 +14,9 @@ use x12kit_core::segment::{Elements, Parts};
 use x12kit_core::{Delimiters, Element, Pull, Segment, StreamTokenizer, Token, Tokenizer};
 
 /// The separators of one interchange, read from its ISA segment.
+///
+/// Ownership, lifetime, thread safety: plain data without pointers, copied
+/// freely.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct x12kit_delimiters {
@@ -60,6 +63,10 @@ impl From<x12kit_delimiters> for Delimiters {
 /// buffer (valid until the next call on that reader: next, feed, finish or
 /// free). Copy the bytes to keep them longer. The struct itself is plain data:
 /// copy it freely while `data` is valid.
+///
+/// Ownership: the struct is the caller's; the bytes are not (never free them).
+/// Thread safety: plain data; the bytes may be read from any thread while they
+/// are valid.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_segment {
@@ -86,6 +93,9 @@ pub struct x12kit_segment {
 /// `_private` holds what x12kit needs to split it further: leave it alone,
 /// and only pass elements that x12kit filled to `x12kit_element_*` functions
 /// (a zeroed element is safe and has no components).
+///
+/// Ownership: the struct is the caller's (on the stack; nothing to free); the
+/// bytes are not. Thread safety: plain data, like the segment it came from.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_element {
@@ -104,6 +114,8 @@ pub struct x12kit_element {
 /// `x12kit_element_components`, then call `x12kit_iter_next` until it returns
 /// false. A zeroed iterator yields nothing. Lifetime: as long as the segment's
 /// bytes. Thread safety: plain data, owned by whoever holds it.
+///
+/// Ownership: the caller's; nothing to free.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_iter {
@@ -213,6 +225,10 @@ fn start(it: *mut x12kit_iter, state: IterState<'_>) {
 /// Starts `*it` over the elements of `seg` (those after the identifier, empty
 /// ones included). An unusable `seg` gives an iterator that yields nothing.
 ///
+/// Ownership: `*it` is the caller's; nothing to free. Lifetime: the iterator
+/// and the elements it yields borrow the segment's bytes. Thread safety:
+/// touches only `*it`.
+///
 /// # Safety
 /// `seg` must be NULL or a segment filled by x12kit and still valid; `it` must
 /// be NULL or writable.
@@ -230,6 +246,9 @@ pub unsafe extern "C" fn x12kit_segment_elements(seg: *const x12kit_segment, it:
 
 /// Starts `*it` over the repetitions of `el` (one, when it does not repeat or
 /// the interchange has no repetition separator).
+///
+/// Ownership: `*it` is the caller's; nothing to free. Lifetime: as long as the
+/// element's bytes. Thread safety: touches only `*it`.
 ///
 /// # Safety
 /// `el` must be NULL, zeroed, or filled by x12kit and still valid; `it` must be NULL or writable.
@@ -251,6 +270,9 @@ pub unsafe extern "C" fn x12kit_element_repetitions(
 /// Starts `*it` over the components of `el` (one, for a simple element). For a
 /// repeated element, iterate its repetitions first, then the components of each.
 ///
+/// Ownership: `*it` is the caller's; nothing to free. Lifetime: as long as the
+/// element's bytes. Thread safety: touches only `*it`.
+///
 /// # Safety
 /// As for `x12kit_element_repetitions`.
 #[unsafe(no_mangle)]
@@ -270,6 +292,10 @@ pub unsafe extern "C" fn x12kit_element_components(
 
 /// Fills `*out` with the next element, repetition or component and returns
 /// true, or returns false when there are no more (or `it` or `out` is NULL).
+///
+/// Ownership: nothing to free. Lifetime: `*out` points into the segment's bytes
+/// and is valid as long as they are. Thread safety: touches only `*it` and
+/// `*out`.
 ///
 /// # Safety
 /// `it` must be NULL, zeroed, or started by x12kit over bytes that are still
@@ -305,6 +331,9 @@ pub unsafe extern "C" fn x12kit_iter_next(it: *mut x12kit_iter, out: *mut x12kit
 /// Number of elements after the identifier, empty trailing ones included (0
 /// for NULL or an unusable segment).
 ///
+/// Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+/// reads only the segment's bytes.
+///
 /// # Safety
 /// `seg` must be NULL or a segment filled by x12kit and still valid.
 #[unsafe(no_mangle)]
@@ -319,6 +348,9 @@ pub unsafe extern "C" fn x12kit_segment_element_count(seg: *const x12kit_segment
 /// returns true; returns false when the segment has fewer elements, `n` is 0,
 /// or an argument is NULL. Each call scans from the start of the segment: to
 /// visit every element, use `x12kit_segment_elements`.
+///
+/// Ownership: nothing to free. Lifetime: `*out` points into the segment's
+/// bytes. Thread safety: reads only the segment's bytes.
 ///
 /// # Safety
 /// `seg` must be NULL or a segment filled by x12kit and still valid; `out`
@@ -347,6 +379,9 @@ pub unsafe extern "C" fn x12kit_segment_element(
 /// Fills `*out` with component `n` (1-based) of `el` and returns true; false
 /// when there is no such component or an argument is NULL or zeroed.
 ///
+/// Ownership: nothing to free. Lifetime: `*out` points into the element's
+/// bytes. Thread safety: reads only the element's bytes.
+///
 /// # Safety
 /// `el` must be NULL, zeroed, or filled by x12kit and still valid; `out` must be NULL or writable.
 #[unsafe(no_mangle)]
@@ -372,6 +407,9 @@ pub unsafe extern "C" fn x12kit_element_component(
 
 /// True if `el` holds more than one repetition.
 ///
+/// Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+/// reads only the element's bytes.
+///
 /// # Safety
 /// `el` must be NULL, zeroed, or filled by x12kit and still valid.
 #[unsafe(no_mangle)]
@@ -384,6 +422,9 @@ pub unsafe extern "C" fn x12kit_element_is_repeated(el: *const x12kit_element) -
 
 /// True if `el` (or one of its repetitions) is a composite, with components.
 ///
+/// Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+/// reads only the element's bytes.
+///
 /// # Safety
 /// `el` must be NULL, zeroed, or filled by x12kit and still valid.
 #[unsafe(no_mangle)]
@@ -395,6 +436,8 @@ pub unsafe extern "C" fn x12kit_element_is_composite(el: *const x12kit_element) 
 }
 
 /// What `x12kit_reader_next` produced.
+///
+/// Ownership, lifetime, thread safety: a plain value, copied freely.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum x12kit_read {
@@ -419,6 +462,10 @@ pub enum x12kit_read {
 /// `x12kit_reader_free`. Thread safety: not synchronised; use a reader from
 /// one thread at a time (it may be moved between threads). Separate readers
 /// are independent.
+///
+/// Ownership: the caller's, from `x12kit_reader_new*` until
+/// `x12kit_reader_free`. Lifetime: see `x12kit_reader_new` (the buffer must
+/// outlive the reader) and `x12kit_segment`.
 #[derive(Debug)]
 pub struct x12kit_reader {
     source: Source,
@@ -448,12 +495,16 @@ fn give_reader(reader_out: *mut *mut x12kit_reader, source: Source) -> Result<()
 
 /// Creates a zero-copy reader over a whole input held in memory.
 ///
-/// `input[0..input_len]` is not copied: the reader, and every segment and
+/// Lifetime: `input[0..input_len]` is not copied: the reader, and every segment and
 /// element it returns, point into it, so the buffer must stay valid and
 /// unchanged until the reader is freed and the views are no longer used.
 /// Segment views stay valid as long as the buffer (freeing the reader does not
 /// invalidate them). On success `*reader_out` receives the reader (free with
 /// `x12kit_reader_free`); on failure it is set to NULL.
+///
+/// Thread safety: the new reader is used by one thread at a time; several
+/// readers may share one buffer. Ownership: the reader is the caller's; the
+/// buffer stays the caller's.
 ///
 /// # Safety
 /// `input` must point to `input_len` readable bytes (or be NULL with length
@@ -485,6 +536,9 @@ pub unsafe extern "C" fn x12kit_reader_new(
 /// the reader and are valid until the next call on it. On success
 /// `*reader_out` receives the reader (free with `x12kit_reader_free`).
 ///
+/// Ownership: the reader is the caller's. Lifetime: until `x12kit_reader_free`.
+/// Thread safety: the new reader is used by one thread at a time.
+///
 /// # Safety
 /// `reader_out` must be writable.
 #[unsafe(no_mangle)]
@@ -510,6 +564,10 @@ pub unsafe extern "C" fn x12kit_reader_new_stream(
 /// Errors: `X12KIT_STATUS_INVALID_ARGUMENT` for a whole-buffer reader or after
 /// `x12kit_reader_finish`; `X12KIT_STATUS_NULL_POINTER`. Invalidates the
 /// views returned so far by this reader.
+///
+/// Ownership: the chunk stays the caller's (it is copied). Lifetime: x12kit
+/// keeps no pointer to the chunk. Thread safety: not concurrently with another
+/// call on the same reader.
 ///
 /// # Safety
 /// `reader` must be NULL or a live reader; `chunk` must point to `chunk_len`
@@ -546,6 +604,10 @@ pub unsafe extern "C" fn x12kit_reader_feed(
 /// segment (even one without a terminator) and then END. Calling it again, or
 /// on a whole-buffer reader, does nothing.
 ///
+/// Ownership, lifetime: nothing changes hands; views returned before this call
+/// become invalid. Thread safety: not concurrently with another call on the
+/// same reader.
+///
 /// # Safety
 /// `reader` must be NULL or a live reader.
 #[unsafe(no_mangle)]
@@ -574,6 +636,10 @@ pub unsafe extern "C" fn x12kit_reader_finish(
 ///
 /// Lifetimes: see `x12kit_segment`; the strings of a diagnostic are valid
 /// until the next call on the reader. Allocates nothing for segments.
+///
+/// Ownership: nothing to free; `*segment_out` and `*diagnostic_out` borrow (see
+/// above). Thread safety: not concurrently with another call on the same
+/// reader.
 ///
 /// # Safety
 /// `reader` must be NULL or a live reader whose input is still valid;
@@ -635,6 +701,10 @@ fn next(
 
 /// Frees a reader; NULL is ignored. Views into a streaming reader become
 /// invalid; views from a whole-buffer reader stay valid with their buffer.
+///
+/// Ownership: takes back the reader. Lifetime: the reader is invalid afterwards
+/// (views of a whole-buffer reader stay valid with their buffer). Thread
+/// safety: once, when no other thread uses the reader.
 ///
 /// # Safety
 /// `reader` must be NULL or a reader from x12kit not freed before.

@@ -13,6 +13,10 @@ use x12kit_core::{ControlNumbers, Partner, RenderError, RenderOptions};
 ///
 /// Pass NULL instead of a pointer to this struct for the defaults: control
 /// numbers 1, 1, 1 and the current UTC date and time.
+///
+/// Ownership: the caller's; x12kit reads it (and the strings it points to)
+/// during the call only. Lifetime: the duration of the call. Thread safety:
+/// plain data.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_render_options {
@@ -37,6 +41,10 @@ pub struct x12kit_render_options {
 ///
 /// The strings are NUL-terminated UTF-8 owned by the `x12kit_issues` list the
 /// issue was read from, valid until that list is freed.
+///
+/// Ownership: the struct is the caller's; its strings belong to the list, never
+/// free them. Lifetime: until the list is freed. Thread safety: plain data; the
+/// strings may be read from any thread while the list lives.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_issue {
@@ -64,6 +72,9 @@ struct OwnedIssue {
 /// Ownership: returned by `x12kit_render` to the caller, who frees it with
 /// `x12kit_issues_free`. Thread safety: immutable; any number of threads may
 /// read it at once.
+///
+/// Lifetime: the strings of every `x12kit_issue` read from it live until it is
+/// freed.
 #[derive(Debug)]
 pub struct x12kit_issues {
     items: Vec<OwnedIssue>,
@@ -109,6 +120,9 @@ impl x12kit_issues {
 /// or `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
 /// `X12KIT_STATUS_INVALID_ARGUMENT` (e.g. a date without a time).
 /// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the outputs become the caller's; x12kit keeps no pointer to the
+/// inputs. Lifetime: the outputs live until freed.
 ///
 /// # Safety
 /// Each pointer must point to its length in readable bytes (or be NULL with
@@ -225,6 +239,9 @@ unsafe fn timestamp(o: &x12kit_render_options) -> Result<Option<(String, String)
 
 /// Number of issues in the list (0 for NULL).
 ///
+/// Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+/// any number of threads may read a list at once.
+///
 /// # Safety
 /// `list` must be NULL or a live list from x12kit.
 #[unsafe(no_mangle)]
@@ -237,6 +254,9 @@ pub unsafe extern "C" fn x12kit_issues_count(list: *const x12kit_issues) -> usiz
 /// `*out` unchanged) when an argument is NULL or `index` is out of range.
 ///
 /// Lifetime: the strings in `*out` belong to `list` and stay valid until it is freed.
+///
+/// Ownership: the strings stay the list's, never free them. Thread safety: any
+/// number of threads may read a list at once.
 ///
 /// # Safety
 /// `list` must be NULL or a live list from x12kit; `out` NULL or writable.
@@ -267,6 +287,10 @@ pub unsafe extern "C" fn x12kit_issues_get(
 }
 
 /// Frees an issues list; NULL is ignored.
+///
+/// Ownership: takes back the list. Lifetime: the list and every string read
+/// from it are invalid afterwards. Thread safety: once, after every reader of
+/// the list.
 ///
 /// # Safety
 /// `list` must be NULL or a list from x12kit not freed before.

@@ -14,6 +14,8 @@ use std::ffi::c_char;
 /// change `data` or `len`. A function that fails sets `data` to NULL and `len`
 /// to 0. Filling a string that still holds bytes leaks them: free it first.
 /// Thread safety: plain memory; share or move it like any buffer.
+///
+/// Lifetime: until `x12kit_string_free`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct x12kit_string {
@@ -45,6 +47,9 @@ impl x12kit_string {
 ///
 /// `data` may be NULL only when `len` is 0. x12kit reads the bytes during the
 /// call and keeps no pointer to them afterwards.
+///
+/// Ownership: the caller's, as are the bytes. Lifetime: the duration of the
+/// call. Thread safety: plain data.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_bytes {
@@ -58,6 +63,9 @@ pub struct x12kit_bytes {
 ///
 /// NULL, and a string whose `data` is already NULL (never filled, failed, or
 /// freed), are ignored, so freeing twice through the same struct is harmless.
+///
+/// Ownership: takes back the bytes. Lifetime: `s->data` is invalid afterwards
+/// (NULL). Thread safety: once per string, after every reader of it.
 ///
 /// # Safety
 /// `s` must be NULL or point to an `x12kit_string` that is zeroed or was filled

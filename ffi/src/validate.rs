@@ -11,6 +11,8 @@ use x12kit_core::{AckKind, AckOptions};
 
 /// Which acknowledgement `x12kit_acknowledge` builds (the `kind` field of
 /// `x12kit_ack_options`).
+///
+/// Ownership, lifetime, thread safety: a plain value, copied freely.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum x12kit_ack_kind {
@@ -28,6 +30,10 @@ pub enum x12kit_ack_kind {
 /// How `x12kit_acknowledge` builds acknowledgements. Pass NULL instead of a
 /// pointer to this struct for the defaults (automatic kind, control numbers
 /// 1, every set acknowledged, received delimiters, now, line feeds).
+///
+/// Ownership: the caller's; x12kit reads it (and the strings and delimiters it
+/// points to) during the call only. Lifetime: the duration of the call. Thread
+/// safety: plain data.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_ack_options {
@@ -71,6 +77,9 @@ pub struct x12kit_ack_options {
 /// Returns `X12KIT_STATUS_OK`, `X12KIT_STATUS_NULL_POINTER` or
 /// `X12KIT_STATUS_INVALID_ARGUMENT`; on failure the outputs are empty/NULL.
 /// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the outputs become the caller's; x12kit keeps no pointer to
+/// `input`. Lifetime: the outputs live until freed.
 ///
 /// # Safety
 /// `input` must point to `input_len` readable bytes; each output must be NULL
@@ -126,6 +135,9 @@ pub unsafe extern "C" fn x12kit_validate(
 /// `X12KIT_STATUS_INVALID_ARGUMENT` (unknown `kind`),
 /// `X12KIT_STATUS_INVALID_UTF8` (`line_break`), `X12KIT_STATUS_NULL_POINTER`.
 /// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to
+/// `input` or `options`. Lifetime: until `x12kit_string_free`.
 ///
 /// # Safety
 /// `input` must point to `input_len` readable bytes; `options` must be NULL

@@ -9,6 +9,9 @@ use std::time::Duration;
 use x12kit_core::webhook::{self, standard};
 
 /// What a successful verification established.
+///
+/// Ownership, lifetime, thread safety: plain data without pointers, filled by
+/// x12kit and owned by the caller.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct x12kit_webhook_verified {
@@ -70,6 +73,9 @@ fn write_verified(out: *mut x12kit_webhook_verified, v: webhook::Verified) {
 /// secret), `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
 /// Thread safety: may be called from many threads at once.
 ///
+/// Ownership: the signature becomes the caller's; x12kit keeps no pointer to
+/// the inputs. Lifetime: until `x12kit_string_free`.
+///
 /// # Safety
 /// Each pointer must point to its length in readable bytes (or be NULL with
 /// length 0); `signature_out` must be valid for one write.
@@ -125,6 +131,9 @@ pub unsafe extern "C" fn x12kit_webhook_sign(
 /// one is given; `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
 /// `X12KIT_STATUS_INVALID_ARGUMENT` for unusable arguments. Comparisons are
 /// constant-time. Thread safety: may be called from many threads at once.
+///
+/// Ownership: nothing to free; `*verified_out` is plain data. Lifetime: x12kit
+/// keeps no pointer to the inputs after the call.
 ///
 /// # Safety
 /// `secrets` must point to `secret_count` `x12kit_bytes` (or be NULL with
@@ -182,6 +191,9 @@ pub unsafe extern "C" fn x12kit_webhook_verify(
 /// `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
 /// Thread safety: may be called from many threads at once.
 ///
+/// Ownership: the signature becomes the caller's; x12kit keeps no pointer to
+/// the inputs. Lifetime: until `x12kit_string_free`.
+///
 /// # Safety
 /// As for `x12kit_webhook_sign`.
 #[unsafe(no_mangle)]
@@ -231,6 +243,9 @@ pub unsafe extern "C" fn x12kit_webhook_standard_sign(
 /// `SIGNATURE_MISMATCH`; `X12KIT_STATUS_INVALID_INPUT` with `EMPTY_SECRET` or
 /// `MALFORMED_SECRET`; or an argument status. Thread safety: may be called
 /// from many threads at once.
+///
+/// Ownership: nothing to free; `*verified_out` is plain data. Lifetime: x12kit
+/// keeps no pointer to the inputs after the call.
 ///
 /// # Safety
 /// As for `x12kit_webhook_verify`.
