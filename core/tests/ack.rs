@@ -174,6 +174,15 @@ fn errors_in_the_options_are_typed() {
     };
     let e = x12kit::acknowledge(&v, &o).unwrap_err();
     assert_eq!(e.code(), "INVALID_ACK_OPTIONS");
+    let o = AckOptions {
+        line_break: Some(" x".to_string()),
+        ..options(AckKind::Auto)
+    };
+    let e = x12kit::acknowledge(&v, &o).unwrap_err();
+    assert_eq!(
+        (e.code(), e.path()),
+        ("INVALID_ACK_OPTIONS", Some("/lineBreak"))
+    );
     // A received value holding one of the chosen delimiters cannot be written.
     let o = AckOptions {
         delimiters: Some(Delimiters {

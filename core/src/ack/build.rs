@@ -31,29 +31,37 @@ struct Out<'o> {
 
 impl Out<'_> {
     fn segment(&mut self, id: &str, elements: &[&str], path: &str) -> Result<(), Error> {
-        self.write(id, elements, path, true)
+        let bytes: Vec<&[u8]> = elements.iter().map(|e| e.as_bytes()).collect();
+        self.write(id, &bytes, path, true)
     }
 
     /// Writes a segment; `check` false lets values hold delimiters (ISA11, ISA16).
-    fn write(&mut self, id: &str, elements: &[&str], path: &str, check: bool) -> Result<(), Error> {
+    fn write(
+        &mut self,
+        id: &str,
+        elements: &[&[u8]],
+        path: &str,
+        check: bool,
+    ) -> Result<(), Error> {
         let mut end = elements.len();
         while end > 0 && elements[end - 1].is_empty() {
             end -= 1;
         }
         self.buf.extend_from_slice(id.as_bytes());
         for (i, e) in elements[..end].iter().enumerate() {
-            if let Some(b) = e.bytes().find(|b| check && self.forbidden.contains(b)) {
+            if let Some(&b) = e.iter().find(|b| check && self.forbidden.contains(b)) {
                 return Err(Error::ValueContainsDelimiter {
                     path: format!("{path}/{id}{:02}", i + 1),
                     message: format!(
-                        "{id}{:02} would be \"{e}\", which contains {}, a delimiter of the acknowledgement; choose other delimiters",
+                        "{id}{:02} would be \"{}\", which contains {}, a delimiter of the acknowledgement; choose other delimiters",
                         i + 1,
+                        String::from_utf8_lossy(e),
                         crate::delimiters::show_byte(b)
                     ),
                 });
             }
             self.buf.push(self.d.element);
-            self.buf.extend_from_slice(e.as_bytes());
+            self.buf.extend_from_slice(e);
         }
         self.buf.push(self.d.segment);
         self.buf.extend_from_slice(self.line_break.as_bytes());
@@ -61,8 +69,9 @@ impl Out<'_> {
         Ok(())
     }
 
-    /// Replaces delimiter characters in an echoed value (received text that
-    /// happens to contain a delimiter of the acknowledgement).
+    /// Replaces what cannot be written in an echoed value: a delimiter of
+    /// the acknowledgement, a control character, or a character outside
+    /// ASCII (the acknowledgement is plain ASCII, its ISA exactly 106 bytes).
     fn clean(&self, v: &str) -> String {
         let safe = ['?', '.', '-', '_', '#']
             .into_iter()
@@ -70,7 +79,7 @@ impl Out<'_> {
             .unwrap_or(' ');
         v.chars()
             .map(|c| {
-                if c.is_ascii() && self.forbidden.contains(&(c as u8)) || c.is_control() {
+                if !c.is_ascii() || self.forbidden.contains(&(c as u8)) || c.is_control() {
                     safe
                 } else {
                     c
@@ -139,7 +148,7 @@ fn delimiters(
     ic: &InterchangeSummary,
     options: &AckOptions,
     wants_999: bool,
-) -> Result<(Delimiters, String, String), Error> {
+) -> Result<(Delimiters, Vec<u8>, String), Error> {
     let base = options.delimiters.or(ic.delimiters).unwrap_or_default();
     let version = if tables::one_of(tables::VERSIONS, ic.version.as_bytes()) {
         ic.version.clone()
@@ -160,25 +169,15 @@ fn delimiters(
                     .find(|c| !taken.contains(c))
             });
         d.repetition = rep;
-        rep.map_or("U".to_string(), |r| (r as char).to_string())
+        rep.map_or(b"U".to_vec(), |r| vec![r])
     } else {
         d.repetition = None;
-        "U".to_string()
+        b"U".to_vec()
     };
     d.check().map_err(|message| Error::InvalidDelimiters {
         path: "/delimiters".to_string(),
         message,
     })?;
-    if [d.element, d.component, d.segment]
-        .iter()
-        .chain(d.repetition.iter())
-        .any(|b| !b.is_ascii())
-    {
-        return Err(Error::InvalidDelimiters {
-            path: "/delimiters".to_string(),
-            message: "acknowledgement delimiters must be ASCII characters".to_string(),
-        });
-    }
     Ok((d, isa11, version))
 }
 
@@ -237,9 +236,24 @@ pub(super) fn build(v: &Validation, options: &AckOptions) -> Result<Vec<u8>, Err
         let (d, isa11, version) = delimiters(ic, options, wants_999)?;
         let mut forbidden = vec![d.element, d.component, d.segment];
         forbidden.extend(d.repetition);
+        // A line break after the terminator must read as whitespace, so not
+        // when a line break is one of the delimiters.
+        let breaks_are_delimiters = d.is_delimiter(b'\n') || d.is_delimiter(b'\r');
         let line_break = match &options.line_break {
+            Some(lb)
+                if lb
+                    .bytes()
+                    .any(|b| !matches!(b, b'\n' | b'\r') || d.is_delimiter(b)) =>
+            {
+                return Err(Error::InvalidAckOptions {
+                    path: "/lineBreak".to_string(),
+                    message: format!(
+                        "the line break {lb:?} must be made of CR and LF only, and none of them may be a delimiter of the acknowledgement"
+                    ),
+                });
+            }
             Some(lb) => lb.as_str(),
-            None if d.segment == b'\n' || d.segment == b'\r' => "",
+            None if breaks_are_delimiters => "",
             None => "\n",
         };
         let mut out = Out {
@@ -265,27 +279,27 @@ pub(super) fn build(v: &Validation, options: &AckOptions) -> Result<Vec<u8>, Err
             |u| tables::one_of(tables::USAGE, u.as_bytes()),
             "P",
         );
-        let component = (d.component as char).to_string();
+        let component = [d.component];
         let control = format!("{isa13:09}");
         let (sender, receiver) = (id(&ic.receiver_id), id(&ic.sender_id));
         out.write(
             "ISA",
             &[
-                "00",
-                "          ",
-                "00",
-                "          ",
-                &qualifier(&ic.receiver_qualifier),
-                &sender,
-                &qualifier(&ic.sender_qualifier),
-                &receiver,
-                &stamp.yymmdd(),
-                &stamp.hhmm(),
+                b"00",
+                b"          ",
+                b"00",
+                b"          ",
+                qualifier(&ic.receiver_qualifier).as_bytes(),
+                sender.as_bytes(),
+                qualifier(&ic.sender_qualifier).as_bytes(),
+                receiver.as_bytes(),
+                stamp.yymmdd().as_bytes(),
+                stamp.hhmm().as_bytes(),
                 &isa11,
-                &version,
-                &control,
-                "0",
-                &usage,
+                version.as_bytes(),
+                control.as_bytes(),
+                b"0",
+                usage.as_bytes(),
                 &component,
             ],
             &path,
@@ -500,16 +514,21 @@ fn set(out: &mut Out<'_>, t: &SetSummary, fa: Fa, path: &str) -> Result<(), Erro
                 continue;
             }
             for e in &s.elements {
-                let comp = out.d.component as char;
-                let mut pos = e.position.clamp(1, 99).to_string();
-                match (e.component, e.repetition, fa) {
-                    (Some(c), Some(r), Fa::F999) => {
-                        pos = format!("{pos}{comp}{}{comp}{}", c.clamp(1, 99), r.clamp(1, 9999))
+                let comp = out.d.component;
+                let mut pos = e.position.clamp(1, 99).to_string().into_bytes();
+                let mut part = |n: Option<String>| {
+                    pos.push(comp);
+                    if let Some(n) = n {
+                        pos.extend_from_slice(n.as_bytes());
                     }
-                    (None, Some(r), Fa::F999) => {
-                        pos = format!("{pos}{comp}{comp}{}", r.clamp(1, 9999))
+                };
+                let c = e.component.map(|c| c.clamp(1, 99).to_string());
+                match (c, e.repetition, fa) {
+                    (c, Some(r), Fa::F999) => {
+                        part(c);
+                        part(Some(r.clamp(1, 9999).to_string()));
                     }
-                    (Some(c), _, _) => pos = format!("{pos}{comp}{}", c.clamp(1, 99)),
+                    (Some(c), _, _) => part(Some(c)),
                     _ => {}
                 }
                 let reference = e
@@ -528,7 +547,7 @@ fn set(out: &mut Out<'_>, t: &SetSummary, fa: Fa, path: &str) -> Result<(), Erro
                         !v.is_empty()
                             && !v
                                 .bytes()
-                                .any(|b| out.forbidden.contains(&b) || b < 0x20 || b == 0x7F)
+                                .any(|b| out.forbidden.contains(&b) || b < 0x20 || b >= 0x7F)
                     })
                     .map(|v| v.chars().take(99).collect::<String>())
                     .unwrap_or_default();
@@ -540,7 +559,17 @@ fn set(out: &mut Out<'_>, t: &SetSummary, fa: Fa, path: &str) -> Result<(), Erro
                     .filter(|&b| b != out.d.component)
                     .collect();
                 out.forbidden = without_component;
-                let r = out.segment(el_tag, &[&pos, &reference, code, &value], path);
+                let r = out.write(
+                    el_tag,
+                    &[
+                        &pos,
+                        reference.as_bytes(),
+                        code.as_bytes(),
+                        value.as_bytes(),
+                    ],
+                    path,
+                    true,
+                );
                 out.forbidden = saved;
                 r?;
             }

@@ -186,8 +186,8 @@ pub struct AckOptions {
     pub delimiters: Option<Delimiters>,
     /// Date and time of the acknowledgement; `None`: now (UTC).
     pub timestamp: Option<Timestamp>,
-    /// What follows each segment terminator; `None`: a line feed, or nothing
-    /// when the terminator is itself a line break.
+    /// What follows each segment terminator (CR / LF only); `None`: a line
+    /// feed, or nothing when a line break is one of the delimiters.
     pub line_break: Option<String>,
 }
 
