@@ -42,7 +42,9 @@ use std::ffi::c_char;
 /// Lifetime: the whole life of the process. Thread safety: callable from any thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn x12kit_version() -> *const c_char {
-    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+    error::guard(c"".as_ptr(), || {
+        concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+    })
 }
 
 #[cfg(test)]
