@@ -15,7 +15,8 @@ fn wrap(kind: &str, gs01: &str, version: &str, body: &[&str]) -> String {
     } else {
         ISA.to_string()
     };
-    let mut s = format!("{isa}GS*{gs01}*S*R*20261122*0930*1*X*{version}~ST*{kind}*0001~");
+    let mut s =
+        format!("{isa}GS*{gs01}*SENDER*RECEIVER*20261122*0930*1*X*{version}~ST*{kind}*0001~");
     for b in body {
         s.push_str(b);
         s.push('~');
@@ -337,4 +338,58 @@ fn other_types_are_not_validated() {
             .get("document")
             .is_none()
     );
+}
+
+/// Through the envelope validator and the acknowledgement builder: the
+/// structure findings become AK3/AK4 in a 997 and IK3/IK4 in a 999.
+#[test]
+fn findings_reach_the_997_and_999() {
+    use x12kit::validate::{Buffered, Options, Validator};
+    use x12kit::{AckKind, AckOptions, acknowledge};
+    let run = |x12: &str| {
+        Validator::new(Options::default())
+            .with_rules(Box::new(Buffered::new(documents::StructureRules)))
+            .run(&parse(x12.as_bytes()))
+    };
+    let body = [
+        "BEG*00*SA*PO-1**20261131",
+        "CUR*BY*USD",
+        "CUR*BY*CAD",
+        "N1*ST*STORE*92*99",
+        "PO1*1*2X*EA",
+    ];
+    let v = run(&wrap("850", "PO", "004010", &body));
+    let codes: Vec<&str> = v.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        [
+            "ELEMENT_INVALID_DATE",
+            "SEGMENT_TOO_MANY",
+            "ELEMENT_INVALID_CHARACTER"
+        ]
+    );
+    let opts = |kind| AckOptions {
+        kind,
+        ..AckOptions::default()
+    };
+    let ack997 = String::from_utf8(acknowledge(&v, &opts(AckKind::Fa997)).unwrap())
+        .unwrap()
+        .replace('\n', "");
+    assert!(
+        ack997.contains("AK2*850*0001~AK3*BEG*2**8~AK4*5**8*20261131~AK3*CUR*4**5~AK3*PO1*6*PO1*8~AK4*2**6*2X~AK5*R*5~"),
+        "{ack997}"
+    );
+    let v5 = run(&wrap("850", "PO", "005010", &body));
+    let ack999 = String::from_utf8(acknowledge(&v5, &opts(AckKind::Fa999)).unwrap())
+        .unwrap()
+        .replace('\n', "");
+    assert!(
+        ack999.contains(
+            "IK3*BEG*2**8~IK4*5**8*20261131~IK3*CUR*4**5~IK3*PO1*6*PO1*8~IK4*2**6*2X~IK5*R*5~"
+        ),
+        "{ack999}"
+    );
+    // A clean set: accepted.
+    let v = run(&wrap("850", "PO", "004010", &PO));
+    assert!(v.is_valid(), "{:?}", v.diagnostics);
 }

@@ -376,10 +376,71 @@ pub fn validate_transaction(
                 (s.index() + 1, s.offset() + s.raw().len())
             }),
     };
-    let (occ, mut findings) = structure::match_body(decl, &segs, end, &known);
+    Some(findings(decl, &segs, end))
+}
+
+fn findings(
+    decl: &SetDecl,
+    body: &[crate::segment::Segment<'_>],
+    end: (usize, usize),
+) -> Vec<structure::Finding> {
+    let (occ, mut findings) = structure::match_body(decl, body, end, &known);
     structure::check_elements(&decl.body, &occ, None, &mut findings);
     findings.sort_by_key(|f| (f.segment_index, f.element.unwrap_or(0)));
-    Some(findings)
+    findings
+}
+
+/// The structure validation of the 18 sets as whole-set rules of the
+/// envelope validator, so that its diagnostics (and the TA1/997/999 built
+/// from them) include AK3/AK4 and IK3/IK4 findings:
+///
+/// ```
+/// use x12kit::validate::{Buffered, Options, Validator};
+/// let x12 = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *261122*0930*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20261122*0930*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20261131~PO1*1*2*EA~SE*4*0001~GE*1*1~IEA*1*000000001~";
+/// let v = Validator::new(Options::default())
+///     .with_rules(Box::new(Buffered::new(x12kit::documents::StructureRules)))
+///     .run(&x12kit::parse(x12));
+/// assert_eq!(v.diagnostics[0].code.as_str(), "ELEMENT_INVALID_DATE");
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StructureRules;
+
+impl crate::validate::WholeSetRules for StructureRules {
+    fn check(
+        &mut self,
+        segments: &[crate::segment::Segment<'_>],
+        complete: bool,
+        _functional_id: Option<&[u8]>,
+        version: &[u8],
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let Some(st) = segments.first() else { return };
+        let Ok(code) = std::str::from_utf8(st.value(1)) else {
+            return;
+        };
+        let version = std::str::from_utf8(version)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .unwrap_or("004010");
+        let Some(decl) = declaration(code, edition(version)) else {
+            return;
+        };
+        let (body, end) = match segments.last() {
+            Some(se) if complete && segments.len() >= 2 => {
+                (&segments[1..segments.len() - 1], (se.index(), se.offset()))
+            }
+            Some(last) => (
+                &segments[1..],
+                (last.index() + 1, last.offset() + last.raw().len()),
+            ),
+            None => return,
+        };
+        out.extend(
+            findings(decl, body, end)
+                .iter()
+                .map(structure::Finding::to_diagnostic),
+        );
+    }
 }
 
 impl structure::Finding {
