@@ -9,17 +9,19 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 size=${1:-100000000}
 runs=${2:-5}
-out=target/c-bench
+# The target directory (honours CARGO_TARGET_DIR and .cargo/config).
+target=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+out="$target/c-bench"
 mkdir -p "$out"
 input="$out/input-$size.x12"
 
 cargo build --release -p x12kit-ffi
 cargo build --release -p x12kit-ffi --example bench_input
 gcc -std=c99 -Wall -Wextra -Werror -O2 -Iinclude ffi/bench/reader_bench.c -o "$out/reader_bench" \
-  target/release/libx12kit.a $(sed -n 's/^Libs.private: //p' target/release/x12kit.pc)
+  "$target/release/libx12kit.a" $(sed -n 's/^Libs.private: //p' "$target/release/x12kit.pc")
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-rust=$(target/release/examples/bench_input "$input" "$size" "$runs")
+rust=$("$target/release/examples/bench_input" "$input" "$size" "$runs")
 read -r _ segments elements pieces piece_bytes <<<"$(grep '^counts ' <<<"$rust")"
 c=$("$out/reader_bench" "$input" "$segments" "$elements" "$pieces" "$piece_bytes" "$runs")
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

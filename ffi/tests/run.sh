@@ -13,15 +13,17 @@ cd "$(dirname "$0")/../.."
 
 CC=${CC:-gcc}
 CXX=${CXX:-g++}
-lib=target/release
-out=target/c-tests
+# The target directory (honours CARGO_TARGET_DIR and .cargo/config).
+target=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+lib="$target/release"
+out="$target/c-tests"
 mkdir -p "$out"
 
 cargo build --release -p x12kit-ffi
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 private=$(sed -n 's/^Libs.private: //p' "$lib/x12kit.pc")
 warn=(-std=c99 -Wall -Wextra -Werror -pedantic -Iinclude)
-shared=(-L"$lib" -lx12kit -Wl,-rpath,"$PWD/$lib")
+shared=(-L"$lib" -lx12kit -Wl,-rpath,"$lib")
 static=("$lib/libx12kit.a" $private)
 
 echo "== compile (${CC} -std=c99 -Wall -Wextra -Werror -pedantic)"
@@ -115,7 +117,7 @@ if ! command -v pkg-config >/dev/null 2>&1; then
   echo "pkg-config not found: the install check is SKIPPED (apt-get install pkg-config to run it)"
   exit 0
 fi
-prefix="$PWD/$out/prefix"
+prefix="$out/prefix"
 rm -rf "$prefix"
 ffi/install.sh "$prefix" >/dev/null 2>&1
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
