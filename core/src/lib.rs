@@ -6,7 +6,7 @@
 //! assert!(!doc.has_errors());
 //! let tx = &doc.interchanges[0].groups[0].transactions[0];
 //! assert_eq!(tx.kind(), b"850");
-//! assert_eq!(doc.body(tx)[0].value(3), b"PO-1");
+//! assert_eq!(doc.body(tx).next().unwrap().value(3), b"PO-1");
 //! let json = x12kit::to_json(&doc);
 //! let back = x12kit::write_str(std::str::from_utf8(&json).unwrap(), &Default::default()).unwrap();
 //! assert_eq!(back, x12);
