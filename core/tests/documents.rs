@@ -117,6 +117,17 @@ fn goldens_parse_validate_and_map_back() {
             assert!(doc.diagnostics.is_empty(), "{code}: {:?}", doc.diagnostics);
             let g = &doc.interchanges[0].groups[0];
             let t = &g.transactions[0];
+            // x12kit's own envelope validator, with the set structure rules, finds nothing.
+            let v = x12kit::Validator::new(x12kit::validate::Options::default())
+                .with_rules(Box::new(x12kit::validate::Buffered::new(
+                    documents::StructureRules,
+                )))
+                .run(&doc);
+            assert!(
+                v.diagnostics.is_empty(),
+                "{code} (5010: {v5010}): {:#?}",
+                v.diagnostics
+            );
             let findings = documents::validate_transaction(&doc, g, t).unwrap();
             assert!(findings.is_empty(), "{code} (5010: {v5010}): {findings:#?}");
             let back = documents::map_back(&doc, g, t).unwrap();

@@ -360,6 +360,16 @@ fn check(code: &str, ed: Edition, seed: u64) -> Result<(), TestCaseError> {
         "{code} ({ed:?}): {findings:#?}\n{}",
         String::from_utf8_lossy(&out.x12)
     );
+    let v = x12kit::Validator::new(x12kit::validate::Options::default())
+        .with_rules(Box::new(x12kit::validate::Buffered::new(
+            documents::StructureRules,
+        )))
+        .run(&doc);
+    prop_assert!(
+        v.diagnostics.is_empty(),
+        "{code} ({ed:?}): {:?}",
+        v.diagnostics
+    );
     let back = documents::map_back(&doc, g, t).unwrap();
     prop_assert_eq!(
         &back,
