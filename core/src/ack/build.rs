@@ -547,7 +547,7 @@ fn set(out: &mut Out<'_>, t: &SetSummary, fa: Fa, path: &str) -> Result<(), Erro
                         !v.is_empty()
                             && !v
                                 .bytes()
-                                .any(|b| out.forbidden.contains(&b) || b < 0x20 || b >= 0x7F)
+                                .any(|b| out.forbidden.contains(&b) || !(0x20..0x7F).contains(&b))
                     })
                     .map(|v| v.chars().take(99).collect::<String>())
                     .unwrap_or_default();
