@@ -436,3 +436,59 @@ fn write_generated_samples() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Damaged renders (bytes changed, deleted or duplicated, segments
+    /// dropped or repeated) never make map back, structure validation or
+    /// the JSON writer panic.
+    #[test]
+    fn damaged_sets_never_panic(type_index in 0usize..18, v5010 in any::<bool>(), edits in proptest::collection::vec((any::<u32>(), 0u8..5, any::<u8>()), 1..12)) {
+        let code = TYPES[type_index];
+        let golden = std::fs::read(format!(
+            "{}/../tests/golden/{code}{}.x12",
+            env!("CARGO_MANIFEST_DIR"),
+            if v5010 { "-005010" } else { "" }
+        ))
+        .unwrap();
+        let mut segs: Vec<Vec<u8>> = golden.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+        for (at, kind, byte) in edits {
+            // Keep the envelope (first 3 and last 3 lines) so the set is still reached.
+            if segs.len() < 8 {
+                break;
+            }
+            let i = 3 + at as usize % (segs.len() - 6);
+            let s = &mut segs[i];
+            let j = at as usize % s.len().max(1);
+            match kind {
+                0 => s[j] = byte,
+                1 => {
+                    s.remove(j);
+                }
+                2 => s.insert(j, b"*~>^:"[byte as usize % 5]),
+                3 => {
+                    segs.remove(i);
+                }
+                _ => {
+                    let dup = segs[i].clone();
+                    segs.insert(i, dup);
+                }
+            }
+        }
+        let input: Vec<u8> = segs.concat();
+        let doc = x12kit::parse(&input);
+        let _ = x12kit::to_json(&doc);
+        let _ = documents::diagnostics(&doc);
+        for i in &doc.interchanges {
+            for g in &i.groups {
+                for t in &g.transactions {
+                    let _ = documents::map_back(&doc, g, t);
+                }
+            }
+        }
+        let _ = x12kit::Validator::new(x12kit::validate::Options::default())
+            .with_rules(Box::new(x12kit::validate::Buffered::new(documents::StructureRules)))
+            .run(&doc);
+    }
+}
