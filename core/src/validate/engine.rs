@@ -1126,7 +1126,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                     );
                 }
             }
-            if !known.is_some_and(|t| t.supported) {
+            if !tables::is_supported(st01) {
                 let tag = Tag::new(st01).unwrap_or_default();
                 let first = self.group.as_mut().is_none_or(|g| {
                     let first = !g.unsupported.contains(&tag);

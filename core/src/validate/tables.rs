@@ -35,10 +35,10 @@ const fn set(
 
 /// Transaction set types and their functional identifiers (reference §2).
 ///
-/// The 18 outbound types and the 997 / 999 acknowledgements are `supported`;
-/// the HIPAA types (pyx12's GS01 list, best knowledge) only serve the
-/// `GS01_MISMATCH` check. When the documents module lands, its registry
-/// should decide `supported` (this is the one place to change).
+/// The 18 outbound types and the 997 / 999 acknowledgements are `supported`
+/// (a test checks this against [`crate::documents`], whose registry
+/// [`is_supported`] consults); the HIPAA types (pyx12's GS01 list, best
+/// knowledge) only serve the `GS01_MISMATCH` check.
 pub const SET_TYPES: &[SetType] = &[
     set("850", "PO", true, "purchase order"),
     set("810", "IN", true, "invoice"),
@@ -87,9 +87,10 @@ pub fn set_type(code: &[u8]) -> Option<&'static SetType> {
     SET_TYPES.iter().find(|s| s.code.as_bytes() == code)
 }
 
-/// True when x12kit has a definition for the set type.
+/// True when x12kit has a definition for the set type: the 18 types of
+/// [`crate::documents`] (its registry decides), plus the 997 and 999.
 pub fn is_supported(code: &[u8]) -> bool {
-    set_type(code).is_some_and(|s| s.supported)
+    crate::documents::is_known(code) || code == b"997" || code == b"999"
 }
 
 /// I01 authorization information qualifier (StAEDI: 00–06).
@@ -154,5 +155,25 @@ mod tests {
         }
         assert_eq!(SET_TYPES.iter().filter(|s| s.supported).count(), 20);
         assert!(is_supported(b"850") && !is_supported(b"837") && !is_supported(b"123"));
+    }
+
+    /// The table agrees with the documents registry on which types exist
+    /// and on their functional identifiers.
+    #[test]
+    fn agrees_with_the_documents_registry() {
+        for s in SET_TYPES {
+            assert_eq!(is_supported(s.code.as_bytes()), s.supported, "{}", s.code);
+            if crate::documents::is_known(s.code.as_bytes()) {
+                assert_eq!(
+                    crate::documents::functional_id(s.code),
+                    Some(s.functional_id),
+                    "{}",
+                    s.code
+                );
+            }
+        }
+        for t in crate::documents::TYPES {
+            assert!(set_type(t.as_bytes()).is_some_and(|s| s.supported), "{t}");
+        }
     }
 }
