@@ -8,9 +8,10 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use x12kit::ack::Timestamp;
+use x12kit::documents::StructureRules;
 use x12kit::validate::{
-    GroupSummary, InterchangeSummary, Options, Retain, SetSummary, Sink, Status, Validation,
-    Validator,
+    Buffered, GroupSummary, InterchangeSummary, Options, Retain, SetSummary, Sink, Status,
+    Validation, Validator,
 };
 use x12kit::{AckKind, AckOptions, Delimiters, Diagnostic, Severity};
 
@@ -33,6 +34,10 @@ pub struct ValidateArgs {
     /// List at most this many transaction sets with errors per group.
     #[arg(long, default_value_t = 20)]
     max_sets: usize,
+    /// Also check the structure of the 18 known transaction sets (segment
+    /// order, loops, mandatory segments and elements, types, codes).
+    #[arg(long)]
+    structure: bool,
 }
 
 /// Which acknowledgement `x12kit ack` writes.
@@ -95,6 +100,23 @@ pub struct AckArgs {
     /// What follows each segment terminator.
     #[arg(long, value_enum, default_value_t = Break::Auto)]
     line_break: Break,
+    /// Also check the structure of the 18 known transaction sets, so that
+    /// segment and element errors are reported in AK3/AK4 or IK3/IK4.
+    #[arg(long)]
+    structure: bool,
+}
+
+/// Validates a parsed document, with the transaction-set structure rules when asked.
+fn run_validation(doc: &x12kit::Document<'_>, structure: bool) -> Validation {
+    if !structure {
+        return x12kit::validate(doc);
+    }
+    let mut v = Validator::new(Options::default())
+        .with_rules(Box::new(Buffered::new(StructureRules)))
+        .run(doc);
+    let acks = x12kit::ack::read(doc);
+    v.acknowledgements = (!acks.is_empty()).then_some(acks);
+    v
 }
 
 fn code_of(d: &Diagnostic) -> String {
@@ -338,14 +360,14 @@ impl<W: Write> Sink for Printer<W> {
 pub fn run_validate(args: ValidateArgs) -> ExitCode {
     let file = &args.file;
     if args.stream {
-        return stream(file, args.max_sets);
+        return stream(file, args.max_sets, args.structure);
     }
     let input = match map_input(file) {
         Ok(b) => b,
         Err(e) => return fail(file, e),
     };
     let doc = x12kit::parse(&input);
-    let v = x12kit::validate(&doc);
+    let v = run_validation(&doc, args.structure);
     let stdout = io::stdout().lock();
     let mut out = io::BufWriter::new(stdout);
     let written = if args.json {
@@ -370,7 +392,7 @@ pub fn run_validate(args: ValidateArgs) -> ExitCode {
     }
 }
 
-fn stream(file: &Path, max_sets: usize) -> ExitCode {
+fn stream(file: &Path, max_sets: usize, structure: bool) -> ExitCode {
     let reader: Box<dyn io::Read> = if file == Path::new("-") {
         Box::new(io::stdin().lock())
     } else {
@@ -391,7 +413,11 @@ fn stream(file: &Path, max_sets: usize) -> ExitCode {
         retain: Retain::Counts,
         ..Options::default()
     };
-    let mut p = match Validator::with_sink(options, printer).read(reader) {
+    let mut validator = Validator::with_sink(options, printer);
+    if structure {
+        validator = validator.with_rules(Box::new(Buffered::new(StructureRules)));
+    }
+    let mut p = match validator.read(reader) {
         Ok(p) => p,
         Err(e) => return fail(file, e),
     };
@@ -465,7 +491,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
         Err(e) => return fail(file, e),
     };
     let doc = x12kit::parse(&input);
-    let v = x12kit::validate(&doc);
+    let v = run_validation(&doc, args.structure);
     let options = AckOptions {
         kind: match args.kind {
             Kind::Ta1 => AckKind::Ta1,

@@ -135,3 +135,31 @@ fn ack_refuses_bad_options_and_says_when_there_is_nothing_to_acknowledge() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("INVALID_ACK_OPTIONS"), "{}", err(&o));
 }
+
+#[test]
+fn structure_rules_feed_ak3_ak4() {
+    let input = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *261122*0930*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20261122*0930*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20261131~PO1*1*2*EA~SE*4*0001~GE*1*1~IEA*1*000000001~";
+    // Envelope rules only: clean.
+    assert_eq!(run(&["validate"], input.as_bytes()).status.code(), Some(0));
+    let o = run(&["validate", "--structure"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out(&o).contains("ELEMENT_INVALID_DATE"), "{}", out(&o));
+    let o = run(&["validate", "--structure", "--stream"], input.as_bytes());
+    assert!(out(&o).contains("ELEMENT_INVALID_DATE"), "{}", out(&o));
+    let o = run(
+        &[
+            "ack",
+            "--structure",
+            "--kind",
+            "997",
+            "--timestamp",
+            "202601010000",
+        ],
+        input.as_bytes(),
+    );
+    assert!(
+        out(&o).contains("AK2*850*0001~\nAK3*BEG*2**8~\nAK4*5**8*20261131~\nAK5*R*5~"),
+        "{}",
+        out(&o)
+    );
+}

@@ -259,6 +259,54 @@ fn corpus_acknowledgements_parse_validate_clean_and_read_back() {
     assert!(built > 1000, "only {built} acknowledgements built");
 }
 
+/// With the transaction-set structure rules of the 18 known types plugged in,
+/// the acknowledgements carry AK3/AK4 and IK3/IK4 (copies of bad values
+/// included) and are still clean.
+#[test]
+fn corpus_acknowledgements_with_structure_findings_are_clean() {
+    use x12kit::validate::{Buffered, Validator};
+    let Some(dir) = corpus_dir() else { return };
+    let (mut with_findings, mut ak4) = (0, 0);
+    for (name, path) in corpus_files(&dir) {
+        let bytes = std::fs::read(&path).unwrap();
+        let doc = x12kit::parse(&bytes);
+        let v = Validator::new(Options::default())
+            .with_rules(Box::new(Buffered::new(x12kit::documents::StructureRules)))
+            .run(&doc);
+        let findings = v
+            .interchanges
+            .iter()
+            .flat_map(|i| &i.groups)
+            .flat_map(|g| &g.transactions)
+            .any(|t| !t.segment_errors.is_empty());
+        if !findings {
+            continue;
+        }
+        with_findings += 1;
+        for kind in [AckKind::Fa997, AckKind::Fa999] {
+            let ack = x12kit::acknowledge(&v, &ack_options(kind, true)).unwrap();
+            ak4 += memchr_count(&ack, b"K4*");
+            let av = x12kit::validate(&x12kit::parse(&ack));
+            assert!(
+                av.diagnostics.is_empty(),
+                "{name} {kind:?}: {:#?}\n{}",
+                av.diagnostics,
+                String::from_utf8_lossy(&ack)
+            );
+            check_read_back(&name, &v, &x12kit::parse(&ack), kind, true);
+        }
+    }
+    eprintln!("{with_findings} files with structure findings, {ak4} AK4/IK4 written");
+    assert!(
+        with_findings > 10 && ak4 > 10,
+        "only {with_findings} files with findings, {ak4} AK4/IK4"
+    );
+}
+
+fn memchr_count(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).filter(|w| *w == needle).count()
+}
+
 /// Reading the acknowledgement gives back the outcomes it was built from.
 fn check_read_back(
     name: &str,
