@@ -854,7 +854,10 @@ pub fn decode<'a>(
 }
 
 fn text(b: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(b)
+    match std::str::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(String::from_utf8_lossy(b).into_owned()),
+    }
 }
 
 /// Maps one segment's declared elements into `obj`.
@@ -864,11 +867,15 @@ pub fn decode_segment<'a>(
     obj: &mut Obj<'a>,
     fixed: Option<u8>,
 ) {
-    // Split once: element lookups by position are then O(1).
+    // Split once, up to the last declared position: lookups are then O(1).
+    let last = map.elements.last().map_or(0, |e| match &e.target {
+        Target::Pairs(p) => e.pos as usize + 2 * p.count as usize - 1,
+        _ => e.pos as usize,
+    });
     let mut els: [&'a [u8]; 32] = [&[]; 32];
     let mut n = 0;
     for e in seg.elements() {
-        if n == els.len() {
+        if n == els.len() || n == last {
             break;
         }
         els[n] = e.raw();
