@@ -40,7 +40,7 @@ macro_rules! codes {
             /// The codes the parser reports (in a parse result).
             pub const PARSER: &'static [Code] = &[ $( Code::$pvariant, )* ];
 
-            /// The codes only the envelope validator ([`crate::validate`]) reports.
+            /// The codes only the envelope validator ([`mod@crate::validate`]) reports.
             pub const VALIDATOR: &'static [Code] = &[ $( Code::$vvariant, )* ];
 
             /// The stable UPPER_SNAKE spelling of the code.
@@ -139,7 +139,7 @@ codes! {
         Gs03Invalid = "GS03_INVALID",
         /// GS04 (date) is not a real CCYYMMDD date.
         Gs04Invalid = "GS04_INVALID",
-        /// GS05 (time) is not a real HHMM[SS[D[D]]] time.
+        /// GS05 (time) is not a real HHMM, HHMMSS, HHMMSSD or HHMMSSDD time.
         Gs05Invalid = "GS05_INVALID",
         /// GS06 (group control number) is not 1–9 digits.
         Gs06Invalid = "GS06_INVALID",
@@ -240,7 +240,7 @@ pub struct Diagnostic {
     /// Byte offset in the input where the problem starts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
-    /// The acknowledgement codes the finding maps to (set by [`crate::validate`]);
+    /// The acknowledgement codes the finding maps to (set by [`mod@crate::validate`]);
     /// boxed so that diagnostics, which travel inside every token, stay small.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack: Option<Box<AckCodes>>,

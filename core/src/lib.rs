@@ -24,7 +24,7 @@
 //! - [`render`] and [`partner`]: complete interchanges for a trading partner profile;
 //! - [`error`]: typed errors with stable codes for calls that fail outright;
 //! - [`webhook`]: webhook signing and verification;
-//! - [`validate`]: the envelope rules, their acknowledgement codes and outcomes;
+//! - [`mod@validate`]: the envelope rules, their acknowledgement codes and outcomes;
 //! - [`ack`]: building TA1 / 997 / 999 acknowledgements and reading received ones.
 
 pub mod ack;

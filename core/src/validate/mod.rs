@@ -7,7 +7,7 @@
 //!
 //! The rules run in one engine, [`Validator`], a [`Handler`](crate::Handler) of the envelope
 //! machine that keeps only counters and control numbers, so the same checks
-//! run over a parsed [`Document`] ([`validate`]) and over a stream of any size
+//! run over a parsed [`Document`] ([`validate()`]) and over a stream of any size
 //! ([`validate_reader`], or a [`Validator`] fed by an [`Envelope`] yourself).
 //! The parser's own diagnostics (`SE_MISSING`, `SEGMENT_ID`, …) are not
 //! re-detected: they pass through the engine, which maps them to their
