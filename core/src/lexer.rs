@@ -5,7 +5,7 @@
 //! ISA, data that is not X12, …). It allocates nothing per segment or element.
 //! Each interchange brings its own delimiters, read from its ISA.
 //!
-//! The same state machine, [`Lexer`], drives the chunk-fed tokenizer in
+//! The same state machine drives the chunk-fed tokenizer in
 //! [`crate::stream`], so both yield exactly the same tokens.
 
 use crate::delimiters::{Delimiters, Detect, detect, show_byte};

@@ -19,9 +19,9 @@
 //! - [`envelope`]: the ISA/GS/ST envelope state machine and the borrowed tree;
 //! - [`diagnostics`]: the one diagnostic type every check reports with;
 //! - [`json`]: the stable JSON contract of parse results;
-//! - [`write`]: turning a parse result back into X12 bytes;
+//! - [`write`](mod@write): turning a parse result back into X12 bytes;
 //! - [`documents`]: the 18 outbound transaction sets, declared once: render, map back, validate;
-//! - [`render`] and [`partner`]: complete interchanges for a trading partner profile;
+//! - [`render`](mod@render) and [`partner`]: complete interchanges for a trading partner profile;
 //! - [`error`]: typed errors with stable codes for calls that fail outright;
 //! - [`webhook`]: webhook signing and verification;
 //! - [`mod@validate`]: the envelope rules, their acknowledgement codes and outcomes;

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::json::{GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, SE_FIELDS, ST_FIELDS};
 use serde_json::{Map, Value};
 
-/// Options for [`write`].
+/// Options for [`write()`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     /// `None` keeps the line breaks (and BOM) recorded in the parse result;

@@ -166,10 +166,6 @@ fn walk(input: &[u8]) -> (Totals, usize, usize) {
     (t, isa_allocs, other_allocs)
 }
 
-/// Reading an ISA allocates nothing either (the delimiter checks use a fixed
-/// array); kept as a named bound so a regression shows where it comes from.
-const PER_ISA: usize = 0;
-
 #[test]
 fn whole_buffer_tokenizer_allocates_nothing_per_segment() {
     let (small, small_segments) = input(500);
@@ -193,12 +189,9 @@ fn whole_buffer_tokenizer_allocates_nothing_per_segment() {
         large_other, 0,
         "allocations while walking {large_segments} segments"
     );
-    // At most a constant per interchange (both inputs have two), so the
-    // total does not grow with the number of segments.
-    assert!(
-        small_isa <= 2 * PER_ISA,
-        "{small_isa} allocations for 2 ISA segments"
-    );
+    // Reading an ISA allocates nothing either (the delimiter checks use a
+    // fixed array).
+    assert!(small_isa == 0, "{small_isa} allocations for 2 ISA segments");
     assert_eq!(large_isa, small_isa);
     assert_eq!(small_allocs, small_isa);
     assert_eq!(
@@ -287,7 +280,7 @@ fn streaming_tokenizer_allocates_only_while_warming_up() {
             (l.segments, l.diagnostics, l.in_tokens),
             (large_segments, 0, 0)
         );
-        assert!(s.in_isa <= 2 * PER_ISA && l.in_isa == s.in_isa);
+        assert!(s.in_isa == 0 && l.in_isa == 0);
         // The buffer grows to hold one chunk plus an unfinished segment, then stays.
         let growth = |total: usize, isa: usize| total - isa;
         let (small_growth, large_growth) = (
@@ -331,11 +324,11 @@ fn reader_allocates_only_its_buffers() {
     assert_eq!((t.segments, t.diagnostics), (small_segments, 0));
     let (large_allocs, t) = counted(|| read_all(&large));
     assert_eq!((t.segments, t.diagnostics), (large_segments, 0));
-    // The chunk buffer, the tokenizer buffer's growth and the two ISAs.
+    // The chunk buffer and the tokenizer buffer's growth,
     // and not more for 40 times the segments.
-    assert!(small_allocs <= 4 + 2 * PER_ISA, "{small_allocs}");
+    assert!(small_allocs <= 4, "{small_allocs}");
     assert!(
-        large_allocs <= 4 + 2 * PER_ISA,
+        large_allocs <= 4,
         "{large_allocs} for {large_segments} segments"
     );
 }
