@@ -32,6 +32,10 @@ enum Command {
         /// Indent the JSON.
         #[arg(long)]
         pretty: bool,
+        /// Leave out `document` (the payload mapped back for the 18 known set
+        /// types): several times faster for bulk conversion.
+        #[arg(long)]
+        no_documents: bool,
     },
     /// Turn a JSON parse result back into X12.
     Write {
@@ -83,7 +87,11 @@ enum LineBreak {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Parse { file, pretty } => parse(&file, pretty),
+        Command::Parse {
+            file,
+            pretty,
+            no_documents,
+        } => parse(&file, pretty, !no_documents),
         Command::Write { file, line_break } => write(&file, line_break),
         Command::Inspect {
             file,
@@ -157,7 +165,7 @@ fn map_input(file: &Path) -> io::Result<Input> {
     read_input(file).map(Input::Read)
 }
 
-fn parse(file: &Path, pretty: bool) -> ExitCode {
+fn parse(file: &Path, pretty: bool, documents: bool) -> ExitCode {
     let input = match map_input(file) {
         Ok(b) => b,
         Err(e) => return fail(file, e),
@@ -165,7 +173,8 @@ fn parse(file: &Path, pretty: bool) -> ExitCode {
     let doc = x12kit::parse(&input);
     let stdout = io::stdout().lock();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
-    let written = x12kit::to_json_writer(&doc, &mut out, pretty)
+    let options = x12kit::JsonOptions { documents };
+    let written = x12kit::to_json_writer_with(&doc, &mut out, pretty, &options)
         .and_then(|_| out.write_all(b"\n"))
         .and_then(|_| out.flush());
     if let Err(e) = written {

@@ -50,6 +50,20 @@ fn parse_prints_json_and_exits_0_on_clean_input() {
 }
 
 #[test]
+fn parse_maps_known_sets_to_documents_unless_told_not_to() {
+    let with = run(&["parse", SAMPLE], b"");
+    let v: serde_json::Value = serde_json::from_slice(&with.stdout).unwrap();
+    let tx = &v["interchanges"][0]["groups"][0]["transactions"][0];
+    assert_eq!(tx["document"]["purchaseOrderNumber"], "PO-2026-0042");
+    let without = run(&["parse", "--no-documents", SAMPLE], b"");
+    assert_eq!(without.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&without.stdout).unwrap();
+    let tx = &v["interchanges"][0]["groups"][0]["transactions"][0];
+    assert!(tx.get("document").is_none());
+    assert_eq!(tx["segments"][0]["id"], "BEG");
+}
+
+#[test]
 fn parse_exits_1_on_error_diagnostics_and_names_the_file() {
     let o = run(&["parse", "-"], b"ISA*00*          *00*          *ZZ*A              *ZZ*B              *261122*0930*U*00401*000000001*0*P*>~GS*PO*A*B*20261122*0930*1*X*004010~ST*850*0001~");
     assert_eq!(o.status.code(), Some(1));

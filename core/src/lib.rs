@@ -48,7 +48,9 @@ pub use delimiters::Delimiters;
 pub use diagnostics::{AckCodes, Code, Diagnostic, Severity};
 pub use envelope::{Document, Envelope, Group, Handler, Interchange, Transaction, parse};
 pub use error::Error;
-pub use json::{to_json, to_json_into, to_json_writer, to_value};
+pub use json::{
+    JsonOptions, to_json, to_json_into, to_json_with, to_json_writer, to_json_writer_with, to_value,
+};
 pub use lexer::{Token, Tokenizer, segments};
 pub use partner::Partner;
 pub use render::{ControlNumbers, RenderError, RenderOptions, Rendered, render};
@@ -63,6 +65,6 @@ pub fn parse_to_json(input: &[u8]) -> Vec<u8> {
 }
 
 /// Parses X12 and appends the JSON parse result to a reusable buffer.
-pub fn parse_to_json_into(input: &[u8], out: &mut Vec<u8>) {
-    json::to_json_into(&parse(input), out)
+pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>) {
+    json::to_json_into(&parse(input), options, out)
 }
