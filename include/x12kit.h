@@ -244,6 +244,22 @@ typedef struct x12kit_string {
 } x12kit_string;
 
 /**
+ * How `x12kit_validate_with` validates. A zero-filled struct gives the
+ * defaults of `x12kit_validate`.
+ *
+ * Ownership: the caller's; x12kit reads it during the call only. Lifetime:
+ * the duration of the call. Thread safety: plain data.
+ */
+typedef struct x12kit_validate_options {
+  /**
+   * Also check the structure of the 18 known transaction sets (segment
+   * order, loops, mandatory segments and elements, types, lengths, codes),
+   * reported as diagnostics with their AK3/AK4 and IK3/IK4 codes.
+   */
+  bool structure;
+} x12kit_validate_options;
+
+/**
  * The separators of one interchange, read from its ISA segment.
  *
  * Ownership, lifetime, thread safety: plain data without pointers, copied
@@ -276,7 +292,9 @@ typedef struct x12kit_delimiters {
 /**
  * How `x12kit_acknowledge` builds acknowledgements. Pass NULL instead of a
  * pointer to this struct for the defaults (automatic kind, control numbers
- * 1, every set acknowledged, received delimiters, now, line feeds).
+ * 1, every set acknowledged, received delimiters, now, line feeds, structure
+ * findings of the 18 known sets in AK3/AK4 or IK3/IK4). A zero-filled struct
+ * gives the same defaults, except that control numbers 0 are used as given.
  *
  * Ownership: the caller's; x12kit reads it (and the strings and delimiters it
  * points to) during the call only. Lifetime: the duration of the call. Thread
@@ -321,6 +339,12 @@ typedef struct x12kit_ack_options {
    * Length of `line_break`.
    */
   size_t line_break_len;
+  /**
+   * Check the envelope rules only: leave out the structure rules of the 18
+   * known transaction sets, whose segment and element errors are otherwise
+   * reported in AK3/AK4 (997) or IK3/IK4 (999).
+   */
+  bool envelope_only;
 } x12kit_ack_options;
 
 /**
@@ -776,10 +800,28 @@ enum x12kit_status x12kit_validate(const uint8_t *input,
                                    struct x12kit_error *err);
 
 /**
+ * `x12kit_validate` with options (NULL for the defaults): with
+ * `options->structure`, the structure of the 18 known transaction sets is
+ * checked too. Outputs, errors, ownership and thread safety as for
+ * `x12kit_validate`.
+ *
+ * # Safety
+ * As for `x12kit_validate`; `options` must be NULL or valid.
+ */
+enum x12kit_status x12kit_validate_with(const uint8_t *input,
+                                        size_t input_len,
+                                        const struct x12kit_validate_options *options,
+                                        struct x12kit_string *json_out,
+                                        struct x12kit_diagnostics **diagnostics_out,
+                                        struct x12kit_error *err);
+
+/**
  * Parses and validates X12, then builds its acknowledgements: one
  * acknowledgement interchange per received interchange (sender and receiver
  * swapped), with a TA1 and/or one 997 / 999 per received functional group,
- * as `options` says.
+ * as `options` says. Sets of the 18 known types are also checked against
+ * their structure (unless `options->envelope_only`), so segment and element
+ * errors appear in AK3/AK4 (997) or IK3/IK4 (999).
  *
  * On success `*x12_out` receives the acknowledgement X12 (free with
  * `x12kit_string_free`); it is empty (length 0) when nothing is to be

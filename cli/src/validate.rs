@@ -8,10 +8,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use x12kit::ack::Timestamp;
-use x12kit::documents::StructureRules;
 use x12kit::validate::{
-    Buffered, GroupSummary, InterchangeSummary, Options, Retain, SetSummary, Sink, Status,
-    Validation, Validator,
+    GroupSummary, InterchangeSummary, Options, Retain, SetSummary, Sink, Status, Validation,
+    Validator,
 };
 use x12kit::{AckKind, AckOptions, Delimiters, Diagnostic, Severity};
 
@@ -100,23 +99,20 @@ pub struct AckArgs {
     /// What follows each segment terminator.
     #[arg(long, value_enum, default_value_t = Break::Auto)]
     line_break: Break,
-    /// Also check the structure of the 18 known transaction sets, so that
-    /// segment and element errors are reported in AK3/AK4 or IK3/IK4.
+    /// Check the envelope rules only: leave out the structure rules of the
+    /// 18 known transaction sets (by default their segment and element errors
+    /// are reported in AK3/AK4 or IK3/IK4).
     #[arg(long)]
-    structure: bool,
+    envelope_only: bool,
 }
 
 /// Validates a parsed document, with the transaction-set structure rules when asked.
 fn run_validation(doc: &x12kit::Document<'_>, structure: bool) -> Validation {
-    if !structure {
-        return x12kit::validate(doc);
-    }
-    let mut v = Validator::new(Options::default())
-        .with_rules(Box::new(Buffered::new(StructureRules)))
-        .run(doc);
-    let acks = x12kit::ack::read(doc);
-    v.acknowledgements = (!acks.is_empty()).then_some(acks);
-    v
+    let options = Options {
+        structure,
+        ..Options::default()
+    };
+    x12kit::validate::validate_with(doc, &options)
 }
 
 fn code_of(d: &Diagnostic) -> String {
@@ -411,13 +407,10 @@ fn stream(file: &Path, max_sets: usize, structure: bool) -> ExitCode {
     };
     let options = Options {
         retain: Retain::Counts,
+        structure,
         ..Options::default()
     };
-    let mut validator = Validator::with_sink(options, printer);
-    if structure {
-        validator = validator.with_rules(Box::new(Buffered::new(StructureRules)));
-    }
-    let mut p = match validator.read(reader) {
+    let mut p = match Validator::with_sink(options, printer).read(reader) {
         Ok(p) => p,
         Err(e) => return fail(file, e),
     };
@@ -491,7 +484,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
         Err(e) => return fail(file, e),
     };
     let doc = x12kit::parse(&input);
-    let v = run_validation(&doc, args.structure);
+    let v = run_validation(&doc, !args.envelope_only);
     let options = AckOptions {
         kind: match args.kind {
             Kind::Ta1 => AckKind::Ta1,

@@ -95,6 +95,8 @@ fn ack_writes_x12_that_validates_clean() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let ack = out(&o);
+    // SE01 is wrong (AK502 4) and the 850 has no PO1 (the structure rules:
+    // AK3 segment missing, AK502 5).
     assert_eq!(
         ack,
         "ISA*00*          *00*          *ZZ*RECEIVER       *ZZ*SENDER         *240229*1305*U*00401*000000005*0*P*>~\n\
@@ -102,9 +104,10 @@ fn ack_writes_x12_that_validates_clean() {
          ST*997*0007~\n\
          AK1*PO*7~\n\
          AK2*850*0001~\n\
-         AK5*R*4~\n\
+         AK3*PO1*3**3~\n\
+         AK5*R*4*5~\n\
          AK9*R*1*1*0~\n\
-         SE*6*0007~\n\
+         SE*7*0007~\n\
          GE*1*6~\n\
          IEA*1*000000005~\n"
     );
@@ -147,20 +150,19 @@ fn structure_rules_feed_ak3_ak4() {
     assert!(out(&o).contains("ELEMENT_INVALID_DATE"), "{}", out(&o));
     let o = run(&["validate", "--structure", "--stream"], input.as_bytes());
     assert!(out(&o).contains("ELEMENT_INVALID_DATE"), "{}", out(&o));
-    let o = run(
-        &[
-            "ack",
-            "--structure",
-            "--kind",
-            "997",
-            "--timestamp",
-            "202601010000",
-        ],
-        input.as_bytes(),
-    );
+    // Acknowledgements include the structure findings by default…
+    let ack = |extra: &[&str]| {
+        let mut args = vec!["ack", "--kind", "997", "--timestamp", "202601010000"];
+        args.extend_from_slice(extra);
+        out(&run(&args, input.as_bytes()))
+    };
+    let with = ack(&[]);
     assert!(
-        out(&o).contains("AK2*850*0001~\nAK3*BEG*2**8~\nAK4*5**8*20261131~\nAK5*R*5~"),
-        "{}",
-        out(&o)
+        with.contains("AK2*850*0001~\nAK3*BEG*2**8~\nAK4*5**8*20261131~\nAK5*R*5~"),
+        "{with}"
     );
+    // …and leave them out when asked for the envelope rules only.
+    let without = ack(&["--envelope-only"]);
+    assert!(without.contains("AK2*850*0001~\nAK5*A~"), "{without}");
+    assert!(!without.contains("AK3"), "{without}");
 }

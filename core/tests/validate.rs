@@ -904,3 +904,38 @@ fn json_shape() {
     );
     assert!(json.get("acknowledgements").is_none());
 }
+
+#[test]
+fn the_structure_option_installs_the_set_structure_rules() {
+    // A clean envelope around an 850 with an impossible BEG05 date.
+    let input = format!(
+        "{}GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20231131~PO1*1*2*EA~SE*4*0001~GE*1*1~IEA*1*000000001~",
+        isa_with(&[])
+    );
+    let doc = x12kit::parse(input.as_bytes());
+    // Envelope rules only by default.
+    assert!(x12kit::validate(&doc).is_valid());
+    let options = Options {
+        structure: true,
+        ..Options::default()
+    };
+    let v = x12kit::validate::validate_with(&doc, &options);
+    let codes: Vec<&str> = v.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["ELEMENT_INVALID_DATE"]);
+    let d = &v.diagnostics[0];
+    assert_eq!((d.segment_index, d.element), (Some(3), Some(5)));
+    assert_eq!(d.ack.as_ref().and_then(|a| a.ik4), Some("8"));
+    assert_eq!(
+        v.interchanges[0].groups[0].transactions[0].status,
+        Status::Rejected
+    );
+    // The same through the explicit rules and through the streaming reader.
+    let explicit = Validator::new(Options::default())
+        .with_rules(Box::new(x12kit::validate::Buffered::new(
+            x12kit::documents::StructureRules,
+        )))
+        .run(&doc);
+    assert_eq!(explicit.diagnostics, v.diagnostics);
+    let streamed = x12kit::validate_reader(input.as_bytes(), &options).expect("a slice");
+    assert_eq!(streamed.diagnostics, v.diagnostics);
+}

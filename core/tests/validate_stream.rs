@@ -175,6 +175,7 @@ fn stream(size: usize, max_control_numbers: usize) -> Run {
     let options = Options {
         retain: Retain::Counts,
         max_control_numbers,
+        ..Options::default()
     };
     let mut validator = Validator::with_sink(options, Counts::default());
     let mut reader = Reader::new(&mut source);

@@ -7,6 +7,7 @@ use crate::reader::x12kit_delimiters;
 use crate::string::{give, x12kit_string};
 use std::ffi::c_char;
 use x12kit_core::ack::Timestamp;
+use x12kit_core::validate::{Options, validate_with};
 use x12kit_core::{AckKind, AckOptions};
 
 /// Which acknowledgement `x12kit_acknowledge` builds (the `kind` field of
@@ -29,7 +30,9 @@ pub enum x12kit_ack_kind {
 
 /// How `x12kit_acknowledge` builds acknowledgements. Pass NULL instead of a
 /// pointer to this struct for the defaults (automatic kind, control numbers
-/// 1, every set acknowledged, received delimiters, now, line feeds).
+/// 1, every set acknowledged, received delimiters, now, line feeds, structure
+/// findings of the 18 known sets in AK3/AK4 or IK3/IK4). A zero-filled struct
+/// gives the same defaults, except that control numbers 0 are used as given.
 ///
 /// Ownership: the caller's; x12kit reads it (and the strings and delimiters it
 /// points to) during the call only. Lifetime: the duration of the call. Thread
@@ -57,6 +60,24 @@ pub struct x12kit_ack_options {
     pub line_break: *const c_char,
     /// Length of `line_break`.
     pub line_break_len: usize,
+    /// Check the envelope rules only: leave out the structure rules of the 18
+    /// known transaction sets, whose segment and element errors are otherwise
+    /// reported in AK3/AK4 (997) or IK3/IK4 (999).
+    pub envelope_only: bool,
+}
+
+/// How `x12kit_validate_with` validates. A zero-filled struct gives the
+/// defaults of `x12kit_validate`.
+///
+/// Ownership: the caller's; x12kit reads it during the call only. Lifetime:
+/// the duration of the call. Thread safety: plain data.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct x12kit_validate_options {
+    /// Also check the structure of the 18 known transaction sets (segment
+    /// order, loops, mandatory segments and elements, types, lengths, codes),
+    /// reported as diagnostics with their AK3/AK4 and IK3/IK4 codes.
+    pub structure: bool,
 }
 
 /// Parses and validates X12 against the envelope rules (ISA/IEA, GS/GE,
@@ -92,6 +113,35 @@ pub unsafe extern "C" fn x12kit_validate(
     diagnostics_out: *mut *mut x12kit_diagnostics,
     err: *mut x12kit_error,
 ) -> x12kit_status {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        x12kit_validate_with(
+            input,
+            input_len,
+            std::ptr::null(),
+            json_out,
+            diagnostics_out,
+            err,
+        )
+    }
+}
+
+/// `x12kit_validate` with options (NULL for the defaults): with
+/// `options->structure`, the structure of the 18 known transaction sets is
+/// checked too. Outputs, errors, ownership and thread safety as for
+/// `x12kit_validate`.
+///
+/// # Safety
+/// As for `x12kit_validate`; `options` must be NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_validate_with(
+    input: *const u8,
+    input_len: usize,
+    options: *const x12kit_validate_options,
+    json_out: *mut x12kit_string,
+    diagnostics_out: *mut *mut x12kit_diagnostics,
+    err: *mut x12kit_error,
+) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or writable outputs.
         let (json_out, diagnostics_out) = unsafe { (json_out.as_mut(), diagnostics_out.as_mut()) };
@@ -108,7 +158,13 @@ pub unsafe extern "C" fn x12kit_validate(
         });
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
-        let validation = x12kit_core::validate(&x12kit_core::parse(input));
+        // SAFETY: forwarded to the caller.
+        let options = unsafe { options.as_ref() }.copied().unwrap_or_default();
+        let core_options = Options {
+            structure: options.structure,
+            ..Options::default()
+        };
+        let validation = validate_with(&x12kit_core::parse(input), &core_options);
         if let Some(d) = diagnostics_out {
             *d = Box::into_raw(Box::new(x12kit_diagnostics::new(&validation.diagnostics)));
         }
@@ -122,7 +178,9 @@ pub unsafe extern "C" fn x12kit_validate(
 /// Parses and validates X12, then builds its acknowledgements: one
 /// acknowledgement interchange per received interchange (sender and receiver
 /// swapped), with a TA1 and/or one 997 / 999 per received functional group,
-/// as `options` says.
+/// as `options` says. Sets of the 18 known types are also checked against
+/// their structure (unless `options->envelope_only`), so segment and element
+/// errors appear in AK3/AK4 (997) or IK3/IK4 (999).
 ///
 /// On success `*x12_out` receives the acknowledgement X12 (free with
 /// `x12kit_string_free`); it is empty (length 0) when nothing is to be
@@ -157,12 +215,16 @@ pub unsafe extern "C" fn x12kit_acknowledge(
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
         // SAFETY: forwarded to the caller.
-        let options = match unsafe { options.as_ref() } {
-            None => AckOptions::default(),
+        let (options, structure) = match unsafe { options.as_ref() } {
+            None => (AckOptions::default(), true),
             // SAFETY: forwarded to the caller.
-            Some(o) => unsafe { ack_options(o) }?,
+            Some(o) => (unsafe { ack_options(o) }?, !o.envelope_only),
         };
-        let validation = x12kit_core::validate(&x12kit_core::parse(input));
+        let validate_options = Options {
+            structure,
+            ..Options::default()
+        };
+        let validation = validate_with(&x12kit_core::parse(input), &validate_options);
         give(x12_out, x12kit_core::acknowledge(&validation, &options)?);
         Ok(())
     })

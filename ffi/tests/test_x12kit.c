@@ -352,8 +352,9 @@ static void test_validate(void) {
 static void test_acknowledge(void) {
     char *ok = valid_sample();
     x12kit_string ack = {0};
-    /* 2023-11-14 22:13:20 UTC */
-    x12kit_ack_options options = {X12KIT_ACK_KIND_FA999, 5, 6, 7, false, NULL, 1700000000, NULL, 0};
+    /* 2023-11-14 22:13:20 UTC; envelope rules only (the sample 850 has no PO1
+       loop: test_structure_rules covers what the structure rules add). */
+    x12kit_ack_options options = {X12KIT_ACK_KIND_FA999, 5, 6, 7, false, NULL, 1700000000, NULL, 0, true};
     CHECK_OK(x12kit_acknowledge((const uint8_t *)ok, strlen(ok), &options, &ack, err));
     CHECK(starts_with(ack.data, "ISA*00*          *00*          *ZZ*RECEIVER       *ZZ*SENDER "));
     CHECK(ack.data != NULL && strstr(ack.data, "*231114*2213*^*00501*000000005*0*T*:~\n") != NULL);
@@ -369,7 +370,7 @@ static void test_acknowledge(void) {
 
     /* TA1 only, other delimiters and CRLF; and the defaults. */
     x12kit_delimiters pipes = {'|', '>', '!', true, '~'};
-    x12kit_ack_options ta1 = {X12KIT_ACK_KIND_TA1, 9, 9, 9, true, &pipes, 1700000000, "\r\n", 2};
+    x12kit_ack_options ta1 = {X12KIT_ACK_KIND_TA1, 9, 9, 9, true, &pipes, 1700000000, "\r\n", 2, false};
     CHECK_OK(x12kit_acknowledge((const uint8_t *)ok, strlen(ok), &ta1, &ack, err));
     CHECK(ack.data != NULL && strstr(ack.data, "~\r\nTA1|000000001|230101|1200|A|000~\r\nIEA|0|000000009~\r\n") != NULL);
     x12kit_string_free(&ack);
@@ -377,7 +378,7 @@ static void test_acknowledge(void) {
     CHECK(ack.data != NULL && strstr(ack.data, "\nST*999*0001*") != NULL);
     x12kit_string_free(&ack);
     /* Nothing to acknowledge: an empty result. */
-    x12kit_ack_options fa = {X12KIT_ACK_KIND_FA997, 1, 1, 1, false, NULL, 1700000000, NULL, 0};
+    x12kit_ack_options fa = {X12KIT_ACK_KIND_FA997, 1, 1, 1, false, NULL, 1700000000, NULL, 0, false};
     CHECK_OK(x12kit_acknowledge((const uint8_t *)"junk", 4, &fa, &ack, err));
     CHECK(ack.data != NULL && ack.len == 0);
     x12kit_string_free(&ack);
@@ -410,6 +411,57 @@ static void test_acknowledge(void) {
     CHECK_FAIL(x12kit_acknowledge(NULL, 5, NULL, &ack, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
     CHECK(ack.data == NULL);
     free(ok);
+}
+
+/* A clean envelope around an 850 whose BEG05 is 31 November. */
+static const char BAD_DATE[] =
+    "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *261122*0930*U*00401*000000001*0*P*>~"
+    "GS*PO*SENDER*RECEIVER*20261122*0930*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20261131~PO1*1*2*EA~"
+    "SE*4*0001~GE*1*1~IEA*1*000000001~";
+
+static void test_structure_rules(void) {
+    size_t n = strlen(BAD_DATE);
+    x12kit_diagnostics *diags = NULL;
+    /* x12kit_validate: the envelope rules only. */
+    CHECK_OK(x12kit_validate((const uint8_t *)BAD_DATE, n, NULL, &diags, err));
+    CHECK(x12kit_diagnostics_error_count(diags) == 0);
+    x12kit_diagnostics_free(diags);
+    diags = NULL;
+    /* NULL or zero-filled options: the same. */
+    x12kit_validate_options vo = {0};
+    CHECK_OK(x12kit_validate_with((const uint8_t *)BAD_DATE, n, &vo, NULL, &diags, err));
+    CHECK(x12kit_diagnostics_error_count(diags) == 0);
+    x12kit_diagnostics_free(diags);
+    diags = NULL;
+    /* With the structure rules: the impossible date, at BEG05 (segment 3). */
+    vo.structure = true;
+    x12kit_string json = {0};
+    CHECK_OK(x12kit_validate_with((const uint8_t *)BAD_DATE, n, &vo, &json, &diags, err));
+    CHECK(x12kit_diagnostics_error_count(diags) == 1);
+    x12kit_diagnostic d;
+    CHECK(x12kit_diagnostics_get(diags, 0, &d));
+    CHECK(strcmp(d.code, "ELEMENT_INVALID_DATE") == 0);
+    CHECK(d.segment_index == 3 && d.element == 5);
+    CHECK(json.data != NULL && strstr(json.data, "\"valid\":false") != NULL);
+    x12kit_string_free(&json);
+    x12kit_diagnostics_free(diags);
+    CHECK_FAIL(x12kit_validate_with(NULL, 1, &vo, &json, NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+
+    /* Acknowledgements include the structure findings by default... */
+    x12kit_string ack = {0};
+    x12kit_ack_options o = {X12KIT_ACK_KIND_FA997, 1, 1, 1, false, NULL, 1700000000, NULL, 0, false};
+    CHECK_OK(x12kit_acknowledge((const uint8_t *)BAD_DATE, n, &o, &ack, err));
+    CHECK(ack.data != NULL && strstr(ack.data, "\nAK2*850*0001~\nAK3*BEG*2**8~\nAK4*5**8*20261131~\nAK5*R*5~\n") != NULL);
+    x12kit_string_free(&ack);
+    CHECK_OK(x12kit_acknowledge((const uint8_t *)BAD_DATE, n, NULL, &ack, err));
+    CHECK(ack.data != NULL && strstr(ack.data, "\nAK3*BEG*2**8~\n") != NULL);
+    x12kit_string_free(&ack);
+    /* ...and leave them out with envelope_only. */
+    o.envelope_only = true;
+    CHECK_OK(x12kit_acknowledge((const uint8_t *)BAD_DATE, n, &o, &ack, err));
+    CHECK(ack.data != NULL && strstr(ack.data, "\nAK2*850*0001~\nAK5*A~\n") != NULL);
+    CHECK(ack.data != NULL && strstr(ack.data, "AK3") == NULL);
+    x12kit_string_free(&ack);
 }
 
 /* ---------------------------------------------------------------- webhooks */
@@ -1148,6 +1200,7 @@ int main(void) {
     test_write_errors();
     test_validate();
     test_acknowledge();
+    test_structure_rules();
     test_webhook_sign();
     test_webhook_verify();
     test_webhook_standard();

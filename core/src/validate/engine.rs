@@ -41,6 +41,14 @@ pub struct Options {
     /// are not checked and one `DUPLICATE_CHECK_LIMIT` warning says so. Each
     /// remembered number costs about 32 bytes.
     pub max_control_numbers: usize,
+    /// Also check the structure of the 18 known transaction sets
+    /// ([`crate::documents::StructureRules`]: segment order, loops, mandatory
+    /// segments and elements, types, lengths, codes), so that their findings
+    /// reach the acknowledgements as AK3/AK4 or IK3/IK4. Off by default: the
+    /// envelope rules alone are what the service's validate endpoint reports.
+    /// Each set's body is buffered while it is checked, so memory is bounded
+    /// by the largest set rather than the input.
+    pub structure: bool,
 }
 
 impl Default for Options {
@@ -48,6 +56,7 @@ impl Default for Options {
         Options {
             retain: Retain::All,
             max_control_numbers: 100_000,
+            structure: false,
         }
     }
 }
@@ -243,11 +252,16 @@ impl Validator<Validation> {
 
 impl<S: Sink> Validator<S> {
     /// A validator that reports to `sink`.
+    /// With [`Options::structure`], the structure rules of the 18 known sets
+    /// are installed (as if by [`Validator::with_rules`]).
     pub fn with_sink(options: Options, sink: S) -> Self {
+        let rules: Option<Box<dyn SetRules>> = options.structure.then(|| {
+            Box::new(super::Buffered::new(crate::documents::StructureRules)) as Box<dyn SetRules>
+        });
         Validator {
             options,
             sink,
-            rules: None,
+            rules,
             isa13_seen: Seen::default(),
             interchange: None,
             group: None,
@@ -256,7 +270,8 @@ impl<S: Sink> Validator<S> {
         }
     }
 
-    /// Adds transaction set body checks.
+    /// Adds transaction set body checks (replacing the structure rules that
+    /// [`Options::structure`] installs, if any).
     pub fn with_rules(mut self, rules: Box<dyn SetRules>) -> Self {
         self.rules = Some(rules);
         self
