@@ -1,39 +1,8 @@
 //! End-to-end tests of the `x12kit` binary: outputs, exit codes, stdin.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_x12kit");
-const SAMPLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../examples/x12/purchase-orders-850.edi"
-);
-const SAMPLE_5010: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../examples/x12/ship-notice-856-5010.edi"
-);
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("x12kit runs");
-    // The command may exit (usage error) before reading its input: a broken
-    // pipe here is not a test failure.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{SAMPLE, SAMPLE_5010, run, stderr, stdout};
 
 #[test]
 fn parse_prints_json_and_exits_0_on_clean_input() {

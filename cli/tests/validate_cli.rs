@@ -1,46 +1,17 @@
 //! End-to-end tests of `x12kit validate` and `x12kit ack`: output, exit
 //! codes, stdin, and an acknowledgement that validates clean.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_x12kit");
-const SAMPLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../examples/x12/purchase-orders-850.edi"
-);
-const SAMPLE_5010: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../examples/x12/ship-notice-856-5010.edi"
-);
+use common::{SAMPLE, SAMPLE_5010, run, stderr, stdout};
+
 const BAD: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*1*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*7*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*4*0001~GE*1*7~IEA*1*000000001~";
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("x12kit runs");
-    // A usage error exits before reading stdin: a broken pipe is expected then.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 #[test]
 fn validate_reports_and_exits_0_on_a_clean_file() {
     let o = run(&["validate", SAMPLE], b"");
-    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
-    let text = out(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
     assert!(text.contains("accepted (TA1 A 000)"), "{text}");
     assert!(text.ends_with("valid: 0 errors, 0 warnings\n"), "{text}");
 }
@@ -49,7 +20,7 @@ fn validate_reports_and_exits_0_on_a_clean_file() {
 fn validate_exits_1_with_the_codes_of_each_error() {
     let o = run(&["validate"], BAD.as_bytes());
     assert_eq!(o.status.code(), Some(1));
-    let text = out(&o);
+    let text = stdout(&o);
     assert!(
         text.contains("error SE01_COUNT: SE01 says 4 segments but the transaction set 0001 (850) has 3 (ST through SE, both included) [segment 4 (SE), element 1, byte 193] -> AK502/IK502 4"),
         "{text}"
@@ -62,7 +33,7 @@ fn validate_exits_1_with_the_codes_of_each_error() {
     // The same through the streaming path.
     let o = run(&["validate", "--stream"], BAD.as_bytes());
     assert_eq!(o.status.code(), Some(1));
-    assert!(out(&o).contains("SE01_COUNT"), "{}", out(&o));
+    assert!(stdout(&o).contains("SE01_COUNT"), "{}", stdout(&o));
 }
 
 #[test]
@@ -93,8 +64,8 @@ fn ack_writes_x12_that_validates_clean() {
         ],
         BAD.as_bytes(),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
-    let ack = out(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ack = stdout(&o);
     // SE01 is wrong (AK502 4) and the 850 has no PO1 (the structure rules:
     // AK3 segment missing, AK502 5).
     assert_eq!(
@@ -112,32 +83,40 @@ fn ack_writes_x12_that_validates_clean() {
          IEA*1*000000005~\n"
     );
     let o = run(&["validate", "-"], ack.as_bytes());
-    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     // Auto on a 005010 file: a 999.
     let o = run(&["ack", SAMPLE_5010, "--errors-only"], b"");
     assert_eq!(o.status.code(), Some(0));
-    assert!(out(&o).contains("ST*999*0001*005010X231A1~"), "{}", out(&o));
+    assert!(
+        stdout(&o).contains("ST*999*0001*005010X231A1~"),
+        "{}",
+        stdout(&o)
+    );
     // TA1 only.
     let o = run(&["ack", "--kind", "ta1", SAMPLE], b"");
-    assert!(out(&o).contains("\nTA1*000000101*"), "{}", out(&o));
+    assert!(stdout(&o).contains("\nTA1*000000101*"), "{}", stdout(&o));
 }
 
 #[test]
 fn ack_refuses_bad_options_and_says_when_there_is_nothing_to_acknowledge() {
     let o = run(&["ack", "--delimiters", "**~"], BAD.as_bytes());
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("--delimiters"), "{}", err(&o));
+    assert!(stderr(&o).contains("--delimiters"), "{}", stderr(&o));
     let o = run(&["ack", "--timestamp", "20241399"], BAD.as_bytes());
     assert_eq!(o.status.code(), Some(2));
     let o = run(&["ack"], b"hello");
     assert_eq!(o.status.code(), Some(1));
-    assert!(err(&o).contains("nothing to acknowledge"), "{}", err(&o));
+    assert!(
+        stderr(&o).contains("nothing to acknowledge"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(
         &["ack", "--interchange-control", "1000000000"],
         BAD.as_bytes(),
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("INVALID_ACK_OPTIONS"), "{}", err(&o));
+    assert!(stderr(&o).contains("INVALID_ACK_OPTIONS"), "{}", stderr(&o));
 }
 
 #[test]
@@ -147,14 +126,22 @@ fn structure_rules_feed_ak3_ak4() {
     assert_eq!(run(&["validate"], input.as_bytes()).status.code(), Some(0));
     let o = run(&["validate", "--structure"], input.as_bytes());
     assert_eq!(o.status.code(), Some(1));
-    assert!(out(&o).contains("ELEMENT_INVALID_DATE"), "{}", out(&o));
+    assert!(
+        stdout(&o).contains("ELEMENT_INVALID_DATE"),
+        "{}",
+        stdout(&o)
+    );
     let o = run(&["validate", "--structure", "--stream"], input.as_bytes());
-    assert!(out(&o).contains("ELEMENT_INVALID_DATE"), "{}", out(&o));
+    assert!(
+        stdout(&o).contains("ELEMENT_INVALID_DATE"),
+        "{}",
+        stdout(&o)
+    );
     // Acknowledgements include the structure findings by default…
     let ack = |extra: &[&str]| {
         let mut args = vec!["ack", "--kind", "997", "--timestamp", "202601010000"];
         args.extend_from_slice(extra);
-        out(&run(&args, input.as_bytes()))
+        stdout(&run(&args, input.as_bytes()))
     };
     let with = ack(&[]);
     assert!(

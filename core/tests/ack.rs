@@ -2,7 +2,11 @@
 //! findings from set rules, errors) and reading received acknowledgements
 //! (corpus samples, and pyx12's expected 997s compared with x12kit's).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::corpus_dir;
+
+use std::path::Path;
 use x12kit::ack::{Acknowledgements, Timestamp};
 use x12kit::validate::{Buffered, Options, SetRules, Validation, Validator, WholeSetRules};
 use x12kit::{AckCodes, AckKind, AckOptions, Code, Delimiters, Diagnostic, Segment};
@@ -430,23 +434,6 @@ fn five_010_only_codes_are_translated_in_a_997() {
 }
 
 // ---------------------------------------------------------------- reading
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("X12KIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("X12KIT_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "the corpus is required but {} does not exist",
-            dir.display()
-        );
-    }
-    eprintln!("corpus not found at {}: skipped", dir.display());
-    None
-}
 
 fn read_file(dir: &Path, name: &str) -> Acknowledgements {
     let bytes = std::fs::read(dir.join(name)).unwrap();

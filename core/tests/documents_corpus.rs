@@ -6,29 +6,13 @@
 //! When the corpus is absent the tests say so and pass, unless
 //! `X12KIT_REQUIRE_CORPUS=1`.
 
-use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use x12kit::documents;
+mod common;
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("X12KIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("X12KIT_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "the corpus is required (X12KIT_REQUIRE_CORPUS=1) but {} does not exist",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "corpus not found at {}: corpus tests skipped (set X12KIT_CORPUS to its path)",
-        dir.display()
-    );
-    None
-}
+use common::corpus_dir;
+
+use serde_json::{Value, json};
+use std::path::Path;
+use x12kit::documents;
 
 /// The documents (and finding codes) of every known set in a corpus file.
 fn documents_of(dir: &Path, file: &str) -> Vec<(Value, Vec<&'static str>)> {

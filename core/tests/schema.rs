@@ -15,6 +15,10 @@
 //! is closed. The strict pass fails when the parser emits a property the
 //! schema does not document yet.
 
+mod common;
+
+use common::corpus_dir;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -619,26 +623,6 @@ const PARSER_CODES: [&str; 13] = [
     "INVALID_UTF8",
     "TERMINATOR_MISSING",
 ];
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("X12KIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("X12KIT_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "the corpus is required (X12KIT_REQUIRE_CORPUS=1) but {} does not exist",
-            dir.display()
-        );
-    }
-    println!(
-        "corpus not found at {}, skipped (set X12KIT_CORPUS to its path)",
-        dir.display()
-    );
-    None
-}
 
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)

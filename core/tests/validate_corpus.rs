@@ -19,54 +19,15 @@
 //! corpus is absent the tests say so and pass, unless
 //! `X12KIT_REQUIRE_CORPUS=1`, which makes that a failure.
 
+mod common;
+
+use common::{corpus_dir, corpus_files};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use x12kit::ack::Timestamp;
 use x12kit::validate::{Options, Status, Validation};
 use x12kit::{AckKind, AckOptions};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("X12KIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("X12KIT_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "the corpus is required (X12KIT_REQUIRE_CORPUS=1) but {} does not exist",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "corpus not found at {}: corpus tests skipped (set X12KIT_CORPUS to its path)",
-        dir.display()
-    );
-    None
-}
-
-fn corpus_files(dir: &Path) -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    for sub in std::fs::read_dir(dir).unwrap() {
-        let sub = sub.unwrap().path();
-        if !sub.is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(&sub).unwrap() {
-            let f = f.unwrap().path();
-            if f.is_file() {
-                let rel = f
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((rel, f));
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn expectations_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/validation-expectations.tsv")

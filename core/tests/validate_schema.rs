@@ -7,8 +7,11 @@
 //! a strict copy in which every open object is closed (so a property the
 //! serializer emits but the schema does not document fails).
 
+mod common;
+
+use common::{corpus_dir, corpus_files};
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use x12kit::Code;
 use x12kit::validate::{Buffered, Options, Validator, WholeSetRules};
@@ -229,41 +232,17 @@ fn crafted_results_match_the_schema_and_reach_every_part() {
     }
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("X12KIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("X12KIT_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "the corpus is required but {} does not exist",
-            dir.display()
-        );
-    }
-    eprintln!("corpus not found at {}: skipped", dir.display());
-    None
-}
-
 #[test]
 fn corpus_results_match_the_schema() {
     let Some(dir) = corpus_dir() else { return };
-    let mut n = 0;
-    for sub in std::fs::read_dir(&dir).unwrap() {
-        let sub = sub.unwrap().path();
-        if !sub.is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(&sub).unwrap() {
-            let f = f.unwrap().path();
-            let bytes = std::fs::read(&f).unwrap();
-            let v = x12kit::validate(&x12kit::parse(&bytes));
-            let json: Value = serde_json::from_slice(&v.to_json()).unwrap();
-            let e = errors(&json);
-            assert!(e.is_empty(), "{}: {e:#?}", f.display());
-            n += 1;
-        }
+    let files = corpus_files(&dir);
+    for (name, f) in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let v = x12kit::validate(&x12kit::parse(&bytes));
+        let json: Value = serde_json::from_slice(&v.to_json()).unwrap();
+        let e = errors(&json);
+        assert!(e.is_empty(), "{name}: {e:#?}");
     }
+    let n = files.len();
     assert!(n > 400);
 }

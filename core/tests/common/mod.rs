@@ -1,0 +1,54 @@
+//! Helpers shared by the integration tests (each test crate includes this
+//! module with `mod common;` and uses what it needs).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The public corpus: `$X12KIT_CORPUS`, else `../shared/corpus` beside the
+/// repository. It is read in place, never copied into the repository. When
+/// it is absent the caller skips its corpus checks (and this says so),
+/// unless `X12KIT_REQUIRE_CORPUS=1` (set by CI), which makes that a failure.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("X12KIT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("X12KIT_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "the corpus is required (X12KIT_REQUIRE_CORPUS=1) but {} does not exist",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "corpus not found at {}: corpus tests skipped (set X12KIT_CORPUS to its path)",
+        dir.display()
+    );
+    None
+}
+
+/// The corpus files (one level of folders below `dir`), as (name relative
+/// to `dir` with `/` separators, path), sorted by name.
+pub fn corpus_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for sub in std::fs::read_dir(dir).unwrap() {
+        let sub = sub.unwrap().path();
+        if !sub.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&sub).unwrap() {
+            let f = f.unwrap().path();
+            if f.is_file() {
+                let rel = f
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, f));
+            }
+        }
+    }
+    out.sort();
+    out
+}
