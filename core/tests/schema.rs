@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::corpus_dir;
+use common::{corpus_dir, undescribed};
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -114,37 +114,7 @@ fn schema_is_valid_draft_2020_12() {
 /// for users of every binding.
 #[test]
 fn schema_describes_every_property() {
-    fn walk(v: &Value, path: &str, missing: &mut Vec<String>) {
-        match v {
-            Value::Object(m) => {
-                for key in ["properties", "$defs"] {
-                    if let Some(Value::Object(props)) = m.get(key) {
-                        for (name, p) in props {
-                            if p.get("description")
-                                .and_then(Value::as_str)
-                                .is_none_or(str::is_empty)
-                            {
-                                missing.push(format!("{path}/{key}/{name}"));
-                            }
-                        }
-                    }
-                }
-                for (k, x) in m {
-                    if k != "examples" {
-                        walk(x, &format!("{path}/{k}"), missing);
-                    }
-                }
-            }
-            Value::Array(a) => {
-                for (i, x) in a.iter().enumerate() {
-                    walk(x, &format!("{path}/{i}"), missing);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut missing = Vec::new();
-    walk(schema(), "", &mut missing);
+    let missing = undescribed(schema());
     assert!(
         missing.is_empty(),
         "properties without a description: {missing:#?}"

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{corpus_dir, corpus_files};
+use common::{corpus_dir, corpus_files, undescribed};
 
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -68,37 +68,7 @@ fn schema_is_valid_draft_2020_12_and_describes_everything() {
     if let Err(e) = jsonschema::draft202012::meta::validate(s) {
         panic!("the schema is not a valid 2020-12 schema: {e}");
     }
-    fn walk(v: &Value, path: &str, missing: &mut Vec<String>) {
-        match v {
-            Value::Object(m) => {
-                for key in ["properties", "$defs"] {
-                    if let Some(Value::Object(props)) = m.get(key) {
-                        for (name, p) in props {
-                            if p.get("description")
-                                .and_then(Value::as_str)
-                                .is_none_or(str::is_empty)
-                            {
-                                missing.push(format!("{path}/{key}/{name}"));
-                            }
-                        }
-                    }
-                }
-                for (k, x) in m {
-                    if k != "examples" {
-                        walk(x, &format!("{path}/{k}"), missing);
-                    }
-                }
-            }
-            Value::Array(a) => {
-                for (i, x) in a.iter().enumerate() {
-                    walk(x, &format!("{path}/{i}"), missing);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut missing = Vec::new();
-    walk(s, "", &mut missing);
+    let missing = undescribed(s);
     assert!(missing.is_empty(), "without a description: {missing:#?}");
     for example in s["examples"].as_array().unwrap() {
         let e = errors(example);

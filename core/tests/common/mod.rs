@@ -52,3 +52,42 @@ pub fn corpus_files(dir: &Path) -> Vec<(String, PathBuf)> {
     out.sort();
     out
 }
+
+/// The JSON pointers of the properties and definitions of a JSON Schema that
+/// have no `description` (a published schema describes every one of them: it
+/// is the contract for the users of every binding).
+pub fn undescribed(schema: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    fn walk(v: &Value, path: &str, missing: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for key in ["properties", "$defs"] {
+                    if let Some(Value::Object(props)) = m.get(key) {
+                        for (name, p) in props {
+                            if p.get("description")
+                                .and_then(Value::as_str)
+                                .is_none_or(str::is_empty)
+                            {
+                                missing.push(format!("{path}/{key}/{name}"));
+                            }
+                        }
+                    }
+                }
+                for (k, x) in m {
+                    if k != "examples" {
+                        walk(x, &format!("{path}/{k}"), missing);
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, &format!("{path}/{i}"), missing);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut missing = Vec::new();
+    walk(schema, "", &mut missing);
+    missing
+}
