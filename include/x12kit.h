@@ -217,6 +217,43 @@ typedef struct x12kit_issues x12kit_issues;
 typedef struct x12kit_reader x12kit_reader;
 
 /**
+ * One attempt of a webhook delivery (`x12kit::webhook::Delivery`): the exact
+ * body bytes and the headers signed over them, read with the
+ * `x12kit_webhook_delivery_*` accessors.
+ *
+ * Send the body byte for byte with every header (`Content-Type`,
+ * `X-Service-Timestamp`, `X-Service-Event`, `X-Service-Delivery-ID`,
+ * `X-Service-Signature`, and `webhook-id`, `webhook-timestamp`,
+ * `webhook-signature` when the signer has a Standard Webhooks secret).
+ *
+ * Ownership: the caller's, from `x12kit_webhook_deliver`,
+ * `x12kit_webhook_retry` or `x12kit_webhook_deliver_payload` until
+ * `x12kit_webhook_delivery_free`. Lifetime: the body and every string read
+ * from it stay valid until it is freed. Thread safety: a delivery never
+ * changes after creation, so any number of threads may read it at the same
+ * time; free it once, after all readers.
+ */
+typedef struct x12kit_webhook_delivery x12kit_webhook_delivery;
+
+/**
+ * Builds and signs webhook deliveries with the service's signing secret, and
+ * optionally a Standard Webhooks `whsec_` secret (`x12kit::webhook::Signer`).
+ *
+ * Create it once with `x12kit_webhook_signer_new`, use it for any number of
+ * `x12kit_webhook_deliver`, `x12kit_webhook_retry` and
+ * `x12kit_webhook_deliver_payload` calls, and free it with
+ * `x12kit_webhook_signer_free`. It holds keys derived from the secrets (not
+ * the caller's buffers).
+ *
+ * Ownership: the caller's, from `x12kit_webhook_signer_new` until
+ * `x12kit_webhook_signer_free`. Lifetime: until that call; deliveries it
+ * built do not borrow from it and may outlive it. Thread safety: a signer
+ * never changes after creation, so any number of threads may use one signer
+ * at the same time; free it once, after all of them.
+ */
+typedef struct x12kit_webhook_signer x12kit_webhook_signer;
+
+/**
  * Bytes produced by x12kit (JSON, X12, a signature) and owned by the caller.
  *
  * `data` points to `len` bytes followed by one NUL byte, so text results can
@@ -1353,6 +1390,285 @@ enum x12kit_status x12kit_webhook_standard_verify(const struct x12kit_bytes *sec
                                                   uint64_t tolerance_seconds,
                                                   struct x12kit_webhook_verified *verified_out,
                                                   struct x12kit_error *err);
+
+/**
+ * Creates a signer for building webhook deliveries.
+ *
+ * - `secret[0..secret_len]`: the webhook signing secret, as bytes exactly as
+ *   configured (no decoding), as for `x12kit_webhook_sign`.
+ * - `standard_secret[0..standard_secret_len]`: a Standard Webhooks secret
+ *   `whsec_<base64>` (UTF-8; the prefix is optional) to add the
+ *   `webhook-id`, `webhook-timestamp` and `webhook-signature` headers to
+ *   every delivery; NULL with length 0 for none.
+ *
+ * On success `*signer_out` receives the signer (free with
+ * `x12kit_webhook_signer_free`); on failure it is set to NULL.
+ *
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `EMPTY_SECRET` (a zero-length
+ * secret, or a `whsec_` with nothing after it) or `MALFORMED_SECRET` (the
+ * Standard Webhooks secret is not padded base64);
+ * `X12KIT_STATUS_INVALID_UTF8` (the Standard Webhooks secret);
+ * `X12KIT_STATUS_NULL_POINTER`; `X12KIT_STATUS_INVALID_ARGUMENT`.
+ *
+ * Ownership: the signer becomes the caller's; the secrets stay the caller's
+ * and x12kit keeps no pointer to them. Lifetime: until
+ * `x12kit_webhook_signer_free`. Thread safety: may be called from many
+ * threads at once; the signer may then be shared by any number of threads.
+ *
+ * # Safety
+ * `secret` and `standard_secret` must point to their lengths in readable
+ * bytes (or be NULL with length 0); `signer_out` must be NULL or writable.
+ */
+enum x12kit_status x12kit_webhook_signer_new(const uint8_t *secret,
+                                             size_t secret_len,
+                                             const char *standard_secret,
+                                             size_t standard_secret_len,
+                                             struct x12kit_webhook_signer **signer_out,
+                                             struct x12kit_error *err);
+
+/**
+ * Frees a signer; NULL is ignored. Deliveries it built stay valid.
+ *
+ * Ownership: takes back the signer. Lifetime: `signer` is invalid afterwards.
+ * Thread safety: once, after every thread using the signer is done with it.
+ *
+ * # Safety
+ * `signer` must be NULL or a signer from `x12kit_webhook_signer_new` not
+ * freed before.
+ */
+void x12kit_webhook_signer_free(struct x12kit_webhook_signer *signer);
+
+/**
+ * Builds the first attempt of a delivery for a document lifecycle event,
+ * with a new delivery id (a UUID version 7).
+ *
+ * - `event[0..event_len]`: the event kind as text (UTF-8):
+ *   `document.validated`, `document.routed`, `document.partner_ack` or
+ *   `document.error`.
+ * - `data_json[0..data_json_len]`: the event data as a JSON object (UTF-8),
+ *   `{"documentId":…,"partnerId":…,"documentTypeCode":…,"status":…}`, all
+ *   four strings; other members are ignored.
+ * - `timestamp`: when the event occurred and this attempt is signed, in Unix
+ *   seconds (the body's `timestamp` and `X-Service-Timestamp`); 0 reads the
+ *   system clock (which also gives the id its milliseconds).
+ *
+ * The body is compact JSON in a fixed field order, byte for byte what the
+ * Rust core builds (see docs/webhooks.md). On success
+ * `*delivery_out` receives the delivery (free with
+ * `x12kit_webhook_delivery_free`); on failure it is set to NULL.
+ *
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `UNKNOWN_EVENT` (not one of the
+ * four kinds), `INVALID_JSON` (`data_json` is not JSON), `MALFORMED_BODY`
+ * (JSON, but not an object with those four string members) or
+ * `RANDOMNESS_UNAVAILABLE` (the OS gave no random bits for the id);
+ * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
+ * `X12KIT_STATUS_INVALID_ARGUMENT`.
+ *
+ * Ownership: the delivery becomes the caller's; x12kit keeps no pointer to
+ * the inputs. Lifetime: until `x12kit_webhook_delivery_free`, independent of
+ * the signer. Thread safety: may be called from many threads at once, with
+ * the same signer.
+ *
+ * # Safety
+ * `signer` must be NULL or a live signer; `event` and `data_json` must
+ * point to their lengths in readable bytes (or be NULL with length 0);
+ * `delivery_out` must be NULL or writable.
+ */
+enum x12kit_status x12kit_webhook_deliver(const struct x12kit_webhook_signer *signer,
+                                          const char *event,
+                                          size_t event_len,
+                                          const char *data_json,
+                                          size_t data_json_len,
+                                          uint64_t timestamp,
+                                          struct x12kit_webhook_delivery **delivery_out,
+                                          struct x12kit_error *err);
+
+/**
+ * Builds the next attempt of a delivery: the same delivery id, event and
+ * body bytes, with a fresh timestamp and fresh signatures, so that a retry
+ * hours later still passes the receiver's 300 s check and is recognised as
+ * a duplicate by its id.
+ *
+ * `previous` is any earlier attempt (it stays valid and unchanged);
+ * `timestamp` is this attempt's time in Unix seconds, 0 for the system
+ * clock. Use the signer that built `previous` (or one with the same
+ * secrets); the signer decides which headers the retry has. On success
+ * `*delivery_out` receives the new attempt (free with
+ * `x12kit_webhook_delivery_free`); on failure it is set to NULL.
+ *
+ * Errors: `X12KIT_STATUS_NULL_POINTER` only.
+ *
+ * Ownership: the new delivery becomes the caller's; `previous` stays the
+ * caller's. Lifetime: until `x12kit_webhook_delivery_free`, independent of
+ * `previous` and the signer. Thread safety: may be called from many threads
+ * at once, with the same signer and the same `previous`.
+ *
+ * # Safety
+ * `signer` and `previous` must be NULL or live objects from x12kit;
+ * `delivery_out` must be NULL or writable.
+ */
+enum x12kit_status x12kit_webhook_retry(const struct x12kit_webhook_signer *signer,
+                                        const struct x12kit_webhook_delivery *previous,
+                                        uint64_t timestamp,
+                                        struct x12kit_webhook_delivery **delivery_out,
+                                        struct x12kit_error *err);
+
+/**
+ * Builds an attempt of a delivery kept in storage (after a restart, say):
+ * the stored delivery id and body, signed at `timestamp`.
+ *
+ * - `id[0..id_len]`: the stored `X-Service-Delivery-ID` (UTF-8), a UUID
+ *   version 7 such as `0190b5e2-7c4e-7a3f-8d2e-3c1f6a9b0c7d` (either case).
+ * - `body[0..body_len]`: the stored body, a delivery JSON object
+ *   `{"event":…,"timestamp":…,"data":{…}}`. It is parsed and written again
+ *   in the canonical form, so a body x12kit built comes back byte for byte.
+ * - `timestamp`: this attempt's time in Unix seconds, 0 for the system clock.
+ *
+ * On success `*delivery_out` receives the delivery (free with
+ * `x12kit_webhook_delivery_free`); on failure it is set to NULL.
+ *
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `MALFORMED_DELIVERY_ID` or
+ * `MALFORMED_BODY` (not a delivery JSON object, or an unknown event);
+ * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
+ * `X12KIT_STATUS_INVALID_ARGUMENT`.
+ *
+ * Ownership: the delivery becomes the caller's; x12kit keeps no pointer to
+ * the inputs. Lifetime: until `x12kit_webhook_delivery_free`. Thread safety:
+ * may be called from many threads at once, with the same signer.
+ *
+ * # Safety
+ * `signer` must be NULL or a live signer; `id` and `body` must point to
+ * their lengths in readable bytes (or be NULL with length 0);
+ * `delivery_out` must be NULL or writable.
+ */
+enum x12kit_status x12kit_webhook_deliver_payload(const struct x12kit_webhook_signer *signer,
+                                                  const char *id,
+                                                  size_t id_len,
+                                                  const uint8_t *body,
+                                                  size_t body_len,
+                                                  uint64_t timestamp,
+                                                  struct x12kit_webhook_delivery **delivery_out,
+                                                  struct x12kit_error *err);
+
+/**
+ * Gives the body to send, byte for byte: `*data_out` receives a pointer to
+ * `*len_out` bytes of compact UTF-8 JSON (not NUL-terminated). Returns
+ * false, with `*data_out` NULL and `*len_out` 0, when `delivery` is NULL.
+ * Either output pointer may be NULL to skip it.
+ *
+ * Ownership: the bytes stay the delivery's, never free them. Lifetime:
+ * until `x12kit_webhook_delivery_free`. Thread safety: any number of threads
+ * may read a delivery at once.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live delivery; `data_out` and `len_out` must
+ * be NULL or writable.
+ */
+bool x12kit_webhook_delivery_body(const struct x12kit_webhook_delivery *delivery,
+                                  const uint8_t **data_out,
+                                  size_t *len_out);
+
+/**
+ * Number of headers of the delivery (0 for NULL): 5, or 8 with Standard
+ * Webhooks headers.
+ *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * any number of threads may read a delivery at once.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live delivery.
+ */
+size_t x12kit_webhook_delivery_header_count(const struct x12kit_webhook_delivery *delivery);
+
+/**
+ * Gives header `index` (0-based, in the order to send them): `*name_out`
+ * and `*value_out` receive NUL-terminated ASCII strings, e.g.
+ * `X-Service-Signature` and `sha256=…`; returns true. Returns false, with
+ * both set to NULL, when `delivery` is NULL or `index` is not below
+ * `x12kit_webhook_delivery_header_count`. Either output pointer may be NULL
+ * to skip it.
+ *
+ * Ownership: the strings stay the delivery's, never free them. Lifetime:
+ * until `x12kit_webhook_delivery_free`. Thread safety: any number of threads
+ * may read a delivery at once.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live delivery; `name_out` and `value_out`
+ * must be NULL or writable.
+ */
+bool x12kit_webhook_delivery_header(const struct x12kit_webhook_delivery *delivery,
+                                    size_t index,
+                                    const char **name_out,
+                                    const char **value_out);
+
+/**
+ * The value of the header named `name[0..name_len]` (ASCII
+ * case-insensitive, e.g. `X-Service-Signature` or `webhook-signature`), as
+ * a NUL-terminated string; NULL when the delivery has no such header, or
+ * `delivery` or `name` is NULL.
+ *
+ * Ownership: the string stays the delivery's, never free it. Lifetime:
+ * until `x12kit_webhook_delivery_free`. Thread safety: any number of threads
+ * may read a delivery at once.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live delivery; `name` must point to
+ * `name_len` readable bytes (or be NULL).
+ */
+const char *x12kit_webhook_delivery_find_header(const struct x12kit_webhook_delivery *delivery,
+                                                const char *name,
+                                                size_t name_len);
+
+/**
+ * The delivery id, as in `X-Service-Delivery-ID`: a NUL-terminated UUID
+ * version 7 in lower-case text (36 characters), the same on every attempt
+ * of a delivery; NULL when `delivery` is NULL.
+ *
+ * Ownership: the string stays the delivery's, never free it. Lifetime:
+ * until `x12kit_webhook_delivery_free`. Thread safety: any number of threads
+ * may read a delivery at once.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live delivery.
+ */
+const char *x12kit_webhook_delivery_id(const struct x12kit_webhook_delivery *delivery);
+
+/**
+ * The event kind, as in `X-Service-Event` (e.g. `document.validated`), a
+ * NUL-terminated string; NULL when `delivery` is NULL.
+ *
+ * Ownership: the string stays the delivery's, never free it. Lifetime:
+ * until `x12kit_webhook_delivery_free`. Thread safety: any number of threads
+ * may read a delivery at once.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live delivery.
+ */
+const char *x12kit_webhook_delivery_event(const struct x12kit_webhook_delivery *delivery);
+
+/**
+ * This attempt's signing time in Unix seconds, as in `X-Service-Timestamp`
+ * (0 when `delivery` is NULL).
+ *
+ * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:
+ * any number of threads may read a delivery at once.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live delivery.
+ */
+uint64_t x12kit_webhook_delivery_timestamp(const struct x12kit_webhook_delivery *delivery);
+
+/**
+ * Frees a delivery; NULL is ignored.
+ *
+ * Ownership: takes back the delivery. Lifetime: the delivery, its body and
+ * every string read from it are invalid afterwards. Thread safety: once,
+ * after every reader of the delivery.
+ *
+ * # Safety
+ * `delivery` must be NULL or a delivery from x12kit not freed before.
+ */
+void x12kit_webhook_delivery_free(struct x12kit_webhook_delivery *delivery);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -109,7 +109,9 @@ for src in "$out"/doc-*.c; do
 done
 grep -q '^error SE01_COUNT: SE01 says 4 segments' "$out"/doc-*.out
 grep -q '^  purchase order PO-1$' "$out"/doc-*.out
-[ "$docs" = 2 ] || { echo "expected 2 programs in docs/c.md, found $docs"; exit 1; }
+grep -q '^X-Service-Signature: sha256=fb090f6b0016619b56520638272f5b9aec18c4f1d7bb71029e4c445ad484cfac$' "$out"/doc-*.out
+grep -q '^retry [0-9a-f-]\{36\} at 1700000060$' "$out"/doc-*.out
+[ "$docs" = 3 ] || { echo "expected 3 programs in docs/c.md, found $docs"; exit 1; }
 echo "C examples: ok (${examples[*]}, and the $docs programs of docs/c.md)"
 
 echo "== install under a prefix, then build with pkg-config (shared and --static)"

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "x12kit.h"
 
@@ -1161,6 +1162,471 @@ static void test_garbage(void) {
     exercise((const uint8_t *)"\0\0\0\0", 4);
 }
 
+/* ------------------------------------------------------------- deliveries */
+
+/* The data of BODY: a delivery of it at 1700000000 has exactly BODY and SIGNATURE. */
+static const char DATA[] =
+    "{\"documentId\":\"doc_01HZX\",\"partnerId\":\"partner_acme\",\"documentTypeCode\":\"850\","
+    "\"status\":\"validated\"}";
+static const char WHSEC[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+static x12kit_webhook_signer *new_signer(const char *standard_secret) {
+    x12kit_webhook_signer *signer = NULL;
+    CHECK_OK(x12kit_webhook_signer_new((const uint8_t *)SECRET, strlen(SECRET), standard_secret,
+                                       standard_secret ? strlen(standard_secret) : 0, &signer, err));
+    CHECK(signer != NULL);
+    return signer;
+}
+
+static x12kit_status deliver(const x12kit_webhook_signer *signer, const char *event, const char *data,
+                             uint64_t timestamp, x12kit_webhook_delivery **out) {
+    return x12kit_webhook_deliver(signer, event, strlen(event), data, strlen(data), timestamp, out, err);
+}
+
+static const char *header(const x12kit_webhook_delivery *d, const char *name) {
+    return x12kit_webhook_delivery_find_header(d, name, strlen(name));
+}
+
+static int header_is(const x12kit_webhook_delivery *d, const char *name, const char *value) {
+    const char *got = header(d, name);
+    return got != NULL && strcmp(got, value) == 0;
+}
+
+static int same_body(const x12kit_webhook_delivery *a, const x12kit_webhook_delivery *b) {
+    const uint8_t *pa = NULL, *pb = NULL;
+    size_t la = 0, lb = 0;
+    return x12kit_webhook_delivery_body(a, &pa, &la) && x12kit_webhook_delivery_body(b, &pb, &lb) && la == lb &&
+           memcmp(pa, pb, la) == 0;
+}
+
+/* x12kit_webhook_verify over the delivery's own body and X-Service-* headers. */
+static x12kit_status verify_delivery(const x12kit_webhook_delivery *d, uint64_t now) {
+    x12kit_bytes secrets[1] = {{(const uint8_t *)SECRET, sizeof SECRET - 1}};
+    const char *sig = header(d, "X-Service-Signature"), *ts = header(d, "X-Service-Timestamp");
+    const uint8_t *body = NULL;
+    size_t len = 0;
+    x12kit_webhook_delivery_body(d, &body, &len);
+    return x12kit_webhook_verify(secrets, 1, sig, sig ? strlen(sig) : 0, ts, ts ? strlen(ts) : 0, body, len, now,
+                                 300, NULL, err);
+}
+
+/* x12kit_webhook_standard_verify over the body and the webhook-* headers. */
+static x12kit_status standard_verify_delivery(const x12kit_webhook_delivery *d, uint64_t now) {
+    x12kit_bytes secrets[1] = {{(const uint8_t *)WHSEC, sizeof WHSEC - 1}};
+    const char *id = header(d, "webhook-id"), *sig = header(d, "webhook-signature");
+    const char *ts = header(d, "webhook-timestamp");
+    const uint8_t *body = NULL;
+    size_t len = 0;
+    x12kit_webhook_delivery_body(d, &body, &len);
+    return x12kit_webhook_standard_verify(secrets, 1, id, id ? strlen(id) : 0, sig, sig ? strlen(sig) : 0, ts,
+                                          ts ? strlen(ts) : 0, body, len, now, 300, NULL, err);
+}
+
+static int is_uuid_v7(const char *id) {
+    if (id == NULL || strlen(id) != 36 || id[14] != '7' || strchr("89ab", id[19]) == NULL) return 0;
+    for (int i = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (id[i] != '-') return 0;
+        } else if (strchr("0123456789abcdef", id[i]) == NULL) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void test_webhook_deliver(void) {
+    x12kit_webhook_signer *signer = new_signer(NULL);
+    x12kit_webhook_delivery *first = NULL, *retry = NULL, *again = NULL;
+    CHECK_OK(deliver(signer, "document.validated", DATA, 1700000000, &first));
+
+    /* The body is the core's, byte for byte, so the signature is the worked example's. */
+    const uint8_t *body = NULL;
+    size_t body_len = 0;
+    CHECK(x12kit_webhook_delivery_body(first, &body, &body_len));
+    CHECK(bytes_eq(body, body_len, BODY));
+    const char *id = x12kit_webhook_delivery_id(first);
+    CHECK(is_uuid_v7(id));
+    CHECK(x12kit_webhook_delivery_timestamp(first) == 1700000000);
+    CHECK(strcmp(x12kit_webhook_delivery_event(first), "document.validated") == 0);
+
+    /* The headers, in the order to send them. */
+    const char *names[5] = {"Content-Type", "X-Service-Timestamp", "X-Service-Event", "X-Service-Delivery-ID",
+                            "X-Service-Signature"};
+    const char *values[5] = {"application/json", "1700000000", "document.validated", id, SIGNATURE};
+    CHECK(x12kit_webhook_delivery_header_count(first) == 5);
+    for (size_t i = 0; i < 5; i++) {
+        const char *name = NULL, *value = NULL;
+        CHECK(x12kit_webhook_delivery_header(first, i, &name, &value));
+        CHECK(name != NULL && strcmp(name, names[i]) == 0);
+        CHECK(value != NULL && values[i] != NULL && strcmp(value, values[i]) == 0);
+    }
+    const char *name = "x", *value = "x";
+    CHECK(!x12kit_webhook_delivery_header(first, 5, &name, &value));
+    CHECK(name == NULL && value == NULL);
+    CHECK(x12kit_webhook_delivery_header(first, 0, NULL, &value) && strcmp(value, "application/json") == 0);
+    CHECK(header_is(first, "x-service-signature", SIGNATURE)); /* names match case-insensitively */
+    CHECK(header(first, "webhook-id") == NULL);                /* no Standard Webhooks secret */
+    CHECK(header(first, "X-Service") == NULL);
+    CHECK(x12kit_webhook_delivery_find_header(first, NULL, 0) == NULL);
+    CHECK(x12kit_webhook_delivery_find_header(first, NULL, 5) == NULL);
+
+    /* The receiver's check accepts it, with the body and headers as sent. */
+    x12kit_webhook_verified v = {0, 9};
+    x12kit_bytes one[1] = {{(const uint8_t *)SECRET, sizeof SECRET - 1}};
+    CHECK_OK(x12kit_webhook_verify(one, 1, header(first, "X-Service-Signature"), strlen(SIGNATURE), "1700000000", 10,
+                                   body, body_len, 1700000002, 300, &v, err));
+    CHECK(v.timestamp == 1700000000 && v.secret_index == 0);
+
+    /* A retry an hour later: same id, event and body; new timestamp and signature. */
+    CHECK_OK(x12kit_webhook_retry(signer, first, 1700003600, &retry, err));
+    CHECK(retry != NULL && retry != first);
+    CHECK(strcmp(x12kit_webhook_delivery_id(retry), id) == 0);
+    CHECK(header_is(retry, "X-Service-Delivery-ID", id));
+    CHECK(same_body(retry, first));
+    CHECK(x12kit_webhook_delivery_timestamp(retry) == 1700003600);
+    CHECK(header_is(retry, "X-Service-Timestamp", "1700003600"));
+    CHECK(header_is(retry, "X-Service-Event", "document.validated"));
+    CHECK(!header_is(retry, "X-Service-Signature", SIGNATURE));
+    CHECK(x12kit_webhook_delivery_header_count(retry) == 5);
+    CHECK_OK(verify_delivery(retry, 1700003600));
+    CHECK_FAIL(verify_delivery(first, 1700003600), X12KIT_STATUS_REJECTED, "TIMESTAMP_OUT_OF_TOLERANCE");
+    /* The retry's signature is x12kit_webhook_sign over its timestamp and the body. */
+    x12kit_string sig = {0};
+    CHECK_OK(x12kit_webhook_sign((const uint8_t *)SECRET, strlen(SECRET), 1700003600, body, body_len, &sig, err));
+    CHECK(header_is(retry, "X-Service-Signature", sig.data));
+    x12kit_string_free(&sig);
+
+    /* From storage: the id text and the body bytes give the same attempt as a retry. */
+    CHECK_OK(x12kit_webhook_deliver_payload(signer, id, strlen(id), body, body_len, 1700003600, &again, err));
+    for (size_t i = 0; i < 5; i++) {
+        const char *a = NULL, *b = NULL;
+        CHECK(x12kit_webhook_delivery_header(again, i, NULL, &a) && x12kit_webhook_delivery_header(retry, i, NULL, &b));
+        CHECK(a != NULL && b != NULL && strcmp(a, b) == 0);
+    }
+    CHECK(same_body(again, first));
+    x12kit_webhook_delivery_free(again);
+    again = NULL;
+    char upper[37];
+    for (int i = 0; i < 37; i++) upper[i] = (char)(id[i] >= 'a' && id[i] <= 'f' ? id[i] - 32 : id[i]);
+    CHECK_OK(x12kit_webhook_deliver_payload(signer, upper, 36, body, body_len, 0, &again, err));
+    CHECK(strcmp(x12kit_webhook_delivery_id(again), id) == 0);
+    x12kit_webhook_delivery_free(again);
+
+    /* A delivery outlives its signer and the deliveries it came from. */
+    x12kit_webhook_signer_free(signer);
+    x12kit_webhook_delivery_free(first);
+    CHECK_OK(verify_delivery(retry, 1700003700));
+    x12kit_webhook_delivery_free(retry);
+
+    /* Every event kind; members other than the four are ignored. */
+    const char *kinds[4] = {"document.validated", "document.routed", "document.partner_ack", "document.error"};
+    signer = new_signer(NULL);
+    for (int i = 0; i < 4; i++) {
+        x12kit_webhook_delivery *d = NULL;
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "{\"event\":\"%s\",\"timestamp\":\"1700000000\",", kinds[i]);
+        CHECK_OK(deliver(signer, kinds[i], DATA, 1700000000, &d));
+        CHECK(x12kit_webhook_delivery_body(d, &body, &body_len) && body_len > strlen(prefix) &&
+              memcmp(body, prefix, strlen(prefix)) == 0);
+        CHECK(header_is(d, "X-Service-Event", kinds[i]));
+        x12kit_webhook_delivery_free(d);
+    }
+    const char *extra = "{\"extra\":[1,{}],\"status\":\"validated\",\"documentTypeCode\":\"850\","
+                        "\"partnerId\":\"partner_acme\",\"documentId\":\"doc_01HZX\"}";
+    CHECK_OK(deliver(signer, "document.validated", extra, 1700000000, &first));
+    CHECK(x12kit_webhook_delivery_body(first, &body, &body_len) && bytes_eq(body, body_len, BODY));
+    CHECK(header_is(first, "X-Service-Signature", SIGNATURE));
+    x12kit_webhook_delivery_free(first);
+
+    /* Timestamp 0: the system clock. */
+    uint64_t before = (uint64_t)time(NULL);
+    CHECK_OK(deliver(signer, "document.error", DATA, 0, &first));
+    uint64_t after = (uint64_t)time(NULL), at = x12kit_webhook_delivery_timestamp(first);
+    CHECK(at >= before && at <= after);
+    CHECK_OK(verify_delivery(first, after));
+    CHECK_OK(x12kit_webhook_retry(signer, first, 0, &retry, err));
+    CHECK(x12kit_webhook_delivery_timestamp(retry) >= at);
+    CHECK(strcmp(x12kit_webhook_delivery_id(retry), x12kit_webhook_delivery_id(first)) == 0);
+    x12kit_webhook_delivery_free(retry);
+    x12kit_webhook_delivery_free(first);
+    /* Two deliveries never share an id. */
+    CHECK_OK(deliver(signer, "document.error", DATA, 1700000000, &first));
+    CHECK_OK(deliver(signer, "document.error", DATA, 1700000000, &again));
+    CHECK(strcmp(x12kit_webhook_delivery_id(first), x12kit_webhook_delivery_id(again)) != 0);
+    x12kit_webhook_delivery_free(first);
+    x12kit_webhook_delivery_free(again);
+    x12kit_webhook_signer_free(signer);
+}
+
+static void test_webhook_deliver_standard(void) {
+    x12kit_webhook_signer *signer = new_signer(WHSEC);
+    x12kit_webhook_delivery *first = NULL, *retry = NULL;
+    CHECK_OK(deliver(signer, "document.routed", DATA, 1700000000, &first));
+    const char *id = x12kit_webhook_delivery_id(first);
+    const char *names[8] = {"Content-Type",        "X-Service-Timestamp", "X-Service-Event",  "X-Service-Delivery-ID",
+                            "X-Service-Signature", "webhook-id",          "webhook-timestamp", "webhook-signature"};
+    CHECK(x12kit_webhook_delivery_header_count(first) == 8);
+    for (size_t i = 0; i < 8; i++) {
+        const char *name = NULL;
+        CHECK(x12kit_webhook_delivery_header(first, i, &name, NULL) && strcmp(name, names[i]) == 0);
+    }
+    CHECK(header_is(first, "webhook-id", id));
+    CHECK(header_is(first, "webhook-timestamp", "1700000000"));
+    CHECK(starts_with(header(first, "webhook-signature"), "v1,"));
+    CHECK_OK(standard_verify_delivery(first, 1700000002));
+    CHECK_OK(verify_delivery(first, 1700000002)); /* the service's own signature too */
+
+    /* webhook-signature is x12kit_webhook_standard_sign over id, timestamp and body. */
+    const uint8_t *body = NULL;
+    size_t body_len = 0;
+    CHECK(x12kit_webhook_delivery_body(first, &body, &body_len));
+    x12kit_string sig = {0};
+    CHECK_OK(x12kit_webhook_standard_sign(WHSEC, strlen(WHSEC), id, strlen(id), 1700000000, body, body_len, &sig,
+                                          err));
+    CHECK(header_is(first, "webhook-signature", sig.data));
+    x12kit_string_free(&sig);
+
+    CHECK_OK(x12kit_webhook_retry(signer, first, 1700003600, &retry, err));
+    CHECK(header_is(retry, "webhook-id", id));
+    CHECK(header_is(retry, "webhook-timestamp", "1700003600"));
+    CHECK(strcmp(header(retry, "webhook-signature"), header(first, "webhook-signature")) != 0);
+    CHECK_OK(standard_verify_delivery(retry, 1700003600));
+    CHECK_FAIL(standard_verify_delivery(first, 1700003600), X12KIT_STATUS_REJECTED, "TIMESTAMP_OUT_OF_TOLERANCE");
+    x12kit_webhook_delivery_free(retry);
+    x12kit_webhook_delivery_free(first);
+    x12kit_webhook_signer_free(signer);
+
+    /* The whsec_ prefix is optional, as in the reference libraries. */
+    signer = new_signer(WHSEC + 6);
+    CHECK_OK(deliver(signer, "document.routed", DATA, 1700000000, &first));
+    CHECK_OK(standard_verify_delivery(first, 1700000000));
+    x12kit_webhook_delivery_free(first);
+    x12kit_webhook_signer_free(signer);
+}
+
+static void test_webhook_deliver_errors(void) {
+    x12kit_webhook_signer *signer = NULL, *dangling = (x12kit_webhook_signer *)&checks;
+    x12kit_webhook_delivery *d = NULL, *stale = (x12kit_webhook_delivery *)&checks;
+    const uint8_t *key = (const uint8_t *)SECRET;
+    size_t key_len = strlen(SECRET);
+
+    /* Creating a signer; a failure sets *signer_out to NULL. */
+    signer = dangling;
+    CHECK_FAIL(x12kit_webhook_signer_new(key, 0, NULL, 0, &signer, err), X12KIT_STATUS_INVALID_INPUT, "EMPTY_SECRET");
+    CHECK(signer == NULL);
+    CHECK_FAIL(x12kit_webhook_signer_new(NULL, 0, NULL, 0, &signer, err), X12KIT_STATUS_INVALID_INPUT,
+               "EMPTY_SECRET");
+    CHECK_FAIL(x12kit_webhook_signer_new(NULL, 4, NULL, 0, &signer, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK(strstr(x12kit_error_message(err), "secret") != NULL);
+    CHECK_FAIL(x12kit_webhook_signer_new(key, SIZE_MAX, NULL, 0, &signer, err), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    CHECK_FAIL(x12kit_webhook_signer_new(key, key_len, "whsec_", 6, &signer, err), X12KIT_STATUS_INVALID_INPUT,
+               "EMPTY_SECRET");
+    CHECK_FAIL(x12kit_webhook_signer_new(key, key_len, "whsec_!!!", 9, &signer, err), X12KIT_STATUS_INVALID_INPUT,
+               "MALFORMED_SECRET");
+    CHECK_FAIL(x12kit_webhook_signer_new(key, key_len, "whsec_\xff", 7, &signer, err), X12KIT_STATUS_INVALID_UTF8,
+               "INVALID_UTF8");
+    CHECK(strstr(x12kit_error_message(err), "standard_secret") != NULL);
+    CHECK_FAIL(x12kit_webhook_signer_new(key, key_len, NULL, 6, &signer, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK_FAIL(x12kit_webhook_signer_new(key, key_len, NULL, 0, NULL, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK(signer == NULL);
+    CHECK(x12kit_webhook_signer_new(key, 0, NULL, 0, &signer, NULL) == X12KIT_STATUS_INVALID_INPUT);
+
+    /* Delivering; a failure sets *delivery_out to NULL. */
+    signer = new_signer(NULL);
+#define DELIVER_FAIL(event, event_len, data, data_len, status, code)                                   \
+    do {                                                                                              \
+        d = stale;                                                                                    \
+        CHECK_FAIL(x12kit_webhook_deliver(signer, event, event_len, data, data_len, 1700000000, &d, err), \
+                   status, code);                                                                     \
+        CHECK(d == NULL);                                                                             \
+    } while (0)
+    const char *ev = "document.validated";
+    size_t ev_len = strlen(ev), data_len = strlen(DATA);
+    DELIVER_FAIL("document.sent", 13, DATA, data_len, X12KIT_STATUS_INVALID_INPUT, "UNKNOWN_EVENT");
+    CHECK(strstr(x12kit_error_message(err), "document.sent") != NULL);
+    DELIVER_FAIL("Document.Validated", 18, DATA, data_len, X12KIT_STATUS_INVALID_INPUT, "UNKNOWN_EVENT");
+    DELIVER_FAIL(ev, 8, DATA, data_len, X12KIT_STATUS_INVALID_INPUT, "UNKNOWN_EVENT");
+    DELIVER_FAIL(NULL, 0, DATA, data_len, X12KIT_STATUS_INVALID_INPUT, "UNKNOWN_EVENT");
+    DELIVER_FAIL("document.validated\xff", 19, DATA, data_len, X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    CHECK(strstr(x12kit_error_message(err), "event") != NULL);
+    DELIVER_FAIL(NULL, 5, DATA, data_len, X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    DELIVER_FAIL(ev, SIZE_MAX, DATA, data_len, X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+    /* data_json that is not JSON. */
+    DELIVER_FAIL(ev, ev_len, "{", 1, X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+    CHECK(strstr(x12kit_error_message(err), "data_json") != NULL);
+    DELIVER_FAIL(ev, ev_len, NULL, 0, X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+    DELIVER_FAIL(ev, ev_len, "documentId=1", 12, X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+    DELIVER_FAIL(ev, ev_len, DATA, data_len - 1, X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+    char trailing[sizeof DATA + 2];
+    snprintf(trailing, sizeof trailing, "%s x", DATA);
+    DELIVER_FAIL(ev, ev_len, trailing, strlen(trailing), X12KIT_STATUS_INVALID_INPUT, "INVALID_JSON");
+    /* JSON, but not the event data object: wrong types, missing members. */
+    DELIVER_FAIL(ev, ev_len, "[]", 2, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    DELIVER_FAIL(ev, ev_len, "null", 4, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    DELIVER_FAIL(ev, ev_len, "\"doc\"", 5, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    DELIVER_FAIL(ev, ev_len, "{}", 2, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    char *wrong = replace(DATA, "\"doc_01HZX\"", "17");
+    DELIVER_FAIL(ev, ev_len, wrong, strlen(wrong), X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    CHECK(strstr(x12kit_error_message(err), "invalid type") != NULL);
+    free(wrong);
+    wrong = replace(DATA, "\"850\"", "null");
+    DELIVER_FAIL(ev, ev_len, wrong, strlen(wrong), X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    free(wrong);
+    wrong = replace(DATA, "\"validated\"", "[\"validated\"]");
+    DELIVER_FAIL(ev, ev_len, wrong, strlen(wrong), X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    free(wrong);
+    wrong = replace(DATA, "\"partnerId\"", "\"partnerID\"");
+    DELIVER_FAIL(ev, ev_len, wrong, strlen(wrong), X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    CHECK(strstr(x12kit_error_message(err), "partnerId") != NULL); /* names the missing member */
+    free(wrong);
+    /* Invalid UTF-8 inside a JSON string, and NULL data. */
+    wrong = replace(DATA, "doc_01HZX", "doc_\xc3\x28");
+    DELIVER_FAIL(ev, ev_len, wrong, strlen(wrong), X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    CHECK(strstr(x12kit_error_message(err), "data_json") != NULL);
+    free(wrong);
+    DELIVER_FAIL(ev, ev_len, NULL, 3, X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    DELIVER_FAIL(ev, ev_len, DATA, SIZE_MAX, X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+#undef DELIVER_FAIL
+    d = stale;
+    CHECK_FAIL(x12kit_webhook_deliver(NULL, ev, ev_len, DATA, data_len, 1, &d, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK(d == NULL && strstr(x12kit_error_message(err), "signer") != NULL);
+    CHECK_FAIL(x12kit_webhook_deliver(signer, ev, ev_len, DATA, data_len, 1, NULL, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK(x12kit_webhook_deliver(signer, ev, ev_len, "{", 1, 1, &d, NULL) == X12KIT_STATUS_INVALID_INPUT);
+
+    /* Retrying. */
+    x12kit_webhook_delivery *first = NULL;
+    CHECK_OK(deliver(signer, ev, DATA, 1700000000, &first));
+    d = stale;
+    CHECK_FAIL(x12kit_webhook_retry(NULL, first, 1, &d, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK(d == NULL);
+    d = stale;
+    CHECK_FAIL(x12kit_webhook_retry(signer, NULL, 1, &d, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK(d == NULL && strstr(x12kit_error_message(err), "previous") != NULL);
+    CHECK_FAIL(x12kit_webhook_retry(signer, first, 1, NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+
+    /* Redelivering from storage. */
+    const char *id = x12kit_webhook_delivery_id(first);
+    const uint8_t *body = NULL;
+    size_t body_len = 0;
+    CHECK(x12kit_webhook_delivery_body(first, &body, &body_len));
+#define PAYLOAD_FAIL(id_, id_len, body_, body_len_, status, code)                                          \
+    do {                                                                                                   \
+        d = stale;                                                                                         \
+        CHECK_FAIL(x12kit_webhook_deliver_payload(signer, id_, id_len, body_, body_len_, 1, &d, err), status, \
+                   code);                                                                                  \
+        CHECK(d == NULL);                                                                                  \
+    } while (0)
+    PAYLOAD_FAIL("not-a-uuid", 10, body, body_len, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_DELIVERY_ID");
+    PAYLOAD_FAIL("0190b5e2-7c4e-4a3f-8d2e-3c1f6a9b0c7d", 36, body, body_len, X12KIT_STATUS_INVALID_INPUT,
+                 "MALFORMED_DELIVERY_ID"); /* a version 4 UUID */
+    PAYLOAD_FAIL(NULL, 0, body, body_len, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_DELIVERY_ID");
+    PAYLOAD_FAIL("\xff", 1, body, body_len, X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    PAYLOAD_FAIL(NULL, 36, body, body_len, X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    PAYLOAD_FAIL(id, strlen(id), (const uint8_t *)DATA, data_len, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    PAYLOAD_FAIL(id, strlen(id), (const uint8_t *)"{", 1, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    PAYLOAD_FAIL(id, strlen(id), NULL, 0, X12KIT_STATUS_INVALID_INPUT, "MALFORMED_BODY");
+    char *unknown = replace(BODY, "document.validated", "document.sent");
+    PAYLOAD_FAIL(id, strlen(id), (const uint8_t *)unknown, strlen(unknown), X12KIT_STATUS_INVALID_INPUT,
+                 "MALFORMED_BODY");
+    free(unknown);
+    PAYLOAD_FAIL(id, strlen(id), NULL, 4, X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+#undef PAYLOAD_FAIL
+    CHECK_FAIL(x12kit_webhook_deliver_payload(NULL, id, strlen(id), body, body_len, 1, &d, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_webhook_deliver_payload(signer, id, strlen(id), body, body_len, 1, NULL, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    x12kit_webhook_delivery_free(first);
+
+    /* Accessors and frees accept NULL. */
+    const uint8_t *data = body;
+    size_t len = 7;
+    CHECK(!x12kit_webhook_delivery_body(NULL, &data, &len));
+    CHECK(data == NULL && len == 0);
+    CHECK(!x12kit_webhook_delivery_body(NULL, NULL, NULL));
+    CHECK(x12kit_webhook_delivery_header_count(NULL) == 0);
+    const char *name = "x", *value = "x";
+    CHECK(!x12kit_webhook_delivery_header(NULL, 0, &name, &value));
+    CHECK(name == NULL && value == NULL);
+    CHECK(x12kit_webhook_delivery_find_header(NULL, "Content-Type", 12) == NULL);
+    CHECK(x12kit_webhook_delivery_id(NULL) == NULL);
+    CHECK(x12kit_webhook_delivery_event(NULL) == NULL);
+    CHECK(x12kit_webhook_delivery_timestamp(NULL) == 0);
+    x12kit_webhook_delivery_free(NULL);
+    x12kit_webhook_signer_free(NULL);
+    x12kit_webhook_signer_free(signer);
+}
+
+/* Mutated event data: every outcome is a delivery or a typed error, never a crash. */
+static void test_webhook_deliver_garbage(void) {
+    static const char specials[] = "{}[]\":,\\ 0-9tfnue\xff\xc3";
+    x12kit_webhook_signer *signer = new_signer(WHSEC);
+    char buf[sizeof DATA + 8];
+    for (int round = 0; round < 300; round++) {
+        size_t len = sizeof DATA - 1;
+        memcpy(buf, DATA, len);
+        for (int k = 1 + (int)(rng() % 3); k > 0; k--) {
+            size_t at = (size_t)(rng() % len);
+            if (rng() % 4 == 0 && len > 1) {
+                memmove(buf + at, buf + at + 1, len - at - 1); /* delete a byte */
+                len--;
+            } else {
+                buf[at] = specials[rng() % (sizeof specials - 1)];
+            }
+        }
+        x12kit_webhook_delivery *d = NULL;
+        x12kit_status s = x12kit_webhook_deliver(signer, "document.routed", 15, buf, len, 1700000000, &d, err);
+        if (s == X12KIT_STATUS_OK) {
+            CHECK(d != NULL);
+            CHECK_OK(standard_verify_delivery(d, 1700000000));
+        } else {
+            const char *code = x12kit_error_code(err);
+            CHECK(d == NULL);
+            CHECK((s == X12KIT_STATUS_INVALID_INPUT &&
+                   (strcmp(code, "INVALID_JSON") == 0 || strcmp(code, "MALFORMED_BODY") == 0)) ||
+                  (s == X12KIT_STATUS_INVALID_UTF8 && strcmp(code, "INVALID_UTF8") == 0));
+        }
+        x12kit_webhook_delivery_free(d);
+    }
+    x12kit_webhook_signer_free(signer);
+}
+
+/* One signer shared by several threads: deliver, retry and verify concurrently. */
+static void *delivery_worker(void *arg) {
+    const x12kit_webhook_signer *signer = arg;
+    int ok = 1;
+    for (int i = 0; i < 20; i++) {
+        x12kit_webhook_delivery *d = NULL, *r = NULL;
+        ok &= x12kit_webhook_deliver(signer, "document.validated", 18, DATA, sizeof DATA - 1, 1700000000, &d,
+                                     NULL) == X12KIT_STATUS_OK;
+        ok &= x12kit_webhook_retry(signer, d, 1700000060, &r, NULL) == X12KIT_STATUS_OK;
+        const uint8_t *body = NULL;
+        size_t len = 0;
+        ok &= x12kit_webhook_delivery_body(r, &body, &len) && bytes_eq(body, len, BODY);
+        const char *sig = x12kit_webhook_delivery_find_header(d, "X-Service-Signature", 19);
+        ok &= sig != NULL && strcmp(sig, SIGNATURE) == 0;
+        ok &= r != NULL && strcmp(x12kit_webhook_delivery_id(d), x12kit_webhook_delivery_id(r)) == 0;
+        x12kit_webhook_delivery_free(r);
+        x12kit_webhook_delivery_free(d);
+    }
+    return ok ? (void *)1 : NULL;
+}
+
+static void test_webhook_deliver_threads(void) {
+    x12kit_webhook_signer *signer = new_signer(WHSEC);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) CHECK(pthread_create(&t[i], NULL, delivery_worker, signer) == 0);
+    for (int i = 0; i < 4; i++) {
+        void *ok = NULL;
+        CHECK(pthread_join(t[i], &ok) == 0 && ok != NULL);
+    }
+    x12kit_webhook_signer_free(signer);
+}
+
 /* -------------------------------------------------------------- threads */
 
 static void *worker(void *arg) {
@@ -1204,6 +1670,11 @@ int main(void) {
     test_webhook_sign();
     test_webhook_verify();
     test_webhook_standard();
+    test_webhook_deliver();
+    test_webhook_deliver_standard();
+    test_webhook_deliver_errors();
+    test_webhook_deliver_garbage();
+    test_webhook_deliver_threads();
     test_render();
     test_reader_buffer();
     test_reader_diagnostics();
