@@ -11,14 +11,17 @@
  *    `x12kit_error *err` (may be NULL): on failure it receives a stable code
  *    string and a message (see x12kit_error_new); on success it is untouched.
  *  - Ownership: results are owned by the caller and freed with exactly one
- *    call: x12kit_string_free, x12kit_diagnostics_free, x12kit_reader_free,
- *    x12kit_error_free. Never free them with free(). Every _free accepts NULL.
+ *    call: x12kit_string_free, x12kit_diagnostics_free, x12kit_issues_free,
+ *    x12kit_reader_free, x12kit_webhook_signer_free,
+ *    x12kit_webhook_delivery_free, x12kit_error_free. Never free them with
+ *    free(). Every _free accepts NULL.
  *  - Lifetime of views (x12kit_segment, x12kit_element, x12kit_diagnostic):
  *    stated on each type; they borrow from a buffer, reader or list.
  *  - Thread safety: functions without a handle argument may be called from
  *    any number of threads at once. Handles (reader, error) are not
  *    synchronised: one thread at a time per handle; they may move between
- *    threads. Diagnostics lists are immutable and may be read concurrently.
+ *    threads. Diagnostics lists, webhook signers and deliveries are
+ *    immutable and may be used from several threads at once.
  *  - No panic or Rust unwinding ever crosses into C: an internal bug is
  *    reported as X12KIT_STATUS_PANIC. Out-of-memory aborts the process.
  */
@@ -839,8 +842,11 @@ enum x12kit_status x12kit_validate(const uint8_t *input,
 /**
  * `x12kit_validate` with options (NULL for the defaults): with
  * `options->structure`, the structure of the 18 known transaction sets is
- * checked too. Outputs, errors, ownership and thread safety as for
- * `x12kit_validate`.
+ * checked too. Outputs and errors as for `x12kit_validate`. Thread safety:
+ * may be called from many threads at once.
+ *
+ * Ownership: the outputs become the caller's; x12kit keeps no pointer to
+ * `input` or `options`. Lifetime: the outputs live until freed.
  *
  * # Safety
  * As for `x12kit_validate`; `options` must be NULL or valid.

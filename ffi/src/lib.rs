@@ -10,7 +10,7 @@
 //! Modules: [`error`] (status, error object, guards), [`string`] (owned
 //! output bytes), [`json`] (parse / write), [`validate`] (validate /
 //! acknowledge), [`diagnostics`], [`render`], [`reader`] (the zero-copy
-//! reader and element views), [`webhook`] (sign / verify).
+//! reader and element views), [`webhook`] (sign / verify, delivery building).
 
 #![allow(non_camel_case_types)]
 // The C API takes its inputs as separate pointer and length arguments.

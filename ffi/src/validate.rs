@@ -128,8 +128,11 @@ pub unsafe extern "C" fn x12kit_validate(
 
 /// `x12kit_validate` with options (NULL for the defaults): with
 /// `options->structure`, the structure of the 18 known transaction sets is
-/// checked too. Outputs, errors, ownership and thread safety as for
-/// `x12kit_validate`.
+/// checked too. Outputs and errors as for `x12kit_validate`. Thread safety:
+/// may be called from many threads at once.
+///
+/// Ownership: the outputs become the caller's; x12kit keeps no pointer to
+/// `input` or `options`. Lifetime: the outputs live until freed.
 ///
 /// # Safety
 /// As for `x12kit_validate`; `options` must be NULL or valid.
