@@ -198,6 +198,8 @@ struct JsonWriter<'d, 'a, 's> {
     isa: bool,
     /// Whether to write `document` for known set types.
     documents: bool,
+    /// Document mapping buffers, reused from set to set.
+    mapper: crate::documents::Mapper<'a>,
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -216,6 +218,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             overrides: Vec::new(),
             isa: false,
             documents: true,
+            mapper: Default::default(),
         }
     }
 
@@ -435,19 +438,34 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             let mut first = self.field_entries(&ST_FIELDS, &t.st, true);
             self.key(&mut first, "segments");
             self.buf.push(b'[');
+            // The mapped business document, for the 18 known set types only;
+            // its body is collected while the segments are written.
+            let map = self.documents && crate::documents::is_known(t.kind());
+            if map {
+                self.mapper.clear_body();
+            }
             for (k, seg) in doc.body(t).enumerate() {
                 if k > 0 {
                     self.buf.push(b',');
                 }
                 self.segment(&seg, None);
+                if map {
+                    self.mapper.push_body(seg);
+                }
                 self.maybe_flush();
             }
             self.raw(b"]");
-            // The mapped business document, for the 18 known set types only.
-            if self.documents && crate::documents::is_known(t.kind()) {
+            if map {
                 let at = self.buf.len();
                 self.raw(b",\"document\":");
-                if !crate::documents::write_document(doc, g, t, &mut self.buf) {
+                if !crate::documents::write_document_with(
+                    &mut self.mapper,
+                    doc,
+                    g,
+                    t,
+                    true,
+                    &mut self.buf,
+                ) {
                     self.buf.truncate(at);
                 }
             }

@@ -91,46 +91,67 @@ impl std::fmt::Display for Issue {
     }
 }
 
+/// One set, compiled for both editions on first use (a run that sees only
+/// 850s compiles only the 850).
 struct Compiled {
-    sources: Vec<dsl::Source>,
-    decls: Vec<(SetDecl, SetDecl)>,
-    /// Segment ids of each declaration (base, 5010).
-    ids: Vec<(Vec<String>, Vec<String>)>,
-    known_ids: Vec<String>,
+    source: dsl::Source,
+    /// Base and 005010 declarations.
+    decls: (SetDecl, SetDecl),
+    /// Segment ids of each declaration.
+    ids: (Vec<String>, Vec<String>),
+    /// Whether each declaration's payload keys need no JSON escaping.
+    keys_clean: (bool, bool),
+    /// Segment keys of each declaration, for matching.
+    shapes: (structure::Shape, structure::Shape),
 }
 
-fn compiled() -> &'static Compiled {
-    static C: OnceLock<Compiled> = OnceLock::new();
-    C.get_or_init(|| {
-        let blocks = dsl::parse_blocks(COMMON).unwrap_or_else(|e| panic!("common.x12d: {e}"));
-        let mut sources = Vec::new();
-        let mut decls = Vec::new();
+fn blocks() -> &'static Vec<(String, Vec<dsl::Line>)> {
+    static B: OnceLock<Vec<(String, Vec<dsl::Line>)>> = OnceLock::new();
+    B.get_or_init(|| dsl::parse_blocks(COMMON).unwrap_or_else(|e| panic!("common.x12d: {e}")))
+}
+
+/// The compiled set at index `i` of [`TYPES`] (and `SOURCES`).
+fn compiled(i: usize) -> &'static Compiled {
+    static C: [OnceLock<Compiled>; 18] = [const { OnceLock::new() }; 18];
+    C[i].get_or_init(|| {
+        let (code, text) = SOURCES[i];
+        let src = dsl::parse_source(text, blocks()).unwrap_or_else(|e| panic!("{code}.x12d: {e}"));
+        let base = dsl::compile(&src, Edition::Base)
+            .unwrap_or_else(|e| panic!("{code}.x12d: {e}"))
+            .0;
+        let v5 = dsl::compile(&src, Edition::V5010)
+            .unwrap_or_else(|e| panic!("{code}.x12d (005010): {e}"))
+            .0;
+        Compiled {
+            ids: (structure::ids(&base), structure::ids(&v5)),
+            keys_clean: (
+                structure::keys_clean(&base.body),
+                structure::keys_clean(&v5.body),
+            ),
+            shapes: (
+                structure::Shape::new(&base.body),
+                structure::Shape::new(&v5.body),
+            ),
+            source: src,
+            decls: (base, v5),
+        }
+    })
+}
+
+/// Segment ids of all the sets, both editions (compiles every set).
+fn known_ids() -> &'static [String] {
+    static K: OnceLock<Vec<String>> = OnceLock::new();
+    K.get_or_init(|| {
         let mut known: Vec<String> = Vec::new();
-        let mut ids = Vec::new();
-        for (code, text) in SOURCES {
-            let src =
-                dsl::parse_source(text, &blocks).unwrap_or_else(|e| panic!("{code}.x12d: {e}"));
-            let base = dsl::compile(&src, Edition::Base)
-                .unwrap_or_else(|e| panic!("{code}.x12d: {e}"))
-                .0;
-            let v5 = dsl::compile(&src, Edition::V5010)
-                .unwrap_or_else(|e| panic!("{code}.x12d (005010): {e}"))
-                .0;
-            for id in structure::ids(&base).into_iter().chain(structure::ids(&v5)) {
-                if !known.contains(&id) {
-                    known.push(id);
+        for i in 0..TYPES.len() {
+            let c = compiled(i);
+            for id in c.ids.0.iter().chain(&c.ids.1) {
+                if !known.contains(id) {
+                    known.push(id.clone());
                 }
             }
-            ids.push((structure::ids(&base), structure::ids(&v5)));
-            sources.push(src);
-            decls.push((base, v5));
         }
-        Compiled {
-            sources,
-            decls,
-            ids,
-            known_ids: known,
-        }
+        known
     })
 }
 
@@ -145,31 +166,46 @@ pub fn edition(version: &str) -> Edition {
 
 /// The compiled declaration of a set for an edition.
 pub fn declaration(code: &str, edition: Edition) -> Option<&'static SetDecl> {
-    let c = compiled();
+    declaration_and_keys(code, edition).map(|(d, _)| d)
+}
+
+/// The declaration of a set, and whether its payload keys need no escaping.
+fn declaration_and_keys(code: &str, edition: Edition) -> Option<(&'static SetDecl, bool)> {
     let i = TYPES.iter().position(|t| *t == code)?;
+    let c = compiled(i);
     Some(match edition {
-        Edition::Base => &c.decls[i].0,
-        Edition::V5010 => &c.decls[i].1,
+        Edition::Base => (&c.decls.0, c.keys_clean.0),
+        Edition::V5010 => (&c.decls.1, c.keys_clean.1),
     })
 }
 
 /// The segment ids a declaration uses (cached).
 pub(crate) fn set_ids(decl: &SetDecl) -> &'static [String] {
-    let c = compiled();
     match TYPES.iter().position(|t| *t == decl.code) {
-        Some(i) if decl.edition == Edition::Base => &c.ids[i].0,
-        Some(i) => &c.ids[i].1,
+        Some(i) if decl.edition == Edition::Base => &compiled(i).ids.0,
+        Some(i) => &compiled(i).ids.1,
         None => &[],
+    }
+}
+
+/// The matching shape of a compiled declaration (`None` for another one).
+pub(crate) fn shape(decl: &SetDecl) -> Option<&'static structure::Shape> {
+    let c = compiled(TYPES.iter().position(|t| *t == decl.code)?);
+    if std::ptr::eq(decl, &c.decls.0) {
+        Some(&c.shapes.0)
+    } else if std::ptr::eq(decl, &c.decls.1) {
+        Some(&c.shapes.1)
+    } else {
+        None
     }
 }
 
 /// Mapping lines of a set's file that resolve in no edition (declaration typos).
 pub fn unresolved_lines(code: &str) -> Vec<usize> {
-    let c = compiled();
     let Some(i) = TYPES.iter().position(|t| *t == code) else {
         return Vec::new();
     };
-    let src = &c.sources[i];
+    let src = &compiled(i).source;
     let (_, a) = dsl::compile(src, Edition::Base).expect("compiled before");
     let (_, b) = dsl::compile(src, Edition::V5010).expect("compiled before");
     let mut all = Vec::new();
@@ -307,17 +343,21 @@ fn insert(root: &mut Value, ptr: &str, v: Value) {
     }
 }
 
-/// The functional group's version (GS08), or `004010` when absent.
-fn group_version<'a>(g: &Group<'a>) -> String {
-    g.gs.as_ref()
-        .map(|gs| String::from_utf8_lossy(gs.value(8)).into_owned())
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "004010".into())
+/// The edition of the functional group's version (GS08; `004010` when
+/// absent), without allocating for a UTF-8 version.
+fn group_edition(g: &Group<'_>) -> Edition {
+    let v = g.gs.as_ref().map_or(&[][..], |gs| gs.value(8));
+    if v.is_empty() {
+        return edition("004010");
+    }
+    match std::str::from_utf8(v) {
+        Ok(s) => edition(s),
+        Err(_) => edition(&String::from_utf8_lossy(v)),
+    }
 }
 
 fn known(id: &str) -> bool {
-    compiled().known_ids.iter().any(|k| k == id)
-        || matches!(id, "ST" | "SE" | "GS" | "GE" | "ISA" | "IEA")
+    known_ids().iter().any(|k| k == id) || matches!(id, "ST" | "SE" | "GS" | "GE" | "ISA" | "IEA")
 }
 
 /// Maps a received transaction set back to its payload JSON; `None` for sets
@@ -334,13 +374,46 @@ pub fn write_document(
     tx: &Transaction<'_>,
     out: &mut Vec<u8>,
 ) -> bool {
-    match map_back_tree(doc, group, tx) {
-        Some(j) => {
-            j.write_json(out);
+    write_document_with(&mut Mapper::default(), doc, group, tx, false, out)
+}
+
+/// Buffers of document mapping, reused from set to set (the parse JSON
+/// writer keeps one).
+pub(crate) type Mapper<'a> = structure::Mapping<'a>;
+
+/// [`write_document`] with buffers kept from the previous sets;
+/// `collected`: the set's body segments were already given to `m`
+/// ([`Mapper::push_body`]) while writing them.
+pub(crate) fn write_document_with<'a>(
+    m: &mut Mapper<'a>,
+    doc: &Document<'a>,
+    group: &Group<'a>,
+    tx: &Transaction<'a>,
+    collected: bool,
+    out: &mut Vec<u8>,
+) -> bool {
+    if !collected {
+        m.clear_body();
+        for seg in doc.body(tx) {
+            m.push_body(seg);
+        }
+    }
+    match map_into(m, group, tx) {
+        Some(root) => {
+            m.tree.write(root, out);
             true
         }
         None => false,
     }
+}
+
+/// Matches and maps a set whose body is collected in `m`; the root object
+/// of `m.tree`.
+fn map_into(m: &mut Mapper<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<u32> {
+    let code = std::str::from_utf8(tx.kind()).ok()?;
+    let (decl, keys_clean) = declaration_and_keys(code, group_edition(group))?;
+    let end = tx.se.as_ref().map_or((0, 0), |s| (s.index(), s.offset()));
+    Some(m.map(decl, keys_clean, end, &known))
 }
 
 fn map_back_tree<'a>(
@@ -348,14 +421,12 @@ fn map_back_tree<'a>(
     group: &Group<'a>,
     tx: &Transaction<'a>,
 ) -> Option<structure::J<'a>> {
-    let code = std::str::from_utf8(tx.kind()).ok()?;
-    let decl = declaration(code, edition(&group_version(group)))?;
-    let segs: Vec<_> = doc.body(tx).collect();
-    let end = tx.se.as_ref().map_or((0, 0), |s| (s.index(), s.offset()));
-    let (occ, _) = structure::match_body(decl, &segs, end, &known);
-    let mut obj = Vec::new();
-    structure::decode(&decl.body, &occ, &mut obj, None, None);
-    Some(structure::J::Obj(obj))
+    let mut m = Mapper::default();
+    for seg in doc.body(tx) {
+        m.push_body(seg);
+    }
+    let root = map_into(&mut m, group, tx)?;
+    Some(m.tree.to_j(root))
 }
 
 /// Structure and element findings of a received set of one of the 18 types
@@ -366,7 +437,7 @@ pub fn validate_transaction(
     tx: &Transaction<'_>,
 ) -> Option<Vec<structure::Finding>> {
     let code = std::str::from_utf8(tx.kind()).ok()?;
-    let decl = declaration(code, edition(&group_version(group)))?;
+    let decl = declaration(code, group_edition(group))?;
     let segs: Vec<_> = doc.body(tx).collect();
     let end = match &tx.se {
         Some(s) => (s.index(), s.offset()),
@@ -488,4 +559,86 @@ pub fn validate_document(doc: &Document<'_>) -> Vec<structure::Finding> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Maps every set of an input three ways: with one mapper reused for all
+    /// sets (as the parse JSON does), with a fresh one, and through the
+    /// [`structure::J`] tree of `map_back` written by [`structure::J::write_json`];
+    /// all give the same bytes. Returns how many documents were mapped.
+    fn check(input: &[u8]) -> usize {
+        let doc = crate::parse(input);
+        let mut reused_mapper = Mapper::default();
+        let mut mapped = 0;
+        for i in &doc.interchanges {
+            for g in &i.groups {
+                for t in &g.transactions {
+                    let mut reused = Vec::new();
+                    let a = write_document_with(&mut reused_mapper, &doc, g, t, false, &mut reused);
+                    let mut fresh = Vec::new();
+                    let b = write_document(&doc, g, t, &mut fresh);
+                    let j = map_back_tree(&doc, g, t);
+                    assert_eq!(a, j.is_some());
+                    assert_eq!(b, a);
+                    let mut tree = Vec::new();
+                    if let Some(j) = j {
+                        j.write_json(&mut tree);
+                        let parsed: Value = serde_json::from_slice(&tree).expect("JSON");
+                        assert_eq!(Some(parsed), map_back(&doc, g, t));
+                        mapped += 1;
+                    }
+                    assert_eq!(
+                        String::from_utf8_lossy(&reused),
+                        String::from_utf8_lossy(&tree)
+                    );
+                    assert_eq!(fresh, tree);
+                }
+            }
+        }
+        mapped
+    }
+
+    #[test]
+    fn arena_writer_matches_the_tree() {
+        // Text that needs escaping or is not UTF-8, numbers on every path
+        // (direct, exponent, too long), promoted and plain qualifier pairs,
+        // a repeated single field, sets of both editions in one input.
+        let mut x12 = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO \"1\"\\x**20230101~CUR*BY*USD~REF*DP*\t715~REF*IA*".to_vec();
+        x12.extend_from_slice(b"caf\xC3\xA9 bad\xFF~PER*BD*A\x01B~ITD*01*3*2.50**030**60~DTM*002*20230229~DTM*010*230101~N1*ST*DC \"4\"*92*4367~N1*ST*DUP~N1*BT*BILL~N3*1 MAIN~N4*RENO*NV*89502~");
+        x12.extend_from_slice(b"PO1*1*251*EA*224.38**VP*SKU1*UP*0588*VP*SKU2*BP*B1*IN*X~PID*F****RED~PO1*002*0.0000001*EA*123456789012345678**SK*S~PO1*x*-0*CA*-.5~PO1*4*1E5*PK*99999999999999999~CTT*4~SE*19*0001~GE*1*1~");
+        x12.extend_from_slice(b"GS*IN*S*R*20230101*1200*2*X*005010~ST*810*0002~BIG*20230101*INV-1*20230101*PO-1~IT1*1*2*EA*9.99**VP*SKU~TDS*1998~CTT*1~SE*6*0002~GE*1*2~IEA*2*000000001~");
+        assert_eq!(check(&x12), 2);
+    }
+
+    #[test]
+    fn arena_writer_matches_the_tree_on_goldens_and_corpus() {
+        let mut files = Vec::new();
+        let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden");
+        let mut dirs = vec![golden];
+        if let Some(c) = std::env::var_os("X12KIT_CORPUS") {
+            dirs.push(c.into());
+        }
+        while let Some(d) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else {
+                    files.push(p);
+                }
+            }
+        }
+        let mapped: usize = files
+            .iter()
+            .filter_map(|f| std::fs::read(f).ok())
+            .map(|b| check(&b))
+            .sum();
+        assert!(mapped >= 18, "{mapped} documents");
+    }
 }

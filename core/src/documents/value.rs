@@ -356,6 +356,186 @@ pub fn from_x12(s: &str, pt: PType, xt: XType) -> Option<Value> {
     }
 }
 
+/// What [`from_x12_into`] made of element text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Read {
+    /// Not of the element's type (or a string field): the text itself.
+    Same,
+    /// A string, appended (unescaped) to the buffer.
+    Text,
+    /// A number, appended to the buffer as the JSON text serde_json writes for it.
+    Number,
+    /// A number too long or too large for the direct path.
+    Other(Value),
+}
+
+/// [`from_x12`] without allocating: the payload form of UTF-8 element text
+/// `s` is appended to `out` (see [`Read`]). The text of a number is exactly
+/// what serde_json writes for the value `from_x12` returns.
+pub(crate) fn from_x12_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Read {
+    match pt {
+        PType::Str => return Read::Same,
+        PType::Int | PType::Num => {
+            if let Some(r) = number_into(s, pt, xt, out) {
+                return r;
+            }
+        }
+        PType::Date => return date_into(s, out),
+        PType::Time => return time_into(s, out),
+    }
+    let Ok(s) = std::str::from_utf8(s) else {
+        return Read::Same;
+    };
+    match from_x12(s, pt, xt) {
+        None => Read::Same,
+        Some(Value::String(t)) => {
+            out.extend_from_slice(t.as_bytes());
+            Read::Text
+        }
+        Some(v) => Read::Other(v),
+    }
+}
+
+fn all_digits(s: &[u8]) -> bool {
+    !s.is_empty() && s.iter().all(u8::is_ascii_digit)
+}
+
+fn two(s: &[u8]) -> u32 {
+    u32::from(s[0] - b'0') * 10 + u32::from(s[1] - b'0')
+}
+
+/// The date part of [`from_x12`].
+fn date_into(s: &[u8], out: &mut Vec<u8>) -> Read {
+    if !all_digits(s) {
+        return Read::Same;
+    }
+    let (century, y) = match s.len() {
+        8 => (&s[..2], &s[2..4]),
+        6 => (&b"20"[..], &s[..2]),
+        _ => return Read::Same,
+    };
+    let md = &s[s.len() - 4..];
+    let year = two(century) * 100 + two(y);
+    if !valid_date(year, two(&md[..2]), two(&md[2..])) {
+        return Read::Same;
+    }
+    out.extend_from_slice(century);
+    out.extend_from_slice(y);
+    out.push(b'-');
+    out.extend_from_slice(&md[..2]);
+    out.push(b'-');
+    out.extend_from_slice(&md[2..]);
+    Read::Text
+}
+
+/// The time part of [`from_x12`].
+fn time_into(s: &[u8], out: &mut Vec<u8>) -> Read {
+    if !matches!(s.len(), 4 | 6 | 7 | 8) || !all_digits(s) {
+        return Read::Same;
+    }
+    if two(&s[..2]) > 23 || two(&s[2..4]) > 59 || (s.len() >= 6 && two(&s[4..6]) > 59) {
+        return Read::Same;
+    }
+    out.extend_from_slice(&s[..2]);
+    out.push(b':');
+    out.extend_from_slice(&s[2..4]);
+    if s.len() >= 6 {
+        out.push(b':');
+        out.extend_from_slice(&s[4..6]);
+    }
+    if s.len() > 6 {
+        out.push(b'.');
+        out.extend_from_slice(&s[6..]);
+    }
+    Read::Text
+}
+
+/// The number part of [`from_x12`] for the common case, writing the text
+/// serde_json writes for the value: integers of at most 15 digits, and
+/// decimals of at most 15 significant digits between 0.0001 and 10^15. Such
+/// a decimal parses to the nearest f64 and that f64's shortest round-trip
+/// form has the same digits (15 digits always round-trip through f64), which
+/// serde_json writes without exponent in that range. `None`: anything else
+/// (the caller takes the general path).
+fn number_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Option<Read> {
+    let (neg, body) = match s.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, s),
+    };
+    // Integer digits, then `pad` zeros and `frac` as the fraction digits.
+    let (int, pad, frac) = match xt {
+        XType::N(n) if n > 0 => {
+            if !all_digits(body) {
+                return None;
+            }
+            let n = n as usize;
+            if body.len() > n {
+                (&body[..body.len() - n], 0, &body[body.len() - n..])
+            } else {
+                (&body[..0], n - body.len(), body)
+            }
+        }
+        _ => {
+            let (int, frac) = match body.iter().position(|&b| b == b'.') {
+                Some(p) => (&body[..p], &body[p + 1..]),
+                None => (body, &body[..0]),
+            };
+            if !int.iter().all(u8::is_ascii_digit)
+                || !frac.iter().all(u8::is_ascii_digit)
+                || int.len() + frac.len() == 0
+            {
+                return None;
+            }
+            (int, 0, frac)
+        }
+    };
+    let int = &int[int.iter().position(|&b| b != b'0').unwrap_or(int.len())..];
+    let frac = &frac[..frac.iter().rposition(|&b| b != b'0').map_or(0, |p| p + 1)];
+    if frac.is_empty() {
+        // Integral: written as an integer (no sign for zero).
+        if int.len() > 15 {
+            return None;
+        }
+        if int.is_empty() {
+            out.push(b'0');
+        } else {
+            if neg {
+                out.push(b'-');
+            }
+            out.extend_from_slice(int);
+        }
+        return Some(Read::Number);
+    }
+    let zeros = pad + frac.iter().take_while(|&&b| b == b'0').count();
+    let significant = if int.is_empty() {
+        if zeros > 3 {
+            return None;
+        }
+        pad + frac.len() - zeros
+    } else {
+        int.len() + pad + frac.len()
+    };
+    if significant > 15 {
+        return None;
+    }
+    if pt == PType::Int {
+        // Not integral (and stays so as an f64): the text is kept.
+        return Some(Read::Same);
+    }
+    if neg {
+        out.push(b'-');
+    }
+    if int.is_empty() {
+        out.push(b'0');
+    } else {
+        out.extend_from_slice(int);
+    }
+    out.push(b'.');
+    out.extend(std::iter::repeat_n(b'0', pad));
+    out.extend_from_slice(frac);
+    Some(Read::Number)
+}
+
 /// Checks X12 element text against its type (for received data): returns
 /// the AK4/IK4 error code (`6` character, `8` date, `9` time) and a message.
 pub fn check_x12(s: &str, xt: XType) -> Option<(&'static str, String)> {
@@ -602,5 +782,181 @@ mod tests {
         assert!(check_chars("Café", true).unwrap().contains("ASCII"));
         assert!(check_chars("a^b", false).is_some());
         assert!(check_chars("a^b", true).is_none());
+    }
+
+    /// The JSON map-back writes for element text through `from_x12_into`.
+    fn read_into(s: &[u8], pt: PType, xt: XType) -> String {
+        let mut out = b"prefix".to_vec();
+        let r = from_x12_into(s, pt, xt, &mut out);
+        let added = String::from_utf8(out[6..].to_vec()).unwrap();
+        match r {
+            Read::Same => {
+                assert!(added.is_empty());
+                serde_json::to_string(&String::from_utf8_lossy(s)).unwrap()
+            }
+            Read::Text => serde_json::to_string(&added).unwrap(),
+            Read::Number => {
+                // The direct text is plain decimal JSON.
+                assert!(
+                    added
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+                );
+                added
+            }
+            Read::Other(v) => {
+                assert!(added.is_empty());
+                serde_json::to_string(&v).unwrap()
+            }
+        }
+    }
+
+    /// The JSON map-back wrote for element text before `from_x12_into`.
+    fn read_old(s: &[u8], pt: PType, xt: XType) -> String {
+        let t = String::from_utf8_lossy(s);
+        match from_x12(&t, pt, xt) {
+            Some(v) => serde_json::to_string(&v).unwrap(),
+            None => serde_json::to_string(&t).unwrap(),
+        }
+    }
+
+    /// `from_x12_into` (direct number, date and time text) writes exactly
+    /// what `from_x12` and serde_json write, for every kind of element text.
+    #[test]
+    fn direct_reading_matches_from_x12() {
+        let types = [
+            (PType::Num, XType::R),
+            (PType::Int, XType::R),
+            (PType::Num, XType::N(0)),
+            (PType::Int, XType::N(0)),
+            (PType::Num, XType::N(1)),
+            (PType::Num, XType::N(2)),
+            (PType::Int, XType::N(2)),
+            (PType::Num, XType::N(4)),
+            (PType::Num, XType::N(9)),
+            (PType::Num, XType::AN),
+            (PType::Date, XType::DT),
+            (PType::Time, XType::TM),
+            (PType::Str, XType::AN),
+        ];
+        let mut cases: Vec<Vec<u8>> = [
+            "",
+            "-",
+            ".",
+            "-.",
+            "0",
+            "-0",
+            "00",
+            "-0.0",
+            "0.",
+            ".0",
+            ".5",
+            "5.",
+            "-.5",
+            "-5.",
+            "1",
+            "10",
+            "100",
+            "1.50",
+            "224.38",
+            "2224.65",
+            "101.60",
+            "0.1",
+            "0.01",
+            "0.001",
+            "0.0001",
+            "0.00001",
+            "0.000001",
+            "-0.00001",
+            "0.000012345",
+            "1e5",
+            "1E5",
+            "+5",
+            "1.2.3",
+            "--1",
+            "1-",
+            " 1",
+            "1 ",
+            "9007199254740993",
+            "999999999999999",
+            "9999999999999999",
+            "99999999999999999",
+            "123456789012345",
+            "1234567890123456",
+            "12345678901234.5",
+            "1234567890123.45",
+            "0.123456789012345",
+            "0.1234567890123456",
+            "8999999999999999",
+            "9000000000000000",
+            "9000000000000001",
+            "123456789.123456789",
+            "1.0000000000000001",
+            "0.30000000000000004",
+            "4.35",
+            "0.1e1",
+            "１２",
+            "é",
+            "20240229",
+            "20230229",
+            "20000229",
+            "19000229",
+            "17991231",
+            "240229",
+            "000101",
+            "991231",
+            "2024022",
+            "202402290",
+            "0930",
+            "093015",
+            "0930155",
+            "09301599",
+            "2400",
+            "2359",
+            "235960",
+            "2360",
+            "093",
+            "09301",
+            "093015999",
+            "abcd",
+            "12:30",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        cases.push(b"12\xFF".to_vec());
+        cases.push(vec![b'1'; 400]);
+        cases.push([&b"0."[..], &vec![b'0'; 330], b"1"].concat());
+        // Random decimal-looking texts (a fixed xorshift, so the test is stable).
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 22) as usize;
+            let s: Vec<u8> = (0..len)
+                .map(|_| match next() % 24 {
+                    0 => b'-',
+                    1 => b'.',
+                    2..=5 => b'0',
+                    6 => b'9',
+                    k => b'0' + (k % 10) as u8,
+                })
+                .collect();
+            cases.push(s);
+        }
+        for s in &cases {
+            for (pt, xt) in types {
+                assert_eq!(
+                    read_into(s, pt, xt),
+                    read_old(s, pt, xt),
+                    "{:?} as {pt:?}/{xt:?}",
+                    String::from_utf8_lossy(s)
+                );
+            }
+        }
     }
 }
