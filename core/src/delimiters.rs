@@ -187,7 +187,9 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
             }
         }
         if n < 16 || seps[15] + 2 >= buf.len() {
-            if buf.len() < ISA_SCAN_LIMIT && !eof {
+            // More input helps while the scan limit is not reached, or, once all
+            // 16 separators are found, to see ISA16 and the terminator after them.
+            if !eof && (n == 16 || buf.len() < ISA_SCAN_LIMIT) {
                 return Detect::NeedMore;
             }
             return invalid(
@@ -200,7 +202,7 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
                     } else {
                         "no terminator after ISA16".to_string()
                     },
-                    if buf.len() >= ISA_SCAN_LIMIT {
+                    if n < 16 && buf.len() >= ISA_SCAN_LIMIT {
                         " in its first 512 bytes"
                     } else {
                         " before the input ends"

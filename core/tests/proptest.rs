@@ -1148,7 +1148,6 @@ fn stream_diagnostics(input: &[u8], chunk: usize) -> Vec<String> {
 }
 
 #[test]
-
 fn bug_isa_scan_message_is_the_same_whole_and_streamed() {
     let mut input = b"ISA\0".to_vec();
     input.extend(std::iter::repeat_n(b'A', 600));
@@ -1161,8 +1160,30 @@ fn bug_isa_scan_message_is_the_same_whole_and_streamed() {
     assert_eq!(stream_diagnostics(&input, 64), whole);
 }
 
+/// fuzz/validate, 2026-11-23: an ISA whose 16th element separator is the
+/// last of the 512 bytes scanned was read whole, but refused as unreadable
+/// when streamed in chunks that ended right after it.
 #[test]
+fn bug_isa_ending_at_the_scan_limit_is_read_whole_and_streamed() {
+    let isa = |isa02: &str| {
+        format!(
+            "ISA*00*{isa02}*00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~"
+        )
+    };
+    // ISA02 408 characters too long puts the 16th separator at byte 511.
+    let long = isa(&" ".repeat(418));
+    assert_eq!(long.rfind('*'), Some(511));
+    let input = format!("{long}IEA*0*000000001~").into_bytes();
+    let whole = whole(&input);
+    // Read (with a warning), then the IEA: two segments.
+    assert!(whole.iter().any(|t| t.starts_with("D warning ISA_LAYOUT")));
+    assert_eq!(whole.iter().filter(|t| t.starts_with("S ")).count(), 2);
+    for sizes in [&[1][..], &[64], &[512, 1], &[7, 64]] {
+        assert_eq!(streamed(&input, sizes), whole, "chunks {sizes:?}");
+    }
+}
 
+#[test]
 fn bug_stream_does_not_take_isa_at_the_end_of_a_chunk_for_an_interchange() {
     let mut input = vec![b'x'; 64];
     input.extend_from_slice(b"ISAI");
@@ -1172,7 +1193,6 @@ fn bug_stream_does_not_take_isa_at_the_end_of_a_chunk_for_an_interchange() {
 }
 
 #[test]
-
 fn bug_segment_terminator_inside_a_fixed_width_isa_is_diagnosed() {
     let input: &[u8] = b"ISA*00*~         *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~IEA*0*000000001~";
     let doc = parse(input);
@@ -1184,7 +1204,6 @@ fn bug_segment_terminator_inside_a_fixed_width_isa_is_diagnosed() {
 }
 
 #[test]
-
 fn bug_line_break_after_an_unterminated_last_segment_is_not_part_of_the_value() {
     let input: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~IEA*0*000000001\r\n";
     let v = to_value(&parse(input));
@@ -1195,7 +1214,6 @@ fn bug_line_break_after_an_unterminated_last_segment_is_not_part_of_the_value() 
 }
 
 #[test]
-
 fn bug_vertical_tab_before_the_isa_is_kept_in_the_prefix() {
     let input = [&b"\x0B"[..], ISA_4010, b"IEA*0*000000001~"].concat();
     let doc = parse(&input);
@@ -1207,7 +1225,6 @@ fn bug_vertical_tab_before_the_isa_is_kept_in_the_prefix() {
 }
 
 #[test]
-
 fn bug_isa16_above_0x7f_is_consistent_with_the_delimiters() {
     let mut input = ISA_4010.to_vec();
     input[104] = 0xFF;
@@ -1222,7 +1239,6 @@ fn bug_isa16_above_0x7f_is_consistent_with_the_delimiters() {
 }
 
 #[test]
-
 fn bug_write_rejects_after_group_beyond_the_groups() {
     let input = [
         ISA_4010,
@@ -1241,7 +1257,6 @@ fn bug_write_rejects_after_group_beyond_the_groups() {
 }
 
 #[test]
-
 fn bug_st_without_elements_gives_valid_json() {
     let input = [ISA_4010, b"GS~ST~SE~GE~IEA~"].concat();
     let json = to_json(&parse(&input));
