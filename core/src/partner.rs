@@ -8,6 +8,7 @@
 
 use crate::delimiters::Delimiters;
 use crate::documents::{Issue, Severity, TYPES};
+use crate::validate::tables;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -169,24 +170,28 @@ impl Partner {
     pub fn check(&self) -> Vec<Issue> {
         let mut out = Vec::new();
         for (name, party) in [("sender", &self.sender), ("receiver", &self.receiver)] {
-            if party.qualifier.len() != 2
-                || !party.qualifier.bytes().all(|b| b.is_ascii_alphanumeric())
-            {
+            // The validator's list (ISA05/ISA07), so that what is rendered validates.
+            if !tables::one_of(tables::ID_QUALIFIERS, party.qualifier.as_bytes()) {
                 out.push(problem(
                     &format!("/{name}/qualifier"),
                     format!(
-                        "\"{}\" is not a 2-character id qualifier (e.g. ZZ, 01, 12)",
-                        party.qualifier
+                        "\"{}\" is not an interchange id qualifier (e.g. ZZ, 01, 12; one of {})",
+                        party.qualifier,
+                        tables::ID_QUALIFIERS.join(", ")
                     ),
                 ));
             }
             if party.id.is_empty()
                 || party.id.len() > 15
                 || !party.id.bytes().all(|b| (b' '..=b'~').contains(&b))
+                || party.id.bytes().all(|b| b == b' ')
             {
                 out.push(problem(
                     &format!("/{name}/id"),
-                    format!("\"{}\" must be 1–15 printable ASCII characters", party.id),
+                    format!(
+                        "\"{}\" must be 1–15 printable ASCII characters, not all spaces",
+                        party.id
+                    ),
                 ));
             }
             let app = self.application_code(party);
@@ -197,15 +202,15 @@ impl Partner {
                 ));
             }
         }
-        for (name, c) in [
-            ("authorization", &self.authorization),
-            ("security", &self.security),
+        for (name, c, codes) in [
+            ("authorization", &self.authorization, tables::ISA01),
+            ("security", &self.security, tables::ISA03),
         ] {
             if let Some(c) = c {
-                if c.qualifier.len() != 2 {
+                if !tables::one_of(codes, c.qualifier.as_bytes()) {
                     out.push(problem(
                         &format!("/{name}/qualifier"),
-                        "must be 2 characters (00 for none)".into(),
+                        format!("must be one of {} (00 for none)", codes.join(", ")),
                     ));
                 }
                 if c.information.len() > 10
@@ -261,6 +266,62 @@ impl Partner {
             if let Err(m) = self.delimiters_for(version) {
                 out.push(problem("/delimiters", m));
                 break;
+            }
+        }
+        // The repetition separator is checked by `render`, which knows the version.
+        if let Ok(d) = self.delimiters_for("004010") {
+            out.extend(self.delimiters_in_values(&d));
+        }
+        out
+    }
+
+    /// The envelope values of the profile that contain one of the delimiters
+    /// `d` (which must not appear in data), one problem per value.
+    pub fn delimiters_in_values(&self, d: &Delimiters) -> Vec<Issue> {
+        let none = Credential {
+            qualifier: String::new(),
+            information: String::new(),
+        };
+        let values = [
+            ("/sender/id", self.sender.id.as_str()),
+            (
+                "/sender/applicationCode",
+                self.application_code(&self.sender),
+            ),
+            ("/receiver/id", self.receiver.id.as_str()),
+            (
+                "/receiver/applicationCode",
+                self.application_code(&self.receiver),
+            ),
+            (
+                "/authorization/information",
+                &self.authorization.as_ref().unwrap_or(&none).information,
+            ),
+            (
+                "/security/information",
+                &self.security.as_ref().unwrap_or(&none).information,
+            ),
+        ];
+        let delimiters = [
+            ("element separator", Some(d.element)),
+            ("component separator", Some(d.component)),
+            ("repetition separator", d.repetition),
+            ("segment terminator", Some(d.segment)),
+        ];
+        let mut out = Vec::new();
+        for (pointer, value) in values {
+            if let Some((name, b)) = delimiters
+                .iter()
+                .filter_map(|&(name, b)| Some((name, b?)))
+                .find(|&(_, b)| value.as_bytes().contains(&b))
+            {
+                out.push(problem(
+                    pointer,
+                    format!(
+                        "\"{value}\" contains the {name} {}, which must not appear in a value; choose other delimiters",
+                        crate::delimiters::show_byte(b)
+                    ),
+                ));
             }
         }
         out

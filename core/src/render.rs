@@ -260,6 +260,11 @@ pub fn render(
     let d = partner.delimiters_for(&version).map_err(|m| RenderError {
         issues: vec![err("INVALID_PARTNER", "/delimiters", m)],
     })?;
+    // `check` saw every delimiter but the repetition separator, which depends on the version.
+    let clashes = partner.delimiters_in_values(&d);
+    if !clashes.is_empty() {
+        return Err(RenderError { issues: clashes });
+    }
     let ctx = Context {
         delimiters: d,
         date: date.clone(),
