@@ -61,32 +61,13 @@ fuzz_target!(|data: &[u8]| {
 
     let whole: Vec<String> = Tokenizer::new(input).map(|t| owned(&t)).collect();
     let stream = streamed(input, sizes);
-    // Known bug, tracked in core/tests/proptest.rs
-    // (bug_stream_does_not_take_isa_at_the_end_of_a_chunk_for_an_interchange):
-    // only inputs with "ISA" followed by a letter or digit can show it. Remove when fixed.
-    let known_bug = input
-        .windows(4)
-        .any(|w| w.starts_with(b"ISA") && w[3].is_ascii_alphanumeric());
-    if !known_bug {
-        assert_eq!(
-            stream, whole,
-            "stream != whole buffer, chunk sizes {sizes:?}"
-        );
-    }
+    assert_eq!(
+        stream, whole,
+        "stream != whole buffer, chunk sizes {sizes:?}"
+    );
 
     let doc = x12kit::parse(input);
     let json = x12kit::to_json(&doc);
-    // Known bug, tracked in core/tests/proptest.rs
-    // (bug_st_without_elements_gives_valid_json): `ST~` gives invalid JSON. Remove when fixed.
-    let bare_st = doc
-        .interchanges
-        .iter()
-        .flat_map(|i| &i.groups)
-        .flat_map(|g| &g.transactions)
-        .any(|t| t.st.element_count() == 0);
-    if bare_st {
-        return;
-    }
     let value: serde_json::Value = serde_json::from_slice(&json).expect("to_json gives JSON");
     assert_eq!(value, x12kit::to_value(&doc));
     // Writing back never panics (it may return a typed error for bad input).

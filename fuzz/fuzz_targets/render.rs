@@ -1,0 +1,213 @@
+//! Fuzzes rendering: `Partner::from_json` on arbitrary text, and `render` of
+//! an arbitrary payload for one of the 18 types and a partner. `render` never
+//! panics: it returns X12 or a typed error with a stable code. The X12 it
+//! returns parses without errors, validates with no diagnostic (envelope and
+//! set structure), and its set maps back (`documents::map_back`) to the
+//! `document` that `render` returned (bar a known bug, see `prune`).
+//!
+//! Input layout: byte 0 picks the type (`documents::TYPES`), byte 1 the
+//! options (bit 0: partner from the input rather than the example profile;
+//! bits 1-2: control numbers), then the partner JSON and the payload JSON
+//! separated by the byte 0xFF (never part of UTF-8 text). Without a 0xFF the
+//! whole rest is the payload.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use std::sync::OnceLock;
+use x12kit::documents::{self, TYPES};
+use x12kit::validate::Options;
+use x12kit::{ControlNumbers, Partner, RenderOptions};
+
+/// `examples/partners/acme-retail.json`.
+const EXAMPLE_PARTNER: &str = include_str!("../../examples/partners/acme-retail.json");
+
+fn example_partner() -> &'static Partner {
+    static P: OnceLock<Partner> = OnceLock::new();
+    P.get_or_init(|| Partner::from_json(EXAMPLE_PARTNER).expect("the example partner is valid"))
+}
+
+/// Drops the object members the encoder treats as absent (null, `{}`, `[]`,
+/// and members that become empty once theirs are dropped).
+///
+/// Known bug: `render` keeps such members in `Rendered::document` (the
+/// payload is only made canonical), while `map_back` leaves them out, so the
+/// two differ on `{"address": {}}`, `"refs": []` or `"name": null` (but a
+/// mandatory loop given `{}` is rendered as an empty segment, `AT7~`, and
+/// maps back to `{}`). Both sides are pruned. Reproducers in README.md;
+/// remove this with the fix.
+fn prune(v: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Object(o) => {
+            o.retain(|_, m| !prune(m));
+            o.is_empty()
+        }
+        Value::Array(a) => {
+            for m in a.iter_mut() {
+                prune(m);
+            }
+            a.is_empty()
+        }
+        Value::Null => true,
+        _ => false,
+    }
+}
+
+/// `a` is `b` but for members `b` has and `a` has not (see [`within`]).
+///
+/// Known bug: a value of the wrong type for some nested objects (e.g. the
+/// 810's `parties[].address` given a string or an array) is neither refused
+/// nor warned about: the encoder ignores it and `Rendered::document` keeps
+/// it. Until that is fixed, the document may hold members map-back lacks.
+fn within(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => x
+            .iter()
+            .all(|(k, v)| y.get(k).is_some_and(|w| within(v, w))),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| within(v, w))
+        }
+        _ => a == b,
+    }
+}
+
+/// Whether the payload holds a negative zero (`-0`, `-0.0`, `-0e5`).
+///
+/// Known bug: a negative zero is rendered as `-0` while the document says
+/// `0`, so the mapped document renders `0`: the re-render check is skipped
+/// for such payloads until that is fixed.
+fn negative_zero(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()),
+        Value::Array(a) => a.iter().any(negative_zero),
+        Value::Object(o) => o.values().any(negative_zero),
+        _ => false,
+    }
+}
+
+fn is_code(code: &str) -> bool {
+    !code.is_empty()
+        && code
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+fuzz_target!(|data: &[u8]| {
+    let [pick_type, flags, rest @ ..] = data else {
+        return;
+    };
+    let code = TYPES[*pick_type as usize % TYPES.len()];
+    let (partner_text, payload_text) = match rest.iter().position(|&b| b == 0xFF) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (&[][..], rest),
+    };
+
+    // Any partner JSON: a profile or every problem found, never a panic.
+    let fuzzed_partner = std::str::from_utf8(partner_text)
+        .ok()
+        .map(Partner::from_json);
+    if let Some(Err(issues)) = &fuzzed_partner {
+        assert!(!issues.is_empty());
+        assert!(issues.iter().all(|i| is_code(i.code)), "{issues:?}");
+    }
+    let partner = if flags & 1 != 0 {
+        match fuzzed_partner {
+            Some(Ok(p)) => p,
+            _ => return,
+        }
+    } else {
+        example_partner().clone()
+    };
+
+    let Ok(payload) = serde_json::from_slice::<serde_json::Value>(payload_text) else {
+        return;
+    };
+    let control = match (flags >> 1) & 3 {
+        0 => ControlNumbers::default(),
+        1 => ControlNumbers {
+            interchange: 999_999_999,
+            group: 999_999_999,
+            transaction: 999_999_999,
+        },
+        2 => ControlNumbers {
+            interchange: 0,
+            group: 1_000_000_000,
+            transaction: 7,
+        },
+        _ => ControlNumbers {
+            interchange: 42,
+            group: 4242,
+            transaction: 12345,
+        },
+    };
+    let options = RenderOptions {
+        control,
+        timestamp: Some(("20261123".into(), "1200".into())),
+    };
+
+    let rendered = match x12kit::render(code, &payload, &partner, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            assert!(!e.issues.is_empty());
+            assert!(is_code(e.code()));
+            assert!(e.issues.iter().all(|i| is_code(i.code)), "{e}");
+            let _ = e.to_string();
+            return;
+        }
+    };
+    assert!(rendered.warnings.iter().all(|i| is_code(i.code)));
+
+    let doc = x12kit::parse(&rendered.x12);
+    let x12 = String::from_utf8_lossy(&rendered.x12);
+    assert!(
+        !doc.has_errors(),
+        "{code}: rendered X12 has parse errors: {:#?}\n{x12}",
+        doc.diagnostics
+    );
+    let v = x12kit::validate::validate_with(
+        &doc,
+        &Options {
+            structure: true,
+            ..Default::default()
+        },
+    );
+    assert!(
+        v.diagnostics.is_empty(),
+        "{code}: rendered X12 does not validate clean: {:#?}\n{x12}",
+        v.diagnostics
+    );
+
+    let mut document = rendered.document.clone();
+    prune(&mut document);
+    let mut sets = 0;
+    for i in &doc.interchanges {
+        for g in &i.groups {
+            for t in &g.transactions {
+                sets += 1;
+                let back =
+                    documents::map_back(&doc, g, t).expect("a rendered set is one of the 18");
+                // Rendering the mapped document again gives the same X12.
+                match x12kit::render(code, &back, &partner, &options) {
+                    Ok(again) => assert!(
+                        again.x12 == rendered.x12 || negative_zero(&payload),
+                        "{code}: the mapped document renders differently\nfirst:\n{x12}\nagain:\n{}\nmapped: {back}",
+                        String::from_utf8_lossy(&again.x12)
+                    ),
+                    Err(e) => panic!(
+                        "{code}: the mapped document does not render: {e}\n{x12}\nmapped: {back}"
+                    ),
+                }
+                let mut back = back;
+                prune(&mut back);
+                assert!(
+                    within(&back, &document),
+                    "{code}: map_back is not the rendered document\n{x12}\nmapped:   {back}\ndocument: {document}"
+                );
+            }
+        }
+    }
+    assert_eq!(sets, 1, "{code}: one set rendered\n{x12}");
+    let _ = x12kit::to_json(&doc);
+});
