@@ -1,7 +1,7 @@
 //! Diagnostics as C structs: one finding (`x12kit_diagnostic`) and an owned
 //! list of them (`x12kit_diagnostics`).
 
-use crate::error::{c_string, guard};
+use crate::error::{c_string, free_box, guard};
 use std::ffi::{CString, c_char};
 use x12kit_core::{Diagnostic, Severity};
 
@@ -193,10 +193,6 @@ pub unsafe extern "C" fn x12kit_diagnostics_get(
 /// from it become invalid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn x12kit_diagnostics_free(list: *mut x12kit_diagnostics) {
-    guard((), || {
-        if !list.is_null() {
-            // SAFETY: the pointer came from Box::into_raw.
-            drop(unsafe { Box::from_raw(list) });
-        }
-    })
+    // SAFETY: the caller passes NULL or a handle x12kit boxed, not freed before.
+    unsafe { free_box(list) }
 }

@@ -176,6 +176,21 @@ pub(crate) fn guard<T>(fallback: T, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
 }
 
+/// The body of every `x12kit_*_free` of a boxed handle: drops the box behind
+/// `handle`; NULL is ignored.
+///
+/// # Safety
+/// `handle` must be NULL or a pointer from `Box::into_raw` of the same type,
+/// not freed before.
+pub(crate) unsafe fn free_box<T>(handle: *mut T) {
+    guard((), || {
+        if !handle.is_null() {
+            // SAFETY: per this function's contract, from Box::into_raw, not freed before.
+            drop(unsafe { Box::from_raw(handle) });
+        }
+    })
+}
+
 /// The bytes `ptr[0..len]`. `ptr` may be NULL (or dangling) only when `len` is 0.
 ///
 /// # Safety
@@ -263,12 +278,8 @@ pub extern "C" fn x12kit_error_new() -> *mut x12kit_error {
 /// Strings returned by the accessors of this error become invalid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn x12kit_error_free(err: *mut x12kit_error) {
-    guard((), || {
-        if !err.is_null() {
-            // SAFETY: the pointer came from Box::into_raw in x12kit_error_new.
-            drop(unsafe { Box::from_raw(err) });
-        }
-    })
+    // SAFETY: the caller passes NULL or a handle x12kit boxed, not freed before.
+    unsafe { free_box(err) }
 }
 
 /// The status of the last failed call that used `err` (`X12KIT_STATUS_OK` if

@@ -8,7 +8,7 @@
 //! what Rust sees, without allocating.
 
 use crate::diagnostics::{OwnedDiagnostic, x12kit_diagnostic};
-use crate::error::{Failure, bytes, call, guard, out, x12kit_error, x12kit_status};
+use crate::error::{Failure, bytes, call, free_box, guard, out, x12kit_error, x12kit_status};
 use std::mem::{align_of, needs_drop, size_of};
 use x12kit_core::segment::{Elements, Parts};
 use x12kit_core::{Delimiters, Element, Pull, Segment, StreamTokenizer, Token, Tokenizer};
@@ -710,12 +710,8 @@ fn next(
 /// `reader` must be NULL or a reader from x12kit not freed before.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn x12kit_reader_free(reader: *mut x12kit_reader) {
-    guard((), || {
-        if !reader.is_null() {
-            // SAFETY: the pointer came from Box::into_raw.
-            drop(unsafe { Box::from_raw(reader) });
-        }
-    })
+    // SAFETY: the caller passes NULL or a handle x12kit boxed, not freed before.
+    unsafe { free_box(reader) }
 }
 
 #[cfg(test)]

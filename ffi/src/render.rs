@@ -3,7 +3,9 @@
 //! problem reported as an issue (code, JSON pointer, message).
 
 use crate::diagnostics::x12kit_severity;
-use crate::error::{Failure, c_string, call, guard, out, text, x12kit_error, x12kit_status};
+use crate::error::{
+    Failure, c_string, call, free_box, guard, out, text, x12kit_error, x12kit_status,
+};
 use crate::string::{give, x12kit_string};
 use std::ffi::{CString, c_char};
 use x12kit_core::documents::{Issue, Severity};
@@ -296,10 +298,6 @@ pub unsafe extern "C" fn x12kit_issues_get(
 /// `list` must be NULL or a list from x12kit not freed before.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn x12kit_issues_free(list: *mut x12kit_issues) {
-    guard((), || {
-        if !list.is_null() {
-            // SAFETY: the pointer came from Box::into_raw.
-            drop(unsafe { Box::from_raw(list) });
-        }
-    })
+    // SAFETY: the caller passes NULL or a handle x12kit boxed, not freed before.
+    unsafe { free_box(list) }
 }

@@ -4,7 +4,9 @@
 //! bytes with the headers signed over them (`x12kit_webhook_signer`,
 //! `x12kit_webhook_delivery`). See docs/webhooks.md.
 
-use crate::error::{Failure, bytes, c_string, call, guard, out, text, x12kit_error, x12kit_status};
+use crate::error::{
+    Failure, bytes, c_string, call, free_box, guard, out, text, x12kit_error, x12kit_status,
+};
 use crate::string::{give, x12kit_bytes, x12kit_string};
 use std::ffi::{CString, c_char};
 use std::time::Duration;
@@ -488,12 +490,8 @@ pub unsafe extern "C" fn x12kit_webhook_signer_new(
 /// freed before.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn x12kit_webhook_signer_free(signer: *mut x12kit_webhook_signer) {
-    guard((), || {
-        if !signer.is_null() {
-            // SAFETY: the pointer came from Box::into_raw in x12kit_webhook_signer_new.
-            drop(unsafe { Box::from_raw(signer) });
-        }
-    })
+    // SAFETY: the caller passes NULL or a handle x12kit boxed, not freed before.
+    unsafe { free_box(signer) }
 }
 
 /// Builds the first attempt of a delivery for a document lifecycle event,
@@ -844,12 +842,8 @@ pub unsafe extern "C" fn x12kit_webhook_delivery_timestamp(
 /// `delivery` must be NULL or a delivery from x12kit not freed before.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn x12kit_webhook_delivery_free(delivery: *mut x12kit_webhook_delivery) {
-    guard((), || {
-        if !delivery.is_null() {
-            // SAFETY: the pointer came from Box::into_raw in give_delivery.
-            drop(unsafe { Box::from_raw(delivery) });
-        }
-    })
+    // SAFETY: the caller passes NULL or a handle x12kit boxed, not freed before.
+    unsafe { free_box(delivery) }
 }
 
 #[cfg(test)]
