@@ -291,10 +291,16 @@ pub fn render(
                 .unwrap_or(&partner.receiver.id),
             &mut req,
         );
+        // A field already in error, or under a value of the wrong type, is not reported twice.
         req.retain(|r| {
-            !issues
-                .iter()
-                .any(|i| i.pointer == r.pointer && i.severity == Severity::Error)
+            !issues.iter().any(|i| {
+                i.severity == Severity::Error
+                    && (i.pointer == r.pointer
+                        || (i.code == "INVALID_FIELD"
+                            && r.pointer.len() > i.pointer.len()
+                            && r.pointer.starts_with(i.pointer.as_str())
+                            && r.pointer.as_bytes()[i.pointer.len()] == b'/'))
+            })
         });
         issues.extend(req);
     }

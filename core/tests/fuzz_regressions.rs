@@ -109,3 +109,165 @@ fn partner_values_must_not_hold_a_delimiter() {
     assert_eq!(e.code(), "INVALID_PARTNER");
     assert_eq!(e.issues[0].pointer, "/sender/id");
 }
+
+// ---- render: payloads of the 18 types -----------------------------------
+
+use serde_json::{Value, json};
+use x12kit::documents::schema::{Shape, shape_ref};
+use x12kit::documents::{self, TYPES};
+
+fn example_partner() -> Partner {
+    Partner::from_json(include_str!("../../examples/partners/acme-retail.json")).unwrap()
+}
+
+/// The example partner in 004010 (004030 for 753/754) or in 005010.
+fn partner_for(v5010: bool) -> Partner {
+    let mut p = example_partner();
+    if v5010 {
+        p.version = Some("005010".into());
+        p.versions.clear();
+    }
+    p
+}
+
+fn example(code: &str) -> Value {
+    let path = format!(
+        "{}/../examples/payloads/{code}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every type in both editions: (type, partner, payload shape, example payload).
+fn cases() -> Vec<(&'static str, Partner, &'static Shape, Value)> {
+    let mut out = Vec::new();
+    for code in TYPES {
+        for v5010 in [false, true] {
+            let p = partner_for(v5010);
+            let ed = documents::edition(&p.version_for(code));
+            out.push((code, p, shape_ref(code, ed).unwrap(), example(code)));
+        }
+    }
+    out
+}
+
+/// Pointers of the objects and arrays the shape has where the payload has
+/// their parent (array items: every item the payload has), each with its shape.
+fn containers<'s>(s: &'s Shape, v: &Value, at: &str, out: &mut Vec<(String, &'s Shape)>) {
+    match (s, v) {
+        (Shape::Object(fields, _), Value::Object(o)) => {
+            for f in fields {
+                let p = format!("{at}/{}", f.name);
+                if !matches!(f.shape, Shape::Leaf(_)) {
+                    out.push((p.clone(), &f.shape));
+                }
+                if let Some(x) = o.get(&f.name) {
+                    containers(&f.shape, x, &p, out);
+                }
+            }
+        }
+        (Shape::Array(inner, _), Value::Array(a)) => {
+            for (i, x) in a.iter().enumerate() {
+                containers(inner, x, &format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The payload with the member at `ptr` set to `v` (`None`: removed).
+fn with(payload: &Value, ptr: &str, v: Option<Value>) -> Value {
+    let mut out = payload.clone();
+    let (parent, key) = ptr.rsplit_once('/').unwrap();
+    let o = out.pointer_mut(parent).unwrap().as_object_mut().unwrap();
+    match v {
+        Some(v) => o.insert(key.to_string(), v),
+        None => o.remove(key),
+    };
+    out
+}
+
+/// fuzz/render, 2026-11-23: a value of the wrong type where the declaration
+/// has an object was ignored: the 810 of the reproducer (shortened) with
+/// `"address": "AC05"` rendered without N3/N4, and `Rendered::document`
+/// kept `"AC05"`. The encoder read `address/street` through a path lookup
+/// that took a string for "absent".
+#[test]
+fn a_nested_object_of_the_wrong_type_is_refused() {
+    let reproducer = br#"{
+  "invoiceNumber": "INV-20931",
+  "invoiceDate": "2026-11-20",
+  "purchaseOrderNumber": "PO-10045",
+  "currency": "USD",
+  "parties": [
+    { "code": "RE", "name": "8WiCo", "idQualifier": "92", "id": "WS01",
+      "address": "AC05" }
+  ]
+}"#;
+    let payload: Value = serde_json::from_slice(reproducer).unwrap();
+    let e = render("810", &payload, &example_partner(), &options())
+        .expect_err("a string is not an address");
+    let i = &e.issues[0];
+    assert_eq!(
+        (i.code, i.pointer.as_str(), i.message.as_str()),
+        (
+            "INVALID_FIELD",
+            "/parties/0/address",
+            "expected an object, found a string"
+        ),
+        "{e}"
+    );
+    // One error: not also the address fields it would have held.
+    assert_eq!(e.issues.len(), 1, "{e}");
+}
+
+/// The same for every object and array of every type, both editions: each
+/// container the example payload can hold, given a value of another type
+/// (or an array given an item that is not an object), is an `INVALID_FIELD`
+/// error at its pointer that names the type expected.
+#[test]
+fn every_object_and_array_of_the_wrong_type_is_refused() {
+    let mut checked = 0;
+    for (code, partner, shape, payload) in cases() {
+        let mut at = Vec::new();
+        containers(shape, &payload, "", &mut at);
+        for (ptr, s) in at {
+            let array = matches!(s, Shape::Array(..));
+            let other = if array { json!({}) } else { json!([]) };
+            let mut bad = vec![
+                (ptr.clone(), json!("oops")),
+                (ptr.clone(), json!(7)),
+                (ptr.clone(), json!(false)),
+                (ptr.clone(), other),
+            ];
+            if array {
+                bad.push((format!("{ptr}/0"), json!(["oops"])));
+                bad.push((format!("{ptr}/0"), json!([[]])));
+            }
+            for (want, v) in bad {
+                let p = with(&payload, &ptr, Some(v.clone()));
+                let expected = if array && want == ptr {
+                    "expected an array"
+                } else {
+                    "expected an object"
+                };
+                match render(code, &p, &partner, &options()) {
+                    Ok(r) => panic!(
+                        "{code} {:?}: {ptr} = {v} renders\n{}",
+                        partner.version,
+                        String::from_utf8_lossy(&r.x12)
+                    ),
+                    Err(e) => assert!(
+                        e.issues.iter().any(|i| i.code == "INVALID_FIELD"
+                            && i.pointer == want
+                            && i.message.starts_with(expected)),
+                        "{code} {:?}: {ptr} = {v}: no INVALID_FIELD at {want} ({expected}):\n{e}",
+                        partner.version
+                    ),
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "{checked} cases");
+}

@@ -57,12 +57,38 @@ pub struct Encoder<'d> {
 
 static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
 
-fn get<'v>(obj: Option<&'v Map<String, Value>>, path: &[String]) -> Option<&'v Value> {
-    let mut cur = obj?.get(&path[0])?;
-    for p in &path[1..] {
-        cur = cur.as_object()?.get(p)?;
+/// What a field path holds in the current object.
+#[derive(Clone, Copy)]
+enum Found<'v> {
+    /// Nothing: the field, or an object on the way to it, is absent or null.
+    Absent,
+    /// A value (not null).
+    Value(&'v Value),
+    /// Part `k` of the path (an object on the way to the field) holds this
+    /// value, which is not an object.
+    NotObject(usize, &'v Value),
+}
+
+/// Looks a field path up, telling absent fields from objects of the wrong type.
+fn look<'v>(obj: Option<&'v Map<String, Value>>, path: &[String]) -> Found<'v> {
+    let Some(mut cur) = obj.and_then(|o| o.get(&path[0])) else {
+        return Found::Absent;
+    };
+    for (k, p) in path[1..].iter().enumerate() {
+        cur = match cur {
+            Value::Object(o) => match o.get(p) {
+                Some(v) => v,
+                None => return Found::Absent,
+            },
+            Value::Null => return Found::Absent,
+            v => return Found::NotObject(k, v),
+        };
     }
-    (!cur.is_null()).then_some(cur)
+    if cur.is_null() {
+        Found::Absent
+    } else {
+        Found::Value(cur)
+    }
 }
 
 fn join(ptr: &str, path: &[String]) -> String {
@@ -90,14 +116,16 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// True when the node has any payload data in `obj` (so an optional node renders).
+/// True when the node has any payload data in `obj` (so an optional node
+/// renders). A value of the wrong type counts as data: rendering the node
+/// reports it.
 pub fn present(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>) -> bool {
     let Some(map) = &node.map else { return false };
     if !map.binds.is_empty() {
-        return map.binds.iter().any(|b| match get(obj, &b.path) {
-            Some(Value::Array(a)) => !a.is_empty(),
-            Some(_) => true,
-            None => false,
+        return map.binds.iter().any(|b| match look(obj, &b.path) {
+            Found::Value(Value::Array(a)) => !a.is_empty(),
+            Found::Value(_) | Found::NotObject(..) => true,
+            Found::Absent => false,
         });
     }
     if let Some(children) = &node.children {
@@ -107,12 +135,16 @@ pub fn present(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>)
             .any(|(i, c)| present(c, obj, if i == 0 { fixed } else { None }));
     }
     map.elements.iter().any(|e| match &e.target {
-        Target::Field(p) => Some(e.pos) != fixed && get(obj, p).is_some(),
+        Target::Field(p) => Some(e.pos) != fixed && !matches!(look(obj, p), Found::Absent),
         Target::Pairs(p) => {
             p.promote
                 .iter()
                 .any(|(_, f)| obj.is_some_and(|o| o.get(f).is_some_and(|v| !v.is_null())))
-                || matches!(get(obj, &p.array), Some(Value::Array(a)) if !a.is_empty())
+                || match look(obj, &p.array) {
+                    Found::Value(Value::Array(a)) => !a.is_empty(),
+                    Found::Value(_) | Found::NotObject(..) => true,
+                    Found::Absent => false,
+                }
         }
         _ => false,
     })
@@ -135,7 +167,14 @@ impl<'d> Encoder<'d> {
     fn issue(&mut self, code: &'static str, ptr: &str, message: String) {
         // One error per field: the first found is the most precise.
         let ptr = if ptr.is_empty() { "/" } else { ptr };
-        if self.issues.iter().any(|i| i.pointer == ptr) {
+        // Nor any below a value of the wrong type (its fields were not read).
+        if self.issues.iter().any(|i| {
+            i.pointer == ptr
+                || (i.code == "INVALID_FIELD"
+                    && ptr.len() > i.pointer.len()
+                    && ptr.starts_with(i.pointer.as_str())
+                    && ptr.as_bytes()[i.pointer.len()] == b'/')
+        }) {
             return;
         }
         self.issues.push(Issue {
@@ -148,6 +187,15 @@ impl<'d> Encoder<'d> {
             },
             message,
         });
+    }
+
+    /// Reports the value at `path` (under `ptr`) that should be an object.
+    fn not_object(&mut self, ptr: &str, path: &[String], v: &Value) {
+        self.issue(
+            "INVALID_FIELD",
+            &join(ptr, path),
+            format!("expected an object, found {}", kind(v)),
+        );
     }
 
     /// Renders the whole body from the payload root.
@@ -203,7 +251,15 @@ impl<'d> Encoder<'d> {
                     where_ptr = ptr.clone();
                 }
                 let fixed = b.when.clone();
-                match get(it.obj, &b.path) {
+                let found = match look(it.obj, &b.path) {
+                    Found::Absent => None,
+                    Found::Value(v) => Some(v),
+                    Found::NotObject(k, v) => {
+                        self.not_object(&it.ptr, &b.path[..=k], v);
+                        None
+                    }
+                };
+                match found {
                     None => {}
                     Some(Value::Array(a)) if b.array => {
                         if a.is_empty() && node.mandatory {
@@ -328,7 +384,15 @@ impl<'d> Encoder<'d> {
         ptr: &str,
     ) -> Vec<(Option<&'v Map<String, Value>>, String)> {
         let p = join(ptr, &lvl.path);
-        match get(obj, &lvl.path) {
+        let found = match look(obj, &lvl.path) {
+            Found::Absent => None,
+            Found::Value(v) => Some(v),
+            Found::NotObject(k, v) => {
+                self.not_object(ptr, &lvl.path[..=k], v);
+                None
+            }
+        };
+        match found {
             None => Vec::new(),
             Some(Value::Object(o)) if !lvl.array => vec![(Some(o), p)],
             Some(Value::Array(a)) if lvl.array => {
@@ -618,12 +682,16 @@ impl<'d> Encoder<'d> {
                         }
                     }
                     ptrs[pos] = Some(path);
-                    match get(it.obj, path) {
-                        Some(v) => {
+                    match look(it.obj, path) {
+                        Found::Value(v) => {
                             let ptr = || join(&it.ptr, path);
                             els[pos] = self.convert(v, e, &ptr).or(Some(String::new()))
                         }
-                        None => pending.push(e),
+                        Found::Absent => pending.push(e),
+                        Found::NotObject(k, v) => {
+                            self.not_object(&it.ptr, &path[..=k], v);
+                            els[pos] = Some(String::new());
+                        }
                     }
                 }
                 Target::Pairs(p) => self.pairs(p, e.mandatory, pos, it, &mut els),
@@ -725,7 +793,15 @@ impl<'d> Encoder<'d> {
             }
         }
         let aptr = join(&it.ptr, &p.array);
-        match get(it.obj, &p.array) {
+        let found = match look(it.obj, &p.array) {
+            Found::Absent => None,
+            Found::Value(v) => Some(v),
+            Found::NotObject(k, v) => {
+                self.not_object(&it.ptr, &p.array[..=k], v);
+                None
+            }
+        };
+        match found {
             None => {}
             Some(Value::Array(a)) => {
                 for (k, v) in a.iter().enumerate() {
