@@ -271,3 +271,98 @@ fn every_object_and_array_of_the_wrong_type_is_refused() {
     }
     assert!(checked > 500, "{checked} cases");
 }
+
+/// The set `render` wrote, mapped back.
+fn mapped(x12: &[u8]) -> Value {
+    let doc = x12kit::parse(x12);
+    let g = &doc.interchanges[0].groups[0];
+    documents::map_back(&doc, g, &g.transactions[0]).expect("one of the 18")
+}
+
+/// Pointers of the number fields (integers and decimals) the payload has.
+fn numbers(s: &Shape, v: &Value, at: &str, out: &mut Vec<String>) {
+    use x12kit::documents::model::PType;
+    match (s, v) {
+        (Shape::Object(fields, _), Value::Object(o)) => {
+            for f in fields {
+                let p = format!("{at}/{}", f.name);
+                match (&f.shape, o.get(&f.name)) {
+                    (Shape::Leaf(l), Some(_)) if matches!(l.ptype, PType::Int | PType::Num) => {
+                        out.push(p)
+                    }
+                    (s, Some(x)) => numbers(s, x, &p, out),
+                    _ => {}
+                }
+            }
+        }
+        (Shape::Array(inner, _), Value::Array(a)) => {
+            for (i, x) in a.iter().enumerate() {
+                numbers(inner, x, &format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// fuzz/render, 2026-11-23: a negative zero was written as `-0` (W1902 of
+/// the reproducer's 947, shortened) while the document said 0, so the
+/// mapped document rendered `0`: JSON `-0` reads as the float -0.0, whose
+/// decimal text is "-0". X12 numbers have no negative zero.
+#[test]
+fn negative_zero_renders_as_zero() {
+    let reproducer = br#"{
+  "date": "2026-11-21",
+  "adjustmentNumber": "ADJ-301",
+  "parties": [ { "code": "WH", "name": "Central Warehouse", "id": "WH01" } ],
+  "adjustments": [
+    { "reason": "AA", "quantity": -0, "unit": "CA", "sku": "WID-200" },
+    { "reason": "AA", "quantity": 2, "unit": "CA", "sku": "WID-100" }
+  ]
+}"#;
+    let payload: Value = serde_json::from_slice(reproducer).unwrap();
+    let r = render("947", &payload, &example_partner(), &options()).unwrap();
+    let x12 = String::from_utf8(r.x12.clone()).unwrap();
+    assert!(x12.contains("\nW19*AA*0*CA**SK*WID-200~"), "{x12}");
+    assert_eq!(r.document["adjustments"][0]["quantity"], json!(0));
+    assert_eq!(mapped(&r.x12), r.document);
+}
+
+/// The same for every number field of every type, both editions (R, N0,
+/// N2 with implied decimals, integers in AN elements, and the totals
+/// derived from them): `-0` and `-0.0` render exactly as `0` does.
+#[test]
+fn every_negative_zero_renders_as_zero() {
+    let mut checked = 0;
+    for (code, partner, shape, payload) in cases() {
+        let mut at = Vec::new();
+        numbers(shape, &payload, "", &mut at);
+        for ptr in at {
+            let zero = render(
+                code,
+                &with(&payload, &ptr, Some(json!(0))),
+                &partner,
+                &options(),
+            );
+            for text in ["-0", "-0.0", "-0e3"] {
+                let v: Value = serde_json::from_str(text).unwrap();
+                let r = render(code, &with(&payload, &ptr, Some(v)), &partner, &options());
+                match (&zero, r) {
+                    (Ok(z), Ok(r)) => {
+                        assert_eq!(
+                            String::from_utf8_lossy(&r.x12),
+                            String::from_utf8_lossy(&z.x12),
+                            "{code} {:?}: {ptr} = {text}",
+                            partner.version
+                        );
+                        assert_eq!(r.document, z.document, "{code}: {ptr} = {text}");
+                        assert_eq!(mapped(&r.x12), r.document, "{code}: {ptr} = {text}");
+                    }
+                    (Err(z), Err(e)) => assert_eq!(&e, z, "{code}: {ptr} = {text}"),
+                    (z, r) => panic!("{code}: {ptr} = 0 gives {z:?}, = {text} gives {r:?}"),
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} cases");
+}

@@ -40,6 +40,8 @@ pub fn expected(p: PType) -> &'static str {
 }
 
 /// Decimal text of a JSON number without exponent (`9.25`, `150`, `-3`).
+/// A negative zero (`-0`, `-0.0`, which JSON parsers read as the float
+/// -0.0) is `0`: X12 numbers have no negative zero.
 fn decimal(n: &Number) -> Option<String> {
     if let Some(i) = n.as_i64() {
         return Some(i.to_string());
@@ -50,6 +52,9 @@ fn decimal(n: &Number) -> Option<String> {
     let f = n.as_f64()?;
     if !f.is_finite() {
         return None;
+    }
+    if f == 0.0 {
+        return Some("0".into());
     }
     let s = format!("{f}");
     Some(match s.strip_suffix(".0") {
@@ -735,6 +740,16 @@ mod tests {
         assert_eq!(from_x12("9.25", PType::Num, XType::R), Some(json!(9.25)));
         assert_eq!(from_x12("x", PType::Num, XType::R), None);
         assert_eq!(canonical(&json!(3.0)), json!(3));
+        // No negative zero in X12 (JSON `-0` reads as the float -0.0).
+        for (pt, xt) in [
+            (PType::Num, XType::R),
+            (PType::Num, XType::N(2)),
+            (PType::Int, XType::N(0)),
+            (PType::Int, XType::AN),
+        ] {
+            assert_eq!(to_x12(&json!(-0.0), pt, xt, 1, 15).unwrap(), "0");
+        }
+        assert_eq!(canonical(&json!(-0.0)), json!(0));
     }
 
     #[test]
