@@ -47,7 +47,10 @@ pub struct RenderOptions {
 pub struct Rendered {
     /// The X12 bytes.
     pub x12: Vec<u8>,
-    /// The payload as map-back returns it (defaults filled in, numbers canonical).
+    /// The payload as map-back returns it: defaults filled in, numbers
+    /// canonical (no negative zero), fields ignored with `UNKNOWN_FIELD`
+    /// dropped, and members rendered as absent left out (null, `[]`, and
+    /// objects with nothing else, such as `{}`; array items stay).
     pub document: Value,
     /// Warnings (e.g. `UNKNOWN_FIELD`).
     pub warnings: Vec<Issue>,
@@ -291,12 +294,13 @@ pub fn render(
                 .unwrap_or(&partner.receiver.id),
             &mut req,
         );
-        // A field already in error, or under a value of the wrong type, is not reported twice.
+        // A field already in error is not reported twice, nor one under a
+        // value that is missing, empty or of the wrong type.
         req.retain(|r| {
             !issues.iter().any(|i| {
                 i.severity == Severity::Error
                     && (i.pointer == r.pointer
-                        || (i.code == "INVALID_FIELD"
+                        || (matches!(i.code, "INVALID_FIELD" | "MISSING_FIELD" | "EMPTY_ARRAY")
                             && r.pointer.len() > i.pointer.len()
                             && r.pointer.starts_with(i.pointer.as_str())
                             && r.pointer.as_bytes()[i.pointer.len()] == b'/'))

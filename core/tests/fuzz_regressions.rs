@@ -366,3 +366,204 @@ fn every_negative_zero_renders_as_zero() {
     }
     assert!(checked > 100, "{checked} cases");
 }
+
+/// `Rendered::document` is what map back gives, and renders the same X12.
+fn assert_round_trip(code: &str, partner: &Partner, r: &x12kit::Rendered, what: &str) {
+    let x12 = String::from_utf8_lossy(&r.x12);
+    assert_eq!(mapped(&r.x12), r.document, "{code}: {what}\n{x12}");
+    let again = render(code, &r.document, partner, &options())
+        .unwrap_or_else(|e| panic!("{code}: {what}: the document does not render: {e}"));
+    assert_eq!(String::from_utf8_lossy(&again.x12), x12, "{code}: {what}");
+}
+
+/// fuzz/render, 2026-11-23: members render treats as absent (null, `{}`,
+/// `[]`, objects that hold nothing else) were kept in `Rendered::document`
+/// while map back leaves them out: the reproducer's 810 (shortened) has an
+/// address holding only unknown fields, which are dropped with a warning,
+/// leaving `"address": {}` in the document.
+#[test]
+fn empty_members_are_left_out_of_the_document() {
+    let reproducer = br#"{
+  "invoiceNumber": "INV-20931",
+  "invoiceDate": "2026-11-20",
+  "currency": "USD",
+  "parties": [
+    { "code": "RE", "name": "Widget Supply Co", "idQualifier": "92", "id": "WS01",
+      "address": { "stteet": "400 Industrial Pkwy", "curocy": "US" } }
+  ],
+  "refs": [],
+  "terms": { "description": null },
+  "lines": [
+    { "lineNumber": 1, "quantity": 120, "unitPrice": 9.25, "sku": "WID-100",
+      "description": {}, "productIds": [], "upc": null }
+  ]
+}"#;
+    let payload: Value = serde_json::from_slice(reproducer).unwrap();
+    let p = example_partner();
+    let r = render("810", &payload, &p, &options()).unwrap();
+    assert_eq!(
+        r.document,
+        json!({
+            "invoiceNumber": "INV-20931",
+            "invoiceDate": "2026-11-20",
+            "currency": "USD",
+            "parties": [{ "code": "RE", "name": "Widget Supply Co", "idQualifier": "92", "id": "WS01" }],
+            "lines": [{ "lineNumber": 1, "quantity": 120, "unit": "EA", "unitPrice": 9.25, "sku": "WID-100" }],
+            "total": 1110
+        })
+    );
+    assert_round_trip("810", &p, &r, "the reproducer");
+    let x12 = String::from_utf8_lossy(&r.x12);
+    assert!(!x12.contains("\nITD") && !x12.contains("\nPID"), "{x12}");
+}
+
+/// Found with the above: a mandatory loop given an object that holds
+/// nothing (the 212's `status` of the fuzz reproducer held only unknown
+/// fields) was rendered as an empty segment, `AT7~`, which X12 does not
+/// allow (a segment has at least one element; X12.6 §3.7, X12 RFI 22) and
+/// which mapped back to `"status": {}`. It is now the error of a missing
+/// loop; and a segment that would be empty otherwise (its loop rendered
+/// for its other segments, or an array item) is a MISSING_FIELD error too.
+#[test]
+fn a_mandatory_segment_given_nothing_is_missing() {
+    let p = example_partner();
+    let payload = json!({
+        "scac": "ABCD",
+        "manifestNumber": "MAN-2026-1125-04",
+        "status": { "y": "Columbus", "snate": "OH" }
+    });
+    let e = render("212", &payload, &p, &options()).expect_err("AT7 is mandatory");
+    let errors: Vec<(&str, &str)> = e
+        .issues
+        .iter()
+        .filter(|i| i.severity == x12kit::documents::Severity::Error)
+        .map(|i| (i.code, i.pointer.as_str()))
+        .collect();
+    assert_eq!(errors, [("MISSING_FIELD", "/status")], "{e}");
+    for status in [json!({}), json!({ "code": null }), json!({ "dates": [] })] {
+        let e = render(
+            "212",
+            &with(&payload, "/status", Some(status)),
+            &p,
+            &options(),
+        )
+        .expect_err("AT7 is mandatory");
+        assert_eq!(e.issues[0].pointer, "/status", "{e}");
+    }
+
+    // The AT7 loop rendered for its G62, with nothing for the AT7 itself.
+    let e = render(
+        "212",
+        &with(
+            &payload,
+            "/status",
+            Some(json!({ "dates": [{ "qualifier": "10", "date": "2026-11-25" }] })),
+        ),
+        &p,
+        &options(),
+    )
+    .expect_err("an empty AT7");
+    let i = &e.issues[0];
+    assert_eq!(
+        (i.code, i.pointer.as_str()),
+        ("MISSING_FIELD", "/status/code"),
+        "{e}"
+    );
+    assert!(i.message.contains("AT7"), "{e}");
+    // An array item holding nothing for a segment of optional elements.
+    let e = render(
+        "212",
+        &with(
+            &payload,
+            "/status",
+            Some(json!({ "code": "X1", "dates": [{}] })),
+        ),
+        &p,
+        &options(),
+    )
+    .expect_err("an empty G62");
+    let i = &e.issues[0];
+    assert_eq!(
+        (i.code, i.pointer.as_str()),
+        ("MISSING_FIELD", "/status/dates/0/qualifier"),
+        "{e}"
+    );
+    // 214 in 005010: the AT7 loop is mandatory in each LX.
+    let e = render(
+        "214",
+        &json!({ "scac": "ABCD", "events": [{ "city": "Reno" }] }),
+        &partner_for(true),
+        &options(),
+    )
+    .expect_err("an empty AT7");
+    assert_eq!(e.issues[0].pointer, "/events/0/status", "{e}");
+}
+
+/// Every type, both editions: each object or array the example payload
+/// can hold, given an empty value (null, `{}` or `[]`, an object of nulls,
+/// an object holding an empty object or array), renders exactly as the
+/// payload without it (the same X12 and document, or the same errors), and
+/// the document is what map back gives.
+#[test]
+fn every_empty_member_is_absent() {
+    let mut checked = 0;
+    for (code, partner, shape, payload) in cases() {
+        let mut at = Vec::new();
+        containers(shape, &payload, "", &mut at);
+        for (ptr, s) in at {
+            let mut empties = vec![json!(null)];
+            match s {
+                Shape::Array(..) => empties.push(json!([])),
+                Shape::Object(fields, _) => {
+                    empties.push(json!({}));
+                    if let Some(f) = fields.iter().find(|f| matches!(f.shape, Shape::Leaf(_))) {
+                        empties.push(json!({ f.name.clone(): null }));
+                    }
+                    for f in fields {
+                        match f.shape {
+                            Shape::Object(..) => empties.push(json!({ f.name.clone(): {} })),
+                            Shape::Array(..) => empties.push(json!({ f.name.clone(): [] })),
+                            Shape::Leaf(_) => {}
+                        }
+                    }
+                }
+                Shape::Leaf(_) => unreachable!(),
+            }
+            let without = render(code, &with(&payload, &ptr, None), &partner, &options());
+            for v in empties {
+                let what = format!("{:?}: {ptr} = {v}", partner.version);
+                let r = render(
+                    code,
+                    &with(&payload, &ptr, Some(v.clone())),
+                    &partner,
+                    &options(),
+                );
+                match (&without, r) {
+                    (Ok(w), Ok(r)) => {
+                        assert_eq!(
+                            String::from_utf8_lossy(&r.x12),
+                            String::from_utf8_lossy(&w.x12),
+                            "{code} {what}"
+                        );
+                        assert_eq!(r.document, w.document, "{code} {what}");
+                        assert_round_trip(code, &partner, &r, &what);
+                    }
+                    (Err(w), Err(e)) => {
+                        // A mandatory array given [] is EMPTY_ARRAY rather than MISSING_FIELD.
+                        let errors = |e: &x12kit::RenderError| -> Vec<String> {
+                            e.issues
+                                .iter()
+                                .filter(|i| i.severity == x12kit::documents::Severity::Error)
+                                .map(|i| i.pointer.clone())
+                                .collect()
+                        };
+                        assert_eq!(errors(&e), errors(w), "{code} {what}:\n{e}\nwithout:\n{w}");
+                    }
+                    (w, r) => panic!("{code} {what}: gives {r:?}\nwithout: {w:?}"),
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} cases");
+}

@@ -118,16 +118,27 @@ fn kind(v: &Value) -> &'static str {
 
 /// True when the node has any payload data in `obj` (so an optional node
 /// renders). A value of the wrong type counts as data: rendering the node
-/// reports it.
+/// reports it. Null, `[]`, and an object without data for the node (`{}`,
+/// nulls, fields of other nodes) are no data: the node is absent.
 pub fn present(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>) -> bool {
     let Some(map) = &node.map else { return false };
     if !map.binds.is_empty() {
         return map.binds.iter().any(|b| match look(obj, &b.path) {
-            Found::Value(Value::Array(a)) => !a.is_empty(),
+            Found::Value(Value::Array(a)) if b.array => !a.is_empty(),
+            Found::Value(Value::Object(o)) if !b.array => {
+                holds(node, Some(o), b.when.as_ref().map(|w| w.0))
+            }
             Found::Value(_) | Found::NotObject(..) => true,
             Found::Absent => false,
         });
     }
+    holds(node, obj, fixed)
+}
+
+/// True when `obj` has data for the node's own fields and segments (its
+/// binding aside): [`present`] of the object a bound node is given.
+fn holds(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>) -> bool {
+    let Some(map) = &node.map else { return false };
     if let Some(children) = &node.children {
         return children
             .iter()
@@ -148,6 +159,36 @@ pub fn present(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>)
         }
         _ => false,
     })
+}
+
+/// True when `obj`, the object of a level of HL loop `node`, has data for
+/// it: for the segments rendered at that level, or levels below it (unless
+/// the level is flat: its children are beside it).
+fn level_holds(node: &Node, lvl: &HlLevel, obj: &Map<String, Value>) -> bool {
+    let (Some(map), Some(children)) = (&node.map, &node.children) else {
+        return false;
+    };
+    let at_level = |c: &&Node| {
+        c.map
+            .as_ref()
+            .is_some_and(|m| m.levels.is_empty() || m.levels.contains(&lvl.code))
+    };
+    holds(&children[0], Some(obj), None)
+        || children[1..]
+            .iter()
+            .filter(at_level)
+            .any(|c| present(c, Some(obj), None))
+        || (!lvl.flat
+            && map
+                .hier
+                .iter()
+                .filter(|c| c.under.contains(&lvl.code))
+                .any(|c| match look(Some(obj), &c.path) {
+                    Found::Value(Value::Array(a)) if c.array => !a.is_empty(),
+                    Found::Value(Value::Object(o)) if !c.array => level_holds(node, c, o),
+                    Found::Value(_) | Found::NotObject(..) => true,
+                    Found::Absent => false,
+                }))
 }
 
 impl<'d> Encoder<'d> {
@@ -283,13 +324,19 @@ impl<'d> Encoder<'d> {
                             }
                         }
                     }
-                    Some(Value::Object(o)) if !b.array => items.push(Item {
-                        obj: Some(o),
-                        ptr,
-                        seq: it.seq,
-                        fixed: fixed.clone(),
-                        hl: it.hl.clone(),
-                    }),
+                    Some(Value::Object(o))
+                        if !b.array && holds(node, Some(o), fixed.as_ref().map(|f| f.0)) =>
+                    {
+                        items.push(Item {
+                            obj: Some(o),
+                            ptr,
+                            seq: it.seq,
+                            fixed: fixed.clone(),
+                            hl: it.hl.clone(),
+                        })
+                    }
+                    // An object without data for the node is no occurrence.
+                    Some(Value::Object(_)) if !b.array => {}
                     Some(v) => self.issue(
                         "INVALID_FIELD",
                         &ptr,
@@ -360,7 +407,7 @@ impl<'d> Encoder<'d> {
         let tops: Vec<&HlLevel> = map.hier.iter().filter(|l| l.under.is_empty()).collect();
         let mut any = false;
         for top in tops {
-            let objs = self.level_items(top, it.obj, &it.ptr);
+            let objs = self.level_items(node, top, it.obj, &it.ptr);
             let objs = if objs.is_empty() && !any && node.mandatory && !top.array {
                 // The top level of a mandatory hierarchy is rendered even when
                 // empty (and then maps back as an empty object).
@@ -379,6 +426,7 @@ impl<'d> Encoder<'d> {
 
     fn level_items<'v>(
         &mut self,
+        node: &Node,
         lvl: &HlLevel,
         obj: Option<&'v Map<String, Value>>,
         ptr: &str,
@@ -394,7 +442,14 @@ impl<'d> Encoder<'d> {
         };
         match found {
             None => Vec::new(),
-            Some(Value::Object(o)) if !lvl.array => vec![(Some(o), p)],
+            // An object without data for its level is absent.
+            Some(Value::Object(o)) if !lvl.array => {
+                if level_holds(node, lvl, o) {
+                    vec![(Some(o), p)]
+                } else {
+                    Vec::new()
+                }
+            }
             Some(Value::Array(a)) if lvl.array => {
                 let mut out = Vec::new();
                 for (k, v) in a.iter().enumerate() {
@@ -449,7 +504,7 @@ impl<'d> Encoder<'d> {
         };
         let mut kids = Vec::new();
         for c in map.hier.iter().filter(|c| c.under.contains(&lvl.code)) {
-            for (o, p) in self.level_items(c, src, &src_ptr) {
+            for (o, p) in self.level_items(node, c, src, &src_ptr) {
                 kids.push((c, o, p));
             }
         }
@@ -648,10 +703,20 @@ impl<'d> Encoder<'d> {
 
     fn segment(&mut self, node: &'d Node, it: &Item<'_>) {
         let Some(map) = &node.map else {
-            // A start segment without declaration: write its id only.
+            // A start segment without declaration: it would be written
+            // empty, which X12 does not allow (the declaration must map it).
+            self.issue(
+                "MISSING_FIELD",
+                &it.ptr,
+                format!(
+                    "is required: the {} segment would be empty, and the {} declares no field for it",
+                    node.id, self.decl.code
+                ),
+            );
             self.out.push(vec![node.id.clone()]);
             return;
         };
+        let issues_before = self.issues.len();
         let width = map
             .elements
             .iter()
@@ -759,7 +824,47 @@ impl<'d> Encoder<'d> {
         while seg.len() > 1 && seg.last().is_some_and(String::is_empty) {
             seg.pop();
         }
+        if seg.len() == 1 && self.issues.len() == issues_before {
+            self.empty_segment(node, map, it);
+        }
         self.out.push(seg);
+    }
+
+    /// Reports a segment about to be written without any element: X12 has
+    /// no empty segments (X12.6 §3.7: the terminator follows an element),
+    /// so the payload must give one of its fields. Reported at the first
+    /// field of the segment.
+    fn empty_segment(&mut self, node: &Node, map: &NodeMap, it: &Item<'_>) {
+        let fixed = it.fixed.as_ref().map(|f| f.0);
+        let mut names: Vec<String> = Vec::new();
+        let mut first: Option<String> = None;
+        for e in &map.elements {
+            match &e.target {
+                Target::Field(path) if Some(e.pos) != fixed => {
+                    first.get_or_insert_with(|| join(&it.ptr, path));
+                    names.push(path.join("/"));
+                }
+                Target::Pairs(p) => {
+                    for (_, f) in &p.promote {
+                        first.get_or_insert_with(|| join(&it.ptr, std::slice::from_ref(f)));
+                        names.push(f.clone());
+                    }
+                    first.get_or_insert_with(|| join(&it.ptr, &p.array));
+                    names.push(p.array.join("/"));
+                }
+                _ => {}
+            }
+        }
+        let ptr = first.unwrap_or_else(|| it.ptr.clone());
+        self.issue(
+            "MISSING_FIELD",
+            &ptr,
+            format!(
+                "is required: the {} segment would be empty (X12 has no empty segments); give at least one of {}",
+                node.id,
+                names.join(", ")
+            ),
+        );
     }
 
     fn pairs(

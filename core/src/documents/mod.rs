@@ -243,7 +243,8 @@ pub struct Body {
     /// Segments between ST and SE.
     pub segments: Vec<Vec<String>>,
     /// The payload as map-back will return it: defaults filled in, numbers
-    /// canonical, ignored (unknown) fields removed.
+    /// canonical, ignored (unknown) fields removed, and the members rendered
+    /// as absent left out (null, `[]`, objects with nothing else).
     pub normalized: Value,
     /// Warnings (unknown fields).
     pub warnings: Vec<Issue>,
@@ -284,6 +285,7 @@ pub fn render_body(
         .map(|w| w.pointer.clone())
         .collect();
     schema::remove(&mut normalized, &ignored);
+    drop_empty(&mut normalized);
     for (ptr, v) in enc.defaults {
         insert(&mut normalized, &ptr, v);
     }
@@ -313,6 +315,27 @@ pub fn canonical(v: &Value) -> Value {
             Value::Object(o.iter().map(|(k, v)| (k.clone(), canonical(v))).collect())
         }
         _ => v.clone(),
+    }
+}
+
+/// Leaves out the object members render treats as absent: null, `[]`,
+/// and objects with nothing else (`{}`), at any depth. Array items stay
+/// (an item is an occurrence even when it holds nothing). True when `v`
+/// itself is such a value.
+fn drop_empty(v: &mut Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Object(o) => {
+            o.retain(|_, m| !drop_empty(m));
+            o.is_empty()
+        }
+        Value::Array(a) => {
+            for m in a.iter_mut() {
+                drop_empty(m);
+            }
+            a.is_empty()
+        }
+        _ => false,
     }
 }
 
