@@ -36,7 +36,8 @@ pub struct RenderArgs {
     /// Interchange time HHMM (default: now, UTC).
     #[arg(long, requires = "date")]
     time: Option<String>,
-    /// Print the normalised document (defaults filled in) as JSON instead of the X12.
+    /// Print the normalised document as JSON instead of the X12: defaults filled
+    /// in, empty members (null, {}, []) left out, as `parse` maps it back.
     #[arg(long)]
     document: bool,
 }
