@@ -26,7 +26,10 @@ pub enum Pull<'a> {
 /// A chunk-fed tokenizer with memory bounded by the longest segment.
 #[derive(Debug, Default)]
 pub struct StreamTokenizer {
+    /// `buf[..end]` is the input held; `buf[end..]` is room kept from
+    /// earlier chunks, so that [`Reader`] can read into it without zeroing.
     buf: Vec<u8>,
+    end: usize,
     pos: usize,
     base: usize,
     lexer: Lexer,
@@ -41,8 +44,28 @@ impl StreamTokenizer {
 
     /// Appends a chunk of input. Bytes already tokenized are dropped first.
     pub fn feed(&mut self, chunk: &[u8]) {
+        self.room(chunk.len()).copy_from_slice(chunk);
+        self.end += chunk.len();
+    }
+
+    /// Reads at most `max` bytes of input from `r` straight into the buffer
+    /// (no intermediate copy); returns what `r.read` returned.
+    fn fill_from(&mut self, r: &mut impl Read, max: usize) -> io::Result<usize> {
+        let n = r.read(self.room(max))?;
+        // A `Read` that claims more than it was given is a bug in it; do not trust it.
+        let n = n.min(max);
+        self.end += n;
+        Ok(n)
+    }
+
+    /// Drops the bytes already tokenized and returns `len` bytes of room
+    /// after the input held.
+    fn room(&mut self, len: usize) -> &mut [u8] {
         self.compact();
-        self.buf.extend_from_slice(chunk);
+        if self.buf.len() < self.end + len {
+            self.buf.resize(self.end + len, 0);
+        }
+        &mut self.buf[self.end..self.end + len]
     }
 
     /// Declares the end of the input.
@@ -52,7 +75,7 @@ impl StreamTokenizer {
 
     /// Bytes held but not yet tokenized (for memory accounting).
     pub fn buffered(&self) -> usize {
-        self.buf.len() - self.pos
+        self.end - self.pos
     }
 
     /// Total input bytes consumed so far.
@@ -66,7 +89,9 @@ impl StreamTokenizer {
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Pull<'_> {
         match self.advance() {
-            Some(Step::Segment(raw)) => Pull::Token(Token::Segment(raw.view(&self.buf))),
+            Some(Step::Segment(raw)) => {
+                Pull::Token(Token::Segment(raw.view(&self.buf[..self.end])))
+            }
             Some(Step::Diagnostic(d)) => Pull::Token(Token::Diagnostic(d)),
             Some(Step::NeedMore) => Pull::NeedInput,
             Some(Step::End) | None => Pull::End,
@@ -76,13 +101,14 @@ impl StreamTokenizer {
     fn advance(&mut self) -> Option<Step> {
         Some(
             self.lexer
-                .step(&self.buf, &mut self.pos, self.base, self.eof),
+                .step(&self.buf[..self.end], &mut self.pos, self.base, self.eof),
         )
     }
 
     fn compact(&mut self) {
         if self.pos > 0 {
-            self.buf.drain(..self.pos);
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
             self.base += self.pos;
             self.pos = 0;
         }
@@ -94,7 +120,7 @@ impl StreamTokenizer {
 pub struct Reader<R> {
     inner: R,
     tokens: StreamTokenizer,
-    chunk: Vec<u8>,
+    chunk: usize,
 }
 
 impl<R: Read> Reader<R> {
@@ -108,7 +134,7 @@ impl<R: Read> Reader<R> {
         Reader {
             inner,
             tokens: StreamTokenizer::new(),
-            chunk: vec![0; size.max(1)],
+            chunk: size.max(1),
         }
     }
 
@@ -122,13 +148,14 @@ impl<R: Read> Reader<R> {
         loop {
             match self.tokens.advance() {
                 Some(Step::Segment(raw)) => {
-                    return Ok(Some(Token::Segment(raw.view(&self.tokens.buf))));
+                    let t = &self.tokens;
+                    return Ok(Some(Token::Segment(raw.view(&t.buf[..t.end]))));
                 }
                 Some(Step::Diagnostic(d)) => return Ok(Some(Token::Diagnostic(d))),
                 Some(Step::End) | None => return Ok(None),
                 Some(Step::NeedMore) => {
                     let n = loop {
-                        match self.inner.read(&mut self.chunk) {
+                        match self.tokens.fill_from(&mut self.inner, self.chunk) {
                             Ok(n) => break n,
                             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                             Err(e) => return Err(e),
@@ -136,8 +163,6 @@ impl<R: Read> Reader<R> {
                     };
                     if n == 0 {
                         self.tokens.finish();
-                    } else {
-                        self.tokens.feed(&self.chunk[..n]);
                     }
                 }
             }
