@@ -249,6 +249,17 @@ pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &str) -> Result<&'a mut T, Fa
     unsafe { ptr.as_mut() }.ok_or_else(|| Failure::null(name))
 }
 
+/// Writes `value` through an optional output pointer (NULL skips it).
+///
+/// # Safety
+/// `ptr` must be NULL or valid for writes of a `T`.
+pub(crate) unsafe fn put<T>(ptr: *mut T, value: T) {
+    // SAFETY: forwarded to the caller.
+    if let Some(slot) = unsafe { ptr.as_mut() } {
+        *slot = value;
+    }
+}
+
 /// Creates an error object for use with any number of calls.
 ///
 /// Ownership: the caller owns the result and frees it with `x12kit_error_free`.

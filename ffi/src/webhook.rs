@@ -5,7 +5,7 @@
 //! `x12kit_webhook_delivery`). See docs/webhooks.md.
 
 use crate::error::{
-    Failure, bytes, c_string, call, free_box, guard, out, text, x12kit_error, x12kit_status,
+    Failure, bytes, c_string, call, free_box, guard, out, put, text, x12kit_error, x12kit_status,
 };
 use crate::string::{give, x12kit_bytes, x12kit_string};
 use std::ffi::{CString, c_char};
@@ -678,12 +678,9 @@ pub unsafe extern "C" fn x12kit_webhook_delivery_body(
         // SAFETY: forwarded to the caller.
         let body = unsafe { delivery.as_ref() }.map(|d| d.delivery.body());
         // SAFETY: forwarded to the caller.
-        if let Some(data_out) = unsafe { data_out.as_mut() } {
-            *data_out = body.map_or(std::ptr::null(), <[u8]>::as_ptr);
-        }
-        // SAFETY: forwarded to the caller.
-        if let Some(len_out) = unsafe { len_out.as_mut() } {
-            *len_out = body.map_or(0, <[u8]>::len);
+        unsafe {
+            put(data_out, body.map_or(std::ptr::null(), <[u8]>::as_ptr));
+            put(len_out, body.map_or(0, <[u8]>::len));
         }
         body.is_some()
     })
@@ -731,13 +728,13 @@ pub unsafe extern "C" fn x12kit_webhook_delivery_header(
     guard(false, || {
         // SAFETY: forwarded to the caller.
         let header = unsafe { delivery.as_ref() }.and_then(|d| d.headers.get(index));
+        let (name, value) = header.map_or((std::ptr::null(), std::ptr::null()), |(n, v)| {
+            (n.as_ptr(), v.as_ptr())
+        });
         // SAFETY: forwarded to the caller.
-        if let Some(name_out) = unsafe { name_out.as_mut() } {
-            *name_out = header.map_or(std::ptr::null(), |(n, _)| n.as_ptr());
-        }
-        // SAFETY: forwarded to the caller.
-        if let Some(value_out) = unsafe { value_out.as_mut() } {
-            *value_out = header.map_or(std::ptr::null(), |(_, v)| v.as_ptr());
+        unsafe {
+            put(name_out, name);
+            put(value_out, value);
         }
         header.is_some()
     })
