@@ -278,35 +278,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         } else {
             b
         };
-        let mut run = 0;
-        for (i, &c) in b.iter().enumerate() {
-            let esc: &[u8] = match c {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x08 => b"\\b",
-                0x0C => b"\\f",
-                0..=0x1F => b"",
-                _ => continue,
-            };
-            self.buf.extend_from_slice(&b[run..i]);
-            if esc.is_empty() {
-                self.buf.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[(c >> 4) as usize],
-                    HEX[(c & 15) as usize],
-                ]);
-            } else {
-                self.buf.extend_from_slice(esc);
-            }
-            run = i + 1;
-        }
-        self.buf.extend_from_slice(&b[run..]);
+        escape_into(b, &mut self.buf);
     }
 
     fn key(&mut self, first: &mut bool, k: &str) {
@@ -704,11 +676,58 @@ impl<W: io::Write> io::Write for Pretty<W> {
     }
 }
 
+/// Appends the inside of a JSON string holding `b` (UTF-8): `"`, `\` and
+/// control characters escaped as serde_json does (`\n`, `\b`, …, else
+/// `\u00XX`), everything else as it is.
+pub(crate) fn escape_into(b: &[u8], out: &mut Vec<u8>) {
+    let mut run = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0C => b"\\f",
+            0..=0x1F => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&b[run..i]);
+        if esc.is_empty() {
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(c >> 4) as usize],
+                HEX[(c & 15) as usize],
+            ]);
+        } else {
+            out.extend_from_slice(esc);
+        }
+        run = i + 1;
+    }
+    out.extend_from_slice(&b[run..]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::envelope::parse;
     use serde_json::json;
+
+    #[test]
+    fn escape_into_writes_what_serde_json_writes() {
+        let all: String = (0u8..0x80).map(char::from).chain("é€😀".chars()).collect();
+        let mut out = vec![b'"'];
+        super::escape_into(all.as_bytes(), &mut out);
+        out.push(b'"');
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string(&all).unwrap()
+        );
+    }
 
     #[test]
     fn shape_of_a_small_interchange() {

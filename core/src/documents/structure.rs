@@ -842,8 +842,7 @@ fn needs_escape(c: u8) -> bool {
     c < 0x20 || c == b'"' || c == b'\\'
 }
 
-/// A JSON string from UTF-8 bytes (control characters other than `\n`,
-/// `\r`, `\t` as `\u00XX`).
+/// A JSON string from UTF-8 bytes, escaped as the parse JSON is.
 fn json_string(b: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
     if !b.iter().fold(false, |f, &c| f | needs_escape(c)) {
@@ -851,34 +850,7 @@ fn json_string(b: &[u8], out: &mut Vec<u8>) {
         out.push(b'"');
         return;
     }
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut run = 0;
-    for (i, &c) in b.iter().enumerate() {
-        let esc: &[u8] = match c {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0..=0x1F => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&b[run..i]);
-        if esc.is_empty() {
-            out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(c >> 4) as usize],
-                HEX[(c & 15) as usize],
-            ]);
-        } else {
-            out.extend_from_slice(esc);
-        }
-        run = i + 1;
-    }
-    out.extend_from_slice(&b[run..]);
+    crate::json::escape_into(b, out);
     out.push(b'"');
 }
 
