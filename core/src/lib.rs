@@ -56,7 +56,7 @@ pub use partner::Partner;
 pub use render::{ControlNumbers, RenderError, RenderOptions, Rendered, render};
 pub use segment::{Element, Segment};
 pub use stream::{Pull, Reader, StreamTokenizer};
-pub use validate::{Validation, Validator, validate, validate_reader};
+pub use validate::{StreamValidator, Validation, Validator, validate, validate_reader};
 pub use write::{WriteOptions, write, write_str};
 
 /// Parses X12 and returns the JSON parse result as bytes (the cross-language contract).

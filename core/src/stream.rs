@@ -50,7 +50,7 @@ impl StreamTokenizer {
 
     /// Reads at most `max` bytes of input from `r` straight into the buffer
     /// (no intermediate copy); returns what `r.read` returned.
-    fn fill_from(&mut self, r: &mut impl Read, max: usize) -> io::Result<usize> {
+    pub(crate) fn fill_from(&mut self, r: &mut impl Read, max: usize) -> io::Result<usize> {
         let n = r.read(self.room(max))?;
         // A `Read` that claims more than it was given is a bug in it; do not trust it.
         let n = n.min(max);

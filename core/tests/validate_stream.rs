@@ -4,14 +4,24 @@
 //! still runs (the counts prove every set was seen, and planted errors are
 //! found).
 //!
+//! The push validator, `StreamValidator`, gives exactly what `validate_reader`
+//! gives over every corpus file, whatever the chunk size, and keeps the heap
+//! bounded the same way.
+//!
 //! A measuring global allocator (hence its own test binary) tracks the bytes
 //! live on the heap and their peak. `X12KIT_STREAM_MB` sets the size of the
 //! large run (default 48).
 
+mod common;
+
+use common::{corpus_dir, corpus_files};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use x12kit::validate::{GroupSummary, InterchangeSummary, Options, Retain, SetSummary, Sink};
+use std::sync::{Mutex, MutexGuard};
+use x12kit::validate::{
+    GroupSummary, InterchangeSummary, Options, Retain, SetSummary, Sink, StreamValidator,
+};
 use x12kit::{Code, Diagnostic, Envelope, Reader, Validator};
 
 struct Measuring;
@@ -53,6 +63,13 @@ unsafe impl GlobalAlloc for Measuring {
 
 #[global_allocator]
 static GLOBAL: Measuring = Measuring;
+
+/// The heap counters are global: the tests of this binary run one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Generates interchanges of 850s on the fly, `size` bytes in all (rounded
 /// up to a whole interchange). Every 100th set has a wrong SE01.
@@ -205,6 +222,7 @@ fn stream(size: usize, max_control_numbers: usize) -> Run {
 
 #[test]
 fn validation_memory_does_not_grow_with_the_input() {
+    let _serial = serial();
     let mb: usize = std::env::var("X12KIT_STREAM_MB")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -268,4 +286,176 @@ fn validation_memory_does_not_grow_with_the_input() {
         "capped peak heap {}",
         capped.peak_heap
     );
+}
+
+/// Feeding any chunking gives what `validate_reader` gives for the same bytes.
+#[test]
+fn corpus_push_validation_equals_validate_reader() {
+    let _serial = serial();
+    let Some(dir) = corpus_dir() else { return };
+    let files = corpus_files(&dir);
+    assert!(!files.is_empty());
+    let structure = Options {
+        structure: true,
+        ..Options::default()
+    };
+    for (name, path) in files {
+        let bytes = std::fs::read(&path).unwrap();
+        for options in [&Options::default(), &structure] {
+            let expected = x12kit::validate_reader(&bytes[..], options).unwrap();
+            for size in [1, 7, 4096] {
+                let mut v = StreamValidator::new(options.clone());
+                for chunk in bytes.chunks(size) {
+                    v.feed(chunk);
+                    assert!(v.consumed() <= bytes.len());
+                }
+                let pushed = v.finish();
+                assert_eq!(
+                    pushed.diagnostics, expected.diagnostics,
+                    "{name}, chunks of {size}, structure {}: diagnostics differ",
+                    options.structure
+                );
+                assert_eq!(
+                    pushed.interchanges, expected.interchanges,
+                    "{name}, chunks of {size}, structure {}: summaries differ",
+                    options.structure
+                );
+                assert_eq!(pushed, expected, "{name}, chunks of {size}");
+            }
+        }
+    }
+}
+
+/// Empty chunks, one whole chunk larger than the validator's piece, and a
+/// last segment without terminator.
+#[test]
+fn push_validation_edge_chunkings() {
+    let _serial = serial();
+    let x12: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*4*0001~GE*1*1~IEA*1*000000001";
+    let expected = x12kit::validate_reader(x12, &Options::default()).unwrap();
+    assert!(!expected.diagnostics.is_empty());
+    let mut v = StreamValidator::new(Options::default());
+    v.feed(b"");
+    for chunk in x12.chunks(3) {
+        v.feed(chunk);
+        v.feed(b"");
+    }
+    assert_eq!(v.finish(), expected);
+    assert_eq!(
+        StreamValidator::new(Options::default()).finish(),
+        x12kit::validate_reader(&b""[..], &Options::default()).unwrap()
+    );
+    // A 1 MB chunk at once: validated in pieces, same result.
+    let mut big = Vec::new();
+    for _ in 0..(1_000_000 / x12.len() + 1) {
+        big.extend_from_slice(x12);
+        big.extend_from_slice(b"~\n");
+    }
+    let mut v = StreamValidator::new(Options::default());
+    v.feed(&big);
+    assert!(v.retained_bytes() < 64 * 1024);
+    assert_eq!(
+        v.finish(),
+        x12kit::validate_reader(&big[..], &Options::default()).unwrap()
+    );
+}
+
+/// What `push` measured.
+struct Pushed {
+    bytes: usize,
+    interchanges: usize,
+    diagnostics: usize,
+    peak_heap: usize,
+    peak_state: usize,
+}
+
+/// The generator's bytes pushed in `chunk`-byte pieces to a `StreamValidator`
+/// with the default `Validation` sink and `Retain::Counts`, as a C program
+/// would through `x12kit_stream_validator_feed`.
+fn push(size: usize, chunk: usize) -> Pushed {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let mut source = Generated::new(size);
+    let options = Options {
+        retain: Retain::Counts,
+        max_control_numbers: 1_000,
+        ..Options::default()
+    };
+    let mut v = StreamValidator::new(options);
+    let mut buf = vec![0u8; chunk];
+    let mut bytes = 0;
+    let mut peak_state = 0;
+    loop {
+        let n = source.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        bytes += n;
+        v.feed(&buf[..n]);
+        peak_state = peak_state.max(v.retained_bytes());
+    }
+    let result = v.finish();
+    let peak_heap = PEAK.load(Ordering::Relaxed) - before;
+    assert_eq!(
+        result.diagnostics.len() as u64,
+        source.sets / 100,
+        "every planted SE01 error is found"
+    );
+    assert!(result.diagnostics.iter().all(|d| d.code == Code::Se01Count));
+    assert_eq!(result.interchanges.len() as u64, source.interchange);
+    assert!(
+        result.interchanges.iter().all(|i| i.groups.is_empty()),
+        "Retain::Counts keeps no group or set summaries"
+    );
+    Pushed {
+        bytes,
+        interchanges: result.interchanges.len(),
+        diagnostics: result.diagnostics.len(),
+        peak_heap,
+        peak_state,
+    }
+}
+
+#[test]
+fn push_validation_memory_is_bounded() {
+    let _serial = serial();
+    let mb: usize = std::env::var("X12KIT_STREAM_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
+    for chunk in [7, 4096, 1 << 20] {
+        let small = push(4_000_000, chunk);
+        let large = push(mb * 1_000_000, chunk);
+        eprintln!(
+            "pushed in {chunk}-byte chunks: {} bytes: peak heap {}; {} bytes \
+             ({} interchanges, {} diagnostics): peak heap {}, validator state {}",
+            small.bytes,
+            small.peak_heap,
+            large.bytes,
+            large.interchanges,
+            large.diagnostics,
+            large.peak_heap,
+            large.peak_state
+        );
+        assert!(large.bytes >= mb * 1_000_000);
+        // The validator itself: at most a 64 KiB piece of a chunk held, its
+        // open levels and up to 1000 ISA13s, whatever the chunk size.
+        assert!(
+            large.peak_state <= 64 * 1024 + 16 * 1024 + 48 * 1_000,
+            "validator state {} in {chunk}-byte chunks",
+            large.peak_state
+        );
+        // The heap grows only with the result kept (no group or set
+        // summaries): one summary per interchange and one diagnostic per
+        // planted error, with room for their vectors doubling.
+        let result = 2 * (1024 * large.interchanges + 2048 * large.diagnostics);
+        assert!(
+            large.peak_heap <= small.peak_heap + result,
+            "peak heap {} for {} bytes vs {} for {} bytes ({chunk}-byte chunks)",
+            large.peak_heap,
+            large.bytes,
+            small.peak_heap,
+            small.bytes
+        );
+    }
 }

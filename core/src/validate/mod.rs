@@ -8,7 +8,9 @@
 //! The rules run in one engine, [`Validator`], a [`Handler`](crate::Handler) of the envelope
 //! machine that keeps only counters and control numbers, so the same checks
 //! run over a parsed [`Document`] ([`validate()`]) and over a stream of any size
-//! ([`validate_reader`], or a [`Validator`] fed by an [`Envelope`] yourself).
+//! ([`validate_reader`] for an [`io::Read`], [`StreamValidator`] for chunks
+//! pushed as they arrive, or a [`Validator`] fed by an
+//! [`Envelope`](crate::Envelope) yourself).
 //! The parser's own diagnostics (`SE_MISSING`, `SEGMENT_ID`, …) are not
 //! re-detected: they pass through the engine, which maps them to their
 //! acknowledgement codes. `docs/validation.md` lists every rule.
@@ -29,11 +31,13 @@ mod engine;
 pub mod mapping;
 mod recover;
 pub(crate) mod replay;
+mod stream;
 mod summary;
 pub mod tables;
 mod whole;
 
 pub use engine::{Options, Retain, SetRules, Sink, Validator};
+pub use stream::StreamValidator;
 pub use summary::{
     Ak5Outcome, Ak9Outcome, ElementError, GroupSummary, InterchangeSummary, SegmentError,
     SetSummary, Status, Ta1Outcome, Validation,
@@ -41,8 +45,7 @@ pub use summary::{
 pub use whole::{Buffered, WholeSetRules};
 
 use crate::diagnostics::Diagnostic;
-use crate::envelope::{Document, Envelope};
-use crate::stream::Reader;
+use crate::envelope::Document;
 use replay::Replay;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use std::io;
@@ -80,14 +83,9 @@ impl<S: Sink> Validator<S> {
     }
 
     /// Runs the validator over X12 read in chunks from `reader` and returns the sink.
-    pub fn read<R: io::Read>(mut self, reader: R) -> io::Result<S> {
-        let mut r = Reader::new(reader);
-        let mut env = Envelope::new();
-        while let Some(t) = r.next_token()? {
-            env.push(t, &mut self);
-        }
-        env.finish(r.consumed(), &mut self);
-        Ok(self.finish())
+    /// The same path as a [`StreamValidator`] fed the chunks read.
+    pub fn read<R: io::Read>(self, reader: R) -> io::Result<S> {
+        StreamValidator::with_validator(self).read(reader)
     }
 }
 
