@@ -12,7 +12,8 @@
  *    string and a message (see x12kit_error_new); on success it is untouched.
  *  - Ownership: results are owned by the caller and freed with exactly one
  *    call: x12kit_string_free, x12kit_diagnostics_free, x12kit_issues_free,
- *    x12kit_reader_free, x12kit_webhook_signer_free,
+ *    x12kit_reader_free, x12kit_stream_validator_free,
+ *    x12kit_webhook_signer_free,
  *    x12kit_webhook_delivery_free, x12kit_error_free. Never free them with
  *    free(). Every _free accepts NULL.
  *  - Lifetime of views (x12kit_segment, x12kit_element, x12kit_diagnostic):
@@ -165,6 +166,28 @@ typedef enum x12kit_ack_kind {
 } x12kit_ack_kind;
 
 /**
+ * Which group and set summaries a validation keeps (the `retain` field of
+ * `x12kit_validate_options`). Counts and outcomes are always kept.
+ *
+ * Ownership, lifetime, thread safety: a plain value, copied freely.
+ */
+typedef enum x12kit_retain {
+  /**
+   * Every group and every transaction set (the default).
+   */
+  X12KIT_RETAIN_ALL = 0,
+  /**
+   * Every group, but only the sets that are not accepted without errors.
+   */
+  X12KIT_RETAIN_ERRORS = 1,
+  /**
+   * No group or set summaries (`groups` is empty in the JSON): memory no
+   * longer grows with the number of sets, for streams of millions of sets.
+   */
+  X12KIT_RETAIN_COUNTS = 2,
+} x12kit_retain;
+
+/**
  * An owned, immutable list of diagnostics, in the order they were found.
  *
  * Ownership: returned by `x12kit_parse` to the caller, who frees it with
@@ -218,6 +241,22 @@ typedef struct x12kit_issues x12kit_issues;
  * outlive the reader) and `x12kit_segment`.
  */
 typedef struct x12kit_reader x12kit_reader;
+
+/**
+ * A push validator: validates X12 fed in chunks of any size (from a socket,
+ * a huge file, a queue ...) without holding the input.
+ *
+ * Created by `x12kit_stream_validator_new`, fed with
+ * `x12kit_stream_validator_feed`, finished with
+ * `x12kit_stream_validator_finish` (after which it only accepts
+ * `x12kit_stream_validator_free`), freed with `x12kit_stream_validator_free`.
+ *
+ * Ownership: the caller's, from `x12kit_stream_validator_new` until
+ * `x12kit_stream_validator_free`. Lifetime: until that call. Thread safety:
+ * not synchronised; use a validator from one thread at a time (it may be
+ * moved between threads). Separate validators are independent.
+ */
+typedef struct x12kit_stream_validator x12kit_stream_validator;
 
 /**
  * One attempt of a webhook delivery (`x12kit::webhook::Delivery`): the exact
@@ -284,8 +323,8 @@ typedef struct x12kit_string {
 } x12kit_string;
 
 /**
- * How `x12kit_validate_with` validates. A zero-filled struct gives the
- * defaults of `x12kit_validate`.
+ * How `x12kit_validate_with` and `x12kit_stream_validator_new` validate. A
+ * zero-filled struct gives the defaults of `x12kit_validate`.
  *
  * Ownership: the caller's; x12kit reads it during the call only. Lifetime:
  * the duration of the call. Thread safety: plain data.
@@ -297,6 +336,12 @@ typedef struct x12kit_validate_options {
    * reported as diagnostics with their AK3/AK4 and IK3/IK4 codes.
    */
   bool structure;
+  /**
+   * One of the `x12kit_retain` values (a plain integer, so that any value
+   * can be checked: others give `X12KIT_STATUS_INVALID_ARGUMENT`); 0 keeps
+   * every summary.
+   */
+  uint32_t retain;
 } x12kit_validate_options;
 
 /**
@@ -842,7 +887,8 @@ enum x12kit_status x12kit_validate(const uint8_t *input,
 /**
  * `x12kit_validate` with options (NULL for the defaults): with
  * `options->structure`, the structure of the 18 known transaction sets is
- * checked too. Outputs and errors as for `x12kit_validate`. Thread safety:
+ * checked too; `options->retain` says which group and set summaries the
+ * result keeps. Outputs and errors as for `x12kit_validate`. Thread safety:
  * may be called from many threads at once.
  *
  * Ownership: the outputs become the caller's; x12kit keeps no pointer to
@@ -857,6 +903,104 @@ enum x12kit_status x12kit_validate_with(const uint8_t *input,
                                         struct x12kit_string *json_out,
                                         struct x12kit_diagnostics **diagnostics_out,
                                         struct x12kit_error *err);
+
+/**
+ * Creates a push validator with `options` (NULL for the defaults of
+ * `x12kit_validate`; `options->retain` = `X12KIT_RETAIN_COUNTS` keeps memory
+ * bounded for streams of millions of sets).
+ *
+ * Feeding it the input in chunks of any size, then finishing it, gives
+ * exactly the result of the core's `validate_reader` over the same bytes,
+ * whatever the chunking. That is the result of `x12kit_validate_with` except
+ * that acknowledgements in the input (TA1, 997, 999) are not read (no
+ * `acknowledgements` in the JSON), interchanges whose ISA cannot be parsed
+ * get no summary, and invalid UTF-8 is not reported (`INVALID_UTF8` concerns
+ * the parse JSON only). Memory is bounded by the longest segment plus 64 KiB
+ * plus the result kept (diagnostics and the summaries `retain` keeps).
+ *
+ * Returns the validator, or NULL with `err` filled: an unknown
+ * `options->retain` gives `X12KIT_STATUS_INVALID_ARGUMENT`.
+ *
+ * Ownership: the validator is the caller's (free it with
+ * `x12kit_stream_validator_free`); x12kit keeps no pointer to `options`.
+ * Lifetime: until `x12kit_stream_validator_free`. Thread safety: may be
+ * called from many threads at once; the new validator is used by one thread
+ * at a time.
+ *
+ * # Safety
+ * `options` must be NULL or valid; `err` must be NULL or a live error object.
+ */
+struct x12kit_stream_validator *x12kit_stream_validator_new(const struct x12kit_validate_options *options,
+                                                            struct x12kit_error *err);
+
+/**
+ * Validates the next chunk of the input, `data[0..len]`. The chunk is
+ * copied as needed: the caller may reuse its memory as soon as the call
+ * returns. A zero-length chunk is allowed (`data` may then be NULL) and does
+ * nothing. Validation never fails on bad X12: findings are diagnostics,
+ * given by `x12kit_stream_validator_finish`.
+ *
+ * Errors: `X12KIT_STATUS_NULL_POINTER` (a NULL `v`, or NULL `data` with a
+ * length); `X12KIT_STATUS_INVALID_ARGUMENT` (code `INVALID_ARGUMENT`) after
+ * `x12kit_stream_validator_finish`, or for a length larger than any buffer.
+ * A failed call feeds nothing.
+ *
+ * Ownership: the chunk stays the caller's. Lifetime: x12kit keeps no pointer
+ * to `data`. Thread safety: not concurrently with another call on the same
+ * validator.
+ *
+ * # Safety
+ * `v` must be NULL or a live validator; `data` must point to `len` readable
+ * bytes (or be NULL with length 0).
+ */
+enum x12kit_status x12kit_stream_validator_feed(struct x12kit_stream_validator *v,
+                                                const uint8_t *data,
+                                                size_t len,
+                                                struct x12kit_error *err);
+
+/**
+ * Declares the end of the input and gives the validation result, with the
+ * outputs of `x12kit_validate_with` (at least one non-NULL):
+ * - `json_out`: the compact JSON validation result; free with
+ *   `x12kit_string_free`.
+ * - `diagnostics_out`: a new list of the diagnostics; free with
+ *   `x12kit_diagnostics_free`.
+ *
+ * After a successful call the validator only accepts
+ * `x12kit_stream_validator_free`: feeding or finishing it again gives
+ * `X12KIT_STATUS_INVALID_ARGUMENT` (code `INVALID_ARGUMENT`).
+ *
+ * Errors: `X12KIT_STATUS_NULL_POINTER` (a NULL `v`, or both outputs NULL:
+ * the validator is then left unfinished, so the call can be repeated);
+ * `X12KIT_STATUS_INVALID_ARGUMENT` when already finished. On failure the
+ * outputs are empty/NULL.
+ *
+ * Ownership: the outputs become the caller's; the validator stays the
+ * caller's, to free. Lifetime: the outputs live until freed, independently
+ * of the validator. Thread safety: not concurrently with another call on the
+ * same validator.
+ *
+ * # Safety
+ * `v` must be NULL or a live validator; each output must be NULL or valid
+ * for one write.
+ */
+enum x12kit_status x12kit_stream_validator_finish(struct x12kit_stream_validator *v,
+                                                  struct x12kit_string *json_out,
+                                                  struct x12kit_diagnostics **diagnostics_out,
+                                                  struct x12kit_error *err);
+
+/**
+ * Frees a push validator, finished or not; NULL is ignored. Outputs already
+ * given by `x12kit_stream_validator_finish` stay valid.
+ *
+ * Ownership: takes back the validator. Lifetime: the validator is invalid
+ * afterwards. Thread safety: once, when no other thread uses the validator.
+ *
+ * # Safety
+ * `v` must be NULL or a validator from `x12kit_stream_validator_new` not
+ * freed before.
+ */
+void x12kit_stream_validator_free(struct x12kit_stream_validator *v);
 
 /**
  * Parses and validates X12, then builds its acknowledgements: one

@@ -2,12 +2,12 @@
 //! acknowledgements (`x12kit::acknowledge`) of X12 input.
 
 use crate::diagnostics::x12kit_diagnostics;
-use crate::error::{Failure, bytes, call, out, text, x12kit_error, x12kit_status};
+use crate::error::{Failure, bytes, call, free_box, out, text, x12kit_error, x12kit_status};
 use crate::reader::x12kit_delimiters;
 use crate::string::{give, x12kit_string};
 use std::ffi::c_char;
 use x12kit_core::ack::Timestamp;
-use x12kit_core::validate::{Options, validate_with};
+use x12kit_core::validate::{Options, Retain, StreamValidator, Validation, validate_with};
 use x12kit_core::{AckKind, AckOptions};
 
 /// Which acknowledgement `x12kit_acknowledge` builds (the `kind` field of
@@ -66,8 +66,24 @@ pub struct x12kit_ack_options {
     pub envelope_only: bool,
 }
 
-/// How `x12kit_validate_with` validates. A zero-filled struct gives the
-/// defaults of `x12kit_validate`.
+/// Which group and set summaries a validation keeps (the `retain` field of
+/// `x12kit_validate_options`). Counts and outcomes are always kept.
+///
+/// Ownership, lifetime, thread safety: a plain value, copied freely.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum x12kit_retain {
+    /// Every group and every transaction set (the default).
+    All = 0,
+    /// Every group, but only the sets that are not accepted without errors.
+    Errors = 1,
+    /// No group or set summaries (`groups` is empty in the JSON): memory no
+    /// longer grows with the number of sets, for streams of millions of sets.
+    Counts = 2,
+}
+
+/// How `x12kit_validate_with` and `x12kit_stream_validator_new` validate. A
+/// zero-filled struct gives the defaults of `x12kit_validate`.
 ///
 /// Ownership: the caller's; x12kit reads it during the call only. Lifetime:
 /// the duration of the call. Thread safety: plain data.
@@ -78,6 +94,49 @@ pub struct x12kit_validate_options {
     /// order, loops, mandatory segments and elements, types, lengths, codes),
     /// reported as diagnostics with their AK3/AK4 and IK3/IK4 codes.
     pub structure: bool,
+    /// One of the `x12kit_retain` values (a plain integer, so that any value
+    /// can be checked: others give `X12KIT_STATUS_INVALID_ARGUMENT`); 0 keeps
+    /// every summary.
+    pub retain: u32,
+}
+
+/// The core's options from the C struct (NULL for the defaults).
+///
+/// # Safety
+/// `options` must be NULL or valid.
+unsafe fn validate_options(options: *const x12kit_validate_options) -> Result<Options, Failure> {
+    // SAFETY: forwarded to the caller.
+    let options = unsafe { options.as_ref() }.copied().unwrap_or_default();
+    let retain = match options.retain {
+        0 => Retain::All,
+        1 => Retain::Errors,
+        2 => Retain::Counts,
+        r => {
+            return Err(Failure::argument(format!(
+                "options->retain is {r}; use X12KIT_RETAIN_ALL (0), _ERRORS (1) or _COUNTS (2)"
+            )));
+        }
+    };
+    Ok(Options {
+        structure: options.structure,
+        retain,
+        ..Options::default()
+    })
+}
+
+/// Writes a validation to the outputs of `x12kit_validate_with` (either may
+/// be NULL, not both).
+fn give_validation(
+    validation: &Validation,
+    json_out: Option<&mut x12kit_string>,
+    diagnostics_out: Option<&mut *mut x12kit_diagnostics>,
+) {
+    if let Some(d) = diagnostics_out {
+        *d = Box::into_raw(Box::new(x12kit_diagnostics::new(&validation.diagnostics)));
+    }
+    if let Some(j) = json_out {
+        give(j, validation.to_json());
+    }
 }
 
 /// Parses and validates X12 against the envelope rules (ISA/IEA, GS/GE,
@@ -128,7 +187,8 @@ pub unsafe extern "C" fn x12kit_validate(
 
 /// `x12kit_validate` with options (NULL for the defaults): with
 /// `options->structure`, the structure of the 18 known transaction sets is
-/// checked too. Outputs and errors as for `x12kit_validate`. Thread safety:
+/// checked too; `options->retain` says which group and set summaries the
+/// result keeps. Outputs and errors as for `x12kit_validate`. Thread safety:
 /// may be called from many threads at once.
 ///
 /// Ownership: the outputs become the caller's; x12kit keeps no pointer to
@@ -162,20 +222,188 @@ pub unsafe extern "C" fn x12kit_validate_with(
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
         // SAFETY: forwarded to the caller.
-        let options = unsafe { options.as_ref() }.copied().unwrap_or_default();
-        let core_options = Options {
-            structure: options.structure,
-            ..Options::default()
-        };
-        let validation = validate_with(&x12kit_core::parse(input), &core_options);
-        if let Some(d) = diagnostics_out {
-            *d = Box::into_raw(Box::new(x12kit_diagnostics::new(&validation.diagnostics)));
+        let options = unsafe { validate_options(options) }?;
+        let validation = validate_with(&x12kit_core::parse(input), &options);
+        give_validation(&validation, json_out, diagnostics_out);
+        Ok(())
+    })
+}
+
+/// A push validator: validates X12 fed in chunks of any size (from a socket,
+/// a huge file, a queue ...) without holding the input.
+///
+/// Created by `x12kit_stream_validator_new`, fed with
+/// `x12kit_stream_validator_feed`, finished with
+/// `x12kit_stream_validator_finish` (after which it only accepts
+/// `x12kit_stream_validator_free`), freed with `x12kit_stream_validator_free`.
+///
+/// Ownership: the caller's, from `x12kit_stream_validator_new` until
+/// `x12kit_stream_validator_free`. Lifetime: until that call. Thread safety:
+/// not synchronised; use a validator from one thread at a time (it may be
+/// moved between threads). Separate validators are independent.
+#[derive(Debug)]
+pub struct x12kit_stream_validator {
+    /// `None` once finished.
+    validator: Option<StreamValidator>,
+}
+
+/// The failure of a call on a finished validator.
+fn finished(call: &str) -> Failure {
+    Failure::argument(format!(
+        "x12kit_stream_validator_finish was already called on this validator: {call} is not allowed after it (only x12kit_stream_validator_free is)"
+    ))
+}
+
+/// Creates a push validator with `options` (NULL for the defaults of
+/// `x12kit_validate`; `options->retain` = `X12KIT_RETAIN_COUNTS` keeps memory
+/// bounded for streams of millions of sets).
+///
+/// Feeding it the input in chunks of any size, then finishing it, gives
+/// exactly the result of the core's `validate_reader` over the same bytes,
+/// whatever the chunking. That is the result of `x12kit_validate_with` except
+/// that acknowledgements in the input (TA1, 997, 999) are not read (no
+/// `acknowledgements` in the JSON), interchanges whose ISA cannot be parsed
+/// get no summary, and invalid UTF-8 is not reported (`INVALID_UTF8` concerns
+/// the parse JSON only). Memory is bounded by the longest segment plus 64 KiB
+/// plus the result kept (diagnostics and the summaries `retain` keeps).
+///
+/// Returns the validator, or NULL with `err` filled: an unknown
+/// `options->retain` gives `X12KIT_STATUS_INVALID_ARGUMENT`.
+///
+/// Ownership: the validator is the caller's (free it with
+/// `x12kit_stream_validator_free`); x12kit keeps no pointer to `options`.
+/// Lifetime: until `x12kit_stream_validator_free`. Thread safety: may be
+/// called from many threads at once; the new validator is used by one thread
+/// at a time.
+///
+/// # Safety
+/// `options` must be NULL or valid; `err` must be NULL or a live error object.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_stream_validator_new(
+    options: *const x12kit_validate_options,
+    err: *mut x12kit_error,
+) -> *mut x12kit_stream_validator {
+    let mut created = std::ptr::null_mut();
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let options = unsafe { validate_options(options) }?;
+        created = Box::into_raw(Box::new(x12kit_stream_validator {
+            validator: Some(StreamValidator::new(options)),
+        }));
+        Ok(())
+    });
+    created
+}
+
+/// Validates the next chunk of the input, `data[0..len]`. The chunk is
+/// copied as needed: the caller may reuse its memory as soon as the call
+/// returns. A zero-length chunk is allowed (`data` may then be NULL) and does
+/// nothing. Validation never fails on bad X12: findings are diagnostics,
+/// given by `x12kit_stream_validator_finish`.
+///
+/// Errors: `X12KIT_STATUS_NULL_POINTER` (a NULL `v`, or NULL `data` with a
+/// length); `X12KIT_STATUS_INVALID_ARGUMENT` (code `INVALID_ARGUMENT`) after
+/// `x12kit_stream_validator_finish`, or for a length larger than any buffer.
+/// A failed call feeds nothing.
+///
+/// Ownership: the chunk stays the caller's. Lifetime: x12kit keeps no pointer
+/// to `data`. Thread safety: not concurrently with another call on the same
+/// validator.
+///
+/// # Safety
+/// `v` must be NULL or a live validator; `data` must point to `len` readable
+/// bytes (or be NULL with length 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_stream_validator_feed(
+    v: *mut x12kit_stream_validator,
+    data: *const u8,
+    len: usize,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let v = unsafe { out(v, "v") }?;
+        let validator = v
+            .validator
+            .as_mut()
+            .ok_or_else(|| finished("x12kit_stream_validator_feed"))?;
+        // SAFETY: forwarded to the caller.
+        let data = unsafe { bytes(data, len, "data") }?;
+        validator.feed(data);
+        Ok(())
+    })
+}
+
+/// Declares the end of the input and gives the validation result, with the
+/// outputs of `x12kit_validate_with` (at least one non-NULL):
+/// - `json_out`: the compact JSON validation result; free with
+///   `x12kit_string_free`.
+/// - `diagnostics_out`: a new list of the diagnostics; free with
+///   `x12kit_diagnostics_free`.
+///
+/// After a successful call the validator only accepts
+/// `x12kit_stream_validator_free`: feeding or finishing it again gives
+/// `X12KIT_STATUS_INVALID_ARGUMENT` (code `INVALID_ARGUMENT`).
+///
+/// Errors: `X12KIT_STATUS_NULL_POINTER` (a NULL `v`, or both outputs NULL:
+/// the validator is then left unfinished, so the call can be repeated);
+/// `X12KIT_STATUS_INVALID_ARGUMENT` when already finished. On failure the
+/// outputs are empty/NULL.
+///
+/// Ownership: the outputs become the caller's; the validator stays the
+/// caller's, to free. Lifetime: the outputs live until freed, independently
+/// of the validator. Thread safety: not concurrently with another call on the
+/// same validator.
+///
+/// # Safety
+/// `v` must be NULL or a live validator; each output must be NULL or valid
+/// for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_stream_validator_finish(
+    v: *mut x12kit_stream_validator,
+    json_out: *mut x12kit_string,
+    diagnostics_out: *mut *mut x12kit_diagnostics,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: the caller passes NULL or writable outputs.
+        let (json_out, diagnostics_out) = unsafe { (json_out.as_mut(), diagnostics_out.as_mut()) };
+        let json_out = json_out.map(|j| {
+            *j = x12kit_string::EMPTY;
+            j
+        });
+        let diagnostics_out = diagnostics_out.map(|d| {
+            *d = std::ptr::null_mut();
+            d
+        });
+        // SAFETY: forwarded to the caller.
+        let v = unsafe { out(v, "v") }?;
+        if v.validator.is_none() {
+            return Err(finished("x12kit_stream_validator_finish"));
         }
-        if let Some(j) = json_out {
-            give(j, validation.to_json());
+        if json_out.is_none() && diagnostics_out.is_none() {
+            return Err(Failure::null("json_out and diagnostics_out"));
+        }
+        if let Some(validator) = v.validator.take() {
+            give_validation(&validator.finish(), json_out, diagnostics_out);
         }
         Ok(())
     })
+}
+
+/// Frees a push validator, finished or not; NULL is ignored. Outputs already
+/// given by `x12kit_stream_validator_finish` stay valid.
+///
+/// Ownership: takes back the validator. Lifetime: the validator is invalid
+/// afterwards. Thread safety: once, when no other thread uses the validator.
+///
+/// # Safety
+/// `v` must be NULL or a validator from `x12kit_stream_validator_new` not
+/// freed before.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_stream_validator_free(v: *mut x12kit_stream_validator) {
+    // SAFETY: the caller passes NULL or a handle x12kit boxed, not freed before.
+    unsafe { free_box(v) }
 }
 
 /// Parses and validates X12, then builds its acknowledgements: one
@@ -266,4 +494,47 @@ unsafe fn ack_options(o: &x12kit_ack_options) -> Result<AckOptions, Failure> {
         timestamp: (o.timestamp != 0).then(|| Timestamp::from_unix(o.timestamp)),
         line_break,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ptr::{null, null_mut};
+
+    #[test]
+    fn stream_validator_equals_validate_reader_and_refuses_use_after_finish() {
+        let x12: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*4*0001~GE*1*1~IEA*1*000000001~";
+        let expected = x12kit_core::validate_reader(x12, &Options::default())
+            .unwrap()
+            .to_json();
+        // SAFETY: live pointers to local data throughout.
+        unsafe {
+            let v = x12kit_stream_validator_new(null(), null_mut());
+            assert!(!v.is_null());
+            for chunk in x12.chunks(5) {
+                let status =
+                    x12kit_stream_validator_feed(v, chunk.as_ptr(), chunk.len(), null_mut());
+                assert_eq!(status, x12kit_status::Ok);
+            }
+            let mut json = x12kit_string::EMPTY;
+            let status = x12kit_stream_validator_finish(v, &mut json, null_mut(), null_mut());
+            assert_eq!(status, x12kit_status::Ok);
+            assert_eq!(
+                std::slice::from_raw_parts(json.data.cast::<u8>(), json.len),
+                expected
+            );
+            crate::string::x12kit_string_free(&mut json);
+            let status = x12kit_stream_validator_feed(v, x12.as_ptr(), 1, null_mut());
+            assert_eq!(status, x12kit_status::InvalidArgument);
+            let status = x12kit_stream_validator_finish(v, &mut json, null_mut(), null_mut());
+            assert_eq!(status, x12kit_status::InvalidArgument);
+            assert!(json.data.is_null());
+            x12kit_stream_validator_free(v);
+            let bad = x12kit_validate_options {
+                structure: false,
+                retain: 9,
+            };
+            assert!(x12kit_stream_validator_new(&bad, null_mut()).is_null());
+        }
+    }
 }

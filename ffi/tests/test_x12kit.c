@@ -465,6 +465,151 @@ static void test_structure_rules(void) {
     x12kit_string_free(&ack);
 }
 
+/* Feeds `input` to a new push validator in chunks of `chunk` bytes; returns its JSON. */
+static x12kit_string stream_json(const char *input, size_t chunk, const x12kit_validate_options *o) {
+    x12kit_string json = {0};
+    x12kit_stream_validator *v = x12kit_stream_validator_new(o, err);
+    CHECK(v != NULL);
+    size_t n = strlen(input);
+    for (size_t at = 0; at < n; at += chunk) {
+        size_t len = n - at < chunk ? n - at : chunk;
+        CHECK_OK(x12kit_stream_validator_feed(v, (const uint8_t *)input + at, len, err));
+    }
+    CHECK_OK(x12kit_stream_validator_finish(v, &json, NULL, err));
+    x12kit_stream_validator_free(v);
+    return json;
+}
+
+static void test_stream_validator(void) {
+    char *ok = valid_sample();
+    char *bad1 = replace(ok, "SE*4*0001", "SE*5*0001");
+    /* Two interchanges, the second with a wrong IEA01 too, and a trailing line. */
+    char *bad2 = replace(bad1, "IEA*1*000000001~", "IEA*2*000000001~");
+    size_t n1 = strlen(bad1), n2 = strlen(bad2);
+    char *both = malloc(n1 + n2 + 1);
+    CHECK(both != NULL);
+    if (both == NULL) return;
+    memcpy(both, bad1, n1);
+    memcpy(both + n1, bad2, n2 + 1);
+
+    /* Any chunking gives the JSON of x12kit_validate over the whole buffer. */
+    const char *inputs[] = {ok, bad1, both, BAD_DATE};
+    const size_t chunks[] = {1, 7, 4096};
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+        x12kit_string whole = {0};
+        CHECK_OK(x12kit_validate((const uint8_t *)inputs[i], strlen(inputs[i]), &whole, NULL, err));
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+            x12kit_string json = stream_json(inputs[i], chunks[c], NULL);
+            CHECK(json.data != NULL && whole.data != NULL && json.len == whole.len &&
+                  memcmp(json.data, whole.data, whole.len) == 0);
+            x12kit_string_free(&json);
+        }
+        x12kit_string_free(&whole);
+    }
+    x12kit_string json = stream_json(both, 7, NULL);
+    CHECK(starts_with(json.data, "{\"valid\":false,"));
+    CHECK(json.data != NULL && strstr(json.data, "\"code\":\"SE01_COUNT\"") != NULL);
+    CHECK(json.data != NULL && strstr(json.data, "\"code\":\"IEA01_COUNT\"") != NULL);
+    x12kit_string_free(&json);
+
+    /* Options: the structure rules, and summaries kept or not. */
+    x12kit_validate_options vo = {0};
+    vo.structure = true;
+    x12kit_string whole = {0};
+    CHECK_OK(x12kit_validate_with((const uint8_t *)BAD_DATE, strlen(BAD_DATE), &vo, &whole, NULL, err));
+    json = stream_json(BAD_DATE, 7, &vo);
+    CHECK(json.data != NULL && whole.data != NULL && json.len == whole.len &&
+          memcmp(json.data, whole.data, whole.len) == 0);
+    CHECK(json.data != NULL && strstr(json.data, "ELEMENT_INVALID_DATE") != NULL);
+    x12kit_string_free(&json);
+    x12kit_string_free(&whole);
+    vo.structure = false;
+    vo.retain = X12KIT_RETAIN_COUNTS;
+    json = stream_json(bad1, 7, &vo);
+    CHECK(json.data != NULL && strstr(json.data, "\"groups\":[]") != NULL);
+    CHECK(json.data != NULL && strstr(json.data, "\"code\":\"SE01_COUNT\"") != NULL);
+    x12kit_string_free(&json);
+    CHECK_OK(x12kit_validate_with((const uint8_t *)bad1, n1, &vo, &json, NULL, err));
+    CHECK(json.data != NULL && strstr(json.data, "\"groups\":[]") != NULL);
+    x12kit_string_free(&json);
+    vo.retain = 3;
+    CHECK(x12kit_stream_validator_new(&vo, err) == NULL);
+    CHECK(x12kit_error_status(err) == X12KIT_STATUS_INVALID_ARGUMENT &&
+          strcmp(x12kit_error_code(err), "INVALID_ARGUMENT") == 0 &&
+          strstr(x12kit_error_message(err), "retain") != NULL);
+    CHECK_FAIL(x12kit_validate_with((const uint8_t *)bad1, n1, &vo, &json, NULL, err),
+               X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+    x12kit_stream_validator *v;
+    v = x12kit_stream_validator_new(NULL, NULL); /* a NULL err is allowed */
+    CHECK(v != NULL);
+    x12kit_stream_validator_free(v);
+
+    /* The diagnostics output, alone or with the JSON; an empty input. */
+    v = x12kit_stream_validator_new(NULL, err);
+    x12kit_diagnostics *diags = NULL;
+    CHECK_OK(x12kit_stream_validator_feed(v, (const uint8_t *)bad1, n1, err));
+    CHECK_OK(x12kit_stream_validator_feed(v, NULL, 0, err));
+    CHECK_OK(x12kit_stream_validator_finish(v, &json, &diags, err));
+    x12kit_diagnostic d;
+    CHECK(x12kit_diagnostics_count(diags) == 1 && x12kit_diagnostics_get(diags, 0, &d) &&
+          strcmp(d.code, "SE01_COUNT") == 0 && d.segment_index == 5);
+    CHECK(starts_with(json.data, "{\"valid\":false,\"errorCount\":1,"));
+
+    /* After finish: only free. Feeding or finishing again is INVALID_ARGUMENT,
+       and the outputs of a failed finish are emptied. */
+    CHECK_FAIL(x12kit_stream_validator_feed(v, (const uint8_t *)ok, 3, err), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    CHECK(strstr(x12kit_error_message(err), "already") != NULL);
+    x12kit_string json2 = json;
+    x12kit_diagnostics *diags2 = diags;
+    CHECK_FAIL(x12kit_stream_validator_finish(v, &json2, &diags2, err), X12KIT_STATUS_INVALID_ARGUMENT,
+               "INVALID_ARGUMENT");
+    CHECK(json2.data == NULL && json2.len == 0 && diags2 == NULL);
+    x12kit_stream_validator_free(v);
+    /* The outputs outlive the validator. */
+    CHECK(starts_with(json.data, "{\"valid\":false,"));
+    CHECK(x12kit_diagnostics_count(diags) == 1);
+    x12kit_string_free(&json);
+    x12kit_diagnostics_free(diags);
+
+    v = x12kit_stream_validator_new(NULL, err);
+    diags = NULL;
+    CHECK_OK(x12kit_stream_validator_finish(v, NULL, &diags, err));
+    CHECK(x12kit_diagnostics_get(diags, 0, &d) && strcmp(d.code, "NOT_X12") == 0);
+    x12kit_diagnostics_free(diags);
+    x12kit_stream_validator_free(v);
+
+    /* NULL arguments. */
+    v = x12kit_stream_validator_new(NULL, err);
+    CHECK_FAIL(x12kit_stream_validator_feed(NULL, (const uint8_t *)ok, 3, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK_FAIL(x12kit_stream_validator_feed(v, NULL, 3, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_stream_validator_feed(v, (const uint8_t *)ok, SIZE_MAX, err),
+               X12KIT_STATUS_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+    CHECK_FAIL(x12kit_stream_validator_finish(NULL, &json, NULL, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK(json.data == NULL && json.len == 0);
+    /* Both outputs NULL: an error, and the validator stays usable. */
+    CHECK_FAIL(x12kit_stream_validator_finish(v, NULL, NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_OK(x12kit_stream_validator_feed(v, (const uint8_t *)ok, strlen(ok), err));
+    CHECK_OK(x12kit_stream_validator_finish(v, &json, NULL, err));
+    CHECK(starts_with(json.data, "{\"valid\":true,"));
+    x12kit_string_free(&json);
+    CHECK(x12kit_stream_validator_feed(NULL, NULL, 0, NULL) == X12KIT_STATUS_NULL_POINTER);
+    x12kit_stream_validator_free(v);
+    x12kit_stream_validator_free(NULL);
+
+    /* Freed unfinished, with a segment held back: nothing leaks. */
+    v = x12kit_stream_validator_new(NULL, err);
+    CHECK_OK(x12kit_stream_validator_feed(v, (const uint8_t *)ok, strlen(ok) / 2, err));
+    x12kit_stream_validator_free(v);
+
+    free(both);
+    free(bad2);
+    free(bad1);
+    free(ok);
+}
+
 /* ---------------------------------------------------------------- webhooks */
 
 static const char BODY[] =
@@ -1667,6 +1812,7 @@ int main(void) {
     test_validate();
     test_acknowledge();
     test_structure_rules();
+    test_stream_validator();
     test_webhook_sign();
     test_webhook_verify();
     test_webhook_standard();
