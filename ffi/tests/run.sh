@@ -95,7 +95,7 @@ run "$out/render_850" "$out/bad-850.json" >/dev/null 2>"$out/bad-850.err" || sta
 [ "$status" = 1 ] && grep -q 'MISSING_FIELD /purchaseOrderNumber' "$out/bad-850.err" ||
   { echo "render_850 on a bad payload: expected exit 1 and MISSING_FIELD, got $status"; cat "$out/bad-850.err"; exit 1; }
 # The complete programs of docs/c.md (the ```c blocks with a main).
-rm -f "$out"/doc-*.c
+rm -f "$out"/doc-*
 awk -v dir="$out" '/^```c$/ { n++; file = sprintf("%s/doc-%d.c", dir, n); inside = 1; next }
   /^```$/ { inside = 0; next } inside { print > file }' docs/c.md
 docs=0
@@ -111,7 +111,8 @@ grep -q '^error SE01_COUNT: SE01 says 4 segments' "$out"/doc-*.out
 grep -q '^  purchase order PO-1$' "$out"/doc-*.out
 grep -q '^X-Service-Signature: sha256=fb090f6b0016619b56520638272f5b9aec18c4f1d7bb71029e4c445ad484cfac$' "$out"/doc-*.out
 grep -q '^retry [0-9a-f-]\{36\} at 1700000060$' "$out"/doc-*.out
-[ "$docs" = 3 ] || { echo "expected 3 programs in docs/c.md, found $docs"; exit 1; }
+grep -q '^segment 7: SE01_COUNT SE01 says 9 segments' "$out"/doc-*.out
+[ "$docs" = 4 ] || { echo "expected 4 programs in docs/c.md, found $docs"; exit 1; }
 echo "C examples: ok (${examples[*]}, and the $docs programs of docs/c.md)"
 
 echo "== install under a prefix, then build with pkg-config (shared and --static)"
