@@ -49,9 +49,15 @@ impl StreamTokenizer {
     }
 
     /// Reads at most `max` bytes of input from `r` straight into the buffer
-    /// (no intermediate copy); returns what `r.read` returned.
+    /// (no intermediate copy), retrying reads that were interrupted; returns
+    /// how many were read (0 at the end of `r`).
     pub(crate) fn fill_from(&mut self, r: &mut impl Read, max: usize) -> io::Result<usize> {
-        let n = r.read(self.room(max))?;
+        let n = loop {
+            match r.read(self.room(max)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                read => break read?,
+            }
+        };
         // A `Read` that claims more than it was given is a bug in it; do not trust it.
         let n = n.min(max);
         self.end += n;
@@ -154,14 +160,7 @@ impl<R: Read> Reader<R> {
                 Some(Step::Diagnostic(d)) => return Ok(Some(Token::Diagnostic(d))),
                 Some(Step::End) | None => return Ok(None),
                 Some(Step::NeedMore) => {
-                    let n = loop {
-                        match self.tokens.fill_from(&mut self.inner, self.chunk) {
-                            Ok(n) => break n,
-                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                            Err(e) => return Err(e),
-                        }
-                    };
-                    if n == 0 {
+                    if self.tokens.fill_from(&mut self.inner, self.chunk)? == 0 {
                         self.tokens.finish();
                     }
                 }

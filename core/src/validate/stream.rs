@@ -108,13 +108,8 @@ impl<S: Sink> StreamValidator<S> {
     /// Reads `reader` to its end (straight into the tokenizer's buffer,
     /// [`PIECE`] bytes at a time) and returns the sink.
     pub(super) fn read<R: io::Read>(mut self, mut reader: R) -> io::Result<S> {
-        loop {
-            match self.tokens.fill_from(&mut reader, PIECE) {
-                Ok(0) => break,
-                Ok(_) => self.drain(),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+        while self.tokens.fill_from(&mut reader, PIECE)? > 0 {
+            self.drain();
         }
         Ok(self.finish())
     }
