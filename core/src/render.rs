@@ -301,9 +301,7 @@ pub fn render(
                 i.severity == Severity::Error
                     && (i.pointer == r.pointer
                         || (matches!(i.code, "INVALID_FIELD" | "MISSING_FIELD" | "EMPTY_ARRAY")
-                            && r.pointer.len() > i.pointer.len()
-                            && r.pointer.starts_with(i.pointer.as_str())
-                            && r.pointer.as_bytes()[i.pointer.len()] == b'/'))
+                            && i.is_above(&r.pointer)))
             })
         });
         issues.extend(req);

@@ -209,13 +209,11 @@ impl<'d> Encoder<'d> {
         // One error per field: the first found is the most precise.
         let ptr = if ptr.is_empty() { "/" } else { ptr };
         // Nor any below a value of the wrong type (its fields were not read).
-        if self.issues.iter().any(|i| {
-            i.pointer == ptr
-                || (i.code == "INVALID_FIELD"
-                    && ptr.len() > i.pointer.len()
-                    && ptr.starts_with(i.pointer.as_str())
-                    && ptr.as_bytes()[i.pointer.len()] == b'/')
-        }) {
+        if self
+            .issues
+            .iter()
+            .any(|i| i.pointer == ptr || (i.code == "INVALID_FIELD" && i.is_above(ptr)))
+        {
             return;
         }
         self.issues.push(Issue {
@@ -237,6 +235,24 @@ impl<'d> Encoder<'d> {
             &join(ptr, path),
             format!("expected an object, found {}", kind(v)),
         );
+    }
+
+    /// The value at `path` in `obj` (under `ptr`), or `None` when it is
+    /// absent or, reported as `INVALID_FIELD`, below a value that is not an object.
+    fn value_at<'v>(
+        &mut self,
+        obj: Option<&'v Map<String, Value>>,
+        path: &[String],
+        ptr: &str,
+    ) -> Option<&'v Value> {
+        match look(obj, path) {
+            Found::Absent => None,
+            Found::Value(v) => Some(v),
+            Found::NotObject(k, v) => {
+                self.not_object(ptr, &path[..=k], v);
+                None
+            }
+        }
     }
 
     /// Renders the whole body from the payload root.
@@ -292,15 +308,7 @@ impl<'d> Encoder<'d> {
                     where_ptr = ptr.clone();
                 }
                 let fixed = b.when.clone();
-                let found = match look(it.obj, &b.path) {
-                    Found::Absent => None,
-                    Found::Value(v) => Some(v),
-                    Found::NotObject(k, v) => {
-                        self.not_object(&it.ptr, &b.path[..=k], v);
-                        None
-                    }
-                };
-                match found {
+                match self.value_at(it.obj, &b.path, &it.ptr) {
                     None => {}
                     Some(Value::Array(a)) if b.array => {
                         if a.is_empty() && node.mandatory {
@@ -432,15 +440,7 @@ impl<'d> Encoder<'d> {
         ptr: &str,
     ) -> Vec<(Option<&'v Map<String, Value>>, String)> {
         let p = join(ptr, &lvl.path);
-        let found = match look(obj, &lvl.path) {
-            Found::Absent => None,
-            Found::Value(v) => Some(v),
-            Found::NotObject(k, v) => {
-                self.not_object(ptr, &lvl.path[..=k], v);
-                None
-            }
-        };
-        match found {
+        match self.value_at(obj, &lvl.path, ptr) {
             None => Vec::new(),
             // An object without data for its level is absent.
             Some(Value::Object(o)) if !lvl.array => {
@@ -898,15 +898,7 @@ impl<'d> Encoder<'d> {
             }
         }
         let aptr = join(&it.ptr, &p.array);
-        let found = match look(it.obj, &p.array) {
-            Found::Absent => None,
-            Found::Value(v) => Some(v),
-            Found::NotObject(k, v) => {
-                self.not_object(&it.ptr, &p.array[..=k], v);
-                None
-            }
-        };
-        match found {
+        match self.value_at(it.obj, &p.array, &it.ptr) {
             None => {}
             Some(Value::Array(a)) => {
                 for (k, v) in a.iter().enumerate() {

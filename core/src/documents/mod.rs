@@ -81,6 +81,16 @@ pub struct Issue {
     pub message: String,
 }
 
+impl Issue {
+    /// True when `pointer` is strictly below this issue's pointer
+    /// (`/lines/0/qty` below `/lines/0`, not below `/line`).
+    pub(crate) fn is_above(&self, pointer: &str) -> bool {
+        pointer
+            .strip_prefix(self.pointer.as_str())
+            .is_some_and(|rest| rest.starts_with('/'))
+    }
+}
+
 impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let sev = match self.severity {
