@@ -324,39 +324,15 @@ pub fn from_x12(s: &str, pt: PType, xt: XType) -> Option<Value> {
             }
             Some(v)
         }
-        PType::Date => {
-            if s.len() == 8 && num(s).is_some() {
-                let (y, m, d) = (num(&s[..4])?, num(&s[4..6])?, num(&s[6..])?);
-                valid_date(y, m, d)
-                    .then(|| Value::String(format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])))
-            } else if s.len() == 6 && num(s).is_some() {
-                let (y, m, d) = (2000 + num(&s[..2])?, num(&s[2..4])?, num(&s[4..])?);
-                valid_date(y, m, d).then(|| Value::String(format!("{y}-{}-{}", &s[2..4], &s[4..])))
+        PType::Date | PType::Time => {
+            let mut out = Vec::new();
+            let read = if pt == PType::Date {
+                date_into(s.as_bytes(), &mut out)
             } else {
-                None
-            }
-        }
-        PType::Time => {
-            if !matches!(s.len(), 4 | 6 | 7 | 8) || num(s).is_none() {
-                return None;
-            }
-            let (h, m) = (num(&s[..2])?, num(&s[2..4])?);
-            if h > 23 || m > 59 {
-                return None;
-            }
-            let mut out = format!("{}:{}", &s[..2], &s[2..4]);
-            if s.len() >= 6 {
-                if num(&s[4..6])? > 59 {
-                    return None;
-                }
-                out.push(':');
-                out.push_str(&s[4..6]);
-            }
-            if s.len() > 6 {
-                out.push('.');
-                out.push_str(&s[6..]);
-            }
-            Some(Value::String(out))
+                time_into(s.as_bytes(), &mut out)
+            };
+            // Both write ASCII digits and separators only.
+            (read == Read::Text).then(|| Value::String(String::from_utf8_lossy(&out).into_owned()))
         }
     }
 }
@@ -409,7 +385,8 @@ fn two(s: &[u8]) -> u32 {
     u32::from(s[0] - b'0') * 10 + u32::from(s[1] - b'0')
 }
 
-/// The date part of [`from_x12`].
+/// The date part of [`from_x12`]: `CCYYMMDD` or `YYMMDD` (20YY) that
+/// exists, appended as `CCYY-MM-DD`.
 fn date_into(s: &[u8], out: &mut Vec<u8>) -> Read {
     if !all_digits(s) {
         return Read::Same;
@@ -433,7 +410,8 @@ fn date_into(s: &[u8], out: &mut Vec<u8>) -> Read {
     Read::Text
 }
 
-/// The time part of [`from_x12`].
+/// The time part of [`from_x12`]: `HHMM[SS[d..]]`, appended as
+/// `HH:MM[:SS[.d..]]`.
 fn time_into(s: &[u8], out: &mut Vec<u8>) -> Read {
     if !matches!(s.len(), 4 | 6 | 7 | 8) || !all_digits(s) {
         return Read::Same;
