@@ -52,6 +52,11 @@ const SOURCES: [(&str, &str); 18] = [
     ("990", include_str!("sets/990.x12d")),
 ];
 
+/// The index of `code` in [`TYPES`] (and `SOURCES`).
+pub(crate) fn type_index(code: &str) -> Option<usize> {
+    TYPES.iter().position(|t| *t == code)
+}
+
 /// True when `kind` (ST01) is one of the 18 types, without allocating.
 #[inline]
 pub fn is_known(kind: &[u8]) -> bool {
@@ -181,7 +186,7 @@ pub fn declaration(code: &str, edition: Edition) -> Option<&'static SetDecl> {
 
 /// The declaration of a set, and whether its payload keys need no escaping.
 fn declaration_and_keys(code: &str, edition: Edition) -> Option<(&'static SetDecl, bool)> {
-    let i = TYPES.iter().position(|t| *t == code)?;
+    let i = type_index(code)?;
     let c = compiled(i);
     Some(match edition {
         Edition::Base => (&c.decls.0, c.keys_clean.0),
@@ -191,7 +196,7 @@ fn declaration_and_keys(code: &str, edition: Edition) -> Option<(&'static SetDec
 
 /// The segment ids a declaration uses (cached).
 pub(crate) fn set_ids(decl: &SetDecl) -> &'static [String] {
-    match TYPES.iter().position(|t| *t == decl.code) {
+    match type_index(&decl.code) {
         Some(i) if decl.edition == Edition::Base => &compiled(i).ids.0,
         Some(i) => &compiled(i).ids.1,
         None => &[],
@@ -200,7 +205,7 @@ pub(crate) fn set_ids(decl: &SetDecl) -> &'static [String] {
 
 /// The matching shape of a compiled declaration (`None` for another one).
 pub(crate) fn shape(decl: &SetDecl) -> Option<&'static structure::Shape> {
-    let c = compiled(TYPES.iter().position(|t| *t == decl.code)?);
+    let c = compiled(type_index(&decl.code)?);
     if std::ptr::eq(decl, &c.decls.0) {
         Some(&c.shapes.0)
     } else if std::ptr::eq(decl, &c.decls.1) {
@@ -212,7 +217,7 @@ pub(crate) fn shape(decl: &SetDecl) -> Option<&'static structure::Shape> {
 
 /// Mapping lines of a set's file that resolve in no edition (declaration typos).
 pub fn unresolved_lines(code: &str) -> Vec<usize> {
-    let Some(i) = TYPES.iter().position(|t| *t == code) else {
+    let Some(i) = type_index(code) else {
         return Vec::new();
     };
     let src = &compiled(i).source;

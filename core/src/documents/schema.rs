@@ -387,7 +387,7 @@ pub fn shape_ref(code: &str, edition: Edition) -> Option<&'static Shape> {
             })
             .collect()
     });
-    let i = TYPES.iter().position(|t| *t == code)?;
+    let i = super::type_index(code)?;
     Some(match edition {
         Edition::Base => &all[i].0,
         Edition::V5010 => &all[i].1,
