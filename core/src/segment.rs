@@ -117,6 +117,49 @@ impl<'a> Segment<'a> {
         }
     }
 
+    /// The raw elements of [`elements`](Self::elements) into `els` (emptied
+    /// first), at most `max` of them and 32, eight bytes at a time: for hot
+    /// loops that look elements up by position.
+    #[inline]
+    pub(crate) fn split_elements(&self, els: &mut Vec<&'a [u8]>, max: usize) {
+        els.clear();
+        let raw = self.raw();
+        let id = self.id().len();
+        let max = max.min(32);
+        if id >= raw.len() || max == 0 {
+            return;
+        }
+        let body = &raw[id + 1..];
+        let sep = self.delimiters().element;
+        let mut start = 0;
+        let mut chunks = body.chunks_exact(8);
+        let mut at = 0;
+        for chunk in &mut chunks {
+            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            let mut m = bytes_equal(w, sep);
+            while m != 0 {
+                let p = at + (m.trailing_zeros() / 8) as usize;
+                els.push(&body[start..p]);
+                if els.len() == max {
+                    return;
+                }
+                start = p + 1;
+                m &= m - 1;
+            }
+            at += 8;
+        }
+        for (k, &b) in chunks.remainder().iter().enumerate() {
+            if b == sep {
+                els.push(&body[start..at + k]);
+                if els.len() == max {
+                    return;
+                }
+                start = at + k + 1;
+            }
+        }
+        els.push(&body[start..]);
+    }
+
     /// Element `n`, 1-based as in X12 (`element(1)` of `BEG*00*SA` is `00`).
     pub fn element(&self, n: usize) -> Option<Element<'a>> {
         if n == 0 {
@@ -274,12 +317,54 @@ impl<'a> Iterator for Parts<'a> {
     }
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+
+/// The high bit of each byte of `w` that equals `b` (exact: no carries
+/// between bytes).
+#[inline]
+fn bytes_equal(w: u64, b: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(b));
+    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn seg(raw: &[u8]) -> Segment<'_> {
         Segment::new(raw, b"", 0, 0, Delimiters::default(), true)
+    }
+
+    #[test]
+    fn split_matches_the_element_iterator() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let d = Delimiters::default();
+        for _ in 0..20_000 {
+            let mut els = Vec::new();
+            let len = (next() % 70) as usize;
+            let mut raw: Vec<u8> = b"PO1".to_vec();
+            if next() % 8 != 0 {
+                raw.push(d.element);
+            }
+            raw.extend((0..len).map(|_| match next() % 6 {
+                0 | 1 => d.element,
+                2 => (next() % 256) as u8,
+                _ => b'A' + (next() % 26) as u8,
+            }));
+            let seg = Segment::new(&raw, b"", 0, 0, d, true);
+            for max in [0, 1, 2, 5, 25, 31, 32, 40] {
+                seg.split_elements(&mut els, max);
+                let want: Vec<&[u8]> = seg.elements().take(max.min(32)).map(|e| e.raw()).collect();
+                assert_eq!(els, want, "{:?} max {max}", String::from_utf8_lossy(&raw));
+            }
+        }
     }
 
     #[test]

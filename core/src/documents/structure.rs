@@ -874,59 +874,6 @@ fn is_clean(b: &[u8]) -> bool {
     b.iter().fold(0, |f, &c| f | UNCLEAN[c as usize]) == 0
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-
-/// The high bit of each byte of `w` that equals `b` (exact: no carries
-/// between bytes).
-#[inline]
-fn bytes_equal(w: u64, b: u8) -> u64 {
-    let x = w ^ (ONES * u64::from(b));
-    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
-}
-
-/// Splits a segment's elements into `els` (emptied first), at most `max` of
-/// them and 32, eight bytes at a time.
-#[inline]
-fn split<'a>(seg: &Segment<'a>, els: &mut Vec<&'a [u8]>, max: usize) {
-    els.clear();
-    let raw = seg.raw();
-    let id = seg.id().len();
-    let max = max.min(32);
-    if id >= raw.len() || max == 0 {
-        return;
-    }
-    let body = &raw[id + 1..];
-    let sep = seg.delimiters().element;
-    let mut start = 0;
-    let mut chunks = body.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut chunks {
-        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        let mut m = bytes_equal(w, sep);
-        while m != 0 {
-            let p = at + (m.trailing_zeros() / 8) as usize;
-            els.push(&body[start..p]);
-            if els.len() == max {
-                return;
-            }
-            start = p + 1;
-            m &= m - 1;
-        }
-        at += 8;
-    }
-    for (k, &b) in chunks.remainder().iter().enumerate() {
-        if b == sep {
-            els.push(&body[start..at + k]);
-            if els.len() == max {
-                return;
-            }
-            start = at + k + 1;
-        }
-    }
-    els.push(&body[start..]);
-}
-
 fn text(b: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(b) {
         Ok(s) => Cow::Borrowed(s),
@@ -1347,7 +1294,7 @@ impl<'a> Tree<'a> {
             _ => e.pos as usize,
         });
         let mut buf = std::mem::take(&mut self.els);
-        split(seg, &mut buf, last);
+        seg.split_elements(&mut buf, last);
         let n = buf.len();
         let els = &buf[..];
         let raw = |p: usize| -> &'a [u8] { if p >= 1 && p <= n { els[p - 1] } else { &[] } };
@@ -1696,38 +1643,6 @@ impl<'a> Mapping<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delimiters::Delimiters;
-
-    #[test]
-    fn split_matches_the_element_iterator() {
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let d = Delimiters::default();
-        for _ in 0..20_000 {
-            let mut els = Vec::new();
-            let len = (next() % 70) as usize;
-            let mut raw: Vec<u8> = b"PO1".to_vec();
-            if next() % 8 != 0 {
-                raw.push(d.element);
-            }
-            raw.extend((0..len).map(|_| match next() % 6 {
-                0 | 1 => d.element,
-                2 => (next() % 256) as u8,
-                _ => b'A' + (next() % 26) as u8,
-            }));
-            let seg = Segment::new(&raw, b"", 0, 0, d, true);
-            for max in [0, 1, 2, 5, 25, 31, 32, 40] {
-                split(&seg, &mut els, max);
-                let want: Vec<&[u8]> = seg.elements().take(max.min(32)).map(|e| e.raw()).collect();
-                assert_eq!(els, want, "{:?} max {max}", String::from_utf8_lossy(&raw));
-            }
-        }
-    }
 
     #[test]
     fn clean_text_needs_no_escaping() {
