@@ -5,6 +5,9 @@
 //! The first byte of the input picks the chunk sizes; the rest is the X12.
 #![no_main]
 
+#[path = "common.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use x12kit::{Pull, StreamTokenizer, Token, Tokenizer, WriteOptions};
 
@@ -52,12 +55,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, input)) = data.split_first() else {
         return;
     };
-    let sizes: &[usize] = match pick % 4 {
-        0 => &[1],
-        1 => &[2, 1, 3],
-        2 => &[7, 64],
-        _ => &[4096],
-    };
+    let sizes = common::chunk_sizes(pick);
 
     let whole: Vec<String> = Tokenizer::new(input).map(|t| owned(&t)).collect();
     let stream = streamed(input, sizes);

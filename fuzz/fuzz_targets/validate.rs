@@ -12,6 +12,9 @@
 //! acknowledgement kind (bits 4-5) and errors only (bit 6); the rest is the X12.
 #![no_main]
 
+#[path = "common.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use std::io::Read;
 use x12kit::ack::Timestamp;
@@ -94,12 +97,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, input)) = data.split_first() else {
         return;
     };
-    let sizes: &[usize] = match pick % 4 {
-        0 => &[1],
-        1 => &[2, 1, 3],
-        2 => &[7, 64],
-        _ => &[4096],
-    };
+    let sizes = common::chunk_sizes(pick);
     // A small duplicate-check limit now and then, to reach DUPLICATE_CHECK_LIMIT.
     let max_control_numbers = if pick & 4 != 0 { 2 } else { 100_000 };
 
