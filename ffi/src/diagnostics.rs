@@ -2,6 +2,7 @@
 //! list of them (`x12kit_diagnostics`).
 
 use crate::error::{c_string, free_box, guard};
+use crate::string::{give, x12kit_string};
 use std::ffi::{CString, c_char};
 use x12kit_core::{Diagnostic, Severity};
 
@@ -195,4 +196,45 @@ pub unsafe extern "C" fn x12kit_diagnostics_get(
 pub unsafe extern "C" fn x12kit_diagnostics_free(list: *mut x12kit_diagnostics) {
     // SAFETY: the caller passes NULL or a handle x12kit boxed, not freed before.
     unsafe { free_box(list) }
+}
+
+/// The `json_out` and `diagnostics_out` outputs of the calls that give a
+/// JSON result and/or its diagnostics, cleared (empty string, NULL list)
+/// so that a failed call leaves nothing to free.
+///
+/// # Safety
+/// Each pointer must be NULL or valid for one write.
+pub(crate) unsafe fn cleared_outputs<'a>(
+    json_out: *mut x12kit_string,
+    diagnostics_out: *mut *mut x12kit_diagnostics,
+) -> (
+    Option<&'a mut x12kit_string>,
+    Option<&'a mut *mut x12kit_diagnostics>,
+) {
+    // SAFETY (both): forwarded to the caller.
+    let json = unsafe { json_out.as_mut() }.map(|j| {
+        *j = x12kit_string::EMPTY;
+        j
+    });
+    let diagnostics = unsafe { diagnostics_out.as_mut() }.map(|d| {
+        *d = std::ptr::null_mut();
+        d
+    });
+    (json, diagnostics)
+}
+
+/// Gives `diagnostics` and the JSON `json` builds to whichever of the
+/// outputs of [`cleared_outputs`] the caller asked for.
+pub(crate) fn give_outputs(
+    diagnostics: &[Diagnostic],
+    json: impl FnOnce() -> Vec<u8>,
+    json_out: Option<&mut x12kit_string>,
+    diagnostics_out: Option<&mut *mut x12kit_diagnostics>,
+) {
+    if let Some(d) = diagnostics_out {
+        *d = Box::into_raw(Box::new(x12kit_diagnostics::new(diagnostics)));
+    }
+    if let Some(j) = json_out {
+        give(j, json());
+    }
 }

@@ -1,7 +1,7 @@
 //! The JSON-level calls: X12 in, JSON parse result out (`x12kit_parse`), and
 //! back (`x12kit_write`). Each mirrors one core function.
 
-use crate::diagnostics::x12kit_diagnostics;
+use crate::diagnostics::{cleared_outputs, give_outputs, x12kit_diagnostics};
 use crate::error::{Failure, bytes, call, out, text, x12kit_error, x12kit_status};
 use crate::string::{give, x12kit_string};
 use std::ffi::c_char;
@@ -40,27 +40,19 @@ pub unsafe extern "C" fn x12kit_parse(
 ) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or writable outputs.
-        let (json_out, diagnostics_out) = unsafe { (json_out.as_mut(), diagnostics_out.as_mut()) };
+        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
         if json_out.is_none() && diagnostics_out.is_none() {
             return Err(Failure::null("json_out and diagnostics_out"));
         }
-        let json_out = json_out.map(|j| {
-            *j = x12kit_string::EMPTY;
-            j
-        });
-        let diagnostics_out = diagnostics_out.map(|d| {
-            *d = std::ptr::null_mut();
-            d
-        });
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
         let doc = x12kit_core::parse(input);
-        if let Some(d) = diagnostics_out {
-            *d = Box::into_raw(Box::new(x12kit_diagnostics::new(&doc.diagnostics)));
-        }
-        if let Some(j) = json_out {
-            give(j, x12kit_core::to_json(&doc));
-        }
+        give_outputs(
+            &doc.diagnostics,
+            || x12kit_core::to_json(&doc),
+            json_out,
+            diagnostics_out,
+        );
         Ok(())
     })
 }

@@ -1,7 +1,7 @@
 //! Envelope validation (`x12kit::validate`) and TA1 / 997 / 999
 //! acknowledgements (`x12kit::acknowledge`) of X12 input.
 
-use crate::diagnostics::x12kit_diagnostics;
+use crate::diagnostics::{cleared_outputs, give_outputs, x12kit_diagnostics};
 use crate::error::{Failure, bytes, call, free_box, out, text, x12kit_error, x12kit_status};
 use crate::reader::x12kit_delimiters;
 use crate::string::{give, x12kit_string};
@@ -131,12 +131,12 @@ fn give_validation(
     json_out: Option<&mut x12kit_string>,
     diagnostics_out: Option<&mut *mut x12kit_diagnostics>,
 ) {
-    if let Some(d) = diagnostics_out {
-        *d = Box::into_raw(Box::new(x12kit_diagnostics::new(&validation.diagnostics)));
-    }
-    if let Some(j) = json_out {
-        give(j, validation.to_json());
-    }
+    give_outputs(
+        &validation.diagnostics,
+        || validation.to_json(),
+        json_out,
+        diagnostics_out,
+    );
 }
 
 /// Parses and validates X12 against the envelope rules (ISA/IEA, GS/GE,
@@ -207,18 +207,10 @@ pub unsafe extern "C" fn x12kit_validate_with(
 ) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or writable outputs.
-        let (json_out, diagnostics_out) = unsafe { (json_out.as_mut(), diagnostics_out.as_mut()) };
+        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
         if json_out.is_none() && diagnostics_out.is_none() {
             return Err(Failure::null("json_out and diagnostics_out"));
         }
-        let json_out = json_out.map(|j| {
-            *j = x12kit_string::EMPTY;
-            j
-        });
-        let diagnostics_out = diagnostics_out.map(|d| {
-            *d = std::ptr::null_mut();
-            d
-        });
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
         // SAFETY: forwarded to the caller.
@@ -367,15 +359,7 @@ pub unsafe extern "C" fn x12kit_stream_validator_finish(
 ) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or writable outputs.
-        let (json_out, diagnostics_out) = unsafe { (json_out.as_mut(), diagnostics_out.as_mut()) };
-        let json_out = json_out.map(|j| {
-            *j = x12kit_string::EMPTY;
-            j
-        });
-        let diagnostics_out = diagnostics_out.map(|d| {
-            *d = std::ptr::null_mut();
-            d
-        });
+        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
         // SAFETY: forwarded to the caller.
         let v = unsafe { out(v, "v") }?;
         if v.validator.is_none() {
