@@ -1,0 +1,1 @@
+//! Node addon x12kit (napi-rs) (under construction).

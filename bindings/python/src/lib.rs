@@ -1,0 +1,1 @@
+//! Python module x12kit (pyo3) (under construction).

@@ -1,0 +1,1 @@
+//! WASM package x12kit-wasm (wasm-bindgen) (under construction).
