@@ -136,9 +136,36 @@ pub fn to_json_writer_with<W: io::Write>(
     jw.flush_all()
 }
 
-/// Serializes a parse result to a `serde_json::Value`.
-pub fn to_value(doc: &Document<'_>) -> serde_json::Value {
-    serde_json::from_slice(&to_json(doc)).unwrap_or(serde_json::Value::Null)
+/// Serializes a parse result to a `serde_json::Value` (for callers that
+/// edit it before [`write`](crate::write())); `INTERNAL` would mean the
+/// writer produced invalid JSON, which the tests rule out.
+pub fn to_value(doc: &Document<'_>) -> crate::error::Result<serde_json::Value> {
+    serde_json::from_slice(&to_json(doc)).map_err(|e| crate::Error::internal(e))
+}
+
+/// Compact JSON of a result type (validation, acknowledgements, errors).
+///
+/// These types serialize with string keys only, so serde_json cannot fail on
+/// them; if it ever did, the output is an `INTERNAL` error object rather
+/// than empty bytes, so the failure is never silent.
+pub(crate) fn to_vec<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_else(|e| internal_json(&e))
+}
+
+/// Indented JSON of a result type (see [`to_vec`]).
+pub(crate) fn to_vec_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    serde_json::to_vec_pretty(value).unwrap_or_else(|e| internal_json(&e))
+}
+
+fn internal_json(e: &serde_json::Error) -> Vec<u8> {
+    let mut out = br#"{"code":"INTERNAL","kind":"internal","message":"#.to_vec();
+    out.push(b'"');
+    escape_into(
+        format!("internal error in x12kit (please report it): {e}").as_bytes(),
+        &mut out,
+    );
+    out.extend_from_slice(br#"","details":[]}"#);
+    out
 }
 
 /// A delimiter byte as a one-character string (Latin-1 mapping).

@@ -25,9 +25,17 @@
 //! - [`error`]: typed errors with stable codes for calls that fail outright;
 //! - [`webhook`]: webhook signing and verification;
 //! - [`mod@validate`]: the envelope rules, their acknowledgement codes and outcomes;
-//! - [`ack`]: building TA1 / 997 / 999 acknowledgements and reading received ones.
+//! - [`ack`]: building TA1 / 997 / 999 acknowledgements and reading received ones;
+//! - [`ops`]: the operations every binding and the server call (bytes and one
+//!   options struct in, owned results or an [`Error`] out);
+//! - [`time`](mod@time): validated dates and times ([`DateTime`]); the core never reads the
+//!   clock except in [`clock`], which exists only off `wasm32-unknown-unknown`.
+
+#![forbid(unsafe_code)]
 
 pub mod ack;
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+pub mod clock;
 pub mod delimiters;
 pub mod diagnostics;
 pub mod documents;
@@ -35,10 +43,12 @@ pub mod envelope;
 pub mod error;
 pub mod json;
 pub mod lexer;
+pub mod ops;
 pub mod partner;
 pub mod render;
 pub mod segment;
 pub mod stream;
+pub mod time;
 pub mod validate;
 pub mod webhook;
 pub mod write;
@@ -47,15 +57,16 @@ pub use ack::{AckKind, AckOptions, acknowledge};
 pub use delimiters::Delimiters;
 pub use diagnostics::{AckCodes, Code, Diagnostic, Severity};
 pub use envelope::{Document, Envelope, Group, Handler, Interchange, Transaction, parse};
-pub use error::Error;
+pub use error::{Error, ErrorCode, ErrorKind, Problem};
 pub use json::{
     JsonOptions, to_json, to_json_into, to_json_with, to_json_writer, to_json_writer_with, to_value,
 };
 pub use lexer::{Token, Tokenizer, segments};
 pub use partner::Partner;
-pub use render::{ControlNumbers, RenderError, RenderOptions, Rendered, render};
+pub use render::{ControlNumbers, RenderOptions, Rendered, render};
 pub use segment::{Element, Segment};
 pub use stream::{Pull, Reader, StreamTokenizer};
+pub use time::DateTime;
 pub use validate::{StreamValidator, Validation, Validator, validate, validate_reader};
 pub use write::{WriteOptions, write, write_str};
 

@@ -7,7 +7,8 @@
 //! `examples/partners/` for complete examples.
 
 use crate::delimiters::Delimiters;
-use crate::documents::{Issue, Severity, TYPES};
+use crate::documents::{Issue, TYPES};
+use crate::error::{Error, ErrorCode};
 use crate::validate::tables;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -138,31 +139,55 @@ pub struct Partner {
 }
 
 fn problem(pointer: &str, message: String) -> Issue {
-    Issue {
-        severity: Severity::Error,
-        code: "INVALID_PARTNER",
-        pointer: pointer.into(),
-        message,
-    }
+    Issue::error(ErrorCode::InvalidField, pointer, message)
+}
+
+/// The JSON Schema of the profile (`schema/partner.schema.json`).
+pub fn schema() -> serde_json::Value {
+    static SCHEMA: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            // Checked in by this repository and parsed by a unit test, so this cannot fail.
+            serde_json::from_str(include_str!("../../schema/partner.schema.json"))
+                .unwrap_or(serde_json::Value::Null)
+        })
+        .clone()
 }
 
 /// Versions a document can be rendered in.
 pub const VERSIONS: [&str; 3] = ["004010", "004030", "005010"];
 
 impl Partner {
-    /// Reads a profile from JSON text, checking it (every problem at once).
-    pub fn from_json(text: &str) -> Result<Partner, Vec<Issue>> {
-        let p: Partner = serde_json::from_str(text).map_err(|e| {
-            vec![problem(
-                "/",
-                format!("the partner profile is not valid: {e} (see schema/partner.schema.json)"),
-            )]
+    /// Reads a profile from JSON text, checking it: `INVALID_JSON` for text
+    /// that is not JSON, else as [`Partner::from_value`].
+    pub fn from_json(text: &str) -> Result<Partner, Error> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            Error::new(
+                ErrorCode::InvalidJson,
+                format!("the partner profile is not valid JSON: {e}"),
+            )
+        })?;
+        Partner::from_value(&v)
+    }
+
+    /// Reads and checks a profile: `INVALID_PARTNER` with every problem at once.
+    pub fn from_value(v: &serde_json::Value) -> Result<Partner, Error> {
+        let p = Partner::deserialize(v).map_err(|e| {
+            Error::from_problems(
+                ErrorCode::InvalidPartner,
+                vec![problem(
+                    "/",
+                    format!(
+                        "the partner profile is not valid: {e} (see schema/partner.schema.json)"
+                    ),
+                )],
+            )
         })?;
         let issues = p.check();
         if issues.is_empty() {
             Ok(p)
         } else {
-            Err(issues)
+            Err(Error::from_problems(ErrorCode::InvalidPartner, issues))
         }
     }
 
@@ -315,7 +340,8 @@ impl Partner {
                 .filter_map(|&(name, b)| Some((name, b?)))
                 .find(|&(_, b)| value.as_bytes().contains(&b))
             {
-                out.push(problem(
+                out.push(Issue::error(
+                    ErrorCode::ContainsDelimiter,
                     pointer,
                     format!(
                         "\"{value}\" contains the {name} {}, which must not appear in a value; choose other delimiters",
@@ -384,4 +410,12 @@ pub fn check_version(v: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod schema_tests {
+    #[test]
+    fn the_published_schema_parses() {
+        assert!(super::schema().is_object());
+    }
 }

@@ -8,9 +8,10 @@
 //! reported at once, each with a stable code and a JSON pointer.
 
 use crate::documents::{self, Issue, Severity, encode::Context};
+use crate::error::{Error, ErrorCode, Problem};
 use crate::partner::{Partner, isa_version};
+use crate::time::DateTime;
 use serde_json::Value;
-use std::fmt;
 
 /// Control numbers of the interchange, group and transaction set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +35,24 @@ impl Default for ControlNumbers {
 }
 
 /// Options of [`render`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenderOptions {
     /// Control numbers.
     pub control: ControlNumbers,
-    /// Date and time of the interchange as `("CCYYMMDD", "HHMM")`; `None` is now (UTC).
-    pub timestamp: Option<(String, String)>,
+    /// Date and time of the interchange (ISA09/ISA10, GS04/GS05, and the
+    /// default of document dates). The core reads no clock: the caller passes
+    /// it ([`crate::ops::render`] takes "now" from its caller).
+    pub timestamp: DateTime,
+}
+
+impl RenderOptions {
+    /// Options with control numbers 1, 1, 1 and this timestamp.
+    pub fn at(timestamp: DateTime) -> Self {
+        RenderOptions {
+            control: ControlNumbers::default(),
+            timestamp,
+        }
+    }
 }
 
 /// A rendered interchange.
@@ -53,87 +66,27 @@ pub struct Rendered {
     /// objects with nothing else, such as `{}`; array items stay).
     pub document: Value,
     /// Warnings (e.g. `UNKNOWN_FIELD`).
-    pub warnings: Vec<Issue>,
+    pub warnings: Vec<Problem>,
 }
 
-/// Rendering refused: every problem found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderError {
-    /// The problems (errors first; warnings found on the way follow).
-    pub issues: Vec<Issue>,
+fn err(code: ErrorCode, pointer: &str, message: String) -> Issue {
+    Issue::error(code, pointer, message)
 }
 
-impl RenderError {
-    /// The stable code of the error as a whole.
-    pub fn code(&self) -> &'static str {
-        if self.issues.iter().any(|i| i.code == "INVALID_PARTNER") {
-            "INVALID_PARTNER"
-        } else if self
-            .issues
-            .iter()
-            .any(|i| i.code == "UNKNOWN_DOCUMENT_TYPE")
-        {
-            "UNKNOWN_DOCUMENT_TYPE"
-        } else if self.issues.iter().any(|i| i.code == "UNSUPPORTED_VERSION") {
-            "UNSUPPORTED_VERSION"
-        } else {
-            "INVALID_PAYLOAD"
-        }
-    }
-}
-
-impl fmt::Display for RenderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self
-            .issues
-            .iter()
-            .filter(|i| i.severity == Severity::Error)
-            .count();
-        write!(
-            f,
-            "{}: {n} problem{}",
-            self.code(),
-            if n == 1 { "" } else { "s" }
-        )?;
-        for i in &self.issues {
-            write!(f, "\n  {i}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for RenderError {}
-
-fn err(code: &'static str, pointer: &str, message: String) -> Issue {
-    Issue {
-        severity: Severity::Error,
-        code,
-        pointer: pointer.into(),
-        message,
-    }
-}
-
-/// Today's UTC date and time as `("CCYYMMDD", "HHMM")`.
-pub fn now() -> (String, String) {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (
-        format!("{y:04}{m:02}{d:02}"),
-        format!("{:02}{:02}", rem / 3600, rem % 3600 / 60),
-    )
+/// The error of a refused render: the top-level code (`INVALID_PAYLOAD`
+/// unless a problem says the partner, the type or the version is at fault)
+/// with every problem as its details.
+fn refused(issues: Vec<Issue>) -> Error {
+    let top = [
+        ErrorCode::InvalidPartner,
+        ErrorCode::UnknownDocumentType,
+        ErrorCode::UnsupportedVersion,
+        ErrorCode::InvalidControlNumber,
+    ]
+    .into_iter()
+    .find(|c| issues.iter().any(|i| i.code == *c))
+    .unwrap_or(ErrorCode::InvalidPayload);
+    Error::from_problems(top, issues)
 }
 
 fn pad(s: &str, n: usize) -> String {
@@ -146,7 +99,7 @@ pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out:
         let Some((first, rest)) = parts.split_first() else {
             if v.is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
                 out.push(err(
-                    "MISSING_FIELD",
+                    ErrorCode::MissingField,
                     &at,
                     format!("is required by the implementation guide of partner {partner}"),
                 ));
@@ -161,7 +114,7 @@ pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out:
                 p.push_str(if *part == "*" { "0" } else { part });
             }
             out.push(err(
-                "MISSING_FIELD",
+                ErrorCode::MissingField,
                 &p,
                 format!("is required by the implementation guide of partner {partner}"),
             ));
@@ -198,35 +151,29 @@ pub fn render(
     payload: &Value,
     partner: &Partner,
     options: &RenderOptions,
-) -> Result<Rendered, RenderError> {
+) -> Result<Rendered, Error> {
     let problems = partner.check();
     if !problems.is_empty() {
-        return Err(RenderError { issues: problems });
+        return Err(Error::from_problems(ErrorCode::InvalidPartner, problems));
     }
     let Some(functional_id) = documents::functional_id(code) else {
-        return Err(RenderError {
-            issues: vec![err(
-                "UNKNOWN_DOCUMENT_TYPE",
-                "/",
-                format!(
-                    "x12kit does not render transaction set \"{code}\"; known: {}",
-                    documents::TYPES.join(", ")
-                ),
-            )],
-        });
+        return Err(Error::new(
+            ErrorCode::UnknownDocumentType,
+            format!(
+                "x12kit does not render transaction set \"{code}\"; known: {}",
+                documents::TYPES.join(", ")
+            ),
+        ));
     };
     let version = partner.version_for(code);
     let since = documents::since(code).unwrap_or("004010");
     if version.get(..6).unwrap_or("") < since {
-        return Err(RenderError {
-            issues: vec![err(
-                "UNSUPPORTED_VERSION",
-                "/",
-                format!(
-                    "{code} does not exist in version {version}: it was introduced in {since}; set the partner's \"versions\": {{\"{code}\": \"{since}\"}} (or 005010)"
-                ),
-            )],
-        });
+        return Err(Error::new(
+            ErrorCode::UnsupportedVersion,
+            format!(
+                "{code} does not exist in version {version}: it was introduced in {since}; set the partner's \"versions\": {{\"{code}\": \"{since}\"}} (or 005010)"
+            ),
+        ));
     }
     let c = options.control;
     let mut issues = Vec::new();
@@ -237,36 +184,26 @@ pub fn render(
     ] {
         if n == 0 || n > 999_999_999 {
             issues.push(err(
-                "INVALID_CONTROL_NUMBER",
+                ErrorCode::InvalidControlNumber,
                 "/",
                 format!("the {name} control number must be 1–999999999, found {n}"),
             ));
         }
     }
-    let (date, time) = options.timestamp.clone().unwrap_or_else(now);
-    if date.len() != 8
-        || !date.bytes().all(|b| b.is_ascii_digit())
-        || time.len() != 4
-        || !time.bytes().all(|b| b.is_ascii_digit())
-    {
-        issues.push(err(
-            "INVALID_FIELD",
-            "/",
-            format!(
-                "the timestamp must be (\"CCYYMMDD\", \"HHMM\"), found (\"{date}\", \"{time}\")"
-            ),
-        ));
-    }
     if !issues.is_empty() {
-        return Err(RenderError { issues });
+        return Err(refused(issues));
     }
-    let d = partner.delimiters_for(&version).map_err(|m| RenderError {
-        issues: vec![err("INVALID_PARTNER", "/delimiters", m)],
+    let (date, time) = (options.timestamp.ccyymmdd(), options.timestamp.hhmm());
+    let d = partner.delimiters_for(&version).map_err(|m| {
+        Error::from_problems(
+            ErrorCode::InvalidPartner,
+            vec![err(ErrorCode::InvalidDelimiters, "/delimiters", m)],
+        )
     })?;
     // `check` saw every delimiter but the repetition separator, which depends on the version.
     let clashes = partner.delimiters_in_values(&d);
     if !clashes.is_empty() {
-        return Err(RenderError { issues: clashes });
+        return Err(Error::from_problems(ErrorCode::InvalidPartner, clashes));
     }
     let ctx = Context {
         delimiters: d,
@@ -300,8 +237,12 @@ pub fn render(
             !issues.iter().any(|i| {
                 i.severity == Severity::Error
                     && (i.pointer == r.pointer
-                        || (matches!(i.code, "INVALID_FIELD" | "MISSING_FIELD" | "EMPTY_ARRAY")
-                            && i.is_above(&r.pointer)))
+                        || (matches!(
+                            i.code,
+                            ErrorCode::InvalidField
+                                | ErrorCode::MissingField
+                                | ErrorCode::EmptyArray
+                        ) && i.is_above(&r.pointer)))
             })
         });
         issues.extend(req);
@@ -314,7 +255,7 @@ pub fn render(
                     .cmp(&(b.severity != Severity::Error))
                     .then_with(|| a.pointer.cmp(&b.pointer))
             });
-            return Err(RenderError { issues });
+            return Err(refused(issues));
         }
     };
 

@@ -12,7 +12,7 @@
 //! `VALUE_CONTAINS_DELIMITER` rather than written as corrupt X12.
 
 use crate::delimiters::{Delimiters, show_byte};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::json::{GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, SE_FIELDS, ST_FIELDS};
 use serde_json::{Map, Value};
 
@@ -63,14 +63,7 @@ struct Writer<'o, 'v> {
 }
 
 fn shape(path: &str, message: impl Into<String>) -> Error {
-    Error::InvalidParseResult {
-        path: if path.is_empty() {
-            "/".into()
-        } else {
-            path.into()
-        },
-        message: message.into(),
-    }
+    Error::new(ErrorCode::InvalidParseResult, message).at(if path.is_empty() { "/" } else { path })
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -110,12 +103,13 @@ fn delimiter(v: &Value, path: &str) -> Result<u8> {
     let mut chars = s.chars();
     match (chars.next(), chars.next()) {
         (Some(c), None) if (c as u32) < 256 => Ok(c as u32 as u8),
-        _ => Err(Error::InvalidDelimiters {
-            path: path.into(),
-            message: format!(
+        _ => Err(Error::new(
+            ErrorCode::InvalidDelimiters,
+            format!(
                 "a delimiter must be exactly one character between U+0000 and U+00FF, found \"{s}\""
             ),
-        }),
+        )
+        .at(path)),
     }
 }
 
@@ -134,10 +128,9 @@ impl<'v> Writer<'_, 'v> {
             repetition,
             segment: delimiter(field(dm, &dp, "segment")?, &format!("{dp}/segment"))?,
         };
-        self.d.check().map_err(|message| Error::InvalidDelimiters {
-            path: dp.clone(),
-            message,
-        })?;
+        self.d
+            .check()
+            .map_err(|message| Error::new(ErrorCode::InvalidDelimiters, message).at(dp.clone()))?;
         self.line_break = match &self.options.line_break {
             Some(lb) => lb.clone().into_bytes(),
             None => match i.get("lineBreak") {
@@ -306,10 +299,7 @@ impl<'v> Writer<'_, 'v> {
                     ));
                 };
                 let Some(r) = self.d.repetition else {
-                    return Err(Error::ValueContainsDelimiter {
-                        path: path.into(),
-                        message: "this element repeats, but the interchange has no repetition separator (ISA12 before 00402)".into(),
-                    });
+                    return Err(Error::new(ErrorCode::ContainsDelimiter, "this element repeats, but the interchange has no repetition separator (ISA12 before 00402)").at(path));
                 };
                 let rp = format!("{path}/repeat");
                 let reps = array(reps, &rp)?;
@@ -362,13 +352,10 @@ impl<'v> Writer<'_, 'v> {
             Check::All => d.is_delimiter(b),
         };
         if let Some(b) = s.bytes().find(|&b| bad(b)) {
-            return Err(Error::ValueContainsDelimiter {
-                path: path.into(),
-                message: format!(
+            return Err(Error::new(ErrorCode::ContainsDelimiter, format!(
                     "the value \"{s}\" contains {}, which is a delimiter of this interchange; writing it would corrupt the X12",
                     show_byte(b)
-                ),
-            });
+                )).at(path));
         }
         self.out.extend_from_slice(s.as_bytes());
         Ok(())

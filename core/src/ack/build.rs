@@ -1,8 +1,9 @@
 //! Writing TA1, 997 and 999 acknowledgements from validation summaries.
 
-use super::{AckKind, AckOptions, Timestamp};
+use super::{AckKind, AckOptions};
 use crate::delimiters::{Delimiters, is_valid_delimiter};
-use crate::error::Error;
+use crate::error::{Error, ErrorCode};
+use crate::time::DateTime;
 use crate::validate::check;
 use crate::validate::mapping::{AckElement, to_997};
 use crate::validate::tables;
@@ -50,15 +51,12 @@ impl Out<'_> {
         self.buf.extend_from_slice(id.as_bytes());
         for (i, e) in elements[..end].iter().enumerate() {
             if let Some(&b) = e.iter().find(|b| check && self.forbidden.contains(b)) {
-                return Err(Error::ValueContainsDelimiter {
-                    path: format!("{path}/{id}{:02}", i + 1),
-                    message: format!(
+                return Err(Error::new(ErrorCode::ContainsDelimiter, format!(
                         "{id}{:02} would be \"{}\", which contains {}, a delimiter of the acknowledgement; choose other delimiters",
                         i + 1,
                         String::from_utf8_lossy(e),
                         crate::delimiters::show_byte(b)
-                    ),
-                });
+                    )).at(format!("{path}/{id}{:02}", i + 1)));
             }
             self.buf.push(self.d.element);
             self.buf.extend_from_slice(e);
@@ -174,9 +172,8 @@ fn delimiters(
         d.repetition = None;
         b"U".to_vec()
     };
-    d.check().map_err(|message| Error::InvalidDelimiters {
-        path: "/delimiters".to_string(),
-        message,
+    d.check().map_err(|message| {
+        Error::new(ErrorCode::InvalidDelimiters, message).at("/delimiters".to_string())
     })?;
     Ok((d, isa11, version))
 }
@@ -211,7 +208,7 @@ pub(super) fn build(v: &Validation, options: &AckOptions) -> Result<Vec<u8>, Err
     let mut isa13 = options.interchange_control_number;
     let mut gs06 = options.group_control_number;
     let mut st02 = options.set_control_number;
-    let now = options.timestamp.or_else(Timestamp::now);
+    let now = options.timestamp;
     for (i, ic) in v.interchanges.iter().enumerate() {
         let ta1 = wants_ta1(ic, options.kind);
         let groups: Vec<(&GroupSummary, Fa)> = ic
@@ -223,15 +220,12 @@ pub(super) fn build(v: &Validation, options: &AckOptions) -> Result<Vec<u8>, Err
             continue;
         }
         if isa13 > 999_999_999 {
-            return Err(Error::InvalidAckOptions {
-                path: "/interchangeControlNumber".to_string(),
-                message: format!(
+            return Err(Error::new(ErrorCode::InvalidOptions, format!(
                     "the interchange control number would be {isa13}, but ISA13 has 9 digits at most"
-                ),
-            });
+                )).at("/interchangeControlNumber".to_string()));
         }
         let path = format!("/interchanges/{i}");
-        let stamp = now.unwrap_or_else(|| Timestamp::from_received(&ic.date, &ic.time));
+        let stamp = now.unwrap_or_else(|| received_stamp(&ic.date, &ic.time));
         let wants_999 = groups.iter().any(|(_, f)| *f == Fa::F999);
         let (d, isa11, version) = delimiters(ic, options, wants_999)?;
         let mut forbidden = vec![d.element, d.component, d.segment];
@@ -245,12 +239,9 @@ pub(super) fn build(v: &Validation, options: &AckOptions) -> Result<Vec<u8>, Err
                     .bytes()
                     .any(|b| !matches!(b, b'\n' | b'\r') || d.is_delimiter(b)) =>
             {
-                return Err(Error::InvalidAckOptions {
-                    path: "/lineBreak".to_string(),
-                    message: format!(
+                return Err(Error::new(ErrorCode::InvalidOptions, format!(
                         "the line break {lb:?} must be made of CR and LF only, and none of them may be a delimiter of the acknowledgement"
-                    ),
-                });
+                    )).at("/lineBreak".to_string()));
             }
             Some(lb) => lb.as_str(),
             None if breaks_are_delimiters => "",
@@ -323,10 +314,11 @@ pub(super) fn build(v: &Validation, options: &AckOptions) -> Result<Vec<u8>, Err
         let mut written_groups = 0;
         for (k, (g, fa)) in groups.iter().enumerate() {
             if gs06 > 999_999_999 || st02 > 999_999_999 {
-                return Err(Error::InvalidAckOptions {
-                    path: "/groupControlNumber".to_string(),
-                    message: "the group or set control number would exceed 9 digits".to_string(),
-                });
+                return Err(Error::new(
+                    ErrorCode::InvalidOptions,
+                    "the group or set control number would exceed 9 digits".to_string(),
+                )
+                .at("/groupControlNumber".to_string()));
             }
             let gpath = format!("{path}/groups/{k}");
             group(
@@ -358,7 +350,7 @@ fn group(
     fa: Fa,
     gs06: u64,
     st02: u64,
-    stamp: &Timestamp,
+    stamp: &DateTime,
     errors_only: bool,
     path: &str,
 ) -> Result<(), Error> {
@@ -614,4 +606,28 @@ mod tests {
         assert_eq!(segment_id("*"), "ZZ");
         assert_eq!(pad("ABC", 5), "ABC  ");
     }
+}
+
+/// The received ISA09/ISA10 as a date and time (the acknowledgement's stamp
+/// when the caller passes none), or 2000-01-01 00:00 when they are not real.
+fn received_stamp(date: &str, time: &str) -> DateTime {
+    let two = |b: &[u8]| (b[0] - b'0') * 10 + (b[1] - b'0');
+    let (d, t) = (date.as_bytes(), time.as_bytes());
+    let (year, month, day) = if check::date6(d) {
+        (
+            2000 + u16::from(two(&d[0..2])),
+            two(&d[2..4]),
+            two(&d[4..6]),
+        )
+    } else {
+        (2000, 1, 1)
+    };
+    let (hour, minute) = if check::time(t, 4, 4) {
+        (two(&t[0..2]), two(&t[2..4]))
+    } else {
+        (0, 0)
+    };
+    DateTime::new(year, month, day, hour, minute)
+        .or_else(|_| DateTime::new(year, month, day, 0, 0))
+        .unwrap_or(DateTime::from_unix(946_684_800))
 }

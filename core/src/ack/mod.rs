@@ -49,124 +49,26 @@ pub use read::{
 
 use crate::delimiters::Delimiters;
 use crate::error::Error;
+use crate::time::DateTime;
 use crate::validate::Validation;
 
-/// Which acknowledgement to build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which acknowledgement to build (JSON: `"auto"`, `"ta1"`, `"997"`, `"999"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
 pub enum AckKind {
     /// Only a TA1 per interchange.
+    #[serde(rename = "ta1")]
     Ta1,
     /// A 997 per functional group (whatever its version).
+    #[serde(rename = "997")]
     Fa997,
     /// A 999 per functional group (whatever its version).
+    #[serde(rename = "999")]
     Fa999,
     /// 997 for groups before 005010, 999 from 005010, plus a TA1 when the
     /// interchange asks for one (ISA14 = 1) or was not accepted cleanly.
     #[default]
+    #[serde(rename = "auto")]
     Auto,
-}
-
-/// A date and time written into the acknowledgement's ISA09/ISA10 and GS04/GS05.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timestamp {
-    /// Year, e.g. 2024.
-    pub year: u16,
-    /// Month, 1–12.
-    pub month: u8,
-    /// Day of the month, 1–31.
-    pub day: u8,
-    /// Hour, 0–23.
-    pub hour: u8,
-    /// Minute, 0–59.
-    pub minute: u8,
-}
-
-impl Timestamp {
-    /// A timestamp from its parts (out-of-range parts are clamped).
-    pub fn new(year: u16, month: u8, day: u8, hour: u8, minute: u8) -> Self {
-        Timestamp {
-            year: year.min(9999),
-            month: month.clamp(1, 12),
-            day: day.clamp(1, 31),
-            hour: hour.min(23),
-            minute: minute.min(59),
-        }
-    }
-
-    /// The current UTC time, where the platform has a clock
-    /// (`None` on `wasm32-unknown-unknown`: pass a timestamp there).
-    pub fn now() -> Option<Self> {
-        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-        {
-            None
-        }
-        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-        {
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_secs();
-            Some(Self::from_unix(secs))
-        }
-    }
-
-    /// The UTC date and time of a Unix timestamp (seconds).
-    pub fn from_unix(secs: u64) -> Self {
-        let days = (secs / 86_400) as i64;
-        let rem = secs % 86_400;
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        let year = yoe + era * 400 + i64::from(month <= 2);
-        Timestamp::new(
-            year.clamp(0, 9999) as u16,
-            month as u8,
-            day as u8,
-            (rem / 3600) as u8,
-            (rem % 3600 / 60) as u8,
-        )
-    }
-
-    /// The received ISA09/ISA10 (used only when there is no clock), or
-    /// 2000-01-01 00:00 when they are not a real date and time.
-    fn from_received(date: &str, time: &str) -> Self {
-        let d = date.as_bytes();
-        let t = time.as_bytes();
-        let two = |b: &[u8]| (b[0] - b'0') * 10 + (b[1] - b'0');
-        let (year, month, day) = if crate::validate::check::date6(d) {
-            (
-                2000 + u16::from(two(&d[0..2])),
-                two(&d[2..4]),
-                two(&d[4..6]),
-            )
-        } else {
-            (2000, 1, 1)
-        };
-        let (hour, minute) = if crate::validate::check::time(t, 4, 4) {
-            (two(&t[0..2]), two(&t[2..4]))
-        } else {
-            (0, 0)
-        };
-        Timestamp::new(year, month, day, hour, minute)
-    }
-
-    fn yymmdd(&self) -> String {
-        format!("{:02}{:02}{:02}", self.year % 100, self.month, self.day)
-    }
-
-    fn ccyymmdd(&self) -> String {
-        format!("{:04}{:02}{:02}", self.year, self.month, self.day)
-    }
-
-    fn hhmm(&self) -> String {
-        format!("{:02}{:02}", self.hour, self.minute)
-    }
 }
 
 /// How to build acknowledgements.
@@ -184,8 +86,10 @@ pub struct AckOptions {
     pub errors_only: bool,
     /// Delimiters of the acknowledgement; `None`: those of the received interchange.
     pub delimiters: Option<Delimiters>,
-    /// Date and time of the acknowledgement; `None`: now (UTC).
-    pub timestamp: Option<Timestamp>,
+    /// Date and time of the acknowledgement (ISA09/ISA10, GS04/GS05). The core
+    /// reads no clock: pass the current time ([`crate::ops::acknowledge`] does;
+    /// `None` writes the received interchange's own date and time).
+    pub timestamp: Option<DateTime>,
     /// What follows each segment terminator (CR / LF only); `None`: a line
     /// feed, or nothing when a line break is one of the delimiters.
     pub line_break: Option<String>,

@@ -7,6 +7,7 @@ use super::model::*;
 use super::value::{self, Problem};
 use super::{Issue, Severity};
 use crate::delimiters::Delimiters;
+use crate::error::ErrorCode;
 use serde_json::{Map, Value};
 
 /// Inputs of a body render that come from the envelope.
@@ -205,14 +206,14 @@ impl<'d> Encoder<'d> {
         }
     }
 
-    fn issue(&mut self, code: &'static str, ptr: &str, message: String) {
+    fn issue(&mut self, code: ErrorCode, ptr: &str, message: String) {
         // One error per field: the first found is the most precise.
         let ptr = if ptr.is_empty() { "/" } else { ptr };
         // Nor any below a value of the wrong type (its fields were not read).
         if self
             .issues
             .iter()
-            .any(|i| i.pointer == ptr || (i.code == "INVALID_FIELD" && i.is_above(ptr)))
+            .any(|i| i.pointer == ptr || (i.code == ErrorCode::InvalidField && i.is_above(ptr)))
         {
             return;
         }
@@ -231,7 +232,7 @@ impl<'d> Encoder<'d> {
     /// Reports the value at `path` (under `ptr`) that should be an object.
     fn not_object(&mut self, ptr: &str, path: &[String], v: &Value) {
         self.issue(
-            "INVALID_FIELD",
+            ErrorCode::InvalidField,
             &join(ptr, path),
             format!("expected an object, found {}", kind(v)),
         );
@@ -259,7 +260,7 @@ impl<'d> Encoder<'d> {
     pub fn run(&mut self, payload: &Value) {
         let Some(root) = payload.as_object() else {
             self.issue(
-                "INVALID_FIELD",
+                ErrorCode::InvalidField,
                 "",
                 format!("the payload must be a JSON object, found {}", kind(payload)),
             );
@@ -312,7 +313,11 @@ impl<'d> Encoder<'d> {
                     None => {}
                     Some(Value::Array(a)) if b.array => {
                         if a.is_empty() && node.mandatory {
-                            self.issue("EMPTY_ARRAY", &ptr, "must have at least one item".into());
+                            self.issue(
+                                ErrorCode::EmptyArray,
+                                &ptr,
+                                "must have at least one item".into(),
+                            );
                         }
                         for (k, v) in a.iter().enumerate() {
                             let p = format!("{ptr}/{k}");
@@ -325,7 +330,7 @@ impl<'d> Encoder<'d> {
                                     hl: it.hl.clone(),
                                 }),
                                 _ => self.issue(
-                                    "INVALID_FIELD",
+                                    ErrorCode::InvalidField,
                                     &p,
                                     format!("expected an object, found {}", kind(v)),
                                 ),
@@ -346,7 +351,7 @@ impl<'d> Encoder<'d> {
                     // An object without data for the node is no occurrence.
                     Some(Value::Object(_)) if !b.array => {}
                     Some(v) => self.issue(
-                        "INVALID_FIELD",
+                        ErrorCode::InvalidField,
                         &ptr,
                         format!(
                             "expected {}, found {}",
@@ -366,7 +371,7 @@ impl<'d> Encoder<'d> {
             {
                 let b = &map.binds[0];
                 self.issue(
-                    "MISSING_FIELD",
+                    ErrorCode::MissingField,
                     &where_ptr,
                     format!(
                         "is required: the {} {} is mandatory in the {}",
@@ -383,7 +388,7 @@ impl<'d> Encoder<'d> {
         }
         if items.len() as u64 > node.max as u64 {
             self.issue(
-                "TOO_MANY",
+                ErrorCode::TooMany,
                 &where_ptr,
                 format!(
                     "has {} items; the {} {} repeats at most {} times",
@@ -456,7 +461,7 @@ impl<'d> Encoder<'d> {
                     match v {
                         Value::Object(o) => out.push((Some(o), format!("{p}/{k}"))),
                         _ => self.issue(
-                            "INVALID_FIELD",
+                            ErrorCode::InvalidField,
                             &format!("{p}/{k}"),
                             format!("expected an object, found {}", kind(v)),
                         ),
@@ -466,7 +471,7 @@ impl<'d> Encoder<'d> {
             }
             Some(v) => {
                 self.issue(
-                    "INVALID_FIELD",
+                    ErrorCode::InvalidField,
                     &p,
                     format!(
                         "expected {}, found {}",
@@ -598,7 +603,7 @@ impl<'d> Encoder<'d> {
     fn check_text(&mut self, text: &str, ptr: &dyn Fn() -> String) -> bool {
         if let Some(m) = value::check_chars(text, self.v5010) {
             self.issue(
-                "INVALID_CHARACTER",
+                ErrorCode::InvalidCharacter,
                 &ptr(),
                 format!("\"{}\" {m}", preview(text)),
             );
@@ -616,7 +621,7 @@ impl<'d> Encoder<'d> {
                 "repetition separator"
             };
             self.issue(
-                "CONTAINS_DELIMITER",
+                ErrorCode::ContainsDelimiter,
                 &ptr(),
                 format!(
                     "\"{}\" contains '{}', the partner's {which}; X12 has no escape, so remove or replace it",
@@ -638,7 +643,7 @@ impl<'d> Encoder<'d> {
                 if let Some(codes) = &e.codes {
                     if !codes.contains(&t) {
                         self.issue(
-                            "INVALID_CODE",
+                            ErrorCode::InvalidCode,
                             &ptr(),
                             format!(
                                 "\"{t}\" is not one of the allowed codes: {}",
@@ -652,12 +657,12 @@ impl<'d> Encoder<'d> {
             }
             Err(p) => {
                 let (code, m) = match p {
-                    Problem::Invalid(m) => ("INVALID_FIELD", m),
-                    Problem::TooLong(m) => ("TOO_LONG", m),
-                    Problem::TooShort(m) => ("TOO_SHORT", m),
-                    Problem::Character(m) => ("INVALID_CHARACTER", m),
+                    Problem::Invalid(m) => (ErrorCode::InvalidField, m),
+                    Problem::TooLong(m) => (ErrorCode::TooLong, m),
+                    Problem::TooShort(m) => (ErrorCode::TooShort, m),
+                    Problem::Character(m) => (ErrorCode::InvalidCharacter, m),
                 };
-                if code == "INVALID_FIELD" {
+                if code == ErrorCode::InvalidField {
                     if let Value::String(s) = v {
                         if !self.check_text(s, ptr) {
                             return None;
@@ -706,7 +711,7 @@ impl<'d> Encoder<'d> {
             // A start segment without declaration: it would be written
             // empty, which X12 does not allow (the declaration must map it).
             self.issue(
-                "MISSING_FIELD",
+                ErrorCode::MissingField,
                 &it.ptr,
                 format!(
                     "is required: the {} segment would be empty, and the {} declares no field for it",
@@ -807,7 +812,7 @@ impl<'d> Encoder<'d> {
             if e.mandatory && els[e.pos as usize].is_none() {
                 let ptr = join(&it.ptr, path);
                 self.issue(
-                    "MISSING_FIELD",
+                    ErrorCode::MissingField,
                     &ptr,
                     format!("is required ({}{:02}, {})", node.id, e.pos, describe(e)),
                 );
@@ -857,7 +862,7 @@ impl<'d> Encoder<'d> {
         }
         let ptr = first.unwrap_or_else(|| it.ptr.clone());
         self.issue(
-            "MISSING_FIELD",
+            ErrorCode::MissingField,
             &ptr,
             format!(
                 "is required: the {} segment would be empty (X12 has no empty segments); give at least one of {}",
@@ -905,7 +910,7 @@ impl<'d> Encoder<'d> {
                     let ip = format!("{aptr}/{k}");
                     let Value::Object(o) = v else {
                         self.issue(
-                            "INVALID_FIELD",
+                            ErrorCode::InvalidField,
                             &ip,
                             format!("expected an object {{qualifier, id}}, found {}", kind(v)),
                         );
@@ -930,7 +935,7 @@ impl<'d> Encoder<'d> {
                         };
                         match o.get(name).filter(|v| !v.is_null()) {
                             None => {
-                                self.issue("MISSING_FIELD", &fp, "is required".into());
+                                self.issue(ErrorCode::MissingField, &fp, "is required".into());
                                 ok = false;
                             }
                             Some(v) => match self.convert(v, &el, &|| fp.clone()) {
@@ -942,7 +947,7 @@ impl<'d> Encoder<'d> {
                     for key in o.keys().filter(|k| *k != "qualifier" && *k != "id") {
                         self.issues.push(Issue {
                             severity: Severity::Warning,
-                            code: "UNKNOWN_FIELD",
+                            code: ErrorCode::UnknownField,
                             pointer: format!("{ip}/{key}"),
                             message:
                                 "is not a field of a product id ({qualifier, id}); it is ignored"
@@ -960,14 +965,14 @@ impl<'d> Encoder<'d> {
                 }
             }
             Some(v) => self.issue(
-                "INVALID_FIELD",
+                ErrorCode::InvalidField,
                 &aptr,
                 format!("expected an array of {{qualifier, id}}, found {}", kind(v)),
             ),
         }
         if list.len() > p.count as usize {
             self.issue(
-                "TOO_MANY",
+                ErrorCode::TooMany,
                 &aptr,
                 format!(
                     "{} product ids in all (named ones included); at most {} fit in the segment",
@@ -981,7 +986,7 @@ impl<'d> Encoder<'d> {
         {
             let named: Vec<&str> = p.promote.iter().map(|(_, f)| f.as_str()).collect();
             self.issue(
-                "MISSING_FIELD",
+                ErrorCode::MissingField,
                 &aptr,
                 format!(
                     "is required: give at least one product id ({} or {{qualifier, id}} items)",
@@ -1035,7 +1040,7 @@ impl<'d> Encoder<'d> {
                         .map(|&q| name(q))
                         .collect();
                     self.issue(
-                        "MISSING_FIELD",
+                        ErrorCode::MissingField,
                         &ptr_of(p),
                         format!(
                             "is required together with {} ({} rule P{})",
@@ -1049,7 +1054,7 @@ impl<'d> Encoder<'d> {
             'R' if count == 0 => {
                 let names: Vec<String> = r.positions.iter().map(|&q| name(q)).collect();
                 self.issue(
-                    "MISSING_FIELD",
+                    ErrorCode::MissingField,
                     &ptr_of(first),
                     format!(
                         "at least one of {} is required ({} rule R{})",
@@ -1062,7 +1067,7 @@ impl<'d> Encoder<'d> {
             'C' if has(first) => {
                 for &p in others.iter().filter(|&&p| !has(p)) {
                     self.issue(
-                        "MISSING_FIELD",
+                        ErrorCode::MissingField,
                         &ptr_of(p),
                         format!(
                             "is required when {} is given ({} rule C{})",
@@ -1081,7 +1086,7 @@ impl<'d> Encoder<'d> {
                     .map(|&q| name(q))
                     .collect();
                 self.issue(
-                    "INVALID_FIELD",
+                    ErrorCode::InvalidField,
                     &ptr_of(first),
                     format!(
                         "only one of {} may be given ({} rule E{})",
@@ -1094,7 +1099,7 @@ impl<'d> Encoder<'d> {
             'L' if has(first) && !others.iter().any(|&p| has(p)) => {
                 let names: Vec<String> = others.iter().map(|&q| name(q)).collect();
                 self.issue(
-                    "MISSING_FIELD",
+                    ErrorCode::MissingField,
                     &ptr_of(others[0]),
                     format!(
                         "one of {} is required when {} is given ({} rule L{})",

@@ -18,8 +18,8 @@ pub mod value;
 
 use crate::diagnostics::{AckCodes, Code, Diagnostic};
 use crate::envelope::{Document, Group, Transaction};
+use crate::error::ErrorCode;
 use model::{Edition, SetDecl};
-use serde::Serialize;
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -63,48 +63,9 @@ pub fn is_known(kind: &[u8]) -> bool {
     TYPES.iter().any(|t| t.as_bytes() == kind)
 }
 
-/// How serious a payload problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// The payload cannot be rendered.
-    Error,
-    /// Rendered, but worth a look (e.g. an unknown field that was ignored).
-    Warning,
-}
-
-/// One problem of a payload: stable code, JSON pointer, message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Issue {
-    /// Error or warning.
-    pub severity: Severity,
-    /// `MISSING_FIELD`, `INVALID_FIELD`, `TOO_LONG`, `UNKNOWN_FIELD`, …
-    pub code: &'static str,
-    /// JSON pointer of the field (`/lines/2/quantity`).
-    pub pointer: String,
-    /// What is wrong, for a person.
-    pub message: String,
-}
-
-impl Issue {
-    /// True when `pointer` is strictly below this issue's pointer
-    /// (`/lines/0/qty` below `/lines/0`, not below `/line`).
-    pub(crate) fn is_above(&self, pointer: &str) -> bool {
-        pointer
-            .strip_prefix(self.pointer.as_str())
-            .is_some_and(|rest| rest.starts_with('/'))
-    }
-}
-
-impl std::fmt::Display for Issue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sev = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        write!(f, "{sev} {} {}: {}", self.code, self.pointer, self.message)
-    }
-}
+/// One problem of a payload: the crate's [`Problem`](crate::error::Problem).
+pub(crate) type Issue = crate::error::Problem;
+pub(crate) use crate::diagnostics::Severity;
 
 /// One set, compiled for both editions on first use (a run that sees only
 /// 850s compiles only the 850).
@@ -275,7 +236,7 @@ pub fn render_body(
     let Some(decl) = declaration(code, edition(version)) else {
         return Err(vec![Issue {
             severity: Severity::Error,
-            code: "UNKNOWN_DOCUMENT_TYPE",
+            code: ErrorCode::UnknownDocumentType,
             pointer: "/".into(),
             message: format!(
                 "x12kit does not render transaction set {code}; known: {}",
@@ -296,7 +257,7 @@ pub fn render_body(
     let mut normalized = canonical(payload);
     let ignored: Vec<String> = warnings
         .iter()
-        .filter(|w| w.code == "UNKNOWN_FIELD")
+        .filter(|w| w.code == ErrorCode::UnknownField)
         .map(|w| w.pointer.clone())
         .collect();
     schema::remove(&mut normalized, &ignored);

@@ -4,6 +4,7 @@
 
 use super::model::*;
 use super::{Issue, Severity, TYPES, declaration};
+use crate::error::ErrorCode;
 use serde_json::{Map, Value, json};
 
 /// The JSON shape of a payload.
@@ -666,7 +667,7 @@ fn walk<'v>(
                         pointer.push_str(&escape(k));
                         out.push(Issue {
                             severity: Severity::Warning,
-                            code: "UNKNOWN_FIELD",
+                            code: ErrorCode::UnknownField,
                             pointer,
                             message: format!(
                                 "is not a field of this document{}; it is ignored",

@@ -161,3 +161,10 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
         None => text.to_owned(),
     }
 }
+
+impl From<WebhookError> for crate::Error {
+    fn from(e: WebhookError) -> Self {
+        let code = crate::ErrorCode::from_name(e.code()).unwrap_or(crate::ErrorCode::Internal);
+        crate::Error::new(code, e.to_string())
+    }
+}

@@ -53,8 +53,9 @@ pub fn verify<S: AsRef<[u8]>>(
     )
 }
 
-/// What a successful verification established.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a successful verification established (JSON: `{"timestamp", "secretIndex"}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Verified {
     /// The delivery's timestamp, in Unix seconds.
     pub timestamp: u64,
@@ -151,9 +152,7 @@ impl Verifier {
 /// The time since the Unix epoch by the system clock (zero if the clock is before 1970).
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub fn system_now() -> Duration {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
+    crate::clock::since_epoch()
 }
 
 /// An HMAC-SHA256 keyed with `secret`, refusing an empty secret.

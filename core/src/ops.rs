@@ -1,0 +1,454 @@
+//! The operations every layer calls: the CLI, the C library, the Python,
+//! Node and WASM bindings and the HTTP server. Each is one function taking
+//! bytes (or text, or a JSON value) plus one options struct, and returning
+//! an owned result that serializes to the documented JSON, or an [`Error`]
+//! with a stable code.
+//!
+//! The options structs derive `Deserialize` with camelCase names, defaults
+//! for every field and `deny_unknown_fields`, so a Python keyword argument,
+//! a JS option object, an HTTP query or body parameter and a C option struct
+//! all reach the same names, checked once: build one from JSON with
+//! [`options`]. Nothing here reads the clock: where a result needs the
+//! current time, the caller passes `now` (native callers use
+//! [`crate::clock`], the browser `Date.now()`).
+//!
+//! ```
+//! use x12kit::{DateTime, ops};
+//! let x12 = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*3*0001~GE*1*1~IEA*1*000000001~";
+//! let json = ops::parse_json(x12, &ops::ParseOptions::default());
+//! assert!(json.starts_with(br#"{"interchanges":"#));
+//! let v = ops::validate(x12, &ops::options(serde_json::json!({"structure": true}))?);
+//! assert!(v.is_valid());
+//! let o: ops::AcknowledgeOptions = ops::options(serde_json::json!({"kind": "997"}))?;
+//! let ack = ops::acknowledge(x12, &o, DateTime::from_unix(1_700_000_000))?;
+//! assert!(ack.starts_with(b"ISA*"));
+//! let bad = ops::options::<ops::ParseOptions>(serde_json::json!({"document": false})).unwrap_err();
+//! assert_eq!(bad.code().as_str(), "INVALID_OPTIONS");
+//! # Ok::<(), x12kit::Error>(())
+//! ```
+
+use crate::ack::{self, AckKind, AckOptions, Acknowledgements};
+use crate::error::{Error, ErrorCode};
+use crate::json::JsonOptions;
+use crate::partner::Partner;
+use crate::render::{ControlNumbers, Rendered};
+use crate::time::DateTime;
+use crate::validate::{self, Validation};
+use crate::webhook::{self, Delivery, EventData, EventKind, Signer, Verified, Verifier};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::time::Duration;
+
+/// The 18 transaction set codes that x12kit renders, maps back and validates.
+pub const DOCUMENT_TYPES: &[&str] = &crate::documents::TYPES;
+
+/// Builds an options struct from a JSON object; `INVALID_OPTIONS` (with the
+/// pointer of the offending key where known) for an unknown key or a value
+/// of the wrong type. `null` is the defaults.
+pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
+    if v.is_null() {
+        return Ok(T::default());
+    }
+    if !v.is_object() {
+        return Err(Error::new(
+            ErrorCode::InvalidOptions,
+            format!("options must be an object, found {}", json_type(&v)),
+        )
+        .at("/"));
+    }
+    T::deserialize(&v).map_err(|e| {
+        let message = e.to_string();
+        let pointer = message
+            .split('`')
+            .nth(1)
+            .filter(|k| v.get(k).is_some() || message.starts_with("unknown field"))
+            .map_or_else(|| "/".to_string(), |k| format!("/{k}"));
+        Error::new(
+            ErrorCode::InvalidOptions,
+            format!("invalid options: {message}"),
+        )
+        .at(pointer)
+    })
+}
+
+/// Builds an options struct from JSON text (see [`options`]).
+pub fn options_str<T: DeserializeOwned + Default>(text: &str) -> Result<T, Error> {
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidOptions,
+            format!("the options are not valid JSON: {e}"),
+        )
+    })?;
+    options(v)
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// Options of [`parse_json`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ParseOptions {
+    /// Map the 18 known transaction set types back to their payload
+    /// (`document` beside `segments`). Default true.
+    #[serde(default = "yes")]
+    pub documents: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions { documents: true }
+    }
+}
+
+/// Parses X12 into the JSON contract (`schema/parse-result.schema.json`),
+/// the bytes `x12kit parse` prints. Never fails: problems are diagnostics.
+pub fn parse_json(input: &[u8], o: &ParseOptions) -> Vec<u8> {
+    crate::json::to_json_with(
+        &crate::parse(input),
+        &JsonOptions {
+            documents: o.documents,
+        },
+    )
+}
+
+/// Options of [`validate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ValidateOptions {
+    /// Also check each set of the 18 known types against its structure
+    /// (segment order, loops, mandatory segments and elements, types,
+    /// lengths, codes), as an acknowledgement does. Default false: the
+    /// envelope rules only.
+    pub structure: bool,
+}
+
+fn validate_options(o: &ValidateOptions) -> validate::Options {
+    validate::Options {
+        structure: o.structure,
+        ..validate::Options::default()
+    }
+}
+
+/// Validates X12: the envelope rules (and with `structure` the set
+/// structure), each diagnostic with its TA1/997/999 codes, and the outcome
+/// of every interchange, group and set.
+pub fn validate(input: &[u8], o: &ValidateOptions) -> Validation {
+    validate::validate_with(&crate::parse(input), &validate_options(o))
+}
+
+/// [`validate`] as JSON (`schema/validation-result.schema.json`), the bytes
+/// of `x12kit validate --json`.
+pub fn validate_json(input: &[u8], o: &ValidateOptions) -> Vec<u8> {
+    validate(input, o).to_json()
+}
+
+/// A push validator for input of any size, fed in chunks (`feed`, `finish`).
+pub fn stream_validator(o: &ValidateOptions) -> crate::StreamValidator {
+    crate::StreamValidator::new(validate_options(o))
+}
+
+/// Options of [`acknowledge`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct AcknowledgeOptions {
+    /// `auto` (997 before 005010, 999 from 005010, plus a TA1 when asked or
+    /// needed), `ta1`, `997` or `999`.
+    pub kind: AckKind,
+    /// Include the set structure findings (AK3/AK4, IK3/IK4). Default true.
+    #[serde(default = "yes")]
+    pub structure: bool,
+    /// Acknowledge only the sets that are not accepted without errors.
+    pub errors_only: bool,
+    /// ISA13 of the first acknowledgement interchange (then +1). Default 1.
+    #[serde(default = "one")]
+    pub interchange_control_number: u64,
+    /// GS06 of the first acknowledgement group (then +1). Default 1.
+    #[serde(default = "one")]
+    pub group_control_number: u64,
+    /// ST02 of the first 997/999 (then +1). Default 1.
+    #[serde(default = "one")]
+    pub set_control_number: u64,
+    /// Date of the acknowledgement, CCYYMMDD (with `time`); default: `now`.
+    pub date: Option<String>,
+    /// Time of the acknowledgement, HHMM (with `date`); default: `now`.
+    pub time: Option<String>,
+    /// What follows each segment terminator (CR/LF only); default: a line
+    /// feed, or nothing when a line break is a delimiter.
+    pub line_break: Option<String>,
+}
+
+impl Default for AcknowledgeOptions {
+    fn default() -> Self {
+        AcknowledgeOptions {
+            kind: AckKind::Auto,
+            structure: true,
+            errors_only: false,
+            interchange_control_number: 1,
+            group_control_number: 1,
+            set_control_number: 1,
+            date: None,
+            time: None,
+            line_break: None,
+        }
+    }
+}
+
+/// Parses, validates (with the set structure unless `structure` is false)
+/// and acknowledges X12: the TA1/997/999 bytes, empty when nothing is to be
+/// acknowledged. `now` dates the acknowledgement unless `date`/`time` are given.
+pub fn acknowledge(input: &[u8], o: &AcknowledgeOptions, now: DateTime) -> Result<Vec<u8>, Error> {
+    let v = validate(
+        input,
+        &ValidateOptions {
+            structure: o.structure,
+        },
+    );
+    acknowledge_validation(&v, o, now)
+}
+
+/// Acknowledges a validation already made (its structure findings are those
+/// it was validated with; `o.structure` is not used).
+pub fn acknowledge_validation(
+    v: &Validation,
+    o: &AcknowledgeOptions,
+    now: DateTime,
+) -> Result<Vec<u8>, Error> {
+    let stamp = DateTime::from_options(o.date.as_deref(), o.time.as_deref(), now)?;
+    ack::acknowledge(
+        v,
+        &AckOptions {
+            kind: o.kind,
+            interchange_control_number: o.interchange_control_number,
+            group_control_number: o.group_control_number,
+            set_control_number: o.set_control_number,
+            errors_only: o.errors_only,
+            delimiters: None,
+            timestamp: Some(stamp),
+            line_break: o.line_break.clone(),
+        },
+    )
+}
+
+/// What the TA1/997/999 in the input accept or reject.
+pub fn read_acknowledgement(input: &[u8]) -> Acknowledgements {
+    ack::read(&crate::parse(input))
+}
+
+/// [`read_acknowledgement`] as JSON.
+pub fn read_acknowledgement_json(input: &[u8]) -> Vec<u8> {
+    crate::json::to_vec(&read_acknowledgement(input))
+}
+
+/// Control numbers of a rendered interchange (each 1–999999999; default 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct RenderControlNumbers {
+    /// ISA13/IEA02.
+    pub interchange: u32,
+    /// GS06/GE02.
+    pub group: u32,
+    /// ST02/SE02 (written with at least 4 digits).
+    pub transaction: u32,
+}
+
+impl Default for RenderControlNumbers {
+    fn default() -> Self {
+        RenderControlNumbers {
+            interchange: 1,
+            group: 1,
+            transaction: 1,
+        }
+    }
+}
+
+/// Options of [`render`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct RenderOptions {
+    /// Control numbers of the interchange, group and set.
+    pub control_numbers: RenderControlNumbers,
+    /// Date of the interchange, CCYYMMDD (with `time`); default: `now`.
+    pub date: Option<String>,
+    /// Time of the interchange, HHMM (with `date`); default: `now`.
+    pub time: Option<String>,
+}
+
+/// Renders one document of `document_type` from its payload for a partner
+/// profile (`schema/partner.schema.json`) into a complete interchange.
+/// Every problem of the payload is in the error's details at once.
+pub fn render(
+    document_type: &str,
+    payload: &Value,
+    partner: &Value,
+    o: &RenderOptions,
+    now: DateTime,
+) -> Result<Rendered, Error> {
+    let partner = Partner::from_value(partner)?;
+    let timestamp = DateTime::from_options(o.date.as_deref(), o.time.as_deref(), now)?;
+    let c = o.control_numbers;
+    crate::render::render(
+        document_type,
+        payload,
+        &partner,
+        &crate::render::RenderOptions {
+            control: ControlNumbers {
+                interchange: c.interchange,
+                group: c.group,
+                transaction: c.transaction,
+            },
+            timestamp,
+        },
+    )
+}
+
+/// [`render`] with the payload and partner as JSON text (`INVALID_JSON`
+/// when either does not parse, with its pointer `/payload` or `/partner`).
+pub fn render_str(
+    document_type: &str,
+    payload: &str,
+    partner: &str,
+    o: &RenderOptions,
+    now: DateTime,
+) -> Result<Rendered, Error> {
+    let payload: Value = serde_json::from_str(payload).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidJson,
+            format!("the payload is not valid JSON: {e}"),
+        )
+        .at("/payload")
+    })?;
+    let partner: Value = serde_json::from_str(partner).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidJson,
+            format!("the partner profile is not valid JSON: {e}"),
+        )
+        .at("/partner")
+    })?;
+    render(document_type, &payload, &partner, o, now)
+}
+
+/// The JSON Schema of a document type's payload (`UNKNOWN_DOCUMENT_TYPE`
+/// for a type x12kit does not render).
+pub fn document_schema(document_type: &str) -> Result<Value, Error> {
+    crate::documents::schema::schema(document_type).ok_or_else(|| {
+        Error::new(
+            ErrorCode::UnknownDocumentType,
+            format!(
+                "x12kit has no schema for transaction set \"{document_type}\"; known: {}",
+                DOCUMENT_TYPES.join(", ")
+            ),
+        )
+    })
+}
+
+/// The JSON Schema of the partner profile.
+pub fn partner_schema() -> Value {
+    crate::partner::schema()
+}
+
+/// Options of [`write`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct WriteOptions {
+    /// `None` keeps the line breaks (and BOM) recorded in the parse result;
+    /// a string (`""`, `"\n"`, `"\r\n"`) is written after every terminator.
+    pub line_break: Option<String>,
+}
+
+fn write_options(o: &WriteOptions) -> crate::write::WriteOptions {
+    crate::write::WriteOptions {
+        line_break: o.line_break.clone(),
+    }
+}
+
+/// Writes a parse result (the JSON contract, possibly edited) back to X12.
+pub fn write(parse_result: &Value, o: &WriteOptions) -> Result<Vec<u8>, Error> {
+    crate::write::write(parse_result, &write_options(o))
+}
+
+/// [`write`] from JSON text (`INVALID_JSON` when it does not parse).
+pub fn write_str(parse_result: &str, o: &WriteOptions) -> Result<Vec<u8>, Error> {
+    crate::write::write_str(parse_result, &write_options(o))
+}
+
+/// Options of [`webhook_verify`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct VerifyOptions {
+    /// Allowed distance between the delivery's timestamp and now, in seconds. Default 300.
+    pub tolerance: u64,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            tolerance: webhook::DEFAULT_TOLERANCE.as_secs(),
+        }
+    }
+}
+
+/// The `X-Service-Signature` value (`sha256=<hex>`) of a delivery body
+/// signed at `timestamp` (Unix seconds) with `secret`.
+pub fn webhook_sign(secret: &[u8], timestamp: u64, body: &[u8]) -> Result<String, Error> {
+    Ok(webhook::sign(secret, timestamp, body)?)
+}
+
+/// Verifies a delivery: the signature header, the timestamp header and the
+/// raw body, against any of `secrets` (rotation), within the tolerance of
+/// `now` (Unix seconds). Fails with the webhook codes (`SIGNATURE_MISMATCH`,
+/// `TIMESTAMP_OUT_OF_TOLERANCE`, …).
+pub fn webhook_verify<S: AsRef<[u8]>>(
+    secrets: &[S],
+    signature: &str,
+    timestamp: &str,
+    body: &[u8],
+    o: &VerifyOptions,
+    now: u64,
+) -> Result<Verified, Error> {
+    let verifier = Verifier::new(secrets)?.with_tolerance(Duration::from_secs(o.tolerance));
+    Ok(verifier.verify(signature, timestamp, body, Duration::from_secs(now))?)
+}
+
+/// The `data` of a webhook event from JSON (`documentId`, `partnerId`,
+/// `documentTypeCode`, `status`); `MALFORMED_BODY` names what is wrong.
+pub fn webhook_event_data(data: &Value) -> Result<EventData, Error> {
+    EventData::deserialize(data).map_err(|e| {
+        Error::new(
+            ErrorCode::MalformedBody,
+            format!(
+                "the event data must be {{\"documentId\", \"partnerId\", \"documentTypeCode\", \"status\"}} (strings): {e}"
+            ),
+        )
+    })
+}
+
+/// A signed delivery of `event` (`document.validated`, …) with `data`, at
+/// `now` (Unix seconds), under a fresh delivery id.
+pub fn webhook_deliver(
+    secret: &[u8],
+    event: &str,
+    data: &Value,
+    now: u64,
+) -> Result<Delivery, Error> {
+    let event: EventKind = event.parse()?;
+    let data = webhook_event_data(data)?;
+    Ok(Signer::new(secret)?.deliver(event, data, Duration::from_secs(now))?)
+}
