@@ -1,1 +1,214 @@
-fn main() {}
+//! `x12kit-server`: the reference HTTP server of the EDI integration service
+//! (`spec/service-api.md`) on the x12kit core. See `examples/server/README.md`.
+
+mod api;
+mod config;
+mod error;
+mod guard;
+mod openapi;
+mod store;
+mod x12;
+
+use axum::http::{HeaderValue, Request};
+use axum::response::IntoResponse;
+use clap::{Parser, Subcommand};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
+use tower_http::trace::TraceLayer;
+
+/// The reference HTTP server of the x12kit EDI integration service.
+#[derive(Debug, Parser)]
+#[command(name = "x12kit-server", version)]
+struct Cli {
+    /// Configuration file (TOML); see examples/server/demo.toml.
+    #[arg(long, short)]
+    config: Option<PathBuf>,
+    /// Address to listen on, overriding the file (`127.0.0.1:0` picks a free port).
+    #[arg(long)]
+    listen: Option<String>,
+    /// SQLite database file, overriding the file (created and migrated on start).
+    #[arg(long)]
+    database: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print a fresh random API key and the SHA-256 hash to put in the configuration.
+    NewKey,
+    /// Print the OpenAPI 3.1 document of the API.
+    Openapi,
+}
+
+/// Request ids: UUIDv7, unless the client sent an `X-Request-Id`.
+#[derive(Debug, Clone, Copy)]
+struct MakeId;
+
+impl MakeRequestId for MakeId {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
+        HeaderValue::from_str(&uuid::Uuid::now_v7().to_string())
+            .ok()
+            .map(RequestId::new)
+    }
+}
+
+fn new_key() -> ExitCode {
+    let mut bytes = [0u8; 32];
+    if let Err(e) = getrandom::fill(&mut bytes) {
+        eprintln!("x12kit-server: no randomness: {e}");
+        return ExitCode::FAILURE;
+    }
+    use base64::Engine;
+    let key = format!(
+        "x12k_{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    );
+    let hash = hex::encode(Sha256::digest(key.as_bytes()));
+    println!("key:    {key}");
+    println!("sha256: {hash}");
+    println!();
+    println!("Give the key to the client; put only the hash in the configuration:");
+    println!("[[accounts.keys]]");
+    println!("name = \"...\"");
+    println!("sha256 = \"{hash}\"");
+    ExitCode::SUCCESS
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::NewKey) => return new_key(),
+        Some(Command::Openapi) => {
+            print!("{}", openapi::json());
+            return ExitCode::SUCCESS;
+        }
+        None => {}
+    }
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("X12KIT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let Some(path) = cli.config else {
+        eprintln!("x12kit-server: --config <FILE> is required (try examples/server/demo.toml)");
+        return ExitCode::from(2);
+    };
+    let mut config = match config::load(&path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("x12kit-server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(l) = cli.listen {
+        config.listen = l;
+    }
+    if let Some(d) = cli.database {
+        config.database = d;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("x12kit-server: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("x12kit-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: config::Config) -> Result<(), String> {
+    let store = store::Store::open(&config.database)?;
+    let listener = tokio::net::TcpListener::bind(&config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    for a in &config.accounts {
+        tracing::info!(
+            account = %a.id,
+            partners = a.partners.len(),
+            webhooks = a.webhooks.len(),
+            keys = config.keys.iter().filter(|k| Arc::ptr_eq(&config.accounts[k.account], a)).count(),
+            "account"
+        );
+    }
+    tracing::info!(database = %config.database.display(), "x12kit-server started");
+    let limits = guard::RateLimits::new(&config.limits);
+    let app = Arc::new(api::App {
+        config,
+        store,
+        limits,
+    });
+    let router = api::router(app)
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(CatchPanicLayer::custom(|_| {
+            tracing::error!("a handler panicked");
+            error::ApiError::internal().into_response()
+        }))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+                let id = req
+                    .headers()
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("");
+                tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+            }),
+        )
+        .layer(SetSensitiveRequestHeadersLayer::new([axum::http::header::AUTHORIZATION]))
+        .layer(SetRequestIdLayer::x_request_id(MakeId));
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{addr}");
+        let _ = writeln!(
+            out,
+            "try: curl -H 'Authorization: Bearer <API key>' http://{addr}/api/v1/transactions"
+        );
+        let _ = out.flush();
+    }
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown())
+        .await
+        .map_err(|e| format!("server error: {e}"))
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}

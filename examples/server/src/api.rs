@@ -1,0 +1,767 @@
+//! The HTTP API: routes under `/api/v1` and the alias `/v1` (same handlers),
+//! plus `/healthz`, `/readyz` and `/api/v1/openapi.json`.
+
+use crate::config::Config;
+use crate::error::{ApiError, ApiResult, Detail};
+use crate::guard::{self, Caller, Group, RateLimits};
+use crate::store::{self, Accept, STATUSES, Store};
+use crate::x12;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+
+/// Shared state of the handlers.
+#[derive(Debug)]
+pub struct App {
+    /// The configuration.
+    pub config: Config,
+    /// The store.
+    pub store: Store,
+    /// The rate limiters.
+    pub limits: RateLimits,
+}
+
+type AppState = State<Arc<App>>;
+
+/// The raw X12 content types of `/parse` and `/validate` (plus JSON `{"x12": "..."}`).
+const X12_TYPES: &[&str] = &[
+    "application/edi-x12",
+    "text/plain",
+    "application/octet-stream",
+    "application/json",
+];
+
+/// Bodies above this size are parsed on the blocking pool.
+const BLOCKING_ABOVE: usize = 256 * 1024;
+
+/// The whole router.
+pub fn router(app: Arc<App>) -> Router {
+    let api = Router::new()
+        .route("/documents/outbound", post(outbound))
+        .route("/transactions", get(list_transactions))
+        .route("/transactions/{id}", get(get_transaction))
+        .route("/parse", post(parse))
+        .route("/validate", post(validate))
+        .fallback(api_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(app.clone(), guard));
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/api/v1/openapi.json", get(openapi))
+        .route("/v1/openapi.json", get(openapi))
+        .nest("/api/v1", api.clone())
+        .nest("/v1", api)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::extract::DefaultBodyLimit::max(
+            app.config.max_body_bytes,
+        ))
+        .with_state(app)
+}
+
+/// Authentication, then the rate limit of the route's group; adds the limit headers.
+async fn guard(State(app): AppState, mut req: Request, next: Next) -> Response {
+    let caller = match guard::authenticate(&app.config.keys, &app.config.accounts, req.headers()) {
+        Ok(c) => c,
+        Err(e) => return e.into_response(),
+    };
+    let path = req.uri().path();
+    let rest = path
+        .strip_prefix("/api/v1")
+        .or_else(|| path.strip_prefix("/v1"))
+        .unwrap_or(path);
+    tracing::debug!(account = %caller.account.id, key = %app.config.keys[caller.key].name, "authenticated");
+    let verdict = app.limits.check(caller.key, Group::of(rest));
+    let mut resp = if let Some(wait) = verdict.retry_after {
+        let mut e = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "RATE_LIMITED",
+            format!("too many requests for this API key; retry after {wait} seconds"),
+        );
+        e.extra = Some(("retryAfterSeconds", json!(wait)));
+        e.into_response()
+    } else {
+        req.extensions_mut().insert(caller);
+        next.run(req).await
+    };
+    for (k, v) in verdict.headers {
+        resp.headers_mut().insert(k, v);
+    }
+    resp
+}
+
+// ---------------------------------------------------------------- helpers
+
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    headers.get(header::CONTENT_TYPE).map(|v| {
+        v.to_str()
+            .unwrap_or("?")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    })
+}
+
+fn is_json(media: &str) -> bool {
+    media == "application/json" || (media.starts_with("application/") && media.ends_with("+json"))
+}
+
+fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> ApiResult<Bytes> {
+    body.map_err(|r| {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::too_large(limit)
+        } else {
+            ApiError::bad_request(
+                "INVALID_BODY",
+                format!("the request body could not be read: {r}"),
+            )
+        }
+    })
+}
+
+fn empty_body() -> ApiError {
+    ApiError::bad_request("EMPTY_BODY", "the request body is empty")
+}
+
+fn json_response(status: StatusCode, bytes: Vec<u8>) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        bytes,
+    )
+        .into_response()
+}
+
+/// Parses a query string into `T` (unknown or repeated parameters are 400s).
+fn query<T: serde::de::DeserializeOwned>(uri: &Uri) -> ApiResult<T> {
+    serde_urlencoded::from_str(uri.query().unwrap_or("")).map_err(|e| {
+        ApiError::bad_request(
+            "INVALID_QUERY",
+            format!("the query string is not valid: {e}"),
+        )
+    })
+}
+
+fn query_error(param: &str, message: String) -> ApiError {
+    ApiError::bad_request("INVALID_QUERY", message.clone()).with_details(vec![Detail::error(
+        "INVALID_QUERY",
+        param,
+        message,
+    )])
+}
+
+/// Serializes JSON with object keys sorted at every level (idempotency hashes).
+fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical(&m[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn prefix_of(uri: &Uri) -> &'static str {
+    if uri.path().starts_with("/v1/") {
+        "/v1"
+    } else {
+        "/api/v1"
+    }
+}
+
+// ---------------------------------------------------------------- documents
+
+/// `POST /documents/outbound`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/documents/outbound",
+    tag = "documents",
+    request_body(content = crate::openapi::OutboundRequest, content_type = "application/json"),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Same key and body within 24 h returns the first document again; same key, other body: 409.")),
+    responses(
+        (status = 202, description = "Accepted and queued; both acknowledgement shapes in one body.", body = crate::openapi::OutboundAccepted),
+        (status = 400, description = "Malformed JSON or request fields.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 404, description = "Unknown partner (or another account's).", body = crate::openapi::ErrorBody),
+        (status = 409, description = "Idempotency-Key reused with another body.", body = crate::openapi::ErrorBody),
+        (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
+        (status = 415, description = "Not application/json.", body = crate::openapi::ErrorBody),
+        (status = 422, description = "The core cannot render the document: every problem, with JSON pointers into the payload.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+async fn outbound(
+    State(app): AppState,
+    Extension(caller): Extension<Caller>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let media = media_type(&headers);
+    if !media.as_deref().is_some_and(is_json) {
+        return Err(ApiError::unsupported_media_type(
+            headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok()),
+            &["application/json"],
+        ));
+    }
+    let body = body_bytes(body, app.config.max_body_bytes)?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(empty_body());
+    }
+    let idempotency = match headers.get("idempotency-key") {
+        None => None,
+        Some(v) => {
+            let key = v
+                .to_str()
+                .ok()
+                .filter(|k| {
+                    !k.is_empty() && k.len() <= 255 && k.bytes().all(|b| b.is_ascii_graphic())
+                })
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "INVALID_IDEMPOTENCY_KEY",
+                        "Idempotency-Key must be 1 to 255 visible ASCII characters",
+                    )
+                })?;
+            Some(key.to_string())
+        }
+    };
+    let value: Value = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request("INVALID_JSON", format!("the body is not valid JSON: {e}"))
+    })?;
+    let Value::Object(mut fields) = value else {
+        return Err(ApiError::bad_request(
+            "INVALID_REQUEST",
+            "the body must be a JSON object {partnerId, documentTypeCode, payload}",
+        ));
+    };
+    let mut details = Vec::new();
+    for k in fields.keys() {
+        if !matches!(k.as_str(), "partnerId" | "documentTypeCode" | "payload") {
+            details.push(Detail::error(
+                "UNKNOWN_FIELD",
+                format!("/{}", k.replace('~', "~0").replace('/', "~1")),
+                format!(
+                    "unknown field {k:?}; the fields are partnerId, documentTypeCode and payload"
+                ),
+            ));
+        }
+    }
+    let mut text = |name: &str| -> Option<String> {
+        match fields.get(name) {
+            None | Some(Value::Null) => {
+                details.push(Detail::error(
+                    "MISSING_FIELD",
+                    format!("/{name}"),
+                    format!("{name} is required"),
+                ));
+                None
+            }
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(_) => {
+                details.push(Detail::error(
+                    "INVALID_FIELD",
+                    format!("/{name}"),
+                    format!("{name} must be a non-empty string"),
+                ));
+                None
+            }
+        }
+    };
+    let partner_id = text("partnerId");
+    let document_type = text("documentTypeCode");
+    let payload = match fields.remove("payload") {
+        None | Some(Value::Null) => {
+            details.push(Detail::error(
+                "MISSING_FIELD",
+                "/payload",
+                "payload is required",
+            ));
+            None
+        }
+        Some(p @ Value::Object(_)) => Some(p),
+        Some(_) => {
+            details.push(Detail::error(
+                "INVALID_FIELD",
+                "/payload",
+                "payload must be a JSON object",
+            ));
+            None
+        }
+    };
+    let (Some(partner_id), Some(document_type), Some(payload), true) =
+        (partner_id, document_type, payload, details.is_empty())
+    else {
+        let n = details.len();
+        return Err(ApiError::bad_request(
+            "INVALID_REQUEST",
+            format!(
+                "the request has {n} problem{}",
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+        .with_details(details));
+    };
+    let Some(partner) = caller.account.partners.get(&partner_id).cloned() else {
+        return Err(ApiError::not_found(
+            "PARTNER_NOT_FOUND",
+            format!("no trading partner {partner_id:?} in this account"),
+        ));
+    };
+    let idempotency = idempotency.map(|key| {
+        let mut canon = String::new();
+        canonical(
+            &json!({"partnerId": partner_id, "documentTypeCode": document_type, "payload": payload}),
+            &mut canon,
+        );
+        (key, hex::encode(Sha256::digest(canon.as_bytes())))
+    });
+    let accepted = app
+        .store
+        .accept(Accept {
+            account: caller.account.id.clone(),
+            partner,
+            document_type,
+            payload,
+            idempotency,
+        })
+        .await?;
+    let doc = accepted.document;
+    let id = doc["documentId"].as_str().unwrap_or_default().to_string();
+    let body = json!({
+        "ok": true,
+        "documentId": id,
+        "status": doc["status"],
+        "data": doc,
+    });
+    let mut resp = (StatusCode::ACCEPTED, Json(body)).into_response();
+    if let Ok(v) = HeaderValue::from_str(&format!("{}/transactions/{id}", prefix_of(&uri))) {
+        resp.headers_mut().insert(header::LOCATION, v);
+    }
+    if accepted.replayed {
+        resp.headers_mut().insert(
+            HeaderName::from_static("idempotent-replayed"),
+            HeaderValue::from_static("true"),
+        );
+    }
+    Ok(resp)
+}
+
+// ---------------------------------------------------------------- transactions
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListQuery {
+    status: Option<String>,
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+fn encode_cursor(seq: i64) -> String {
+    URL_SAFE_NO_PAD.encode(format!("v1:{seq}"))
+}
+
+fn decode_cursor(c: &str) -> Option<i64> {
+    let raw = URL_SAFE_NO_PAD.decode(c).ok()?;
+    let text = std::str::from_utf8(&raw).ok()?;
+    text.strip_prefix("v1:")?
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n > 0)
+}
+
+/// `GET /transactions`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/transactions",
+    tag = "transactions",
+    params(
+        ("status" = Option<String>, Query, description = "Only this status, case-insensitive (queued, validated, routed, sent, acknowledged, rejected, failed)."),
+        ("limit" = Option<i64>, Query, description = "1 to 500, default 50.", minimum = 1, maximum = 500),
+        ("cursor" = Option<String>, Query, description = "nextCursor of the previous page."),
+    ),
+    responses(
+        (status = 200, description = "The caller's transactions, newest first.", body = crate::openapi::TransactionList),
+        (status = 400, description = "Bad status, limit or cursor, or an unknown parameter.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+async fn list_transactions(
+    State(app): AppState,
+    Extension(caller): Extension<Caller>,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let q: ListQuery = query(&uri)?;
+    let limit = match q.limit.as_deref() {
+        None => 50,
+        Some(l) => match l.parse::<usize>() {
+            Ok(n @ 1..=500) => n,
+            _ => {
+                return Err(query_error(
+                    "limit",
+                    format!("limit must be an integer from 1 to 500, found {l:?}"),
+                ));
+            }
+        },
+    };
+    let status = match q.status.as_deref() {
+        None => None,
+        Some(s) => {
+            let lower = s.to_ascii_lowercase();
+            if !STATUSES.contains(&lower.as_str()) {
+                return Err(query_error(
+                    "status",
+                    format!(
+                        "status {s:?} is not one of {} (any case)",
+                        STATUSES.join(", ")
+                    ),
+                ));
+            }
+            Some(lower)
+        }
+    };
+    let before = match q.cursor.as_deref() {
+        None => None,
+        Some(c) => Some(decode_cursor(c).ok_or_else(|| {
+            ApiError::bad_request(
+                "INVALID_CURSOR",
+                "cursor is not a nextCursor this API returned",
+            )
+            .with_details(vec![Detail::error(
+                "INVALID_CURSOR",
+                "cursor",
+                "not a cursor of this API",
+            )])
+        })?),
+    };
+    let account = caller.account.id.clone();
+    let (items, next) = app
+        .store
+        .read(move |c| store::list(c, &account, status.as_deref(), before, limit))
+        .await?;
+    Ok(Json(json!({
+        "ok": true,
+        "data": items,
+        "nextCursor": next.map(encode_cursor),
+    }))
+    .into_response())
+}
+
+/// `GET /transactions/{id}`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/transactions/{id}",
+    tag = "transactions",
+    params(("id" = String, Path, description = "documentId of the transaction.")),
+    responses(
+        (status = 200, description = "The full status of one of the caller's transactions.", body = crate::openapi::TransactionDetail),
+        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No such transaction in the caller's account (another account's id too).", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+async fn get_transaction(
+    State(app): AppState,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let account = caller.account.id.clone();
+    let lookup = id.clone();
+    let found = app
+        .store
+        .read(move |c| store::detail(c, &account, &lookup))
+        .await?;
+    match found {
+        Some(doc) => Ok(Json(json!({"ok": true, "data": doc})).into_response()),
+        None => Err(ApiError::not_found(
+            "TRANSACTION_NOT_FOUND",
+            format!("no transaction {id:?} in this account"),
+        )),
+    }
+}
+
+// ---------------------------------------------------------------- parse and validate
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct X12Json {
+    x12: String,
+}
+
+/// The raw X12 of a `/parse` or `/validate` body.
+fn x12_input(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    limit: usize,
+) -> ApiResult<Bytes> {
+    let media = media_type(headers);
+    let raw = match media.as_deref() {
+        Some("application/edi-x12" | "text/plain" | "application/octet-stream") => false,
+        Some(m) if is_json(m) => true,
+        _ => {
+            return Err(ApiError::unsupported_media_type(
+                headers
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok()),
+                X12_TYPES,
+            ));
+        }
+    };
+    let body = body_bytes(body, limit)?;
+    if body.is_empty() {
+        return Err(empty_body());
+    }
+    if !raw {
+        return Ok(body);
+    }
+    let wrapped: X12Json = serde_json::from_slice(&body).map_err(|e| {
+        let code = if e.is_data() {
+            "INVALID_REQUEST"
+        } else {
+            "INVALID_JSON"
+        };
+        ApiError::bad_request(
+            code,
+            format!("a JSON body must be {{\"x12\": \"<interchange>\"}}: {e}"),
+        )
+    })?;
+    if wrapped.x12.is_empty() {
+        return Err(empty_body());
+    }
+    Ok(Bytes::from(wrapped.x12.into_bytes()))
+}
+
+async fn off_thread<T: Send + 'static>(
+    size: usize,
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    if size <= BLOCKING_ABOVE {
+        return f();
+    }
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        tracing::error!(error = %e, "core call panicked");
+        Err(ApiError::internal())
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParseQuery {
+    documents: Option<bool>,
+}
+
+/// `POST /parse`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/parse",
+    tag = "x12",
+    params(("documents" = Option<bool>, Query, description = "Add the mapped-back document JSON of known sets (default true).")),
+    request_body(content = crate::openapi::X12Body, description = "Raw X12 as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
+        content(
+            (String = "application/edi-x12"),
+            (String = "text/plain"),
+            (String = "application/octet-stream"),
+            (crate::openapi::X12Body = "application/json"),
+        )),
+    responses(
+        (status = 200, description = "The core's parse result (the JSON of `x12kit parse`); X12 problems are in `diagnostics`.", body = Object),
+        (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
+        (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+async fn parse(
+    State(app): AppState,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let q: ParseQuery = query(&uri)?;
+    let input = x12_input(&headers, body, app.config.max_body_bytes)?;
+    let documents = q.documents.unwrap_or(true);
+    let json = off_thread(input.len(), move || x12::parse(&input, documents)).await?;
+    Ok(json_response(StatusCode::OK, json))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ValidateQuery {
+    structure: Option<bool>,
+    ack: Option<String>,
+    control_number: Option<u64>,
+}
+
+/// `POST /validate`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/validate",
+    tag = "x12",
+    params(
+        ("structure" = Option<bool>, Query, description = "Also check the transaction-set structure rules (default false)."),
+        ("ack" = Option<String>, Query, description = "Add the acknowledgement X12: ta1, 997, 999 or auto."),
+        ("controlNumber" = Option<i64>, Query, description = "Control number of the acknowledgement (ISA13, GS06, ST02), default 1.", minimum = 1, maximum = 999999999),
+    ),
+    request_body(content = crate::openapi::X12Body, description = "Raw X12 as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
+        content(
+            (String = "application/edi-x12"),
+            (String = "text/plain"),
+            (String = "application/octet-stream"),
+            (crate::openapi::X12Body = "application/json"),
+        )),
+    responses(
+        (status = 200, description = "The validation result (the JSON of `x12kit validate --json`), with `acknowledgement` {kind, x12} when ack is given.", body = Object),
+        (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
+        (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
+        (status = 422, description = "No acknowledgement can be built for this input.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+async fn validate(
+    State(app): AppState,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let q: ValidateQuery = query(&uri)?;
+    let ack = match q.ack.as_deref() {
+        None => None,
+        Some(a) => {
+            let lower = a.to_ascii_lowercase();
+            if !matches!(lower.as_str(), "ta1" | "997" | "999" | "auto") {
+                return Err(query_error(
+                    "ack",
+                    format!("ack must be ta1, 997, 999 or auto, found {a:?}"),
+                ));
+            }
+            Some(lower)
+        }
+    };
+    let control = q.control_number.unwrap_or(1);
+    if !(1..=999_999_999).contains(&control) {
+        return Err(query_error(
+            "controlNumber",
+            format!("controlNumber must be 1 to 999999999, found {control}"),
+        ));
+    }
+    let input = x12_input(&headers, body, app.config.max_body_bytes)?;
+    let structure = q.structure.unwrap_or(false);
+    let json = off_thread(input.len(), move || {
+        x12::validate(&input, structure, ack.as_deref(), control)
+    })
+    .await?;
+    Ok(json_response(StatusCode::OK, json))
+}
+
+// ---------------------------------------------------------------- service routes
+
+/// `GET /healthz`: the process answers.
+#[utoipa::path(get, path = "/healthz", tag = "service",
+    responses((status = 200, description = "The process is up.", body = crate::openapi::Health)))]
+async fn healthz() -> Json<Value> {
+    Json(json!({"ok": true}))
+}
+
+/// `GET /readyz`: the database answers and the writer runs.
+#[utoipa::path(get, path = "/readyz", tag = "service",
+    responses(
+        (status = 200, description = "Ready to serve.", body = crate::openapi::Health),
+        (status = 503, description = "The store is not usable.", body = crate::openapi::ErrorBody),
+    ))]
+async fn readyz(State(app): AppState) -> Response {
+    if app.store.ready().await {
+        Json(json!({"ok": true})).into_response()
+    } else {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "NOT_READY",
+            "the database is not usable",
+        )
+        .into_response()
+    }
+}
+
+/// `GET /api/v1/openapi.json`.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "service",
+    responses((status = 200, description = "This document (OpenAPI 3.1).", body = Object)))]
+async fn openapi() -> Response {
+    json_response(StatusCode::OK, crate::openapi::json().into_bytes())
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::not_found("NOT_FOUND", format!("no route {}", uri.path()))
+}
+
+async fn api_not_found(uri: Uri) -> ApiError {
+    not_found(uri).await
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        "this route does not accept this method",
+    )
+}
+
+/// The handlers' OpenAPI paths (for `crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    outbound,
+    list_transactions,
+    get_transaction,
+    parse,
+    validate,
+    healthz,
+    readyz,
+    openapi
+))]
+pub struct Paths;

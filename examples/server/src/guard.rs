@@ -1,0 +1,196 @@
+//! Authentication and rate limits, run before every API handler.
+//!
+//! A key is `Authorization: Bearer <key>`; the server keeps only SHA-256
+//! hashes and compares the presented key's hash with every configured hash in
+//! constant time (no early exit, no hash-map lookup on secret-derived data).
+//! Limits are GCRA (governor) per key and route group; every answer after
+//! authentication carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
+//! `X-RateLimit-Reset` (Unix time at which the whole budget is back).
+
+use crate::config::{Account, Key, Limits};
+use crate::error::ApiError;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+use governor::clock::{Clock, DefaultClock};
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+use sha2::{Digest, Sha256};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+use subtle::{ConditionallySelectable, ConstantTimeEq};
+
+/// The authenticated caller.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The key's account.
+    pub account: Arc<Account>,
+    /// Index of the key (the rate-limit key).
+    pub key: usize,
+}
+
+/// Finds the account of the `Authorization` header.
+pub fn authenticate(
+    keys: &[Key],
+    accounts: &[Arc<Account>],
+    headers: &HeaderMap,
+) -> Result<Caller, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Err(ApiError::unauthorized(
+            "send Authorization: Bearer <API key>",
+            "invalid_request",
+        ));
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| {
+            let (scheme, token) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+        })
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_graphic()));
+    let Some(token) = token else {
+        return Err(ApiError::unauthorized(
+            "the Authorization header must be Bearer <API key>",
+            "invalid_request",
+        ));
+    };
+    let hash: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+    let mut found = u64::MAX;
+    for (i, k) in keys.iter().enumerate() {
+        let equal = k.hash.ct_eq(&hash);
+        found = u64::conditional_select(&found, &(i as u64), equal);
+    }
+    match keys.get(found as usize) {
+        Some(k) => Ok(Caller {
+            account: accounts[k.account].clone(),
+            key: found as usize,
+        }),
+        None => Err(ApiError::unauthorized(
+            "the API key is not valid",
+            "invalid_token",
+        )),
+    }
+}
+
+/// Route groups of spec §8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// `/transactions…`
+    Transactions,
+    /// `/parse`, `/validate`
+    ParseValidate,
+    /// Everything else under the API prefixes.
+    Other,
+}
+
+impl Group {
+    /// The group of a path below the version prefix (`/transactions/doc_1`).
+    pub fn of(rest: &str) -> Group {
+        let first = rest.trim_start_matches('/').split('/').next().unwrap_or("");
+        match first {
+            "transactions" => Group::Transactions,
+            "parse" | "validate" => Group::ParseValidate,
+            _ => Group::Other,
+        }
+    }
+}
+
+type Limiter =
+    RateLimiter<usize, DefaultKeyedStateStore<usize>, DefaultClock, StateInformationMiddleware>;
+
+/// The three limiters.
+#[derive(Debug)]
+pub struct RateLimits {
+    clock: DefaultClock,
+    groups: [(u32, Limiter); 3],
+}
+
+/// The answer of a limit check: the headers to add and, when over, the 429.
+#[derive(Debug)]
+pub struct Verdict {
+    /// `X-RateLimit-*` (and `Retry-After` when over).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Seconds to wait, when over the limit.
+    pub retry_after: Option<u64>,
+}
+
+fn limiter(per_minute: u32) -> (u32, Limiter) {
+    let n = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
+    (
+        n.get(),
+        RateLimiter::keyed(Quota::per_minute(n)).with_middleware::<StateInformationMiddleware>(),
+    )
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl RateLimits {
+    /// Limiters for the configured figures.
+    pub fn new(l: &Limits) -> Self {
+        RateLimits {
+            clock: DefaultClock::default(),
+            groups: [
+                limiter(l.transactions_per_minute),
+                limiter(l.parse_validate_per_minute),
+                limiter(l.other_per_minute),
+            ],
+        }
+    }
+
+    /// Takes one request of `key` in `group`.
+    pub fn check(&self, key: usize, group: Group) -> Verdict {
+        let (limit, limiter) = &self.groups[group as usize];
+        let limit = *limit;
+        let per_cell = Duration::from_secs(60) / limit;
+        let now = unix_now();
+        let header = |v: u64| HeaderValue::from(v);
+        match limiter.check_key(&key) {
+            Ok(snapshot) => {
+                let remaining = snapshot.remaining_burst_capacity();
+                let refill = per_cell * (limit - remaining.min(limit));
+                Verdict {
+                    headers: vec![
+                        (
+                            HeaderName::from_static("x-ratelimit-limit"),
+                            header(limit.into()),
+                        ),
+                        (
+                            HeaderName::from_static("x-ratelimit-remaining"),
+                            header(remaining.into()),
+                        ),
+                        (
+                            HeaderName::from_static("x-ratelimit-reset"),
+                            header(now + refill.as_secs_f64().ceil() as u64),
+                        ),
+                    ],
+                    retry_after: None,
+                }
+            }
+            Err(not_until) => {
+                let wait = not_until.wait_time_from(self.clock.now());
+                let retry = (wait.as_secs_f64().ceil() as u64).max(1);
+                let full = wait + per_cell * (limit - 1);
+                Verdict {
+                    headers: vec![
+                        (
+                            HeaderName::from_static("x-ratelimit-limit"),
+                            header(limit.into()),
+                        ),
+                        (HeaderName::from_static("x-ratelimit-remaining"), header(0)),
+                        (
+                            HeaderName::from_static("x-ratelimit-reset"),
+                            header(now + full.as_secs_f64().ceil() as u64),
+                        ),
+                        (header::RETRY_AFTER, header(retry)),
+                    ],
+                    retry_after: Some(retry),
+                }
+            }
+        }
+    }
+}

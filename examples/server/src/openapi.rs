@@ -1,0 +1,239 @@
+//! The OpenAPI 3.1 document, generated from the handlers' annotations and the
+//! schema types below (which describe the JSON the handlers build).
+//! `x12kit-server openapi` prints it; `examples/server/openapi.json` is the
+//! committed copy, checked for drift by `examples/server/test.sh`.
+
+use serde_json::Value;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi, ToSchema};
+
+/// Body of `POST /documents/outbound` (spec §2.1).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(example = json!({"partnerId": "acme-retail", "documentTypeCode": "850", "payload": {"purchaseOrderNumber": "PO-1"}}))]
+pub struct OutboundRequest {
+    /// A trading partner of the caller's account.
+    #[schema(min_length = 1)]
+    pub partner_id: String,
+    /// One of the 18 type codes (850, 810, 855, 856, 204, 210, 211, 212, 214, 753, 754, 858, 940, 943, 944, 945, 947, 990).
+    #[schema(min_length = 1)]
+    pub document_type_code: String,
+    /// The document; its fields depend on the type (see schema/documents in the repository).
+    pub payload: Object,
+}
+
+/// Any JSON object.
+#[derive(ToSchema)]
+#[schema(value_type = Object)]
+pub struct Object(#[allow(dead_code)] serde_json::Map<String, Value>);
+
+/// Control numbers of the rendered interchange.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct ControlNumbers {
+    /// ISA13.
+    pub interchange: Option<i64>,
+    /// GS06.
+    pub group: Option<i64>,
+    /// ST02.
+    pub transaction: Option<i64>,
+}
+
+/// One transaction in a list.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct TransactionSummary {
+    /// Identifier (`doc_…`).
+    pub document_id: String,
+    /// Partner id.
+    pub partner_id: String,
+    /// Type code.
+    pub document_type_code: String,
+    /// `outbound` (part 2 adds `inbound`).
+    pub direction: String,
+    /// Lower case: queued, validated, routed, sent, acknowledged, rejected, failed.
+    pub status: String,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    /// RFC 3339, UTC.
+    pub updated_at: String,
+    /// ISA13 / GS06 / ST02.
+    pub control_numbers: ControlNumbers,
+}
+
+/// `202` of the send operation: both acknowledgement shapes of spec §2.2 at once.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct OutboundAccepted {
+    /// Always true.
+    pub ok: bool,
+    /// Identifier of the document (also `data.documentId`).
+    pub document_id: String,
+    /// `queued` (also `data.status`).
+    pub status: String,
+    /// The transaction summary.
+    pub data: TransactionSummary,
+}
+
+/// `GET /transactions`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct TransactionList {
+    /// Always true.
+    pub ok: bool,
+    /// Newest first.
+    pub data: Vec<TransactionSummary>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// One status change.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct StatusChange {
+    /// The new status.
+    pub status: String,
+    /// Why.
+    pub reason: String,
+    /// RFC 3339, UTC.
+    pub at: String,
+}
+
+/// One webhook delivery.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct Delivery {
+    /// Delivery id.
+    pub id: String,
+    /// Event kind.
+    pub event: String,
+    /// Attempts so far.
+    pub attempts: i64,
+    /// Result of the last attempt.
+    pub last_result: Option<String>,
+}
+
+/// The full status of one transaction.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct TransactionFull {
+    /// Identifier (`doc_…`).
+    pub document_id: String,
+    /// Partner id.
+    pub partner_id: String,
+    /// Type code.
+    pub document_type_code: String,
+    /// `outbound`.
+    pub direction: String,
+    /// Current status.
+    pub status: String,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    /// RFC 3339, UTC.
+    pub updated_at: String,
+    /// ISA13 / GS06 / ST02.
+    pub control_numbers: ControlNumbers,
+    /// Every status change, oldest first.
+    pub status_history: Vec<StatusChange>,
+    /// The rendered interchange.
+    pub x12: Option<String>,
+    /// The core's render warnings.
+    pub render_warnings: Vec<Object>,
+    /// Validation result of the rendered X12 (set by the workers; null before).
+    pub diagnostics: Option<Object>,
+    /// The partner's acknowledgement once received (null before).
+    pub partner_acknowledgement: Option<Object>,
+    /// Webhook deliveries about this transaction.
+    pub webhook_deliveries: Vec<Delivery>,
+}
+
+/// `GET /transactions/{id}`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct TransactionDetail {
+    /// Always true.
+    pub ok: bool,
+    /// The transaction.
+    pub data: TransactionFull,
+}
+
+/// `{"x12": "..."}`: raw X12 wrapped in JSON.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct X12Body {
+    /// The interchange text.
+    #[schema(min_length = 1)]
+    pub x12: String,
+}
+
+/// The `error` object.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct ErrorObject {
+    /// Stable UPPER_SNAKE code (see the README's table).
+    pub code: String,
+    /// For a person.
+    pub message: String,
+    /// Every problem found.
+    pub details: Vec<crate::error::Detail>,
+    /// On 429 only: seconds to wait (also `Retry-After`).
+    pub retry_after_seconds: Option<i64>,
+}
+
+/// Every error response.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorBody {
+    /// Always false.
+    pub ok: bool,
+    /// What went wrong.
+    pub error: ErrorObject,
+}
+
+/// `/healthz`, `/readyz`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct Health {
+    /// True.
+    pub ok: bool,
+}
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "x12kit reference server",
+        description = "The EDI integration service API (spec/service-api.md) on the x12kit core. Every path under /api/v1 is also served under /v1 (the separate API host). Every error is {\"ok\": false, \"error\": {code, message, details}}.",
+        license(name = "MIT OR Apache-2.0")
+    ),
+    nest((path = "/", api = crate::api::Paths)),
+    modifiers(&Security),
+    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health))
+)]
+struct Doc;
+
+/// The OpenAPI document as pretty JSON (with a final newline).
+pub fn json() -> String {
+    let mut s = Doc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
