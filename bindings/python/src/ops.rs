@@ -1,0 +1,526 @@
+//! The operations of `x12kit::ops`, one Python function each. Keyword
+//! arguments become the operation's options JSON (camelCase keys, a key left
+//! out when the argument is `None`), checked by the core's own options
+//! struct, so names, defaults and `INVALID_OPTIONS` errors are the core's.
+
+use crate::errors::{Raised, guard};
+use crate::input::{self, Owner};
+use crate::pyjson;
+use crate::tree::{ParseResult, PyDiagnostic};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use x12kit::ops;
+
+/// The core error as its Python exception.
+pub fn core_err(e: x12kit::Error) -> PyErr {
+    Python::attach(|py| {
+        let details = serde_json::to_value(e.details()).ok();
+        crate::errors::raise(
+            py,
+            Raised {
+                code: e.code().as_str(),
+                kind: e.kind().as_str(),
+                message: e.message(),
+                pointer: e.pointer(),
+                details: details.as_ref(),
+                wrong_type: false,
+            },
+        )
+    })
+}
+
+/// Builds an options struct from `(camelCaseName, value)` pairs; `None` values are left out.
+pub fn options<T: DeserializeOwned + Default>(
+    pairs: &[(&str, Option<&Bound<'_, PyAny>>)],
+) -> PyResult<T> {
+    let mut m = serde_json::Map::new();
+    for (k, v) in pairs {
+        if let Some(v) = v
+            && !v.is_none()
+        {
+            m.insert((*k).to_string(), pyjson::py_to_value(v, 0)?);
+        }
+    }
+    ops::options(Value::Object(m)).map_err(core_err)
+}
+
+/// "now" for an operation: the given Unix seconds, or the system clock.
+fn now_secs(now: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    match now {
+        None => Ok(x12kit::clock::unix_now()),
+        Some(v) if v.is_none() => Ok(x12kit::clock::unix_now()),
+        Some(v) => {
+            if v.is_instance_of::<pyo3::types::PyBool>() {
+                return Err(crate::errors::invalid_argument(
+                    "INVALID_ARGUMENT",
+                    "now must be an int (Unix seconds), not bool",
+                    true,
+                ));
+            }
+            if let Ok(f) = v.cast::<pyo3::types::PyFloat>() {
+                let f = f.value();
+                if f.is_finite() && f >= 0.0 {
+                    return Ok(f as u64);
+                }
+            }
+            v.extract::<u64>().map_err(|_| {
+                crate::errors::invalid_argument(
+                    "INVALID_ARGUMENT",
+                    format!(
+                        "now must be Unix seconds (a non-negative int), not {}",
+                        v.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ),
+                    !(v.is_instance_of::<pyo3::types::PyInt>()),
+                )
+            })
+        }
+    }
+}
+
+fn to_py_bytes<'py>(py: Python<'py>, b: &[u8]) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, b)
+}
+
+fn str_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    match obj.cast::<PyString>() {
+        Ok(s) => Ok(s.to_cow()?.into_owned()),
+        Err(_) => Err(crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            format!(
+                "{what} must be str, not {}",
+                obj.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ),
+            true,
+        )),
+    }
+}
+
+// ------------------------------------------------------------------ parse
+
+/// Parses X12 into a lazy `ParseResult` that keeps the input once.
+#[pyfunction]
+#[pyo3(signature = (data, *, documents = None))]
+pub fn parse(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    documents: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ParseResult> {
+    let o: ops::ParseOptions = options(&[("documents", documents)])?;
+    let owner = input::take(data, "data")?;
+    let parsed = py.detach(|| guard(|| Ok(crate::tree::Parsed::build(owner))))?;
+    Ok(ParseResult::new(parsed, o.documents))
+}
+
+/// Parses X12 and returns the JSON contract bytes, straight from the core.
+#[pyfunction]
+#[pyo3(signature = (data, *, documents = None))]
+pub fn parse_json<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    documents: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let o: ops::ParseOptions = options(&[("documents", documents)])?;
+    let owner = input::take(data, "data")?;
+    let out = py.detach(|| guard(|| Ok(ops::parse_json(owner.as_slice(), &o))))?;
+    Ok(to_py_bytes(py, &out))
+}
+
+// ------------------------------------------------------------------ validate
+
+/// The result of `validate()`: diagnostics with their TA1/997/999 codes and
+/// the outcome of every interchange, group and set.
+#[pyclass(frozen, module = "x12kit", name = "Validation")]
+#[derive(Debug)]
+pub struct PyValidation {
+    pub(crate) v: x12kit::Validation,
+}
+
+impl PyValidation {
+    fn json(&self, py: Python<'_>) -> PyResult<Vec<u8>> {
+        let v = &self.v;
+        py.detach(|| guard(|| Ok(v.to_json())))
+    }
+}
+
+#[pymethods]
+impl PyValidation {
+    /// True when no diagnostic is an error.
+    #[getter]
+    fn is_valid(&self) -> bool {
+        self.v.is_valid()
+    }
+    /// Number of error diagnostics.
+    #[getter]
+    fn error_count(&self) -> usize {
+        self.v.error_count()
+    }
+    /// Number of warning diagnostics.
+    #[getter]
+    fn warning_count(&self) -> usize {
+        self.v.warning_count()
+    }
+    /// Every diagnostic, with its `ack` codes.
+    #[getter]
+    fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyDiagnostic::list(py, &self.v.diagnostics)
+    }
+    /// The per-interchange outcomes (TA1, groups with AK9, sets with AK5), as in `to_dict()["interchanges"]`.
+    #[getter]
+    fn interchanges<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = serde_json::to_value(&self.v.interchanges)
+            .map_err(|e| crate::errors::internal(e.to_string()))?;
+        pyjson::value_to_py(py, &v)
+    }
+    /// The validation as Python objects: exactly the JSON of `x12kit validate --json`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = self.json(py)?;
+        pyjson::loads(py, &json)
+    }
+    /// The JSON bytes of `x12kit validate --json`.
+    fn to_json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let json = self.json(py)?;
+        Ok(to_py_bytes(py, &json))
+    }
+    fn __bool__(&self) -> bool {
+        self.v.is_valid()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "<Validation valid={} errors={} warnings={}>",
+            self.v.is_valid(),
+            self.v.error_count(),
+            self.v.warning_count()
+        )
+    }
+}
+
+/// Validates X12 (the envelope rules; with `structure=True` also the set structure of the 18 known types).
+#[pyfunction]
+#[pyo3(signature = (data, *, structure = None))]
+pub fn validate(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    structure: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyValidation> {
+    let o: ops::ValidateOptions = options(&[("structure", structure)])?;
+    let owner = input::take(data, "data")?;
+    let v = py.detach(|| guard(|| Ok(ops::validate(owner.as_slice(), &o))))?;
+    Ok(PyValidation { v })
+}
+
+/// Validates X12 and returns the JSON bytes of `x12kit validate --json`.
+#[pyfunction]
+#[pyo3(signature = (data, *, structure = None))]
+pub fn validate_json<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    structure: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let o: ops::ValidateOptions = options(&[("structure", structure)])?;
+    let owner = input::take(data, "data")?;
+    let out = py.detach(|| guard(|| Ok(ops::validate_json(owner.as_slice(), &o))))?;
+    Ok(to_py_bytes(py, &out))
+}
+
+// ------------------------------------------------------------------ acknowledge
+
+/// Builds the TA1/997/999 acknowledgement of X12 input or of a `Validation`
+/// (empty bytes when there is nothing to acknowledge).
+#[pyfunction]
+#[pyo3(signature = (source, *, kind = None, structure = None, errors_only = None,
+    interchange_control_number = None, group_control_number = None, set_control_number = None,
+    date = None, time = None, line_break = None, now = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn acknowledge<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    kind: Option<&Bound<'py, PyAny>>,
+    structure: Option<&Bound<'py, PyAny>>,
+    errors_only: Option<&Bound<'py, PyAny>>,
+    interchange_control_number: Option<&Bound<'py, PyAny>>,
+    group_control_number: Option<&Bound<'py, PyAny>>,
+    set_control_number: Option<&Bound<'py, PyAny>>,
+    date: Option<&Bound<'py, PyAny>>,
+    time: Option<&Bound<'py, PyAny>>,
+    line_break: Option<&Bound<'py, PyAny>>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let o: ops::AcknowledgeOptions = options(&[
+        ("kind", kind),
+        ("structure", structure),
+        ("errorsOnly", errors_only),
+        ("interchangeControlNumber", interchange_control_number),
+        ("groupControlNumber", group_control_number),
+        ("setControlNumber", set_control_number),
+        ("date", date),
+        ("time", time),
+        ("lineBreak", line_break),
+    ])?;
+    let now = x12kit::DateTime::from_unix(now_secs(now)?);
+    let out = if let Ok(v) = source.cast::<PyValidation>() {
+        let v = &v.get().v;
+        py.detach(|| guard(|| ops::acknowledge_validation(v, &o, now).map_err(core_err)))?
+    } else {
+        let owner = input::take(source, "source")?;
+        py.detach(|| guard(|| ops::acknowledge(owner.as_slice(), &o, now).map_err(core_err)))?
+    };
+    Ok(to_py_bytes(py, &out))
+}
+
+/// Reads the TA1/997/999 acknowledgements in X12 input: what they accept or reject.
+#[pyfunction]
+pub fn read_acknowledgement<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let out = read_acknowledgement_json(py, data)?;
+    pyjson::loads(py, out.as_bytes())
+}
+
+/// `read_acknowledgement` as the core's JSON bytes.
+#[pyfunction]
+pub fn read_acknowledgement_json<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let owner = input::take(data, "data")?;
+    let out = py.detach(|| guard(|| Ok(ops::read_acknowledgement_json(owner.as_slice()))))?;
+    Ok(to_py_bytes(py, &out))
+}
+
+// ------------------------------------------------------------------ render / schemas / write
+
+/// A JSON argument given as a dict/list (converted natively) or as JSON text (`str`/`bytes`).
+enum JsonArg {
+    Value(Value),
+    Text(Owner),
+}
+
+fn json_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<JsonArg> {
+    if obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<pyo3::types::PyByteArray>()
+    {
+        return Ok(JsonArg::Text(input::text_or_bytes(obj, what)?));
+    }
+    if obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() {
+        return Ok(JsonArg::Value(pyjson::py_to_value(obj, 0)?));
+    }
+    Err(crate::errors::invalid_argument(
+        "INVALID_ARGUMENT",
+        format!(
+            "{what} must be a dict or JSON text (str or bytes), not {}",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ),
+        true,
+    ))
+}
+
+fn json_value(arg: JsonArg, pointer: &str, what: &str) -> Result<Value, x12kit::Error> {
+    match arg {
+        JsonArg::Value(v) => Ok(v),
+        JsonArg::Text(t) => serde_json::from_slice(t.as_slice()).map_err(|e| {
+            x12kit::Error::new(
+                x12kit::ErrorCode::InvalidJson,
+                format!("the {what} is not valid JSON: {e}"),
+            )
+            .at(pointer)
+        }),
+    }
+}
+
+/// The outcome of `render_document()`: the X12, the payload as mapped back, and warnings.
+#[pyclass(frozen, module = "x12kit", name = "Rendered", get_all)]
+#[derive(Debug)]
+pub struct PyRendered {
+    /// The interchange's X12 bytes.
+    x12: Py<PyBytes>,
+    /// The payload as the X12 maps back (defaults filled in, ignored fields dropped).
+    document: Py<PyAny>,
+    /// Warnings (e.g. `UNKNOWN_FIELD`): dicts with `severity`, `code`, `pointer`, `message`.
+    warnings: Py<PyList>,
+}
+
+#[pymethods]
+impl PyRendered {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "<Rendered {} bytes, {} warning(s)>",
+            self.x12.bind(py).as_bytes().len(),
+            self.warnings.bind(py).len()
+        )
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render_impl(
+    py: Python<'_>,
+    document_type: &Bound<'_, PyAny>,
+    payload: &Bound<'_, PyAny>,
+    partner: &Bound<'_, PyAny>,
+    control_numbers: Option<&Bound<'_, PyAny>>,
+    date: Option<&Bound<'_, PyAny>>,
+    time: Option<&Bound<'_, PyAny>>,
+    now: Option<&Bound<'_, PyAny>>,
+) -> PyResult<x12kit::Rendered> {
+    let document_type = str_arg(document_type, "document_type")?;
+    let o: ops::RenderOptions = options(&[
+        ("controlNumbers", control_numbers),
+        ("date", date),
+        ("time", time),
+    ])?;
+    let now = x12kit::DateTime::from_unix(now_secs(now)?);
+    let payload = json_arg(payload, "payload")?;
+    let partner = json_arg(partner, "partner")?;
+    py.detach(|| {
+        guard(|| {
+            let payload = json_value(payload, "/payload", "payload").map_err(core_err)?;
+            let partner = json_value(partner, "/partner", "partner profile").map_err(core_err)?;
+            ops::render(&document_type, &payload, &partner, &o, now).map_err(core_err)
+        })
+    })
+}
+
+/// Renders one document (`"850"`, ...) from its payload for a partner profile: the interchange's X12 bytes.
+#[pyfunction]
+#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn render<'py>(
+    py: Python<'py>,
+    document_type: &Bound<'py, PyAny>,
+    payload: &Bound<'py, PyAny>,
+    partner: &Bound<'py, PyAny>,
+    control_numbers: Option<&Bound<'py, PyAny>>,
+    date: Option<&Bound<'py, PyAny>>,
+    time: Option<&Bound<'py, PyAny>>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let r = render_impl(
+        py,
+        document_type,
+        payload,
+        partner,
+        control_numbers,
+        date,
+        time,
+        now,
+    )?;
+    Ok(to_py_bytes(py, &r.x12))
+}
+
+/// `render()` that also returns the payload as mapped back and the warnings.
+#[pyfunction]
+#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn render_document<'py>(
+    py: Python<'py>,
+    document_type: &Bound<'py, PyAny>,
+    payload: &Bound<'py, PyAny>,
+    partner: &Bound<'py, PyAny>,
+    control_numbers: Option<&Bound<'py, PyAny>>,
+    date: Option<&Bound<'py, PyAny>>,
+    time: Option<&Bound<'py, PyAny>>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<PyRendered> {
+    let r = render_impl(
+        py,
+        document_type,
+        payload,
+        partner,
+        control_numbers,
+        date,
+        time,
+        now,
+    )?;
+    let warnings =
+        serde_json::to_value(&r.warnings).map_err(|e| crate::errors::internal(e.to_string()))?;
+    Ok(PyRendered {
+        x12: to_py_bytes(py, &r.x12).unbind(),
+        document: pyjson::value_to_py(py, &r.document)?.unbind(),
+        warnings: pyjson::value_to_py(py, &warnings)?
+            .cast_into::<PyList>()?
+            .unbind(),
+    })
+}
+
+/// The JSON Schema of a document type's payload, as a dict.
+#[pyfunction]
+pub fn document_schema<'py>(
+    py: Python<'py>,
+    document_type: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let t = str_arg(document_type, "document_type")?;
+    let v = ops::document_schema(&t).map_err(core_err)?;
+    pyjson::value_to_py(py, &v)
+}
+
+/// The JSON Schema of a document type's payload, as the core's JSON bytes.
+#[pyfunction]
+pub fn document_schema_json<'py>(
+    py: Python<'py>,
+    document_type: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let t = str_arg(document_type, "document_type")?;
+    let v = ops::document_schema(&t).map_err(core_err)?;
+    let b = serde_json::to_vec(&v).map_err(|e| crate::errors::internal(e.to_string()))?;
+    Ok(to_py_bytes(py, &b))
+}
+
+/// The JSON Schema of the partner profile, as a dict.
+#[pyfunction]
+pub fn partner_schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pyjson::value_to_py(py, &ops::partner_schema())
+}
+
+/// The JSON Schema of the partner profile, as the core's JSON bytes.
+#[pyfunction]
+pub fn partner_schema_json(py: Python<'_>) -> PyResult<Bound<'_, PyBytes>> {
+    let b = serde_json::to_vec(&ops::partner_schema())
+        .map_err(|e| crate::errors::internal(e.to_string()))?;
+    Ok(to_py_bytes(py, &b))
+}
+
+/// Writes a parse result (a `ParseResult`, its dict, or its JSON text) back to X12 bytes.
+#[pyfunction]
+#[pyo3(signature = (source, *, line_break = None))]
+pub fn write<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    line_break: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let o: ops::WriteOptions = options(&[("lineBreak", line_break)])?;
+    let out = if let Ok(r) = source.cast::<ParseResult>() {
+        let json = r.get().json(py)?;
+        py.detach(|| {
+            guard(|| {
+                let text = std::str::from_utf8(&json)
+                    .map_err(|e| crate::errors::internal(e.to_string()))?;
+                ops::write_str(text, &o).map_err(core_err)
+            })
+        })?
+    } else {
+        match json_arg(source, "source")? {
+            JsonArg::Value(v) => py.detach(|| guard(|| ops::write(&v, &o).map_err(core_err)))?,
+            JsonArg::Text(t) => py.detach(|| {
+                guard(|| {
+                    let text = std::str::from_utf8(t.as_slice()).map_err(|e| {
+                        core_err(x12kit::Error::new(
+                            x12kit::ErrorCode::InvalidUtf8,
+                            format!("the parse result JSON is not UTF-8: {e}"),
+                        ))
+                    })?;
+                    ops::write_str(text, &o).map_err(core_err)
+                })
+            })?,
+        }
+    };
+    Ok(to_py_bytes(py, &out))
+}

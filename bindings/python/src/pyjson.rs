@@ -1,0 +1,249 @@
+//! JSON (the core's output bytes) straight into Python objects: one pass of
+//! serde_json's deserializer whose visitor builds `dict` / `list` / `str` /
+//! `int` / `float` / `bool` / `None`, with no intermediate `serde_json::Value`
+//! and no call into Python's `json` module. Object keys repeat a lot in the
+//! parse contract (`id`, `elements`, ...), so keys are interned.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+
+/// Builds the Python value of a JSON text produced by the core.
+pub fn loads<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let mut de = serde_json::Deserializer::from_slice(json);
+    // Deep JSON comes only from the core's own output, which is shallow; keep serde's limit on.
+    let v = Seed { py }
+        .deserialize(&mut de)
+        .map_err(|e| crate::errors::internal(format!("the core's JSON could not be read: {e}")))?;
+    de.end()
+        .map_err(|e| crate::errors::internal(format!("the core's JSON has trailing data: {e}")))?;
+    Ok(v)
+}
+
+/// Converts a `serde_json::Value` (schemas, render documents) into Python objects.
+pub fn value_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => pyo3::types::PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => number(py, n)?,
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(value_to_py(py, x)?)?;
+            }
+            l.into_any()
+        }
+        Value::Object(m) => {
+            let d = PyDict::new(py);
+            for (k, x) in m {
+                d.set_item(PyString::intern(py, k), value_to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+fn number<'py>(py: Python<'py>, n: &serde_json::Number) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(i) = n.as_u64() {
+        Ok(i.into_pyobject(py)?.into_any())
+    } else if let Some(i) = n.as_i64() {
+        Ok(i.into_pyobject(py)?.into_any())
+    } else {
+        Ok(n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any())
+    }
+}
+
+/// Converts Python objects (dicts from callers: payloads, partners, parse results) into a `serde_json::Value`.
+pub fn py_to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<serde_json::Value> {
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
+    use serde_json::Value;
+    if depth > 256 {
+        return Err(crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            "the value is nested more than 256 levels deep",
+            false,
+        ));
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Value::Bool(obj.extract::<bool>()?));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Value::from(i));
+        }
+        if let Ok(u) = obj.extract::<u64>() {
+            return Ok(Value::from(u));
+        }
+        return Err(crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            "an integer does not fit in 64 bits",
+            false,
+        ));
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        let f: f64 = obj.extract()?;
+        return serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .ok_or_else(|| {
+                crate::errors::invalid_argument(
+                    "INVALID_ARGUMENT",
+                    "NaN and infinite floats have no JSON form",
+                    false,
+                )
+            });
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.into_owned()));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut m = serde_json::Map::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let k = k.cast::<PyString>().map_err(|_| {
+                crate::errors::invalid_argument(
+                    "INVALID_ARGUMENT",
+                    format!(
+                        "dictionary keys must be str, not {}",
+                        k.get_type()
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default()
+                    ),
+                    true,
+                )
+            })?;
+            m.insert(k.to_cow()?.into_owned(), py_to_value(&v, depth + 1)?);
+        }
+        return Ok(Value::Object(m));
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l
+            .iter()
+            .map(|x| py_to_value(&x, depth + 1))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter()
+            .map(|x| py_to_value(&x, depth + 1))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array);
+    }
+    Err(crate::errors::invalid_argument(
+        "INVALID_ARGUMENT",
+        format!(
+            "a {} has no JSON form (use dict, list, str, int, float, bool or None)",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ),
+        true,
+    ))
+}
+
+#[derive(Clone, Copy)]
+struct Seed<'py> {
+    py: Python<'py>,
+}
+
+impl<'de, 'py> DeserializeSeed<'de> for Seed<'py> {
+    type Value = Bound<'py, PyAny>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+fn py_err<E: de::Error>(e: PyErr) -> E {
+    E::custom(e.to_string())
+}
+
+impl<'de, 'py> Visitor<'de> for Seed<'py> {
+    type Value = Bound<'py, PyAny>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(pyo3::types::PyBool::new(self.py, v).to_owned().into_any())
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into_pyobject(self.py)
+            .map_or_else(|e| match e {}, |o| o.into_any()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into_pyobject(self.py)
+            .map_or_else(|e| match e {}, |o| o.into_any()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(v.into_pyobject(self.py)
+            .map_or_else(|e| match e {}, |o| o.into_any()))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(PyString::new(self.py, v).into_any())
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        self.visit_str(v)
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        self.visit_str(&v)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.py.None().into_bound(self.py))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let l = PyList::empty(self.py);
+        while let Some(x) = seq.next_element_seed(self)? {
+            l.append(x).map_err(py_err)?;
+        }
+        Ok(l.into_any())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let d = PyDict::new(self.py);
+        while let Some(k) = map.next_key_seed(Key { py: self.py })? {
+            let v = map.next_value_seed(self)?;
+            d.set_item(k, v).map_err(py_err)?;
+        }
+        Ok(d.into_any())
+    }
+}
+
+/// Object keys: interned (the same few names repeat in every segment).
+struct Key<'py> {
+    py: Python<'py>,
+}
+
+impl<'de, 'py> DeserializeSeed<'de> for Key<'py> {
+    type Value = Bound<'py, PyString>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, 'py> Visitor<'de> for Key<'py> {
+    type Value = Bound<'py, PyString>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(PyString::intern(self.py, v))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        self.visit_str(v)
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        self.visit_str(&v)
+    }
+}

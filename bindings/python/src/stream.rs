@@ -1,0 +1,290 @@
+//! Bounded-memory entry points over files and file objects:
+//! `iter_segments` (the core's `StreamTokenizer`) and `validate_stream`
+//! (the core's `StreamValidator`). Memory is one chunk plus the longest
+//! segment, whatever the size of the input.
+
+use crate::errors::guard;
+use crate::input::{self, Owner};
+use crate::ops::{PyValidation, core_err, options};
+use crate::tree::{PyDiagnostic, PySegment};
+use pyo3::exceptions::PyStopIteration;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
+use std::io::Read;
+use x12kit::stream::{Pull, StreamTokenizer};
+use x12kit::validate::{Options, Retain, StreamValidator};
+use x12kit::{Token, ops};
+
+/// Default bytes read at a time.
+const CHUNK: usize = 1 << 20;
+
+/// Where the bytes come from.
+#[derive(Debug)]
+enum Source {
+    /// A file opened from a path: read without the GIL.
+    File(std::fs::File),
+    /// A Python binary file object (`read(n)` returning bytes).
+    Py(Py<PyAny>),
+    /// Bytes already in memory (fed in chunks all the same).
+    Mem(Owner, usize),
+}
+
+impl Source {
+    fn of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
+        if let Some(path) = input::path_of(obj)? {
+            let f = std::fs::File::open(&path)
+                .map_err(|e| crate::errors::io(&e, &format!("cannot open {}", path.display())))?;
+            return Ok(Source::File(f));
+        }
+        if obj.is_instance_of::<PyString>() {
+            return Err(crate::errors::invalid_argument(
+                "INVALID_ARGUMENT",
+                "source is a str: pass a path as pathlib.Path(...), a binary file (open(..., 'rb')) or bytes",
+                true,
+            ));
+        }
+        if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
+            return Ok(Source::Mem(input::take(obj, "source")?, 0));
+        }
+        if obj.hasattr("read")? {
+            return Ok(Source::Py(obj.clone().unbind()));
+        }
+        Err(crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            format!(
+                "source must be a path (os.PathLike), a binary file object or bytes, not {}",
+                obj.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ),
+            true,
+        ))
+    }
+
+    /// Reads the next chunk and hands it to `sink`; false at the end of the input.
+    fn next_chunk(
+        &mut self,
+        py: Python<'_>,
+        buf: &mut Vec<u8>,
+        chunk: usize,
+        sink: &mut (dyn FnMut(&[u8]) + Send),
+    ) -> PyResult<bool> {
+        match self {
+            Source::File(f) => {
+                buf.resize(chunk, 0);
+                py.detach(|| {
+                    let n = loop {
+                        match f.read(buf) {
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                            r => break r,
+                        }
+                    }
+                    .map_err(|e| crate::errors::io(&e, "cannot read the file"))?;
+                    if n > 0 {
+                        sink(&buf[..n]);
+                    }
+                    Ok(n > 0)
+                })
+            }
+            Source::Mem(o, pos) => {
+                let data = o.as_slice();
+                if *pos >= data.len() {
+                    return Ok(false);
+                }
+                let end = (*pos + chunk).min(data.len());
+                let piece = &data[*pos..end];
+                py.detach(|| sink(piece));
+                *pos = end;
+                Ok(true)
+            }
+            Source::Py(obj) => {
+                let got = obj.bind(py).call_method1("read", (chunk,))?;
+                if got.is_none() {
+                    // A non-blocking stream with nothing yet; treat as the end (documented).
+                    return Ok(false);
+                }
+                let bytes: &[u8] = if let Ok(b) = got.cast::<PyBytes>() {
+                    b.as_bytes()
+                } else {
+                    return Err(crate::errors::invalid_argument(
+                        "INVALID_ARGUMENT",
+                        format!(
+                            "source.read() returned {}, not bytes: open the file in binary mode ('rb')",
+                            got.get_type()
+                                .name()
+                                .map(|n| n.to_string())
+                                .unwrap_or_default()
+                        ),
+                        true,
+                    ));
+                };
+                if bytes.is_empty() {
+                    return Ok(false);
+                }
+                py.detach(|| sink(bytes));
+                Ok(true)
+            }
+        }
+    }
+}
+
+fn chunk_size(n: usize) -> PyResult<usize> {
+    if n == 0 {
+        return Err(crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            "chunk_size must be at least 1",
+            false,
+        ));
+    }
+    Ok(n)
+}
+
+/// Segments of a file or stream, one at a time, with bounded memory; each
+/// `Segment` owns its bytes. Diagnostics of the tokenizer collect in `.diagnostics`.
+#[pyclass(module = "x12kit", name = "SegmentStream")]
+#[derive(Debug)]
+pub struct SegmentStream {
+    tok: StreamTokenizer,
+    src: Source,
+    chunk: usize,
+    buf: Vec<u8>,
+    eof: bool,
+    diagnostics: Vec<x12kit::Diagnostic>,
+}
+
+#[pymethods]
+impl SegmentStream {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<PySegment> {
+        let mut idle_after_eof = false;
+        loop {
+            enum Step {
+                Seg(PySegment),
+                Diag(x12kit::Diagnostic),
+                Need,
+                End,
+            }
+            let step = guard(|| {
+                Ok(match self.tok.next() {
+                    Pull::Token(Token::Segment(s)) => Step::Seg(PySegment::owned(&s)),
+                    Pull::Token(Token::Diagnostic(d)) => Step::Diag(d),
+                    Pull::NeedInput => Step::Need,
+                    Pull::End => Step::End,
+                })
+            })?;
+            match step {
+                Step::Seg(s) => return Ok(s),
+                Step::Diag(d) => self.diagnostics.push(d),
+                Step::End => return Err(PyStopIteration::new_err(())),
+                Step::Need if self.eof => {
+                    // After `finish` the tokenizer never needs input; stop rather than spin if it did.
+                    if idle_after_eof {
+                        return Err(PyStopIteration::new_err(()));
+                    }
+                    idle_after_eof = true;
+                    self.tok.finish();
+                }
+                Step::Need => {
+                    let tok = &mut self.tok;
+                    let more = self
+                        .src
+                        .next_chunk(py, &mut self.buf, self.chunk, &mut |c| tok.feed(c))?;
+                    if !more {
+                        self.eof = true;
+                        self.tok.finish();
+                    }
+                }
+            }
+        }
+    }
+    /// Diagnostics the tokenizer reported so far (bad delimiters, bad segment ids, ...).
+    #[getter]
+    fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyDiagnostic::list(py, &self.diagnostics)
+    }
+    /// Input bytes consumed so far.
+    #[getter]
+    fn consumed(&self) -> usize {
+        self.tok.consumed()
+    }
+}
+
+/// Iterates the segments of a large file or stream with bounded memory.
+#[pyfunction]
+#[pyo3(signature = (source, *, chunk_size = CHUNK))]
+pub fn iter_segments(source: &Bound<'_, PyAny>, chunk_size: usize) -> PyResult<SegmentStream> {
+    Ok(SegmentStream {
+        tok: StreamTokenizer::new(),
+        src: Source::of(source)?,
+        chunk: self::chunk_size(chunk_size)?,
+        buf: Vec::new(),
+        eof: false,
+        diagnostics: Vec::new(),
+    })
+}
+
+/// Validates a large file or stream with bounded memory (`retain="counts"`
+/// keeps no per-set summaries, for inputs with millions of sets).
+#[pyfunction]
+#[pyo3(signature = (source, *, structure = None, retain = "all", chunk_size = CHUNK))]
+pub fn validate_stream(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    structure: Option<&Bound<'_, PyAny>>,
+    retain: &str,
+    chunk_size: usize,
+) -> PyResult<PyValidation> {
+    let o: ops::ValidateOptions = options(&[("structure", structure)])?;
+    let retain = match retain {
+        "all" => Retain::All,
+        "errors" => Retain::Errors,
+        "counts" => Retain::Counts,
+        other => {
+            return Err(core_err(
+                x12kit::Error::new(
+                    x12kit::ErrorCode::InvalidOptions,
+                    format!("retain must be \"all\", \"errors\" or \"counts\", not {other:?}"),
+                )
+                .at("/retain"),
+            ));
+        }
+    };
+    let chunk = self::chunk_size(chunk_size)?;
+    let mut src = Source::of(source)?;
+    let v = StreamValidator::new(Options {
+        structure: o.structure,
+        retain,
+        ..Options::default()
+    });
+    let mut buf = Vec::new();
+    let mut w = SameThread(v);
+    loop {
+        let more = guard(|| src.next_chunk(py, &mut buf, chunk, &mut |c| w.get().feed(c)))?;
+        if !more {
+            break;
+        }
+    }
+    let v = py.detach(move || guard(|| Ok(w.into_inner().finish())))?;
+    Ok(PyValidation { v })
+}
+
+/// Carries a value that is not `Send` (the core's `StreamValidator` holds a
+/// `Box<dyn SetRules>` without a `Send` bound) into `Python::detach`.
+struct SameThread<T>(T);
+
+// SAFETY: `Python::detach` runs its closure on the calling thread (it only
+// releases the GIL around it), so the value never changes threads; and a
+// `StreamValidator` holds no Python objects, so it needs no GIL either.
+unsafe impl<T> Send for SameThread<T> {}
+
+impl<T> SameThread<T> {
+    fn get(&mut self) -> &mut T {
+        &mut self.0
+    }
+    fn into_inner(self) -> T {
+        self.0
+    }
+}
