@@ -1,1 +1,256 @@
-//! Node addon x12kit (napi-rs) (under construction).
+//! Node addon `x12kit` (napi-rs): the core's operations for Node.
+//!
+//! This crate only converts types and maps errors; every X12 and signing
+//! decision is a call into [`x12kit::ops`]. The generated `binding.js` /
+//! `binding.d.ts` expose these functions and classes; the hand-written
+//! `index.js` (CommonJS) and `index.mjs` (ESM) wrap them into the public API
+//! (argument checks, `X12kitError`, streams).
+//!
+//! Errors cross as a JS `Error` whose message is the core error's JSON
+//! (`{"code","kind","message","pointer"?,"details"}`); `index.js` turns it
+//! into an `X12kitError` (or `X12kitTypeError` for `invalid_input`). No
+//! panic crosses: every entry point runs under `catch_unwind` and a caught
+//! panic becomes the `INTERNAL` code.
+
+// The exported structs hold napi handles (`Buffer`, `Uint8Array`) that have
+// no `Debug`; JS never sees a Debug form anyway.
+#![allow(missing_debug_implementations)]
+// napi-derive compiles the JS registrations out of `cfg(test)` builds, so
+// there the exported items look unused.
+#![cfg_attr(test, allow(dead_code))]
+
+mod errors;
+mod segments;
+mod stream;
+mod tasks;
+mod webhook;
+
+use errors::guard;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::Value;
+use x12kit::ops;
+
+/// A result of the core.
+pub(crate) type Core<T> = std::result::Result<T, x12kit::Error>;
+
+/// One entry of the core's error code list.
+#[napi(object)]
+pub struct ErrorCodeInfo {
+    /// The stable UPPER_SNAKE code (`INVALID_OPTIONS`, `SIGNATURE_MISMATCH`, ...).
+    pub code: String,
+    /// What a caller does with it: `invalid_input`, `rejected`, `io` or `internal`.
+    pub kind: String,
+    /// The one-line meaning of the code.
+    pub meaning: String,
+}
+
+/// Every error code of the core (`ErrorCode::ALL`), in declaration order.
+#[napi]
+pub fn error_codes() -> Vec<ErrorCodeInfo> {
+    x12kit::ErrorCode::ALL
+        .iter()
+        .map(|c| ErrorCodeInfo {
+            code: c.as_str().to_string(),
+            kind: c.kind().as_str().to_string(),
+            meaning: c.meaning().trim().to_string(),
+        })
+        .collect()
+}
+
+/// An error of `code` (one of `errorCodes()`) built by the core, thrown as
+/// the binding throws any core error: for tests of the error mapping.
+#[napi]
+pub fn error_for_code(code: String) -> Result<()> {
+    guard(|| {
+        let c = x12kit::ErrorCode::from_name(&code).ok_or_else(|| {
+            x12kit::Error::new(
+                x12kit::ErrorCode::InvalidArgument,
+                format!("\"{code}\" is not an x12kit error code"),
+            )
+        })?;
+        Err(x12kit::Error::new(c, format!("an error with the code {code}")).at("/"))
+    })
+}
+
+/// Panics inside the addon on purpose (caught: it throws `INTERNAL`), to
+/// test that no panic ever crosses into Node.
+#[napi]
+pub fn panic_for_test() -> Result<()> {
+    guard(|| panic!("panic_for_test: a deliberate panic"))
+}
+
+/// The 18 transaction set codes that x12kit renders, maps back and validates.
+#[napi]
+pub fn document_types() -> Vec<String> {
+    ops::DOCUMENT_TYPES.iter().map(|s| s.to_string()).collect()
+}
+
+/// Builds an options struct from a JS options object (`undefined`/`null`: defaults).
+pub(crate) fn opts<T: serde::de::DeserializeOwned + Default>(o: Option<Value>) -> Core<T> {
+    ops::options(o.unwrap_or(Value::Null))
+}
+
+/// Parses X12; the parse result JSON as UTF-8 bytes.
+#[napi]
+pub fn parse_to_json(input: &[u8], options: Option<Value>) -> Result<Buffer> {
+    guard(|| {
+        let o: ops::ParseOptions = opts(options)?;
+        Ok(ops::parse_json(input, &o).into())
+    })
+}
+
+/// Parses X12; the parse result JSON as a string (for `JSON.parse`).
+#[napi]
+pub fn parse_to_string(input: &[u8], options: Option<Value>) -> Result<String> {
+    guard(|| {
+        let o: ops::ParseOptions = opts(options)?;
+        Ok(into_string(ops::parse_json(input, &o)))
+    })
+}
+
+/// The core's JSON bytes are UTF-8 (serde_json writes only UTF-8).
+pub(crate) fn into_string(json: Vec<u8>) -> String {
+    String::from_utf8(json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A validation result kept native, so that `acknowledge` can use it
+/// without validating again.
+#[napi]
+pub struct ValidationHandle {
+    inner: x12kit::Validation,
+}
+
+#[napi]
+impl ValidationHandle {
+    /// The validation result JSON (= `x12kit validate --json`).
+    #[napi]
+    pub fn to_json_string(&self) -> String {
+        into_string(self.inner.to_json())
+    }
+}
+
+/// Validates X12; a native handle on the result (its JSON and `acknowledge`).
+#[napi]
+pub fn validate_handle(input: &[u8], options: Option<Value>) -> Result<ValidationHandle> {
+    guard(|| {
+        let o: ops::ValidateOptions = opts(options)?;
+        Ok(ValidationHandle {
+            inner: ops::validate(input, &o),
+        })
+    })
+}
+
+/// Validates X12; the validation result JSON as a string.
+#[napi]
+pub fn validate_to_string(input: &[u8], options: Option<Value>) -> Result<String> {
+    guard(|| {
+        let o: ops::ValidateOptions = opts(options)?;
+        Ok(into_string(ops::validate_json(input, &o)))
+    })
+}
+
+/// The current time for the operations that date their output.
+pub(crate) fn now_from(now: Option<f64>) -> Core<x12kit::DateTime> {
+    Ok(x12kit::DateTime::from_unix(unix_from(now)?))
+}
+
+/// Unix seconds from an optional JS number (the system clock when absent).
+pub(crate) fn unix_from(now: Option<f64>) -> Core<u64> {
+    match now {
+        None => Ok(x12kit::clock::unix_now()),
+        Some(n)
+            if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.007_199_254_740_991e15 =>
+        {
+            Ok(n as u64)
+        }
+        Some(n) => Err(x12kit::Error::new(
+            x12kit::ErrorCode::InvalidArgument,
+            format!("now must be a whole number of Unix seconds >= 0, got {n}"),
+        )),
+    }
+}
+
+/// Acknowledges X12 input (parses and validates it): the TA1/997/999 bytes.
+#[napi]
+pub fn acknowledge_input(input: &[u8], options: Option<Value>, now: Option<f64>) -> Result<Buffer> {
+    guard(|| {
+        let o: ops::AcknowledgeOptions = opts(options)?;
+        Ok(ops::acknowledge(input, &o, now_from(now)?)?.into())
+    })
+}
+
+/// Acknowledges a validation result made by `validate`: the TA1/997/999 bytes.
+#[napi]
+pub fn acknowledge_validation(
+    validation: &ValidationHandle,
+    options: Option<Value>,
+    now: Option<f64>,
+) -> Result<Buffer> {
+    guard(|| {
+        let o: ops::AcknowledgeOptions = opts(options)?;
+        Ok(ops::acknowledge_validation(&validation.inner, &o, now_from(now)?)?.into())
+    })
+}
+
+/// Reads the TA1/997/999 acknowledgements in X12 input; their JSON as a string.
+#[napi]
+pub fn read_acknowledgement_to_string(input: &[u8]) -> Result<String> {
+    guard(|| Ok(into_string(ops::read_acknowledgement_json(input))))
+}
+
+/// A rendered interchange.
+#[napi(object)]
+pub struct RenderOutput {
+    /// The X12 bytes.
+    pub x12: Buffer,
+    /// The payload as the X12 maps back (defaults filled in), as JSON text.
+    pub document: String,
+    /// Warnings (e.g. `UNKNOWN_FIELD`), as JSON text.
+    pub warnings: String,
+}
+
+pub(crate) fn render_output(r: x12kit::Rendered) -> RenderOutput {
+    RenderOutput {
+        x12: r.x12.into(),
+        document: r.document.to_string(),
+        warnings: serde_json::to_string(&r.warnings).unwrap_or_else(|_| "[]".into()),
+    }
+}
+
+/// Renders a document from payload and partner JSON text into an interchange.
+#[napi]
+pub fn render_json(
+    document_type: String,
+    payload: String,
+    partner: String,
+    options: Option<Value>,
+    now: Option<f64>,
+) -> Result<RenderOutput> {
+    guard(|| {
+        let o: ops::RenderOptions = opts(options)?;
+        let r = ops::render_str(&document_type, &payload, &partner, &o, now_from(now)?)?;
+        Ok(render_output(r))
+    })
+}
+
+/// The JSON Schema of a document type's payload, as JSON text.
+#[napi]
+pub fn document_schema_json(document_type: String) -> Result<String> {
+    guard(|| Ok(ops::document_schema(&document_type)?.to_string()))
+}
+
+/// The JSON Schema of the partner profile, as JSON text.
+#[napi]
+pub fn partner_schema_json() -> Result<String> {
+    guard(|| Ok(ops::partner_schema().to_string()))
+}
+
+/// Writes a parse result (JSON text, possibly edited) back to X12.
+#[napi]
+pub fn write_json(parse_result: String, options: Option<Value>) -> Result<Buffer> {
+    guard(|| {
+        let o: ops::WriteOptions = opts(options)?;
+        Ok(ops::write_str(&parse_result, &o)?.into())
+    })
+}

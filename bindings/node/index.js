@@ -1,0 +1,595 @@
+'use strict'
+// x12kit for Node: the public API over the generated native binding
+// (binding.js / binding.d.ts, written by `napi build`). This file only checks
+// JS argument types, turns core errors into X12kitError / X12kitTypeError,
+// and adapts results to JS (JSON text -> objects, streams, iterators). Every
+// X12 and signing decision is made by the Rust core.
+
+const native = require('./binding.js')
+const { Transform } = require('node:stream')
+
+// ---------------------------------------------------------------- errors
+
+const CODES = Object.freeze(
+  native.errorCodes().map((c) => Object.freeze({ code: c.code, kind: c.kind, meaning: c.meaning })),
+)
+const KIND_OF = new Map(CODES.map((c) => [c.code, c.kind]))
+
+function fill(err, e) {
+  err.code = e.code
+  err.kind = e.kind
+  if (e.pointer !== undefined) err.pointer = e.pointer
+  err.details = Array.isArray(e.details) ? e.details : []
+  return err
+}
+
+/** The error every x12kit call throws: `code` is the core's stable code. */
+class X12kitError extends Error {
+  constructor(message, fields = {}) {
+    super(message)
+    this.name = 'X12kitError'
+    fill(this, { code: 'INTERNAL', kind: 'internal', details: [], ...fields })
+  }
+
+  toJSON() {
+    return errorJson(this)
+  }
+}
+
+/** An X12kitError of the `invalid_input` kind: also a `TypeError`. */
+class X12kitTypeError extends TypeError {
+  constructor(message, fields = {}) {
+    super(message)
+    this.name = 'X12kitTypeError'
+    fill(this, { code: 'INVALID_ARGUMENT', kind: 'invalid_input', details: [], ...fields })
+  }
+
+  toJSON() {
+    return errorJson(this)
+  }
+}
+
+// `err instanceof X12kitError` holds for both classes.
+Object.defineProperty(X12kitError, Symbol.hasInstance, {
+  value(obj) {
+    return obj instanceof X12kitTypeError || Function.prototype[Symbol.hasInstance].call(this, obj)
+  },
+})
+
+function errorJson(e) {
+  const o = { code: e.code, kind: e.kind, message: e.message }
+  if (e.pointer !== undefined) o.pointer = e.pointer
+  o.details = e.details
+  return o
+}
+
+function makeError(e) {
+  const Cls = e.kind === 'invalid_input' ? X12kitTypeError : X12kitError
+  return new Cls(e.message, e)
+}
+
+function typeError(message, code = 'INVALID_ARGUMENT') {
+  return new X12kitTypeError(message, { code, kind: KIND_OF.get(code) || 'invalid_input' })
+}
+
+/** Turns whatever the native call threw into the public error. */
+function fromNative(e) {
+  if (e instanceof X12kitError) return e
+  if (e && typeof e.message === 'string' && e.message.startsWith('{"code":"')) {
+    try {
+      return makeError(JSON.parse(e.message))
+    } catch {
+      // not the core's JSON after all: fall through
+    }
+  }
+  if (e && typeof e.code === 'string' && /Expected$|^InvalidArg$/.test(e.code)) {
+    // napi could not convert an argument (e.g. a Symbol inside the options).
+    return typeError(e.message)
+  }
+  return e
+}
+
+function call(fn) {
+  try {
+    return fn()
+  } catch (e) {
+    throw fromNative(e)
+  }
+}
+
+// ---------------------------------------------------------------- arguments
+
+function describe(v) {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  if (typeof v === 'object') return `an object (${(v.constructor && v.constructor.name) || 'Object'})`
+  return `${typeof v === 'undefined' ? '' : 'a '}${typeof v}`
+}
+
+/** Bytes of X12 (or JSON) input: Buffer, Uint8Array, ArrayBuffer or string. */
+function bytes(v, name = 'input') {
+  if (Buffer.isBuffer(v)) return v
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+  if (typeof v === 'string') return Buffer.from(v, 'utf8')
+  if (v instanceof ArrayBuffer) return Buffer.from(v)
+  throw typeError(`${name} must be a Buffer, Uint8Array or string, got ${describe(v)}`)
+}
+
+function text(v, name) {
+  if (typeof v === 'string') return v
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8')
+  throw typeError(`${name} must be a string, got ${describe(v)}`)
+}
+
+function jsonText(v, name) {
+  if (typeof v === 'string') return v
+  if (v instanceof Uint8Array) return text(v, name)
+  if (v === null || typeof v !== 'object') {
+    throw typeError(`${name} must be an object or JSON text, got ${describe(v)}`)
+  }
+  try {
+    return JSON.stringify(v)
+  } catch (e) {
+    throw typeError(`${name} cannot be written as JSON: ${e.message}`)
+  }
+}
+
+function options(o, name = 'options') {
+  if (o === undefined || o === null) return undefined
+  if (typeof o !== 'object' || Array.isArray(o)) {
+    throw typeError(`${name} must be an object, got ${describe(o)}`, 'INVALID_OPTIONS')
+  }
+  return o
+}
+
+/** Splits `now` (a Date or Unix seconds) off an options object. */
+function splitNow(o) {
+  o = options(o)
+  if (!o || !('now' in o)) return [o, undefined]
+  const { now, ...rest } = o
+  return [rest, unixSeconds(now, 'options.now')]
+}
+
+function unixSeconds(v, name) {
+  if (v === undefined || v === null) return undefined
+  if (v instanceof Date) {
+    const t = v.getTime()
+    if (Number.isNaN(t)) throw typeError(`${name} is an invalid Date`)
+    return Math.floor(t / 1000)
+  }
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v
+  throw typeError(`${name} must be a Date or whole Unix seconds >= 0, got ${describe(v)} ${String(v)}`)
+}
+
+function signalOf(o) {
+  if (o === undefined || o === null) return [undefined, undefined]
+  o = options(o)
+  if (!('signal' in o)) return [o, undefined]
+  const { signal, ...rest } = o
+  return [rest, signal]
+}
+
+// ---------------------------------------------------------------- parse
+
+/**
+ * Parses X12 into the parse result: exactly the JSON contract of `x12kit parse`.
+ * The core writes its JSON bytes and V8's JSON.parse builds the objects
+ * (measured faster than building them natively; see README).
+ */
+function parse(input, opts) {
+  const b = bytes(input)
+  return JSON.parse(call(() => native.parseToString(b, options(opts))))
+}
+
+/** Parses X12; the parse result JSON as UTF-8 bytes. */
+function parseToJson(input, opts) {
+  const b = bytes(input)
+  return call(() => native.parseToJson(b, options(opts)))
+}
+
+/** Parses X12 on the libuv thread pool; resolves to the parse result. */
+function parseAsync(input, opts) {
+  return run(() => {
+    const b = bytes(input)
+    const [o, signal] = signalOf(opts)
+    return native.parseToStringAsync(b, o, signal)
+  }).then(JSON.parse)
+}
+
+function run(start) {
+  let p
+  try {
+    p = start()
+  } catch (e) {
+    return Promise.reject(fromNative(e))
+  }
+  return p.catch((e) => {
+    throw fromNative(e)
+  })
+}
+
+// ---------------------------------------------------------------- validate
+
+const HANDLE = Symbol('x12kit.validation')
+
+/** Validates X12: the validation result (= `x12kit validate --json`). */
+function validate(input, opts) {
+  const b = bytes(input)
+  const h = call(() => native.validateHandle(b, options(opts)))
+  const result = JSON.parse(h.toJsonString())
+  Object.defineProperty(result, HANDLE, { value: h, enumerable: false })
+  return result
+}
+
+/** Validates X12 on the libuv thread pool; resolves to the validation result. */
+function validateAsync(input, opts) {
+  return run(() => {
+    const b = bytes(input)
+    const [o, signal] = signalOf(opts)
+    return native.validateToStringAsync(b, o, signal)
+  }).then(JSON.parse)
+}
+
+/** A push validator: `feed(chunk)` as chunks arrive, then `finish()`. */
+class StreamValidator {
+  constructor(opts) {
+    this._inner = call(() => new native.StreamValidator(options(opts)))
+  }
+
+  feed(chunk) {
+    const b = bytes(chunk, 'chunk')
+    call(() => this._inner.feed(b))
+    return this
+  }
+
+  get consumed() {
+    return this._inner.consumed
+  }
+
+  get retainedBytes() {
+    return this._inner.retainedBytes
+  }
+
+  finish() {
+    return JSON.parse(call(() => this._inner.finish()))
+  }
+}
+
+/**
+ * Validates a stream of chunks (a Node Readable such as fs.createReadStream,
+ * or any (async) iterable of Buffers/strings) with bounded memory.
+ */
+async function validateStream(source, opts) {
+  if (!source || (typeof source[Symbol.asyncIterator] !== 'function' && typeof source[Symbol.iterator] !== 'function')) {
+    throw typeError(`source must be a Readable or an (async) iterable of chunks, got ${describe(source)}`)
+  }
+  const v = new StreamValidator(opts)
+  for await (const chunk of source) v.feed(chunk)
+  return v.finish()
+}
+
+// ---------------------------------------------------------------- acknowledge
+
+/**
+ * Acknowledges X12 (TA1/997/999 bytes; empty when nothing is to be acknowledged).
+ * `validationOrInput` is a result of `validate()` (no second validation) or the X12 itself.
+ */
+function acknowledge(validationOrInput, opts) {
+  const [o, now] = splitNow(opts)
+  const v = validationOrInput
+  if (v && typeof v === 'object' && v[HANDLE]) {
+    return call(() => native.acknowledgeValidation(v[HANDLE], o, now))
+  }
+  if (v && typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof ArrayBuffer)) {
+    throw typeError('acknowledge takes the object returned by validate() or the X12 input; this object did not come from validate()')
+  }
+  const b = bytes(v, 'validationOrInput')
+  return call(() => native.acknowledgeInput(b, o, now))
+}
+
+/** Reads the TA1/997/999 acknowledgements in X12 input. */
+function readAcknowledgement(input) {
+  const b = bytes(input)
+  return JSON.parse(call(() => native.readAcknowledgementToString(b)))
+}
+
+// ---------------------------------------------------------------- render / schemas / write
+
+function renderArgs(documentType, payload, partner) {
+  return [text(documentType, 'documentType'), jsonText(payload, 'payload'), jsonText(partner, 'partner')]
+}
+
+function renderedResult(r) {
+  return { x12: r.x12, document: JSON.parse(r.document), warnings: JSON.parse(r.warnings) }
+}
+
+/** Renders one document for a partner profile: the interchange X12 bytes. */
+function render(documentType, payload, partner, opts) {
+  return renderResult(documentType, payload, partner, opts).x12
+}
+
+/** Renders and also returns the document as it maps back and the warnings. */
+function renderResult(documentType, payload, partner, opts) {
+  const args = renderArgs(documentType, payload, partner)
+  const [o, now] = splitNow(opts)
+  return renderedResult(call(() => native.renderJson(...args, o, now)))
+}
+
+/** `render` on the libuv thread pool. */
+function renderAsync(documentType, payload, partner, opts) {
+  return run(() => {
+    const args = renderArgs(documentType, payload, partner)
+    const [o1, signal] = signalOf(opts)
+    const [o, now] = splitNow(o1)
+    return native.renderJsonAsync(...args, o, now, signal)
+  }).then((r) => r.x12)
+}
+
+/** The JSON Schema of a document type's payload. */
+function documentSchema(documentType) {
+  const t = text(documentType, 'documentType')
+  return JSON.parse(call(() => native.documentSchemaJson(t)))
+}
+
+/** The JSON Schema of the partner profile. */
+function partnerSchema() {
+  return JSON.parse(call(() => native.partnerSchemaJson()))
+}
+
+/** The 18 transaction set codes x12kit renders, maps back and validates. */
+const documentTypes = Object.freeze(native.documentTypes())
+
+/** Writes a parse result (object or JSON text, possibly edited) back to X12. */
+function write(parseResult, opts) {
+  const t = jsonText(parseResult, 'parseResult')
+  return call(() => native.writeJson(t, options(opts)))
+}
+
+// ---------------------------------------------------------------- segments
+
+const FIELDS = 7
+const BATCH = 512
+
+/** A lazy view of one segment; elements are split by the core on demand. */
+class Segment {
+  constructor(buf, f, o) {
+    this._buf = buf
+    this._start = f[o]
+    this._len = f[o + 1]
+    this._suffixLen = f[o + 2]
+    /** 0-based position of the segment in the input. */
+    this.index = f[o + 3]
+    this._idLen = f[o + 4]
+    this._packed = f[o + 5]
+    /** Byte offset of the segment in the input. */
+    this.offset = f[o + 6]
+  }
+
+  /** The segment identifier (`ISA`, `BEG`, ...). */
+  get id() {
+    return this._buf.latin1Slice(this._start, this._start + this._idLen)
+  }
+
+  /** The segment's text, terminator excluded. */
+  get raw() {
+    return this._buf.toString('utf8', this._start, this._start + this._len)
+  }
+
+  /** Element `n` (1-based as in X12: `element(1)` of `BEG*00*SA` is `'00'`), or undefined. */
+  element(n) {
+    const v = call(() => native.segmentElement(this._buf, this._start, this._len, this._packed, position(n)))
+    return v === null ? undefined : v
+  }
+
+  /** The elements after the identifier. */
+  elements() {
+    return call(() => native.segmentElements(this._buf, this._start, this._len, this._packed))
+  }
+
+  /** The components of element `n` (one for a simple element; [] past the end). */
+  components(n) {
+    return call(() => native.segmentComponents(this._buf, this._start, this._len, this._packed, position(n)))
+  }
+
+  /** The repetitions of element `n`. */
+  repetitions(n) {
+    return call(() => native.segmentRepetitions(this._buf, this._start, this._len, this._packed, position(n)))
+  }
+
+  toJSON() {
+    return { id: this.id, index: this.index, offset: this.offset, elements: this.elements() }
+  }
+}
+
+function position(n) {
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) {
+    throw typeError(`the element position must be a whole number >= 1, got ${describe(n)} ${String(n)}`)
+  }
+  return n
+}
+
+/**
+ * Iterates the segments of an X12 input as lazy views, without building the
+ * tree. The views keep the input buffer (no copy).
+ */
+function* segments(input) {
+  const buf = bytes(input)
+  const cursor = call(() => new native.SegmentCursor(buf))
+  const out = new Float64Array(FIELDS * BATCH)
+  for (;;) {
+    const n = call(() => cursor.fill(out))
+    if (n === 0) return
+    for (let i = 0; i < n; i++) yield new Segment(buf, out, i * FIELDS)
+  }
+}
+
+/**
+ * A Transform stream: write X12 chunks (from fs.createReadStream, a socket...),
+ * read `Segment` views (object mode). Memory is bounded by the longest segment
+ * plus one chunk.
+ */
+function createSegmentStream() {
+  const splitter = call(() => new native.SegmentSplitter())
+  const emit = (stream, batch) => {
+    const f = batch.fields
+    for (let o = 0; o < f.length; o += FIELDS) stream.push(new Segment(batch.bytes, f, o))
+  }
+  return new Transform({
+    readableObjectMode: true,
+    transform(chunk, encoding, cb) {
+      try {
+        const b = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : bytes(chunk, 'chunk')
+        emit(this, call(() => splitter.push(b)))
+        cb()
+      } catch (e) {
+        cb(e)
+      }
+    },
+    flush(cb) {
+      try {
+        emit(this, call(() => splitter.push(null)))
+        cb()
+      } catch (e) {
+        cb(e)
+      }
+    },
+  })
+}
+
+// ---------------------------------------------------------------- webhooks
+
+const HEADERS = Object.freeze(native.webhookHeaderNames())
+
+function secretBytes(s, name) {
+  if (typeof s === 'string') return Buffer.from(s, 'utf8')
+  if (s instanceof Uint8Array) return s
+  throw typeError(`${name} must be a string or Buffer, got ${describe(s)}`)
+}
+
+function secretList(secrets) {
+  const list = Array.isArray(secrets) ? secrets : [secrets]
+  return list.map((s, i) => secretBytes(s, Array.isArray(secrets) ? `secrets[${i}]` : 'secret'))
+}
+
+function timestampNumber(t) {
+  if (typeof t === 'number' && Number.isSafeInteger(t) && t >= 0) return t
+  throw typeError(`timestamp must be whole Unix seconds >= 0, got ${describe(t)} ${String(t)}`)
+}
+
+function headerValue(headers, name) {
+  if (!headers || typeof headers !== 'object') throw typeError(`headers must be an object, got ${describe(headers)}`)
+  const v = typeof headers.get === 'function' ? headers.get(name) : headers[name.toLowerCase()] ?? headers[name]
+  if (Array.isArray(v)) return v.join(', ')
+  return v === undefined || v === null ? '' : String(v)
+}
+
+/** Verifies deliveries against one or more secrets (rotation) with a tolerance. */
+class Verifier {
+  /** @param secrets one secret or several (any order); @param opts `{ tolerance }` seconds (default 300). */
+  constructor(secrets, opts) {
+    const list = secretList(secrets)
+    this._inner = call(() => new native.Verifier(list, options(opts)))
+  }
+
+  /** The tolerance in seconds. */
+  get tolerance() {
+    return this._inner.tolerance
+  }
+
+  /** Verifies the signature and timestamp headers over the raw body; `now` defaults to the clock. */
+  verify(signature, timestamp, body, now) {
+    const sig = text(signature, 'signature')
+    const ts = typeof timestamp === 'number' ? String(timestamp) : text(timestamp, 'timestamp')
+    const b = bytes(body, 'body')
+    const n = unixSeconds(now, 'now')
+    return call(() => this._inner.verify(sig, ts, b, n))
+  }
+
+  /** Verifies a request from its headers (Node's req.headers or a Fetch Headers) and raw body. */
+  verifyHeaders(headers, body, now) {
+    return this.verify(headerValue(headers, HEADERS.signature), headerValue(headers, HEADERS.timestamp), body, now)
+  }
+}
+
+/** Builds and signs deliveries with a secret. */
+class Signer {
+  constructor(secret) {
+    const s = secretBytes(secret, 'secret')
+    this._inner = call(() => new native.Signer(s))
+  }
+
+  /** The `sha256=<hex>` signature of `body` at `timestamp` (Unix seconds). */
+  sign(timestamp, body) {
+    const t = timestampNumber(timestamp)
+    const b = bytes(body, 'body')
+    return call(() => this._inner.sign(t, b))
+  }
+
+  /** A signed delivery: `{ id, event, timestamp, body, headers }` (headers as an object). */
+  deliver(event, data, now) {
+    const e = text(event, 'event')
+    const n = unixSeconds(now, 'now')
+    const d = call(() => this._inner.deliver(e, data, n))
+    return { id: d.id, event: d.event, timestamp: d.timestamp, body: d.body, headers: Object.fromEntries(d.headers) }
+  }
+}
+
+const webhook = Object.freeze({
+  /** The delivery header names (`signature`, `timestamp`, `event`, `deliveryId`). */
+  headers: HEADERS,
+  /** The `sha256=<hex>` signature of `body` signed at `timestamp` with `secret`. */
+  sign(secret, timestamp, body) {
+    const s = secretBytes(secret, 'secret')
+    const t = timestampNumber(timestamp)
+    const b = bytes(body, 'body')
+    return call(() => native.webhookSign(s, t, b))
+  },
+  /** Verifies a delivery; `{ tolerance, now }`. Returns `{ timestamp, secretIndex }`. */
+  verify(secrets, signature, timestamp, body, opts) {
+    const list = secretList(secrets)
+    const sig = text(signature, 'signature')
+    const ts = typeof timestamp === 'number' ? String(timestamp) : text(timestamp, 'timestamp')
+    const b = bytes(body, 'body')
+    const [o, now] = splitNow(opts)
+    return call(() => native.webhookVerify(list, sig, ts, b, o, now))
+  },
+  Verifier,
+  Signer,
+})
+
+/** Every error code of the core: `{ code, kind, meaning }`. */
+function errorCodes() {
+  return CODES.map((c) => ({ ...c }))
+}
+
+module.exports = {
+  parse,
+  parseToJson,
+  parseAsync,
+  validate,
+  validateAsync,
+  validateStream,
+  StreamValidator,
+  acknowledge,
+  readAcknowledgement,
+  render,
+  renderResult,
+  renderAsync,
+  documentSchema,
+  partnerSchema,
+  documentTypes,
+  write,
+  segments,
+  createSegmentStream,
+  Segment,
+  webhook,
+  Verifier,
+  Signer,
+  X12kitError,
+  X12kitTypeError,
+  errorCodes,
+}
+
+// Test hooks (not part of the public API).
+Object.defineProperty(module.exports, '__native', { value: native, enumerable: false })
+Object.defineProperty(module.exports, '__fromNative', { value: fromNative, enumerable: false })

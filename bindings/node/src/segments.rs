@@ -1,0 +1,269 @@
+//! Lazy segment views without building the tree.
+//!
+//! The core's tokenizer finds the segments; this module only reports where
+//! they are. Each segment is described by [`FIELDS`] numbers written into a
+//! `Float64Array` (a batch at a time, so that iterating costs no native call
+//! per segment); `index.js` turns them into `Segment` views that keep the
+//! JS buffer and ask the core for an element or its components on demand.
+
+use crate::Core;
+use crate::errors::guard;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use x12kit::{Delimiters, Pull, Segment, StreamTokenizer, Token};
+
+/// Numbers per segment in a batch: start (in the buffer the views index),
+/// raw length, suffix length, segment index, identifier length, packed
+/// delimiters, byte offset in the whole input.
+pub const FIELDS: usize = 7;
+
+/// How much of a whole input the cursor feeds its tokenizer at a time.
+const SLICE: usize = 1 << 20;
+
+/// Delimiters and the terminated flag packed into one exact f64 integer.
+fn pack(d: Delimiters, terminated: bool) -> f64 {
+    let rep = d.repetition.map_or(0u64, |r| 0x100 | u64::from(r));
+    let v = u64::from(d.element)
+        | (u64::from(d.component) << 8)
+        | (u64::from(d.segment) << 16)
+        | (rep << 24)
+        | (u64::from(terminated) << 33);
+    v as f64
+}
+
+/// The delimiters and terminated flag of [`pack`].
+fn unpack(p: f64) -> Core<(Delimiters, bool)> {
+    if !(p.is_finite() && p >= 0.0 && p < (1u64 << 34) as f64 && p.fract() == 0.0) {
+        return Err(bad("the segment's delimiters"));
+    }
+    let v = p as u64;
+    let rep = (v >> 24) & 0x1ff;
+    Ok((
+        Delimiters {
+            element: (v & 0xff) as u8,
+            component: ((v >> 8) & 0xff) as u8,
+            segment: ((v >> 16) & 0xff) as u8,
+            repetition: (rep & 0x100 != 0).then_some((rep & 0xff) as u8),
+        },
+        v >> 33 & 1 == 1,
+    ))
+}
+
+fn bad(what: &str) -> x12kit::Error {
+    x12kit::Error::new(
+        x12kit::ErrorCode::InvalidArgument,
+        format!("{what} does not describe a segment of this buffer"),
+    )
+}
+
+/// Writes one segment's numbers; `start` is where its raw bytes begin in
+/// the buffer the JS view keeps.
+fn emit(out: &mut [f64], s: &Segment<'_>, start: usize) {
+    out[0] = start as f64;
+    out[1] = s.raw().len() as f64;
+    out[2] = s.suffix().len() as f64;
+    out[3] = s.index() as f64;
+    out[4] = s.id().len() as f64;
+    out[5] = pack(s.delimiters(), s.terminated());
+    out[6] = s.offset() as f64;
+}
+
+/// Rebuilds the core's view of a segment from a buffer and its numbers.
+fn view(buf: &[u8], start: f64, raw_len: f64, packed: f64) -> Core<Segment<'_>> {
+    let whole = |v: f64| v.is_finite() && v >= 0.0 && v.fract() == 0.0;
+    if !whole(start) || !whole(raw_len) {
+        return Err(bad("the position"));
+    }
+    let (start, len) = (start as usize, raw_len as usize);
+    let raw = start
+        .checked_add(len)
+        .and_then(|end| buf.get(start..end))
+        .ok_or_else(|| bad("the position"))?;
+    let (d, terminated) = unpack(packed)?;
+    Ok(Segment::new(raw, &[], start, 0, d, terminated))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Element `n` (1-based) of the segment at `start`/`rawLen` of `buf`, or
+/// `null` past the last element.
+#[napi]
+pub fn segment_element(
+    buf: &[u8],
+    start: f64,
+    raw_len: f64,
+    packed: f64,
+    n: u32,
+) -> Result<Option<String>> {
+    guard(|| {
+        Ok(view(buf, start, raw_len, packed)?
+            .element(n as usize)
+            .map(|e| text(e.raw())))
+    })
+}
+
+/// The elements (after the identifier) of the segment, as strings.
+#[napi]
+pub fn segment_elements(buf: &[u8], start: f64, raw_len: f64, packed: f64) -> Result<Vec<String>> {
+    guard(|| {
+        Ok(view(buf, start, raw_len, packed)?
+            .elements()
+            .map(|e| text(e.raw()))
+            .collect())
+    })
+}
+
+/// The components of element `n` (1-based) of the segment (one for a
+/// simple element; empty past the last element).
+#[napi]
+pub fn segment_components(
+    buf: &[u8],
+    start: f64,
+    raw_len: f64,
+    packed: f64,
+    n: u32,
+) -> Result<Vec<String>> {
+    guard(|| {
+        Ok(view(buf, start, raw_len, packed)?
+            .element(n as usize)
+            .map(|e| e.components().map(|c| text(c.raw())).collect())
+            .unwrap_or_default())
+    })
+}
+
+/// The repetitions of element `n` (1-based) of the segment.
+#[napi]
+pub fn segment_repetitions(
+    buf: &[u8],
+    start: f64,
+    raw_len: f64,
+    packed: f64,
+    n: u32,
+) -> Result<Vec<String>> {
+    guard(|| {
+        Ok(view(buf, start, raw_len, packed)?
+            .element(n as usize)
+            .map(|e| e.repetitions().map(|c| text(c.raw())).collect())
+            .unwrap_or_default())
+    })
+}
+
+/// Walks the segments of a whole input held by JS (zero copy for the views).
+#[napi]
+pub struct SegmentCursor {
+    input: Uint8Array,
+    tokens: StreamTokenizer,
+    fed: usize,
+}
+
+#[napi]
+impl SegmentCursor {
+    /// A cursor over `input` (the views index into this same buffer).
+    #[napi(constructor)]
+    pub fn new(input: Uint8Array) -> Self {
+        SegmentCursor {
+            input,
+            tokens: StreamTokenizer::new(),
+            fed: 0,
+        }
+    }
+
+    /// Fills `out` with the next segments ([`FIELDS`] numbers each); returns
+    /// how many (0 at the end).
+    #[napi(ts_args_type = "out: Float64Array")]
+    pub fn fill(&mut self, mut out: Float64ArraySlice<'_>) -> Result<u32> {
+        // SAFETY: the call is synchronous on the JS thread, so nothing else
+        // reads or writes the array while this slice lives.
+        let out: &mut [f64] = unsafe { out.as_mut() };
+        let input: &[u8] = &self.input;
+        let (tokens, fed) = (&mut self.tokens, &mut self.fed);
+        guard(|| {
+            let mut n = 0;
+            while (n + 1) * FIELDS <= out.len() {
+                match tokens.next() {
+                    Pull::Token(Token::Segment(s)) => {
+                        let start = s.offset();
+                        emit(&mut out[n * FIELDS..(n + 1) * FIELDS], &s, start);
+                        n += 1;
+                    }
+                    Pull::Token(Token::Diagnostic(_)) => {}
+                    Pull::NeedInput => {
+                        let end = input.len().min(*fed + SLICE);
+                        tokens.feed(&input[*fed..end]);
+                        *fed = end;
+                        if end == input.len() {
+                            tokens.finish();
+                        }
+                    }
+                    Pull::End => break,
+                }
+            }
+            Ok(n as u32)
+        })
+    }
+}
+
+/// Splits a stream of chunks into segments, with memory bounded by the
+/// longest segment plus one chunk.
+#[napi]
+pub struct SegmentSplitter {
+    tokens: StreamTokenizer,
+}
+
+/// Segments split from the chunks fed so far.
+#[napi(object)]
+pub struct SplitBatch {
+    /// The raw bytes (and suffixes) of the segments, one after another.
+    pub bytes: Buffer,
+    /// [`FIELDS`] numbers per segment, starts relative to `bytes`.
+    pub fields: Float64Array,
+}
+
+#[napi]
+impl SegmentSplitter {
+    /// A splitter waiting for its first chunk.
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        SegmentSplitter {
+            tokens: StreamTokenizer::new(),
+        }
+    }
+
+    /// Feeds a chunk (`null` ends the input); returns the segments completed.
+    #[napi]
+    pub fn push(&mut self, chunk: Option<&[u8]>) -> Result<SplitBatch> {
+        let tokens = &mut self.tokens;
+        let (bytes, fields) = guard(|| {
+            match chunk {
+                Some(c) => tokens.feed(c),
+                None => tokens.finish(),
+            }
+            let mut bytes = Vec::new();
+            let mut fields = Vec::new();
+            loop {
+                match tokens.next() {
+                    Pull::Token(Token::Segment(s)) => {
+                        let mut f = [0f64; FIELDS];
+                        emit(&mut f, &s, bytes.len());
+                        bytes.extend_from_slice(s.raw());
+                        if s.terminated() {
+                            bytes.push(s.delimiters().segment);
+                        }
+                        bytes.extend_from_slice(s.suffix());
+                        fields.extend_from_slice(&f);
+                    }
+                    Pull::Token(Token::Diagnostic(_)) => {}
+                    Pull::NeedInput | Pull::End => break,
+                }
+            }
+            Ok((bytes, fields))
+        })?;
+        Ok(SplitBatch {
+            bytes: bytes.into(),
+            fields: fields.into(),
+        })
+    }
+}
