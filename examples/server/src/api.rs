@@ -8,7 +8,7 @@ use crate::store::{self, Accept, STATUSES, Store};
 use crate::x12;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Request, State};
+use axum::extract::{OriginalUri, Path, Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -231,7 +231,7 @@ fn prefix_of(uri: &Uri) -> &'static str {
 async fn outbound(
     State(app): AppState,
     Extension(caller): Extension<Caller>,
-    uri: Uri,
+    OriginalUri(uri): OriginalUri,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
@@ -736,11 +736,11 @@ async fn openapi() -> Response {
     json_response(StatusCode::OK, crate::openapi::json().into_bytes())
 }
 
-async fn not_found(uri: Uri) -> ApiError {
+async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
     ApiError::not_found("NOT_FOUND", format!("no route {}", uri.path()))
 }
 
-async fn api_not_found(uri: Uri) -> ApiError {
+async fn api_not_found(uri: OriginalUri) -> ApiError {
     not_found(uri).await
 }
 

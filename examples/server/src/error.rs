@@ -37,9 +37,26 @@ impl Detail {
     }
 }
 
-/// A failed request: status, stable code, message, details and extra headers.
+/// A failed request (boxed: handlers return it by value on every path).
 #[derive(Debug)]
-pub struct ApiError {
+pub struct ApiError(Box<Failure>);
+
+impl std::ops::Deref for ApiError {
+    type Target = Failure;
+    fn deref(&self) -> &Failure {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ApiError {
+    fn deref_mut(&mut self) -> &mut Failure {
+        &mut self.0
+    }
+}
+
+/// What a failed request answers: status, stable code, message, details and extra headers.
+#[derive(Debug)]
+pub struct Failure {
     /// HTTP status.
     pub status: StatusCode,
     /// Stable UPPER_SNAKE code.
@@ -60,14 +77,14 @@ pub type ApiResult<T> = Result<T, ApiError>;
 impl ApiError {
     /// An error with no details.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError {
+        ApiError(Box::new(Failure {
             status,
             code: Cow::Borrowed(code),
             message: message.into(),
             details: Value::Array(Vec::new()),
             headers: Vec::new(),
             extra: None,
-        }
+        }))
     }
 
     /// Adds the details.
@@ -150,30 +167,31 @@ impl ApiError {
                 return Self::internal();
             }
         };
-        ApiError {
+        ApiError(Box::new(Failure {
             status,
             code: Cow::Borrowed(e.code().as_str()),
             message: e.message().to_string(),
             details: serde_json::to_value(e.details()).unwrap_or_else(|_| json!([])),
             headers: Vec::new(),
             extra: None,
-        }
+        }))
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let f = *self.0;
         let mut error = json!({
-            "code": self.code,
-            "message": self.message,
-            "details": self.details,
+            "code": f.code,
+            "message": f.message,
+            "details": f.details,
         });
-        if let Some((k, v)) = self.extra {
+        if let Some((k, v)) = f.extra {
             error[k] = v;
         }
         let body = json!({"ok": false, "error": error});
-        let mut resp = (self.status, axum::Json(body)).into_response();
-        for (k, v) in self.headers {
+        let mut resp = (f.status, axum::Json(body)).into_response();
+        for (k, v) in f.headers {
             resp.headers_mut().append(k, v);
         }
         resp
