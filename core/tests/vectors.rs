@@ -41,7 +41,6 @@ const OPS: &[(&str, &str)] = &[
 type Broken = String;
 
 struct Case<'a> {
-    id: &'a str,
     op: &'a str,
     args: &'a Map<String, Value>,
     options: Value,
@@ -393,19 +392,27 @@ fn vectors() {
             .unwrap_or(&empty)
             .clone();
         let c = Case {
-            id: &id,
             op: &op,
             args: &args,
             options: case.get("options").cloned().unwrap_or(Value::Null),
         };
-        let outcome = match run(&c) {
-            Ok(o) => o,
-            Err(why) => {
+        // A panic in the core fails this case, not the whole run.
+        let outcome = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&c))) {
+            Ok(Ok(o)) => o,
+            Ok(Err(why)) => {
                 fail(format!("cannot run: {why}"));
                 continue;
             }
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                    .unwrap_or_default();
+                fail(format!("the core panicked: {what}"));
+                continue;
+            }
         };
-        let _ = c.id;
         let has_expect = case.get("expect").is_some();
         let has_error = case.get("error").is_some();
         if has_expect && has_error {
@@ -523,6 +530,15 @@ fn vectors() {
                 "(coverage): no parse vector's output has the parser diagnostic {}",
                 code.as_str()
             ));
+        }
+    }
+
+    // The README documents every op the runner knows.
+    let readme =
+        std::fs::read_to_string(root().join("README.md")).expect("tests/vectors/README.md");
+    for (op, _) in OPS {
+        if !readme.contains(&format!("| `{op}` |")) {
+            failures.push(format!("(readme): README.md has no table row for op {op}"));
         }
     }
 
