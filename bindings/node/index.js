@@ -134,18 +134,25 @@ function jsonText(v, name) {
   }
 }
 
+// Options go to the core as they are (it names what is wrong, with a
+// pointer); only values JSON cannot hold are refused here.
 function options(o, name = 'options') {
   if (o === undefined || o === null) return undefined
-  if (typeof o !== 'object' || Array.isArray(o)) {
-    throw typeError(`${name} must be an object, got ${describe(o)}`, 'INVALID_OPTIONS')
-  }
-  return o
+  const t = typeof o
+  if (t === 'object' || t === 'number' || t === 'string' || t === 'boolean') return o
+  const e = typeError(`${name} must be an object, got ${describe(o)}`, 'INVALID_OPTIONS')
+  e.pointer = '/'
+  throw e
+}
+
+function isPlainOptions(o) {
+  return o !== null && typeof o === 'object' && !Array.isArray(o)
 }
 
 /** Splits `now` (a Date or Unix seconds) off an options object. */
 function splitNow(o) {
   o = options(o)
-  if (!o || !('now' in o)) return [o, undefined]
+  if (!isPlainOptions(o) || !('now' in o)) return [o, undefined]
   const { now, ...rest } = o
   return [rest, unixSeconds(now, 'options.now')]
 }
@@ -164,7 +171,7 @@ function unixSeconds(v, name) {
 function signalOf(o) {
   if (o === undefined || o === null) return [undefined, undefined]
   o = options(o)
-  if (!('signal' in o)) return [o, undefined]
+  if (!isPlainOptions(o) || !('signal' in o)) return [o, undefined]
   const { signal, ...rest } = o
   return [rest, signal]
 }

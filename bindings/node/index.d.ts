@@ -1,0 +1,396 @@
+// Types of the public API of x12kit (index.js / index.mjs). The native layer
+// underneath is typed by binding.d.ts, which `napi build` generates (and the
+// test suite checks for drift). The JSON shapes are documented field by field
+// by the JSON Schemas in the repository's schema/ folder.
+/// <reference types="node" />
+
+import type { Readable, Transform } from 'node:stream'
+
+/** X12 input: bytes (Buffer, Uint8Array, ArrayBuffer) or text (encoded as UTF-8). */
+export type Input = Buffer | Uint8Array | ArrayBuffer | string
+
+/** One element: a string, the components of a composite, or `{ repeat }` for repetitions. */
+export type Element = string | string[] | { repeat: Array<string | string[]> }
+
+/** One segment of a parse result. */
+export interface SegmentJson {
+  id: string
+  elements: Element[]
+  lineBreak?: string
+  [key: string]: unknown
+}
+
+/** One finding about the X12 input (not an error: the input was still read). */
+export interface Diagnostic {
+  severity: 'error' | 'warning'
+  code: string
+  message: string
+  segmentIndex?: number
+  segmentId?: string
+  element?: number
+  offset?: number
+  [key: string]: unknown
+}
+
+/** One ST…SE transaction set (`document` when its type is one of the 18 known ones). */
+export interface Transaction {
+  type?: string
+  controlNumber?: string
+  segments: SegmentJson[]
+  trailer: SegmentJson | null
+  document?: Record<string, unknown>
+  [key: string]: unknown
+}
+
+/** One GS…GE functional group. */
+export interface Group {
+  header: Record<string, string> | null
+  transactions: Transaction[]
+  trailer: SegmentJson | null
+  [key: string]: unknown
+}
+
+/** One ISA…IEA interchange. */
+export interface Interchange {
+  delimiters: { element: string; component: string; repetition: string | null; segment: string }
+  lineBreak: string
+  header: Record<string, string>
+  groups: Group[]
+  trailer: SegmentJson | null
+  [key: string]: unknown
+}
+
+/** The parse result: exactly the JSON of `x12kit parse` (schema/parse-result.schema.json). */
+export interface ParseResult {
+  interchanges: Interchange[]
+  diagnostics: Diagnostic[]
+  prefix?: string
+  [key: string]: unknown
+}
+
+/** The validation result: exactly the JSON of `x12kit validate --json` (schema/validation-result.schema.json). */
+export interface ValidationResult {
+  valid: boolean
+  errorCount: number
+  warningCount: number
+  interchanges: Array<Record<string, unknown>>
+  diagnostics: Diagnostic[]
+  acknowledgements?: Array<Record<string, unknown>>
+  [key: string]: unknown
+}
+
+/** What the TA1/997/999 acknowledgements in an input accept or reject. */
+export type Acknowledgements = Record<string, unknown>
+
+/** One problem of a refused input (render payload problems, for example). */
+export interface Problem {
+  severity: 'error' | 'warning'
+  code: string
+  pointer: string
+  message: string
+}
+
+/** What a caller does with an error. */
+export type ErrorKind = 'invalid_input' | 'rejected' | 'io' | 'internal'
+
+/** The error JSON (schema of the core's `Error::to_json`). */
+export interface ErrorJson {
+  code: string
+  kind: ErrorKind
+  message: string
+  pointer?: string
+  details: Problem[]
+}
+
+/** Options of `parse`, `parseToJson`, `parseAsync`. */
+export interface ParseOptions {
+  /** Map the 18 known transaction set types back to their payload (`document`). Default true. */
+  documents?: boolean
+}
+
+/** Options of `validate`, `validateAsync`, `validateStream`, `StreamValidator`. */
+export interface ValidateOptions {
+  /** Also check each known set's structure (segments, loops, elements, codes). Default false. */
+  structure?: boolean
+}
+
+/** Options of the `*Async` calls. */
+export interface AsyncOptions {
+  /** Cancels the call while it waits for a pool thread. */
+  signal?: AbortSignal
+}
+
+/** Unix seconds or a Date: "now", where an output is dated (default: the system clock). */
+export type Now = number | Date
+
+/** Options of `acknowledge`. */
+export interface AcknowledgeOptions {
+  /** `auto` (997 before 005010, 999 from 005010; TA1 when needed), `ta1`, `997` or `999`. */
+  kind?: 'auto' | 'ta1' | '997' | '999'
+  /** Include set structure findings (AK3/AK4, IK3/IK4) when acknowledging raw input. Default true. */
+  structure?: boolean
+  /** Acknowledge only the sets not accepted without errors. */
+  errorsOnly?: boolean
+  /** ISA13 of the first acknowledgement interchange. Default 1. */
+  interchangeControlNumber?: number
+  /** GS06 of the first acknowledgement group. Default 1. */
+  groupControlNumber?: number
+  /** ST02 of the first 997/999. Default 1. */
+  setControlNumber?: number
+  /** CCYYMMDD (with `time`); default: `now`. */
+  date?: string
+  /** HHMM (with `date`); default: `now`. */
+  time?: string
+  /** What follows each segment terminator (CR/LF only). */
+  lineBreak?: string
+  /** The acknowledgement's date and time unless `date`/`time` are given. */
+  now?: Now
+}
+
+/** Options of `render`, `renderResult`, `renderAsync`. */
+export interface RenderOptions {
+  /** Control numbers (1–999999999; default 1). */
+  controlNumbers?: { interchange?: number; group?: number; transaction?: number }
+  /** CCYYMMDD (with `time`); default: `now`. */
+  date?: string
+  /** HHMM (with `date`); default: `now`. */
+  time?: string
+  /** The interchange's date and time unless `date`/`time` are given. */
+  now?: Now
+}
+
+/** A rendered interchange with the document as it maps back and the warnings. */
+export interface RenderResult {
+  x12: Buffer
+  document: Record<string, unknown>
+  warnings: Problem[]
+}
+
+/** Options of `write`. */
+export interface WriteOptions {
+  /** Written after every terminator; default: the line breaks recorded in the parse result. */
+  lineBreak?: string
+}
+
+/** Options of webhook verification. */
+export interface VerifyOptions {
+  /** Allowed distance between the delivery's timestamp and now, in seconds. Default 300. */
+  tolerance?: number
+}
+
+/** What a successful verification established. */
+export interface Verified {
+  /** The delivery's timestamp (Unix seconds). */
+  timestamp: number
+  /** Index of the secret that matched, in the order given. */
+  secretIndex: number
+}
+
+/** The data of a webhook event. */
+export interface EventData {
+  documentId: string
+  partnerId: string
+  documentTypeCode: string
+  status: string
+}
+
+/** A signed delivery: send `body` byte for byte with `headers`. */
+export interface Delivery {
+  id: string
+  event: string
+  timestamp: number
+  body: Buffer
+  headers: Record<string, string>
+}
+
+/** A webhook secret: text (UTF-8) or bytes. */
+export type Secret = string | Uint8Array
+
+/** Request headers: Node's `req.headers` or a Fetch `Headers`. */
+export type HeadersLike =
+  | Record<string, string | string[] | undefined>
+  | { get(name: string): string | null }
+
+/** The error every x12kit call throws; `code` is the core's stable code (see `errorCodes()`). */
+export declare class X12kitError extends Error {
+  constructor(message: string, fields?: Partial<ErrorJson>)
+  /** The stable UPPER_SNAKE code (`INVALID_PAYLOAD`, `SIGNATURE_MISMATCH`, ...). */
+  code: string
+  /** What to do with it: `invalid_input`, `rejected`, `io`, `internal`. */
+  kind: ErrorKind
+  /** JSON pointer of the offending value, when there is one. */
+  pointer?: string
+  /** Every problem found (render payload problems), errors first. */
+  details: Problem[]
+  /** The error as the core's JSON. */
+  toJSON(): ErrorJson
+}
+
+/**
+ * An error of the `invalid_input` kind (a wrong argument type, an unknown option,
+ * malformed JSON): a `TypeError`, and also `instanceof X12kitError`.
+ */
+export declare class X12kitTypeError extends TypeError {
+  constructor(message: string, fields?: Partial<ErrorJson>)
+  code: string
+  kind: ErrorKind
+  pointer?: string
+  details: Problem[]
+  toJSON(): ErrorJson
+}
+
+/** Parses X12 into the parse result (the JSON contract, as plain objects). Never fails on bad X12: see `diagnostics`. */
+export declare function parse(input: Input, options?: ParseOptions): ParseResult
+/** Parses X12; the parse result JSON as UTF-8 bytes (= `x12kit parse`). */
+export declare function parseToJson(input: Input, options?: ParseOptions): Buffer
+/** `parse` on the libuv thread pool: the event loop keeps running. */
+export declare function parseAsync(input: Input, options?: ParseOptions & AsyncOptions): Promise<ParseResult>
+
+/** Validates X12: the envelope rules (and with `structure` the set structure). */
+export declare function validate(input: Input, options?: ValidateOptions): ValidationResult
+/** `validate` on the libuv thread pool. */
+export declare function validateAsync(input: Input, options?: ValidateOptions & AsyncOptions): Promise<ValidationResult>
+/** Validates a Readable (e.g. `fs.createReadStream`) or (async) iterable of chunks with bounded memory. */
+export declare function validateStream(
+  source: Readable | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  options?: ValidateOptions,
+): Promise<ValidationResult>
+
+/** A push validator with bounded memory: `feed` chunks of any size, then `finish`. */
+export declare class StreamValidator {
+  constructor(options?: ValidateOptions)
+  /** Feeds the next chunk. */
+  feed(chunk: Input): this
+  /** Input bytes consumed so far. */
+  readonly consumed: number
+  /** Bytes held for findings still open. */
+  readonly retainedBytes: number
+  /** Ends the input; the validation result. */
+  finish(): ValidationResult
+}
+
+/**
+ * Acknowledges X12: the TA1/997/999 bytes (empty when nothing is to be acknowledged).
+ * Pass the result of `validate()` (not validated again) or the X12 input itself.
+ */
+export declare function acknowledge(validationOrInput: ValidationResult | Input, options?: AcknowledgeOptions): Buffer
+/** Reads the TA1/997/999 acknowledgements in X12 input. */
+export declare function readAcknowledgement(input: Input): Acknowledgements
+
+/** Renders one document (payload object or JSON text) for a partner profile: the interchange bytes. */
+export declare function render(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Buffer
+/** `render`, plus the document as it maps back and the warnings. */
+export declare function renderResult(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): RenderResult
+/** `render` on the libuv thread pool. */
+export declare function renderAsync(
+  documentType: string,
+  payload: object | string,
+  partner: object | string,
+  options?: RenderOptions & AsyncOptions,
+): Promise<Buffer>
+/** The JSON Schema of a document type's payload (`UNKNOWN_DOCUMENT_TYPE` otherwise). */
+export declare function documentSchema(documentType: string): Record<string, unknown>
+/** The JSON Schema of the partner profile. */
+export declare function partnerSchema(): Record<string, unknown>
+/** The 18 transaction set codes x12kit renders, maps back and validates. */
+export declare const documentTypes: readonly string[]
+
+/** Writes a parse result (object or JSON text, possibly edited) back to X12. */
+export declare function write(parseResult: ParseResult | string | Uint8Array, options?: WriteOptions): Buffer
+
+/** A lazy view of one segment of the input; elements are split on demand. */
+export declare class Segment {
+  private constructor()
+  /** The identifier (`ISA`, `BEG`, ...). */
+  readonly id: string
+  /** The segment text, terminator excluded. */
+  readonly raw: string
+  /** 0-based position of the segment in the input. */
+  readonly index: number
+  /** Byte offset of the segment in the input. */
+  readonly offset: number
+  /** Element `n`, 1-based as in X12; undefined past the last element. */
+  element(n: number): string | undefined
+  /** The elements after the identifier. */
+  elements(): string[]
+  /** The components of element `n` (one for a simple element). */
+  components(n: number): string[]
+  /** The repetitions of element `n`. */
+  repetitions(n: number): string[]
+  toJSON(): { id: string; index: number; offset: number; elements: string[] }
+}
+
+/** Iterates the segments of an input as lazy views (no tree is built; the views keep the buffer). */
+export declare function segments(input: Input): Generator<Segment, void, undefined>
+/** A Transform stream: X12 chunks in, `Segment` views out (object mode), memory bounded. */
+export declare function createSegmentStream(): Transform
+
+/** Verifies deliveries against one or more secrets (rotation) with a tolerance. */
+export declare class Verifier {
+  constructor(secrets: Secret | Secret[], options?: VerifyOptions)
+  /** The tolerance in seconds. */
+  readonly tolerance: number
+  /** Verifies the signature and timestamp headers over the raw body. */
+  verify(signature: string, timestamp: string | number, body: Input, now?: Now): Verified
+  /** Verifies a request from its headers and raw body. */
+  verifyHeaders(headers: HeadersLike, body: Input, now?: Now): Verified
+}
+
+/** Builds and signs deliveries with a secret. */
+export declare class Signer {
+  constructor(secret: Secret)
+  /** The `sha256=<hex>` signature of `body` at `timestamp` (Unix seconds). */
+  sign(timestamp: number, body: Input): string
+  /** A signed delivery of `event` (`document.validated`, ...) with `data` at `now`. */
+  deliver(event: string, data: EventData, now?: Now): Delivery
+}
+
+/** Webhook signing and verification. */
+export declare const webhook: {
+  /** The delivery header names. */
+  readonly headers: { signature: string; timestamp: string; event: string; deliveryId: string }
+  /** The `sha256=<hex>` signature of `body` signed at `timestamp` with `secret`. */
+  sign(secret: Secret, timestamp: number, body: Input): string
+  /** Verifies a delivery against any of `secrets` within the tolerance of `now`. */
+  verify(
+    secrets: Secret | Secret[],
+    signature: string,
+    timestamp: string | number,
+    body: Input,
+    options?: VerifyOptions & { now?: Now },
+  ): Verified
+  readonly Verifier: typeof Verifier
+  readonly Signer: typeof Signer
+}
+
+/** Every error code of the core with its kind and meaning. */
+export declare function errorCodes(): Array<{ code: string; kind: ErrorKind; meaning: string }>
+
+declare const x12kit: {
+  parse: typeof parse
+  parseToJson: typeof parseToJson
+  parseAsync: typeof parseAsync
+  validate: typeof validate
+  validateAsync: typeof validateAsync
+  validateStream: typeof validateStream
+  StreamValidator: typeof StreamValidator
+  acknowledge: typeof acknowledge
+  readAcknowledgement: typeof readAcknowledgement
+  render: typeof render
+  renderResult: typeof renderResult
+  renderAsync: typeof renderAsync
+  documentSchema: typeof documentSchema
+  partnerSchema: typeof partnerSchema
+  documentTypes: typeof documentTypes
+  write: typeof write
+  segments: typeof segments
+  createSegmentStream: typeof createSegmentStream
+  Segment: typeof Segment
+  webhook: typeof webhook
+  Verifier: typeof Verifier
+  Signer: typeof Signer
+  X12kitError: typeof X12kitError
+  X12kitTypeError: typeof X12kitTypeError
+  errorCodes: typeof errorCodes
+}
+export default x12kit
