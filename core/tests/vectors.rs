@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use x12kit::{Code, DateTime, Error, ErrorCode, ops};
+use x12kit::{Code, DateTime, Error, ErrorCode, Problem, ops};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
@@ -93,7 +93,7 @@ impl Case<'_> {
 
 /// Runs one case: `Ok(Ok(bytes))` the output, `Ok(Err(e))` the operation's
 /// error, `Err(_)` a case that cannot run.
-fn run(c: &Case<'_>) -> Result<Result<Vec<u8>, Error>, Broken> {
+fn run(c: &Case<'_>, warnings: &mut Vec<Problem>) -> Result<Result<Vec<u8>, Error>, Broken> {
     Ok(match c.op {
         "parse" => {
             let input = c.file("input")?;
@@ -126,7 +126,7 @@ fn run(c: &Case<'_>) -> Result<Result<Vec<u8>, Error>, Broken> {
             ) {
                 let from_values = ops::render(document_type, &p, &q, &o, now);
                 let same = match (&from_text, &from_values) {
-                    (Ok(a), Ok(b)) => a.x12 == b.x12,
+                    (Ok(a), Ok(b)) => a.x12 == b.x12 && a.warnings == b.warnings,
                     (Err(a), Err(b)) => a == b,
                     _ => false,
                 };
@@ -136,7 +136,10 @@ fn run(c: &Case<'_>) -> Result<Result<Vec<u8>, Error>, Broken> {
                     );
                 }
             }
-            from_text.map(|r| r.x12)
+            from_text.map(|r| {
+                *warnings = r.warnings;
+                r.x12
+            })
         }
         "write" => {
             let input = c.text("input")?;
@@ -280,8 +283,8 @@ fn diagnostic_codes(v: &Value, out: &mut BTreeSet<String>) {
 
 /// Key order of the manifest as written (other keys follow, alphabetically).
 const KEY_ORDER: &[&str] = &[
-    "version", "cases", "id", "op", "note", "args", "options", "expect", "error", "severity",
-    "code", "kind", "pointer", "message", "details",
+    "version", "cases", "id", "op", "note", "args", "options", "expect", "warnings", "error",
+    "severity", "code", "kind", "pointer", "message", "details",
 ];
 
 /// A JSON value on one line, `{"a": 1, "b": [2, 3]}`, keys in [`KEY_ORDER`].
@@ -396,23 +399,26 @@ fn vectors() {
             args: &args,
             options: case.get("options").cloned().unwrap_or(Value::Null),
         };
+        let mut warnings = Vec::new();
         // A panic in the core fails this case, not the whole run.
-        let outcome = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&c))) {
-            Ok(Ok(o)) => o,
-            Ok(Err(why)) => {
-                fail(format!("cannot run: {why}"));
-                continue;
-            }
-            Err(panic) => {
-                let what = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
-                    .unwrap_or_default();
-                fail(format!("the core panicked: {what}"));
-                continue;
-            }
-        };
+        let outcome =
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&c, &mut warnings)))
+            {
+                Ok(Ok(o)) => o,
+                Ok(Err(why)) => {
+                    fail(format!("cannot run: {why}"));
+                    continue;
+                }
+                Err(panic) => {
+                    let what = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                        .unwrap_or_default();
+                    fail(format!("the core panicked: {what}"));
+                    continue;
+                }
+            };
         let has_expect = case.get("expect").is_some();
         let has_error = case.get("error").is_some();
         if has_expect && has_error {
@@ -421,6 +427,22 @@ fn vectors() {
         }
         match outcome {
             Ok(bytes) => {
+                // Render warnings: `warnings` lists them, absent when there are none.
+                let got = serde_json::to_value(&warnings).expect("problems serialize");
+                let want = case.get("warnings").cloned().unwrap_or_else(|| json!([]));
+                if got != want {
+                    if bless {
+                        let m = case.as_object_mut().expect("object");
+                        if warnings.is_empty() {
+                            m.remove("warnings");
+                        } else {
+                            m.insert("warnings".into(), got);
+                        }
+                        manifest_changed = true;
+                    } else {
+                        fail(format!("warnings differ: expected {want}, got {got}"));
+                    }
+                }
                 if op == "parse" {
                     if let Ok(v) = serde_json::from_slice::<Value>(&bytes) {
                         diagnostic_codes(&v, &mut parser_codes_seen);
