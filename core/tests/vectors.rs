@@ -142,8 +142,19 @@ fn run(c: &Case<'_>, warnings: &mut Vec<Problem>) -> Result<Result<Vec<u8>, Erro
             })
         }
         "write" => {
-            let input = c.text("input")?;
-            c.options().and_then(|o| ops::write_str(&input, &o))
+            let input = c.file("input")?;
+            let o: ops::WriteOptions = match c.options() {
+                Ok(o) => o,
+                Err(e) => return Ok(Err(e)),
+            };
+            let from_bytes = ops::write_json(&input, &o);
+            // The text form agrees wherever the file is UTF-8.
+            if let Ok(text) = std::str::from_utf8(&input) {
+                if ops::write_str(text, &o) != from_bytes {
+                    return Err("ops::write_json and ops::write_str disagree".to_string());
+                }
+            }
+            from_bytes
         }
         "documentSchema" => {
             let document_type = c.str_arg("documentType")?;
