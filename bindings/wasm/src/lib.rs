@@ -1,1 +1,399 @@
-//! WASM package x12kit-wasm (wasm-bindgen) (under construction).
+//! `x12kit-wasm`: the x12kit core for browsers and Node, through wasm-bindgen.
+//!
+//! The boundary is bytes and plain option objects in, JSON (or bytes) out,
+//! exactly as in the Node addon: every function converts its arguments,
+//! calls one `x12kit::ops` function and converts the result or the error.
+//! There is no X12 logic here. Errors become JS `Error` objects carrying
+//! the core's stable `code`, `kind`, `pointer` and `details`
+//! ([`error`]); "now" comes from `Date.now()` unless a call is given one.
+
+mod convert;
+mod error;
+mod inspect;
+
+use convert::{bytes_arg, json_bytes_to_js, options_and_now, options_arg, string_arg, value_arg};
+use error::{Result, to_js};
+use js_sys::Uint8Array;
+use wasm_bindgen::prelude::*;
+use x12kit::ops;
+use x12kit::time::DateTime;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** X12 input: the bytes of a file, or its text (encoded as UTF-8). */
+export type X12Input = Uint8Array | ArrayBuffer | string;
+/** `parse` options (all optional). */
+export interface ParseOptions { documents?: boolean }
+/** `validate` / `StreamValidator` options (all optional). */
+export interface ValidateOptions { structure?: boolean }
+/** "now" for the calls that date their output: a `Date` or Unix seconds; default `Date.now()`. */
+export interface WithNow { now?: Date | number }
+/** `acknowledge` options (all optional). */
+export interface AcknowledgeOptions extends WithNow {
+  kind?: "auto" | "ta1" | "997" | "999"; structure?: boolean; errorsOnly?: boolean;
+  interchangeControlNumber?: number; groupControlNumber?: number; setControlNumber?: number;
+  date?: string; time?: string; lineBreak?: string;
+}
+/** `render` options (all optional). */
+export interface RenderOptions extends WithNow {
+  controlNumbers?: { interchange?: number; group?: number; transaction?: number };
+  date?: string; time?: string;
+}
+/** `write` options (all optional). */
+export interface WriteOptions { lineBreak?: string }
+/** `webhook.verify` options (all optional). */
+export interface VerifyOptions extends WithNow { tolerance?: number }
+/** One problem of a refused call (render payload problems, ...). */
+export interface Problem { severity: "error" | "warning"; code: string; pointer: string; message: string }
+/** What every x12kit error carries: a `TypeError` named `X12kitTypeError` for invalid input (the call is wrong), else an `Error` named `X12kitError`. */
+export interface X12kitErrorFields {
+  code: string; kind: "invalid_input" | "rejected" | "io" | "internal"; pointer?: string; details: Problem[];
+}
+/** One segment of the input, as `segments` returns it. */
+export interface SegmentView { id: string; index: number; offset: number; length: number; elements: string[] }
+/** The result of `render`. */
+export interface Rendered { x12: Uint8Array; document: any; warnings: Problem[] }
+"#;
+
+/// Parses X12 and returns the parse result (the JSON contract) as a plain object.
+#[wasm_bindgen(skip_typescript)]
+pub fn parse(input: &JsValue, options: &JsValue) -> Result<JsValue> {
+    let bytes = bytes_arg(input, "input")?;
+    let o: ops::ParseOptions = options_arg(options)?;
+    json_bytes_to_js(&ops::parse_json(&bytes, &o))
+}
+
+/// Parses X12 and returns the parse result as UTF-8 JSON bytes (identical to `x12kit parse`).
+#[wasm_bindgen(js_name = parseToJson, skip_typescript)]
+pub fn parse_to_json(input: &JsValue, options: &JsValue) -> Result<Uint8Array> {
+    let bytes = bytes_arg(input, "input")?;
+    let o: ops::ParseOptions = options_arg(options)?;
+    Ok(Uint8Array::from(&ops::parse_json(&bytes, &o)[..]))
+}
+
+/// The segments of the input (the core's tokenizer), with byte offsets.
+#[wasm_bindgen(skip_typescript)]
+pub fn segments(input: &JsValue) -> Result<js_sys::Array> {
+    let bytes = bytes_arg(input, "input")?;
+    Ok(inspect::segments(&bytes))
+}
+
+/// Validates the envelopes (and with `structure`, the 18 known sets); the validation result object.
+#[wasm_bindgen(skip_typescript)]
+pub fn validate(input: &JsValue, options: &JsValue) -> Result<JsValue> {
+    let bytes = bytes_arg(input, "input")?;
+    let o: ops::ValidateOptions = options_arg(options)?;
+    json_bytes_to_js(&ops::validate_json(&bytes, &o))
+}
+
+/// Like `validate`, as UTF-8 JSON bytes (identical to `x12kit validate --json`).
+#[wasm_bindgen(js_name = validateToJson, skip_typescript)]
+pub fn validate_to_json(input: &JsValue, options: &JsValue) -> Result<Uint8Array> {
+    let bytes = bytes_arg(input, "input")?;
+    let o: ops::ValidateOptions = options_arg(options)?;
+    Ok(Uint8Array::from(&ops::validate_json(&bytes, &o)[..]))
+}
+
+/// The TA1 / 997 / 999 acknowledging the input, as X12 bytes (empty when
+/// nothing is to be acknowledged). `options.now` (a `Date` or Unix seconds)
+/// defaults to `Date.now()`.
+#[wasm_bindgen(skip_typescript)]
+pub fn acknowledge(input: &JsValue, options: &JsValue) -> Result<Uint8Array> {
+    let bytes = bytes_arg(input, "input")?;
+    let (o, now): (ops::AcknowledgeOptions, _) = options_and_now(options)?;
+    let ack = ops::acknowledge(&bytes, &o, DateTime::from_unix(now)).map_err(to_js)?;
+    Ok(Uint8Array::from(&ack[..]))
+}
+
+/// Reads received TA1 / 997 / 999 acknowledgements: a plain object.
+#[wasm_bindgen(js_name = readAcknowledgement, skip_typescript)]
+pub fn read_acknowledgement(input: &JsValue) -> Result<JsValue> {
+    let bytes = bytes_arg(input, "input")?;
+    json_bytes_to_js(&ops::read_acknowledgement_json(&bytes))
+}
+
+/// Like `readAcknowledgement`, as UTF-8 JSON bytes.
+#[wasm_bindgen(js_name = readAcknowledgementToJson, skip_typescript)]
+pub fn read_acknowledgement_to_json(input: &JsValue) -> Result<Uint8Array> {
+    let bytes = bytes_arg(input, "input")?;
+    Ok(Uint8Array::from(
+        &ops::read_acknowledgement_json(&bytes)[..],
+    ))
+}
+
+/// Renders a payload for a trading partner: the interchange X12 bytes.
+/// `payload` and `partner` are objects or JSON text; `options.now` (a `Date`
+/// or Unix seconds) defaults to `Date.now()`.
+#[wasm_bindgen(skip_typescript)]
+pub fn render(
+    document_type: &JsValue,
+    payload: &JsValue,
+    partner: &JsValue,
+    options: &JsValue,
+) -> Result<Uint8Array> {
+    let r = rendered(document_type, payload, partner, options)?;
+    Ok(Uint8Array::from(&r.x12[..]))
+}
+
+/// Like `render`: `{x12, document, warnings}` (the document as it maps back, and the warnings).
+#[wasm_bindgen(js_name = renderResult, skip_typescript)]
+pub fn render_result(
+    document_type: &JsValue,
+    payload: &JsValue,
+    partner: &JsValue,
+    options: &JsValue,
+) -> Result<JsValue> {
+    let r = rendered(document_type, payload, partner, options)?;
+    let out = js_sys::Object::new();
+    convert::set(&out, "x12", &Uint8Array::from(&r.x12[..]))?;
+    convert::set(&out, "document", &convert::serde_to_js(&r.document)?)?;
+    convert::set(&out, "warnings", &convert::serde_to_js(&r.warnings)?)?;
+    Ok(out.into())
+}
+
+fn rendered(
+    document_type: &JsValue,
+    payload: &JsValue,
+    partner: &JsValue,
+    options: &JsValue,
+) -> Result<x12kit::render::Rendered> {
+    let kind = string_arg(document_type, "documentType")?;
+    let payload = value_arg(payload, "payload")?;
+    let partner = value_arg(partner, "partner")?;
+    let (o, now): (ops::RenderOptions, _) = options_and_now(options)?;
+    ops::render(&kind, &payload, &partner, &o, DateTime::from_unix(now)).map_err(to_js)
+}
+
+/// The JSON Schema of a document type's payload (`850`, ...).
+#[wasm_bindgen(js_name = documentSchema, skip_typescript)]
+pub fn document_schema(document_type: &JsValue) -> Result<JsValue> {
+    let kind = string_arg(document_type, "documentType")?;
+    convert::serde_to_js(&ops::document_schema(&kind).map_err(to_js)?)
+}
+
+/// The JSON Schema of a trading partner profile.
+#[wasm_bindgen(js_name = partnerSchema, skip_typescript)]
+pub fn partner_schema() -> Result<JsValue> {
+    convert::serde_to_js(&ops::partner_schema())
+}
+
+/// The 18 document types x12kit renders and maps (`["204", ...]`).
+#[wasm_bindgen(js_name = documentTypes, skip_typescript)]
+pub fn document_types() -> js_sys::Array {
+    ops::DOCUMENT_TYPES
+        .iter()
+        .map(|t| JsValue::from_str(t))
+        .collect()
+}
+
+/// Turns a parse result (object or JSON text) back into X12 bytes.
+#[wasm_bindgen(skip_typescript)]
+pub fn write(parse_result: &JsValue, options: &JsValue) -> Result<Uint8Array> {
+    let o: ops::WriteOptions = options_arg(options)?;
+    let x12 = if let Some(text) = parse_result.as_string() {
+        ops::write_str(&text, &o)
+    } else {
+        ops::write(&value_arg(parse_result, "parseResult")?, &o)
+    }
+    .map_err(to_js)?;
+    Ok(Uint8Array::from(&x12[..]))
+}
+
+/// Webhook signatures (HMAC-SHA256 over `timestamp.body`): `webhook.sign`, `webhook.verify`.
+#[wasm_bindgen(js_name = webhook, skip_typescript)]
+#[derive(Debug)]
+pub struct Webhook;
+
+#[wasm_bindgen(js_class = webhook)]
+impl Webhook {
+    /// The signature header value (`sha256=<hex>`) of `body` sent at `timestamp` (Unix seconds).
+    #[wasm_bindgen(skip_typescript)]
+    pub fn sign(secret: &JsValue, timestamp: &JsValue, body: &JsValue) -> Result<String> {
+        let secret = bytes_arg(secret, "secret")?;
+        let ts = convert::u64_arg(timestamp, "timestamp")?;
+        let body = bytes_arg(body, "body")?;
+        ops::webhook_sign(&secret, ts, &body).map_err(to_js)
+    }
+
+    /// Checks a delivery against one or more secrets: `{timestamp, secretIndex}`
+    /// or an error. `options`: `{tolerance, now}`; `now` (a `Date` or Unix
+    /// seconds) defaults to `Date.now()`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn verify(
+        secrets: &JsValue,
+        signature: &JsValue,
+        timestamp: &JsValue,
+        body: &JsValue,
+        options: &JsValue,
+    ) -> Result<JsValue> {
+        let secrets = convert::secrets_arg(secrets)?;
+        let signature = string_arg(signature, "signature")?;
+        let timestamp = match timestamp.as_f64() {
+            Some(n) => convert::u64_arg(&n.into(), "timestamp")?.to_string(),
+            None => string_arg(timestamp, "timestamp")?,
+        };
+        let body = bytes_arg(body, "body")?;
+        let (o, now): (ops::VerifyOptions, _) = options_and_now(options)?;
+        let v =
+            ops::webhook_verify(&secrets, &signature, &timestamp, &body, &o, now).map_err(to_js)?;
+        convert::serde_to_js(&v)
+    }
+}
+
+/// Validates input fed in chunks of any size (`File.stream()`, `fetch` bodies),
+/// with memory bounded by the longest segment rather than the input.
+#[wasm_bindgen(skip_typescript)]
+#[derive(Debug)]
+pub struct StreamValidator {
+    inner: Option<x12kit::StreamValidator>,
+    result: Option<x12kit::Validation>,
+    fed: u64,
+}
+
+#[wasm_bindgen]
+impl StreamValidator {
+    /// A validator waiting for its first chunk.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: &JsValue) -> Result<StreamValidator> {
+        let o: ops::ValidateOptions = options_arg(options)?;
+        Ok(StreamValidator {
+            inner: Some(ops::stream_validator(&o)),
+            result: None,
+            fed: 0,
+        })
+    }
+
+    /// Feeds the next chunk.
+    pub fn feed(&mut self, chunk: &JsValue) -> Result<()> {
+        let bytes = bytes_arg(chunk, "chunk")?;
+        let v = self.inner.as_mut().ok_or_else(error::finished)?;
+        v.feed(&bytes);
+        self.fed += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Bytes fed so far.
+    #[wasm_bindgen(getter)]
+    pub fn fed(&self) -> f64 {
+        self.fed as f64
+    }
+
+    /// Ends the input: the validation result object (the same as `validate` on the whole input).
+    pub fn finish(&mut self) -> Result<JsValue> {
+        json_bytes_to_js(&self.finish_validation()?.to_json())
+    }
+
+    /// Like `finish`, as UTF-8 JSON bytes.
+    #[wasm_bindgen(js_name = finishToJson)]
+    pub fn finish_to_json(&mut self) -> Result<Uint8Array> {
+        Ok(Uint8Array::from(&self.finish_validation()?.to_json()[..]))
+    }
+
+    /// After `finish`: the TA1 / 997 / 999 for what was validated (the whole
+    /// input is not needed again). `options.now` defaults to `Date.now()`.
+    pub fn acknowledge(&self, options: &JsValue) -> Result<Uint8Array> {
+        let (o, now): (ops::AcknowledgeOptions, _) = options_and_now(options)?;
+        let v = self.result.as_ref().ok_or_else(|| {
+            error::argument("acknowledge needs the validation: call finish() first")
+        })?;
+        let ack = ops::acknowledge_validation(v, &o, DateTime::from_unix(now)).map_err(to_js)?;
+        Ok(Uint8Array::from(&ack[..]))
+    }
+}
+
+impl StreamValidator {
+    fn finish_validation(&mut self) -> Result<&x12kit::Validation> {
+        let v = self.inner.take().ok_or_else(error::finished)?;
+        Ok(self.result.insert(v.finish()))
+    }
+}
+
+/// Every error code of the core: `[{code, kind, meaning}]`.
+#[wasm_bindgen(js_name = errorCodes, skip_typescript)]
+pub fn error_codes() -> Result<JsValue> {
+    let all: Vec<serde_json::Value> = x12kit::error::ErrorCode::ALL
+        .iter()
+        .map(|c| serde_json::json!({"code": c.as_str(), "kind": c.kind().as_str(), "meaning": c.meaning()}))
+        .collect();
+    convert::serde_to_js(&all)
+}
+
+/// The JS error this package throws for a core error code (to test the mapping of every code).
+#[wasm_bindgen(js_name = errorForCode, skip_typescript)]
+pub fn error_for_code(code: &str) -> Result<JsValue> {
+    let c = x12kit::error::ErrorCode::from_name(code)
+        .ok_or_else(|| error::argument(format!("{code:?} is not an x12kit error code")))?;
+    Ok(to_js(x12kit::Error::new(
+        c,
+        format!("an example {code} error"),
+    )))
+}
+
+/// Names and meanings of a segment of one of the 18 known sets, from the core's declarations.
+#[wasm_bindgen(js_name = describeSegment, skip_typescript)]
+pub fn describe_segment(set_type: &str, version: &str, segment: &JsValue) -> Result<JsValue> {
+    let seg = string_arg(segment, "segment")?;
+    inspect::describe(set_type, version, &seg)
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_FUNCTIONS: &'static str = r#"
+/** Parses X12; the parse result (the JSON contract, as `x12kit parse` prints it) as a plain object. */
+export function parse(input: X12Input, options?: ParseOptions): any;
+/** Parses X12; the parse result as UTF-8 JSON bytes (byte-identical to the core). */
+export function parseToJson(input: X12Input, options?: ParseOptions): Uint8Array;
+/** The segments of the input (the core's tokenizer), with their byte offsets and lengths. */
+export function segments(input: X12Input): SegmentView[];
+/** Validates the envelopes (and, with `structure`, the 18 known sets): the validation result. */
+export function validate(input: X12Input, options?: ValidateOptions): any;
+/** Like `validate`, as UTF-8 JSON bytes (byte-identical to `x12kit validate --json`). */
+export function validateToJson(input: X12Input, options?: ValidateOptions): Uint8Array;
+/** The TA1 / 997 / 999 that acknowledges the input (empty when nothing is to be acknowledged). */
+export function acknowledge(input: X12Input, options?: AcknowledgeOptions): Uint8Array;
+/** Reads received TA1 / 997 / 999 acknowledgements. */
+export function readAcknowledgement(input: X12Input): any;
+/** Like `readAcknowledgement`, as UTF-8 JSON bytes. */
+export function readAcknowledgementToJson(input: X12Input): Uint8Array;
+/** Renders a payload (object or JSON text) for a partner profile: the interchange X12. */
+export function render(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Uint8Array;
+/** Like `render`, with the document as it maps back and the warnings. */
+export function renderResult(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Rendered;
+/** The JSON Schema of a document type's payload. */
+export function documentSchema(documentType: string): any;
+/** The JSON Schema of a trading partner profile. */
+export function partnerSchema(): any;
+/** The 18 document types x12kit renders and maps. */
+export function documentTypes(): string[];
+/** Turns a parse result (object or JSON text) back into X12 bytes. */
+export function write(parseResult: object | string, options?: WriteOptions): Uint8Array;
+/** Every error code of the core with its kind. */
+export function errorCodes(): { code: string; kind: string; meaning: string }[];
+/** The error this package throws for a code (tests the mapping of every code). */
+export function errorForCode(code: string): Error & X12kitErrorFields;
+/** Names and meanings of a segment's elements in one of the 18 known sets, from the core's declarations; `null` when unknown. */
+export function describeSegment(setType: string, version: string, segment: string): any;
+/** Webhook signatures (HMAC-SHA256 over `timestamp.body`). */
+export class webhook {
+  private constructor();
+  free(): void;
+  /** The signature header value (`sha256=<hex>`). */
+  static sign(secret: string | Uint8Array, timestamp: number, body: string | Uint8Array): string;
+  /** Checks a delivery; `{timestamp, secretIndex}`, or throws. */
+  static verify(secrets: string | Uint8Array | (string | Uint8Array)[], signature: string, timestamp: string | number, body: string | Uint8Array, options?: VerifyOptions): { timestamp: number; secretIndex: number };
+}
+/** Validates input fed in chunks of any size, with bounded memory. */
+export class StreamValidator {
+  constructor(options?: ValidateOptions);
+  free(): void;
+  /** Feeds the next chunk. */
+  feed(chunk: X12Input): void;
+  /** Bytes fed so far. */
+  readonly fed: number;
+  /** Ends the input: the validation result (as `validate` gives for the whole input). */
+  finish(): any;
+  /** Like `finish`, as UTF-8 JSON bytes. */
+  finishToJson(): Uint8Array;
+  /** After `finish`: the TA1 / 997 / 999 for what was validated. */
+  acknowledge(options?: AcknowledgeOptions): Uint8Array;
+}
+"#;

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the x12kit-wasm package: the release wasm32 library, then
+# wasm-bindgen for the web (ESM, `init()` first), nodejs (CommonJS) and
+# bundler targets into bindings/wasm/pkg/{web,node,bundler}, each with its
+# .d.ts and a package.json saying its module type, then wasm-opt -Oz on each
+# .wasm. Installs wasm-bindgen-cli 0.2.130 and the wasm32 target when missing.
+#   bindings/wasm/build.sh            # from anywhere
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+WBG=0.2.130 # == the `wasm-bindgen = "=0.2.130"` pin in bindings/wasm/Cargo.toml
+export PATH="$HOME/.cargo/bin:$PATH"
+
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
+  rustup target add wasm32-unknown-unknown
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WBG"; then
+  echo "build.sh: installing wasm-bindgen-cli $WBG (about 6 minutes)" >&2
+  # Not --locked: the lockfile names a webpki-roots this registry lacks (toolchain.md, pitfall 1).
+  cargo install wasm-bindgen-cli --version "$WBG" --no-default-features --locked 2>/dev/null ||
+    cargo install wasm-bindgen-cli --version "$WBG" --no-default-features
+fi
+
+# wasm-opt: Debian 12's binaryen (108) cannot read what Rust 1.95 + wasm-bindgen
+# 0.2.130 emit ("invalid code after misc prefix: 17"), so use binaryen from npm
+# (package.json devDependency, a Node build of the same tool) unless the system one is >= 116.
+[ -x "$HERE/node_modules/.bin/wasm-opt" ] || (cd "$HERE" && npm ci --no-audit --no-fund)
+WASM_OPT="$HERE/node_modules/.bin/wasm-opt"
+if v=$(wasm-opt --version 2>/dev/null | sed -n 's/^wasm-opt version \([0-9]*\).*/\1/p') && [ "${v:-0}" -ge 116 ]; then
+  WASM_OPT=wasm-opt
+fi
+
+cd "$ROOT"
+cargo build -p x12kit-wasm --target wasm32-unknown-unknown --release
+WASM="$ROOT/target/wasm32-unknown-unknown/release/x12kit_wasm.wasm"
+PKG="$HERE/pkg"
+OPT="$ROOT/target/wasm32-unknown-unknown/release/x12kit_wasm.opt.wasm"
+for t in web node bundler; do
+  target=$t
+  [ "$t" = node ] && target=nodejs
+  rm -rf "$PKG/$t.tmp"
+  wasm-bindgen --target "$target" --out-dir "$PKG/$t.tmp" "$WASM"
+  if [ "$t" = node ]; then type=commonjs; else type=module; fi
+  printf '{"name":"x12kit-wasm","version":"0.1.0","type":"%s","main":"x12kit_wasm.js","types":"x12kit_wasm.d.ts","sideEffects":%s}\n' \
+    "$type" "$([ "$t" = bundler ] && echo '["./x12kit_wasm.js"]' || echo false)" > "$PKG/$t.tmp/package.json"
+  # The three targets get the same .wasm (only the JS glue differs): optimize it once.
+  if [ "$t" = web ]; then
+    # -Oz: size first (README: what it costs and what makes it up).
+    "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --strip-debug --strip-producers "$PKG/$t.tmp/x12kit_wasm_bg.wasm" -o "$OPT"
+    RAW_WEB="$PKG/$t.tmp/x12kit_wasm_bg.wasm.raw"
+    cp "$PKG/$t.tmp/x12kit_wasm_bg.wasm" "$RAW_WEB"
+  else
+    cmp -s "$PKG/$t.tmp/x12kit_wasm_bg.wasm" "$RAW_WEB" || { echo "build.sh: the $t .wasm differs from web's" >&2; exit 1; }
+  fi
+  cp "$OPT" "$PKG/$t.tmp/x12kit_wasm_bg.wasm"
+  [ "$t" = web ] || { rm -rf "${PKG:?}/$t"; mv "$PKG/$t.tmp" "$PKG/$t"; }
+done
+rm -f "$RAW_WEB"
+rm -rf "${PKG:?}/web"
+mv "$PKG/web.tmp" "$PKG/web"
+ls -l "$PKG"/*/x12kit_wasm_bg.wasm >&2

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The x12kit-wasm suite (issue 18), runnable on a fresh clone:
+#   bindings/wasm/test.sh
+# Installs what is missing (wasm32 target, wasm-bindgen-cli 0.2.130, npm dev
+# dependencies, Debian chromium), builds the package (build.sh: web, nodejs,
+# bundler + wasm-opt), then checks: the gzipped size budget, the committed
+# .d.ts files against the generated ones (X12KIT_BLESS=1 rewrites them), the
+# wasm-bindgen-test unit tests, the Node tests (tests/vectors byte for byte,
+# bad inputs, error codes, streaming, corpus), the Chromium tests (vectors,
+# errors, clock, a 100 MB stream) and the page test (screenshots).
+# Last line: `wasm: N passed, N failed, N skipped`.
+set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+export PATH="$HOME/.cargo/bin:$PATH"
+export X12KIT_CORPUS="${X12KIT_CORPUS:-$ROOT/../shared/corpus}"
+WBG=0.2.130
+BUDGET=$((400 * 1024)) # bytes of gzipped .wasm
+LOG="$(mktemp -d)"
+passed=0 failed=0 skipped=0
+
+finish() {
+  echo "wasm: $passed passed, $failed failed, $skipped skipped"
+  [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+  exit $?
+}
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL - $1"; }
+# Adds the counts of a node --test TAP log.
+count_tap() {
+  local f="$1" p fl c s t
+  p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$f" | tail -1)
+  fl=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$f" | tail -1)
+  c=$(sed -n 's/^# cancelled \([0-9]*\)$/\1/p' "$f" | tail -1)
+  s=$(sed -n 's/^# skipped \([0-9]*\)$/\1/p' "$f" | tail -1)
+  t=$(sed -n 's/^# todo \([0-9]*\)$/\1/p' "$f" | tail -1)
+  if [ -z "$p" ]; then
+    fail "$2: no TAP summary (see $f)"
+    return
+  fi
+  passed=$((passed + p))
+  failed=$((failed + ${fl:-0} + ${c:-0}))
+  skipped=$((skipped + ${s:-0} + ${t:-0}))
+  echo "$2: ${p} passed, $((${fl:-0} + ${c:-0})) failed, $((${s:-0} + ${t:-0})) skipped"
+  grep -E '^\s*not ok' "$f" | head -40
+}
+
+# ---- tools (idempotent, quick when present)
+if [ ! -x /usr/bin/chromium ]; then
+  echo "installing chromium (apt)"
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends chromium chromium-driver >"$LOG/apt.log" 2>&1 ||
+    { fail "apt-get install chromium (see $LOG/apt.log)"; finish; }
+fi
+(cd "$HERE" && { [ -d node_modules/playwright-core ] && [ -d node_modules/binaryen ] || npm ci --no-audit --no-fund >"$LOG/npm.log" 2>&1; }) ||
+  { fail "npm ci in bindings/wasm (see $LOG/npm.log)"; finish; }
+
+# ---- build (installs wasm-bindgen-cli $WBG and the wasm32 target when missing)
+if "$HERE/build.sh" >"$LOG/build.log" 2>&1; then
+  ok "build: wasm32 release + wasm-bindgen web/nodejs/bundler + wasm-opt"
+else
+  tail -30 "$LOG/build.log"
+  fail "build (see $LOG/build.log)"
+  finish
+fi
+
+# ---- size budget
+size=$(gzip -9 -c "$HERE/pkg/web/x12kit_wasm_bg.wasm" | wc -c)
+raw=$(wc -c <"$HERE/pkg/web/x12kit_wasm_bg.wasm")
+if [ "$size" -le "$BUDGET" ]; then
+  ok "size: x12kit_wasm_bg.wasm $raw bytes, $size gzipped (budget $BUDGET)"
+else
+  fail "size: x12kit_wasm_bg.wasm $size bytes gzipped > budget $BUDGET"
+fi
+
+# ---- generated TypeScript declarations are committed (drift check)
+for t in web node bundler; do
+  committed="$HERE/types/$t.d.ts"
+  if [ "${X12KIT_BLESS:-}" = 1 ]; then
+    mkdir -p "$HERE/types" && cp "$HERE/pkg/$t/x12kit_wasm.d.ts" "$committed"
+  fi
+  if diff -u "$committed" "$HERE/pkg/$t/x12kit_wasm.d.ts" >"$LOG/dts-$t.diff" 2>&1; then
+    ok "d.ts: types/$t.d.ts matches the generated one"
+  else
+    head -30 "$LOG/dts-$t.diff"
+    fail "d.ts: types/$t.d.ts drifted (X12KIT_BLESS=1 bindings/wasm/test.sh rewrites it)"
+  fi
+done
+
+# ---- wasm-bindgen-test unit tests (wasm32 in Node)
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+(cd "$ROOT" && cargo test -p x12kit-wasm --target wasm32-unknown-unknown) >"$LOG/unit.log" 2>&1
+line=$(grep -E '^test result:' "$LOG/unit.log" | tail -1)
+if [ -n "$line" ]; then
+  n=$(echo "$line" | sed -n 's/.* \([0-9]*\) passed.*/\1/p')
+  f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+  i=$(echo "$line" | sed -n 's/.* \([0-9]*\) ignored.*/\1/p')
+  passed=$((passed + n)) failed=$((failed + f)) skipped=$((skipped + i))
+  echo "wasm-bindgen-test: $line"
+  [ "$f" -eq 0 ] || grep -E 'panicked|FAIL|failed' "$LOG/unit.log" | head -20
+else
+  tail -30 "$LOG/unit.log"
+  fail "wasm-bindgen-test (see $LOG/unit.log)"
+fi
+
+# ---- Node, Chromium and page tests (node:test, TAP)
+cd "$HERE"
+for t in node browser page; do
+  timeout 600 node --test --test-reporter=tap "tests/$t.test.mjs" >"$LOG/$t.tap" 2>&1
+  count_tap "$LOG/$t.tap" "$t tests"
+  grep -E '^# (100 MB|page)' "$LOG/$t.tap" || true
+done
+
+finish

@@ -1,0 +1,136 @@
+// x12kit-wasm in headless Chromium (the pkg/web output served from 127.0.0.1):
+// every tests/vectors case byte for byte, errors as Error objects, and a
+// 100 MB stream validated with bounded wasm memory. Run by test.sh.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../scripts/serve.mjs';
+import { launch } from './browser/chromium.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const manifest = JSON.parse(readFileSync(join(here, '..', '..', '..', 'tests', 'vectors', 'manifest.json'), 'utf8'));
+const { server, url } = await serve(0);
+const browser = await launch();
+after(async () => {
+  await browser.close();
+  server.close();
+});
+const page = await browser.newPage();
+const errors = [];
+page.on('pageerror', (e) => errors.push(String(e)));
+await page.goto(`${url}/tests/browser/vectors.html`);
+await page.waitForFunction(() => window.results !== undefined, null, { timeout: 120_000 });
+const results = await page.evaluate(() => window.results);
+
+test('the browser ran the manifest', () => {
+  assert.ok(Array.isArray(results), JSON.stringify(results));
+  assert.equal(results.length, manifest.cases.length);
+  assert.deepEqual(errors, []);
+});
+for (const [i, c] of manifest.cases.entries()) {
+  test(`chromium vector ${c.id}`, () => {
+    const r = results[i];
+    assert.equal(r.id, c.id);
+    assert.ok(r.ok, r.message);
+  });
+}
+
+test('chromium: errors are Error objects with code, kind and details', async () => {
+  const e = await page.evaluate(() => {
+    try {
+      window.x12.render('850', {}, '{}', { date: '20261122', time: '0930' });
+    } catch (e) {
+      return { isError: e instanceof Error, name: e.name, code: e.code, kind: e.kind, details: e.details.length };
+    }
+    return null;
+  });
+  assert.equal(e.isError, true);
+  assert.equal(e.name, 'X12kitError');
+  assert.equal(e.code, 'INVALID_PARTNER');
+  assert.equal(e.kind, 'rejected');
+  assert.ok(e.details > 0);
+  const t = await page.evaluate(() => {
+    try {
+      window.x12.parse(42);
+    } catch (e) {
+      return { type: e instanceof TypeError, name: e.name, code: e.code };
+    }
+    return null;
+  });
+  assert.deepEqual(t, { type: true, name: 'X12kitTypeError', code: 'INVALID_ARGUMENT' });
+});
+
+test('chromium: the webhook clock is Date.now()', async () => {
+  const r = await page.evaluate(() => {
+    const now = Math.floor(Date.now() / 1000);
+    const ok = window.x12.webhook.verify(['k'], window.x12.webhook.sign('k', now, 'b'), String(now), 'b');
+    let stale = null;
+    try {
+      window.x12.webhook.verify(['k'], window.x12.webhook.sign('k', now - 1000, 'b'), String(now - 1000), 'b');
+    } catch (e) {
+      stale = e.code;
+    }
+    return { ok, now, stale };
+  });
+  assert.deepEqual(r.ok, { timestamp: r.now, secretIndex: 0 });
+  assert.equal(r.stale, 'TIMESTAMP_OUT_OF_TOLERANCE');
+});
+
+test('chromium: a 100 MB stream validates with bounded wasm memory', async () => {
+  const r = await page.evaluate(async () => {
+    // One interchange, one group, 10 000 850 sets of about 10 KB each, fed as a ReadableStream of 1 MiB chunks.
+    const enc = new TextEncoder();
+    const line = (i) => `PO1*${i}*24*EA*12.50**VP*WIDGET-${String(i).padStart(6, '0')}*UP*012345678905~\nPID*F****A BLUE WIDGET OF SOME SIZE~\n`;
+    let body = '';
+    for (let i = 1; i <= 110; i++) body += line(i);
+    const sets = 10_000;
+    const set = (n) => {
+      const cn = String(n).padStart(9, '0');
+      return `ST*850*${cn}~\nBEG*00*SA*PO-${cn}**20261122~\n${body}CTT*110~\nSE*${3 + 220 + 1}*${cn}~\n`;
+    };
+    const head = 'ISA*00*          *00*          *ZZ*ACMERETAIL     *ZZ*WIDGETCO       *261122*0930*U*00401*000000101*0*P*>~\nGS*PO*ACMERETAIL*WIDGETCO*20261122*0930*101*X*004010~\n';
+    const tail = `GE*${sets}*101~\nIEA*1*000000101~\n`;
+    let n = 0;
+    let total = 0;
+    const stream = new ReadableStream({
+      pull(controller) {
+        if (n === 0) controller.enqueue(enc.encode(head));
+        if (n === sets) {
+          controller.enqueue(enc.encode(tail));
+          controller.close();
+          return;
+        }
+        let chunk = '';
+        while (n < sets && chunk.length < (1 << 20)) chunk += set(++n);
+        controller.enqueue(enc.encode(chunk));
+      },
+    });
+    const before = window.wasmMemory.buffer.byteLength;
+    const v = new window.x12.StreamValidator();
+    const reader = stream.getReader();
+    const t0 = performance.now();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      v.feed(value);
+    }
+    const result = v.finish();
+    const ms = performance.now() - t0;
+    v.free();
+    return {
+      total, ms, before, after: window.wasmMemory.buffer.byteLength,
+      valid: result.valid, errors: result.errorCount, sets: result.interchanges[0].groups[0].transactions.length,
+      diagnostics: result.diagnostics.slice(0, 3),
+    };
+  });
+  assert.ok(r.total > 100_000_000, `fed ${r.total} bytes`);
+  assert.deepEqual(r.diagnostics, []);
+  assert.equal(r.valid, true);
+  assert.equal(r.sets, 10_000);
+  // The whole input is 100 MB; the wasm heap stays a small fraction of it.
+  assert.ok(r.after < 48 * 1024 * 1024, `wasm memory grew to ${r.after} bytes (from ${r.before})`);
+  console.log(`# 100 MB stream in Chromium: ${(r.total / 1e6 / (r.ms / 1000)).toFixed(0)} MB/s, wasm memory ${r.before} -> ${r.after} bytes`);
+});

@@ -1,0 +1,302 @@
+// x12kit-wasm in Node (the pkg/node output): every tests/vectors case byte for
+// byte, the bad-input table, the mapping of every core error code, the
+// streaming validator, and the shared corpus. Run by bindings/wasm/test.sh.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCase } from './vectors.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..', '..');
+const x12 = createRequire(import.meta.url)('../pkg/node/x12kit_wasm.js');
+const vectors = join(root, 'tests', 'vectors');
+const corpus = process.env.X12KIT_CORPUS || join(root, '..', 'shared', 'corpus');
+const dec = new TextDecoder();
+
+const SAMPLE = readFileSync(join(here, '..', 'www', 'samples', '850-valid.x12'));
+const BAD_SE01 = readFileSync(join(here, '..', 'www', 'samples', '850-wrong-se01.x12'));
+
+// ---------------------------------------------------------------- vectors
+const manifest = JSON.parse(readFileSync(join(vectors, 'manifest.json'), 'utf8'));
+test('the manifest has cases', () => assert.ok(manifest.cases.length > 0));
+for (const c of manifest.cases) {
+  test(`vector ${c.id}`, async () => {
+    const r = await runCase(x12, c, async (p) => new Uint8Array(readFileSync(join(vectors, p))));
+    assert.ok(r.ok, r.message);
+  });
+}
+
+/** The streaming validation of b fed in chunks of `size` bytes. */
+function streamed(b, size, options) {
+  const s = new x12.StreamValidator(options);
+  for (let off = 0; off < b.length; off += size) s.feed(b.subarray(off, off + size));
+  return s.finishToJson();
+}
+const PARTNER = readFileSync(join(vectors, 'partners', readdirSync(join(vectors, 'partners')).sort()[0]), 'utf8');
+
+// ---------------------------------------------------------------- bad inputs
+/** Asserts that f throws the package's error with this code, kind and class. */
+function throwsCode(f, code, { kind, pointer } = {}) {
+  let caught;
+  try {
+    f();
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof Error, `expected an Error with code ${code}, got ${caught}`);
+  assert.equal(caught.code, code, caught.message);
+  const k = kind ?? x12.errorCodes().find((c) => c.code === code).kind;
+  assert.equal(caught.kind, k);
+  assert.equal(caught.name, k === 'invalid_input' ? 'X12kitTypeError' : 'X12kitError');
+  if (k === 'invalid_input') assert.ok(caught instanceof TypeError);
+  assert.ok(Array.isArray(caught.details));
+  assert.ok(caught.message.length > 0);
+  if (pointer !== undefined) assert.equal(caught.pointer, pointer);
+  return caught;
+}
+
+const badInputs = [
+  ['parse: a number', () => x12.parse(42), 'INVALID_ARGUMENT'],
+  ['parse: null', () => x12.parse(null), 'INVALID_ARGUMENT'],
+  ['parse: undefined', () => x12.parse(), 'INVALID_ARGUMENT'],
+  ['parse: a plain object', () => x12.parse({ length: 3 }), 'INVALID_ARGUMENT'],
+  ['parse: an array of numbers', () => x12.parse([73, 83, 65]), 'INVALID_ARGUMENT'],
+  ['parse: unknown option', () => x12.parse(SAMPLE, { document: true }), 'INVALID_OPTIONS'],
+  ['parse: option of the wrong type', () => x12.parse(SAMPLE, { documents: 'yes' }), 'INVALID_OPTIONS'],
+  ['parse: options not an object', () => x12.parse(SAMPLE, 'documents'), 'INVALID_ARGUMENT'],
+  ['validate: unknown option', () => x12.validate(SAMPLE, { strict: true }), 'INVALID_OPTIONS'],
+  ['validate: a boolean', () => x12.validate(true), 'INVALID_ARGUMENT'],
+  ['acknowledge: unknown kind', () => x12.acknowledge(SAMPLE, { kind: '998' }), 'INVALID_OPTIONS'],
+  ['acknowledge: bad date', () => x12.acknowledge(SAMPLE, { date: '20261340', time: '0930' }), 'INVALID_TIMESTAMP'],
+  ['acknowledge: negative now', () => x12.acknowledge(SAMPLE, { now: -5 }), 'INVALID_ARGUMENT'],
+  ['acknowledge: fractional now', () => x12.acknowledge(SAMPLE, { now: 1.5 }), 'INVALID_ARGUMENT'],
+  ['acknowledge: invalid Date', () => x12.acknowledge(SAMPLE, { now: new Date('nope') }), 'INVALID_ARGUMENT'],
+  ['acknowledge: options an array', () => x12.acknowledge(SAMPLE, []), 'INVALID_ARGUMENT'],
+  ['readAcknowledgement: a number', () => x12.readAcknowledgement(7), 'INVALID_ARGUMENT'],
+  ['write: not JSON', () => x12.write('{"interchanges": ['), 'INVALID_JSON'],
+  ['write: not a parse result', () => x12.write({ hello: 'world' }), 'INVALID_PARSE_RESULT'],
+  ['write: a number', () => x12.write(5), 'INVALID_ARGUMENT'],
+  ['write: unknown option', () => x12.write(x12.parse(SAMPLE), { linebreak: '\n' }), 'INVALID_OPTIONS'],
+  ['render: unknown document type', () => x12.render('999', {}, PARTNER, { date: '20261122', time: '0930' }), 'UNKNOWN_DOCUMENT_TYPE'],
+  ['render: unknown option', () => x12.render('850', {}, PARTNER, { dates: '20261122' }), 'INVALID_OPTIONS'],
+  ['render: bad time', () => x12.render('850', {}, PARTNER, { date: '20261122', time: '2500' }), 'INVALID_TIMESTAMP'],
+  ['render: empty payload', () => x12.render('850', {}, PARTNER, { date: '20261122', time: '0930' }), 'INVALID_PAYLOAD'],
+  ['render: type not a string', () => x12.render(850, {}, {}), 'INVALID_ARGUMENT'],
+  ['render: payload not JSON', () => x12.render('850', '{oops', '{}'), 'INVALID_JSON'],
+  ['render: payload a number', () => x12.render('850', 3, '{}'), 'INVALID_ARGUMENT'],
+  ['documentSchema: unknown type', () => x12.documentSchema('123'), 'UNKNOWN_DOCUMENT_TYPE'],
+  ['documentSchema: not a string', () => x12.documentSchema(850), 'INVALID_ARGUMENT'],
+  ['webhook.sign: empty secret', () => x12.webhook.sign('', 1700000000, 'body'), 'EMPTY_SECRET'],
+  ['webhook.sign: timestamp a string', () => x12.webhook.sign('s', 'now', 'body'), 'INVALID_ARGUMENT'],
+  ['webhook.verify: no secrets', () => x12.webhook.verify([], 'sha256=00', '1700000000', 'b', { now: 1700000000 }), 'EMPTY_SECRET'],
+  ['webhook.verify: wrong signature', () => x12.webhook.verify(['s'], 'sha256=' + '0'.repeat(64), '1700000000', 'b', { now: 1700000000 }), 'SIGNATURE_MISMATCH'],
+  ['webhook.verify: malformed timestamp', () => x12.webhook.verify(['s'], x12.webhook.sign('s', 1700000000, 'b'), 'yesterday', 'b', { now: 1700000000 }), 'MALFORMED_TIMESTAMP'],
+  ['webhook.verify: unknown option', () => x12.webhook.verify(['s'], 'sha256=00', '1', 'b', { tolerence: 5 }), 'INVALID_OPTIONS'],
+  ['StreamValidator: unknown option', () => new x12.StreamValidator({ structures: true }), 'INVALID_OPTIONS'],
+  ['StreamValidator: feed a number', () => new x12.StreamValidator().feed(12), 'INVALID_ARGUMENT'],
+];
+for (const [name, f, code] of badInputs) test(`bad input: ${name} -> ${code}`, () => throwsCode(f, code));
+
+test('bad input: an unknown option names its key in the pointer', () => {
+  const e = throwsCode(() => x12.validate(SAMPLE, { structure: true, strict: true }), 'INVALID_OPTIONS');
+  assert.match(e.pointer ?? '', /strict/);
+});
+
+test('bad input: render problems come as details', () => {
+  const e = throwsCode(() => x12.render('850', {}, '{}', { date: '20261122', time: '0930' }), 'INVALID_PARTNER');
+  assert.ok(e.details.length > 0);
+  for (const d of e.details) assert.deepEqual(Object.keys(d).sort(), ['code', 'message', 'pointer', 'severity']);
+});
+
+test('bad input: X12 garbage is diagnostics, never an exception', () => {
+  for (const input of ['', 'hello', 'ISA*', 'ISA'.padEnd(106, '*'), new Uint8Array([0, 255, 254, 7]), '~~~~']) {
+    const p = x12.parse(input);
+    assert.ok(Array.isArray(p.diagnostics));
+    const v = x12.validate(input);
+    assert.equal(typeof v.valid, 'boolean');
+    assert.ok(Array.isArray(x12.segments(input)));
+  }
+});
+
+test('bad input: 3000 random and mutated inputs never throw', () => {
+  let seed = 12345;
+  const rnd = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+  const base = new Uint8Array(BAD_SE01);
+  const alphabet = [42, 126, 62, 58, 94, 10, 13, 73, 83, 65, 71, 69, 48, 49];
+  for (let i = 0; i < 3000; i++) {
+    let b;
+    if (i % 3 === 0) {
+      b = new Uint8Array(rnd(300));
+      for (let j = 0; j < b.length; j++) b[j] = rnd(2) ? alphabet[rnd(alphabet.length)] : rnd(256);
+    } else {
+      b = base.slice(0, rnd(base.length + 1));
+      for (let k = rnd(8); k >= 0 && b.length; k--) b[rnd(b.length)] = rnd(2) ? alphabet[rnd(alphabet.length)] : rnd(256);
+    }
+    x12.parseToJson(b);
+    x12.validateToJson(b, { structure: true });
+    x12.segments(b);
+    // Any chunking of the stream gives the same result (the stream reads no
+    // acknowledgements and has no UTF-8 warnings, so it is compared with itself).
+    assert.equal(dec.decode(streamed(b, 17, { structure: true })), dec.decode(streamed(b, b.length + 1, { structure: true })));
+    try {
+      x12.acknowledge(b, { now: 1700000000 });
+    } catch (e) {
+      assert.ok(typeof e.code === 'string', `acknowledge threw a non-x12kit error: ${e}`);
+    }
+  }
+});
+
+// ---------------------------------------------------------------- error model
+test('every core error code maps to an Error with its code and kind', () => {
+  const codes = x12.errorCodes();
+  assert.ok(codes.length >= 20);
+  for (const { code, kind } of codes) {
+    const e = x12.errorForCode(code);
+    assert.ok(e instanceof Error);
+    assert.equal(e.code, code);
+    assert.equal(e.kind, kind);
+    assert.equal(e.name, kind === 'invalid_input' ? 'X12kitTypeError' : 'X12kitError');
+    assert.ok(x12.errorCodes().find((c) => c.code === code).meaning.length > 0);
+    assert.equal(e instanceof TypeError, kind === 'invalid_input');
+    assert.deepEqual(e.details, []);
+  }
+  throwsCode(() => x12.errorForCode('NOT_A_CODE'), 'INVALID_ARGUMENT');
+});
+
+// ---------------------------------------------------------------- API behaviour
+test('parse returns the same object as JSON.parse(parseToJson)', () => {
+  assert.deepEqual(x12.parse(SAMPLE), JSON.parse(dec.decode(x12.parseToJson(SAMPLE))));
+  assert.deepEqual(x12.parse(SAMPLE.toString('latin1')), x12.parse(SAMPLE));
+  assert.deepEqual(x12.parse(SAMPLE.buffer.slice(SAMPLE.byteOffset, SAMPLE.byteOffset + SAMPLE.length)), x12.parse(SAMPLE));
+  const noDocs = x12.parse(SAMPLE, { documents: false });
+  assert.equal(noDocs.interchanges[0].groups[0].transactions[0].document, undefined);
+  assert.ok(x12.parse(SAMPLE).interchanges[0].groups[0].transactions[0].document);
+});
+
+test('validate: the sample is valid, the wrong SE01 is an SE01_COUNT error', () => {
+  assert.equal(x12.validate(SAMPLE).valid, true);
+  const v = x12.validate(BAD_SE01);
+  assert.equal(v.valid, false);
+  assert.equal(v.diagnostics[0].code, 'SE01_COUNT');
+  assert.equal(v.diagnostics[0].segmentId, 'SE');
+  assert.equal(x12.segments(BAD_SE01)[v.diagnostics[0].segmentIndex].id, 'SE');
+  assert.equal(dec.decode(BAD_SE01).slice(v.diagnostics[0].offset, v.diagnostics[0].offset + 3), '19*');
+});
+
+test('acknowledge: a 997 for the wrong SE01 that parses clean and says R', () => {
+  const ack = x12.acknowledge(BAD_SE01, { kind: '997', now: 1700000000 });
+  assert.deepEqual(x12.acknowledge(BAD_SE01, { kind: '997', now: new Date(1700000000 * 1000) }), ack);
+  const s = new x12.StreamValidator();
+  s.feed(BAD_SE01);
+  s.finish();
+  assert.deepEqual(s.acknowledge({ kind: '997', structure: false, now: 1700000000 }), x12.acknowledge(BAD_SE01, { kind: '997', structure: false, now: 1700000000 }));
+  const p = x12.parse(ack);
+  assert.deepEqual(p.diagnostics, []);
+  assert.equal(p.interchanges[0].groups[0].transactions[0].type, '997');
+  const read = x12.readAcknowledgement(ack);
+  assert.ok(JSON.stringify(read).includes('"R"'));
+  // the date comes from `now` (2023-11-14 22:13 UTC)
+  assert.match(dec.decode(ack), /\*231114\*2213\*/);
+});
+
+test('acknowledge: without now the date is today (Date.now())', () => {
+  const ack = dec.decode(x12.acknowledge(SAMPLE, { kind: '997' }));
+  const d = new Date();
+  const yymmdd = d.toISOString().slice(2, 10).replaceAll('-', '');
+  assert.ok(ack.includes(`*${yymmdd}*`), ack.slice(0, 120));
+});
+
+test('write(parse(x)) gives back x', () => {
+  assert.equal(Buffer.compare(Buffer.from(x12.write(x12.parse(SAMPLE))), SAMPLE), 0);
+  assert.equal(Buffer.compare(Buffer.from(x12.write(dec.decode(x12.parseToJson(SAMPLE)))), SAMPLE), 0);
+});
+
+test('segments: offsets and lengths point at each segment of the input', () => {
+  const segs = x12.segments(SAMPLE);
+  const t = SAMPLE.toString('latin1');
+  assert.equal(segs[0].id, 'ISA');
+  assert.equal(segs.at(-1).id, 'IEA');
+  for (const s of segs) assert.equal(t.slice(s.offset, s.offset + s.length), [s.id, ...s.elements].join('*'));
+});
+
+test('render and documentSchema: every document type has a schema; render gives X12 that maps back', () => {
+  const types = x12.documentTypes();
+  assert.equal(types.length, 18);
+  for (const t of types) assert.equal(typeof x12.documentSchema(t), 'object');
+  assert.equal(typeof x12.partnerSchema(), 'object');
+  const payload = readFileSync(join(root, 'examples', 'payloads', '850.json'), 'utf8');
+  const opts = { date: '20261122', time: '0930' };
+  const r = x12.renderResult('850', JSON.parse(payload), JSON.parse(PARTNER), opts);
+  assert.deepEqual(r.x12, x12.render('850', payload, PARTNER, opts));
+  const back = x12.parse(r.x12);
+  assert.deepEqual(back.diagnostics, []);
+  assert.deepEqual(back.interchanges[0].groups[0].transactions[0].document, r.document);
+  assert.ok(Array.isArray(r.warnings));
+});
+
+test('describeSegment: names from the core declarations', () => {
+  const beg = x12.describeSegment('850', '004010', 'BEG');
+  assert.equal(beg.setName, 'Purchase Order');
+  assert.equal(beg.elements[2].field, 'purchaseOrderNumber');
+  assert.match(beg.elements[1].description, /purchase order type/);
+  assert.equal(x12.describeSegment('850', '004010', 'ZZZ'), null);
+  assert.equal(x12.describeSegment('123', '004010', 'BEG'), null);
+});
+
+test('webhook: sign, then verify with the clock from Date.now()', () => {
+  const now = Math.floor(Date.now() / 1000);
+  const sig = x12.webhook.sign('secret-1', now, '{"a":1}');
+  assert.match(sig, /^sha256=[0-9a-f]{64}$/);
+  assert.deepEqual(x12.webhook.verify(['old', 'secret-1'], sig, String(now), '{"a":1}'), { timestamp: now, secretIndex: 1 });
+  assert.deepEqual(x12.webhook.verify('secret-1', sig, String(now), new TextEncoder().encode('{"a":1}')), { timestamp: now, secretIndex: 0 });
+  const old = now - 3600;
+  const oldSig = x12.webhook.sign('secret-1', old, 'b');
+  throwsCode(() => x12.webhook.verify(['secret-1'], oldSig, String(old), 'b'), 'TIMESTAMP_OUT_OF_TOLERANCE');
+  assert.deepEqual(x12.webhook.verify(['secret-1'], oldSig, old, 'b', { tolerance: 7200 }), { timestamp: old, secretIndex: 0 });
+  assert.deepEqual(x12.webhook.verify(['secret-1'], oldSig, String(old), 'b', { now: new Date(old * 1000) }), { timestamp: old, secretIndex: 0 });
+});
+
+test('StreamValidator: any chunking gives the result of validate', () => {
+  for (const input of [SAMPLE, BAD_SE01]) {
+    const whole = dec.decode(x12.validateToJson(input));
+    for (const size of [1, 2, 7, 64, 4096, input.length]) {
+      const s = new x12.StreamValidator();
+      for (let off = 0; off < input.length; off += size) s.feed(input.subarray(off, off + size));
+      assert.equal(s.fed, input.length);
+      assert.equal(dec.decode(s.finishToJson()), whole, `chunks of ${size}`);
+    }
+    const s = new x12.StreamValidator();
+    s.feed(input);
+    assert.deepEqual(s.finish(), x12.validate(input));
+    throwsCode(() => s.finish(), 'INVALID_ARGUMENT');
+    throwsCode(() => s.feed('x'), 'INVALID_ARGUMENT');
+  }
+});
+
+// ---------------------------------------------------------------- corpus
+function* files(dir) {
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* files(p);
+    else if (!/\.(md|tsv)$/.test(name)) yield p;
+  }
+}
+test('the corpus is there', () => assert.ok(existsSync(corpus), `no corpus at ${corpus} (set X12KIT_CORPUS)`));
+if (existsSync(corpus)) {
+  for (const f of files(corpus)) {
+    test(`corpus ${f.slice(corpus.length + 1)}`, () => {
+      const b = readFileSync(f);
+      const p = x12.parse(b);
+      assert.ok(Array.isArray(p.interchanges));
+      const v = x12.validate(b, { structure: true });
+      assert.equal(typeof v.valid, 'boolean');
+      assert.equal(dec.decode(streamed(b, 1000, { structure: true })), dec.decode(streamed(b, 7, { structure: true })));
+      if (p.interchanges.length && p.diagnostics.length === 0) {
+        assert.equal(Buffer.compare(Buffer.from(x12.write(p)), b), 0, 'write(parse(file)) differs from the file');
+      }
+    });
+  }
+}

@@ -1,0 +1,96 @@
+// The tests/vectors runner shared by Node (pkg/node) and Chromium (pkg/web):
+// runs one manifest case through this package's API and says whether the
+// output equals the expected bytes (or the expected error).
+//   api:  the x12kit-wasm module
+//   read: async (path relative to tests/vectors) => Uint8Array
+
+const utf8 = new TextEncoder();
+const text = (bytes) => new TextDecoder().decode(bytes);
+
+/** The inputs of a case, files read as bytes (or as text where the op takes text). */
+async function call(api, c, read) {
+  const a = c.args || {};
+  const o = c.options;
+  // "now" rides in the options object, as in the Node addon.
+  const withNow = a.now === undefined ? o : { ...(o || {}), now: a.now };
+  switch (c.op) {
+    case 'parse':
+      return api.parseToJson(await read(a.input), o);
+    case 'validate':
+      return api.validateToJson(await read(a.input), o);
+    case 'acknowledge':
+      return api.acknowledge(await read(a.input), withNow);
+    case 'readAcknowledgement':
+      return api.readAcknowledgementToJson(await read(a.input));
+    case 'render': {
+      // JSON files are passed as text; the core reads the text (a file that is not JSON fails as INVALID_JSON).
+      const payload = text(await read(a.payload));
+      const partner = text(await read(a.partner));
+      return api.render(a.documentType, payload, partner, withNow);
+    }
+    case 'write':
+      return api.write(text(await read(a.input)), o);
+    case 'documentSchema':
+      return utf8.encode(JSON.stringify(api.documentSchema(a.documentType)));
+    case 'partnerSchema':
+      return utf8.encode(JSON.stringify(api.partnerSchema()));
+    case 'webhookSign': {
+      const body = a.bodyFile !== undefined ? await read(a.bodyFile) : a.body;
+      return utf8.encode(api.webhook.sign(a.secret, a.timestamp, body));
+    }
+    case 'webhookVerify': {
+      const body = a.bodyFile !== undefined ? await read(a.bodyFile) : a.body;
+      return utf8.encode(JSON.stringify(api.webhook.verify(a.secrets, a.signature, a.timestamp, body, withNow)));
+    }
+    default:
+      throw new Error(`the runner does not know the op ${JSON.stringify(c.op)}`);
+  }
+}
+
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function firstDifference(got, want) {
+  let i = 0;
+  while (i < got.length && i < want.length && got[i] === want[i]) i++;
+  const show = (b) => JSON.stringify(text(b.subarray(Math.max(0, i - 40), i + 40)));
+  return `differs at byte ${i} (got ${got.length} bytes, expected ${want.length}): got ${show(got)} expected ${show(want)}`;
+}
+
+/** Runs one case: `{id, ok, message}` (message says what differed). */
+export async function runCase(api, c, read) {
+  let out;
+  try {
+    out = await call(api, c, read);
+  } catch (e) {
+    if (!c.error) return { id: c.id, ok: false, message: `threw ${e && e.name}: ${e && e.code} ${e && e.message}` };
+    const want = c.error;
+    const problems = [];
+    if (e.code !== want.code) problems.push(`code ${e.code} != ${want.code}`);
+    if (e.kind !== want.kind) problems.push(`kind ${e.kind} != ${want.kind}`);
+    const wantClass = want.kind === 'invalid_input' ? 'X12kitTypeError' : 'X12kitError';
+    if (e.name !== wantClass) problems.push(`name ${e.name} != ${wantClass}`);
+    if ('pointer' in want && e.pointer !== want.pointer) problems.push(`pointer ${e.pointer} != ${want.pointer}`);
+    if ('details' in want && JSON.stringify(e.details) !== JSON.stringify(want.details))
+      problems.push(`details ${JSON.stringify(e.details)} != ${JSON.stringify(want.details)}`);
+    if (!(e instanceof Error)) problems.push('not an Error');
+    if ((want.kind === 'invalid_input') !== (e instanceof TypeError)) problems.push('TypeError only for invalid_input');
+    return { id: c.id, ok: problems.length === 0, message: problems.join('; ') };
+  }
+  if (c.error) return { id: c.id, ok: false, message: `expected error ${c.error.code}, got a result` };
+  const want = await read(c.expect);
+  const got = out instanceof Uint8Array ? out : utf8.encode(String(out));
+  return sameBytes(got, want)
+    ? { id: c.id, ok: true, message: '' }
+    : { id: c.id, ok: false, message: firstDifference(got, want) };
+}
+
+/** Runs every case of the manifest. */
+export async function runAll(api, manifest, read) {
+  const results = [];
+  for (const c of manifest.cases) results.push(await runCase(api, c, read));
+  return results;
+}

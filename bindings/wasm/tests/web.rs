@@ -1,0 +1,188 @@
+//! wasm-bindgen-test unit tests: the exported functions, called from Rust on
+//! wasm32 (in Node through wasm-bindgen-test-runner), against the core's own
+//! results.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+use x12kit::ops;
+
+const SAMPLE: &str = include_str!("../www/samples/850-valid.x12");
+const BAD_SE01: &str = include_str!("../www/samples/850-wrong-se01.x12");
+
+fn js(s: &str) -> JsValue {
+    JsValue::from_str(s)
+}
+
+fn prop(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &key.into()).unwrap()
+}
+
+fn options(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn parse_to_json_is_the_core_bytes() {
+    for input in [SAMPLE, BAD_SE01, "", "ISA*garbage~"] {
+        let got = x12kit_wasm::parse_to_json(&js(input), &JsValue::UNDEFINED).unwrap();
+        assert_eq!(
+            got.to_vec(),
+            ops::parse_json(input.as_bytes(), &Default::default())
+        );
+    }
+    let no_docs =
+        x12kit_wasm::parse_to_json(&js(SAMPLE), &options(r#"{"documents":false}"#)).unwrap();
+    let o = ops::ParseOptions { documents: false };
+    assert_eq!(no_docs.to_vec(), ops::parse_json(SAMPLE.as_bytes(), &o));
+}
+
+#[wasm_bindgen_test]
+fn bytes_and_strings_are_the_same_input() {
+    let bytes = Uint8Array::from(SAMPLE.as_bytes());
+    let a = x12kit_wasm::validate_to_json(&bytes.into(), &JsValue::UNDEFINED).unwrap();
+    let b = x12kit_wasm::validate_to_json(&js(SAMPLE), &JsValue::UNDEFINED).unwrap();
+    assert_eq!(a.to_vec(), b.to_vec());
+    assert_eq!(
+        a.to_vec(),
+        ops::validate_json(SAMPLE.as_bytes(), &Default::default())
+    );
+}
+
+#[wasm_bindgen_test]
+fn errors_carry_code_kind_pointer_and_details() {
+    let e = x12kit_wasm::parse(&js(SAMPLE), &options(r#"{"nope":1}"#)).unwrap_err();
+    assert!(e.is_instance_of::<js_sys::TypeError>());
+    assert_eq!(prop(&e, "name"), js("X12kitTypeError"));
+    assert_eq!(prop(&e, "code"), js("INVALID_OPTIONS"));
+    assert_eq!(prop(&e, "kind"), js("invalid_input"));
+    assert_eq!(prop(&e, "pointer"), js("/nope"));
+    assert!(js_sys::Array::is_array(&prop(&e, "details")));
+
+    let e = x12kit_wasm::document_schema(&js("123")).unwrap_err();
+    assert!(!e.is_instance_of::<js_sys::TypeError>());
+    assert!(e.is_instance_of::<js_sys::Error>());
+    assert_eq!(prop(&e, "name"), js("X12kitError"));
+    assert_eq!(prop(&e, "code"), js("UNKNOWN_DOCUMENT_TYPE"));
+
+    let e = x12kit_wasm::parse(&JsValue::from_f64(1.0), &JsValue::UNDEFINED).unwrap_err();
+    assert_eq!(prop(&e, "code"), js("INVALID_ARGUMENT"));
+}
+
+#[wasm_bindgen_test]
+fn every_error_code_converts() {
+    for c in x12kit::error::ErrorCode::ALL {
+        let e = x12kit_wasm::error_for_code(c.as_str()).unwrap();
+        assert_eq!(prop(&e, "code"), js(c.as_str()));
+        assert_eq!(prop(&e, "kind"), js(c.kind().as_str()));
+        let is_type_error = e.is_instance_of::<js_sys::TypeError>();
+        assert_eq!(
+            is_type_error,
+            c.kind() == x12kit::error::ErrorKind::InvalidInput
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn stream_validator_equals_validate_for_any_chunking() {
+    let whole = ops::validate_json(BAD_SE01.as_bytes(), &Default::default());
+    for size in [1, 3, 64, 100_000] {
+        let mut v = x12kit_wasm::StreamValidator::new(&JsValue::UNDEFINED).unwrap();
+        for chunk in BAD_SE01.as_bytes().chunks(size) {
+            v.feed(&Uint8Array::from(chunk).into()).unwrap();
+        }
+        assert_eq!(v.fed() as usize, BAD_SE01.len());
+        assert_eq!(v.finish_to_json().unwrap().to_vec(), whole);
+        assert!(v.finish().is_err());
+        assert!(v.feed(&js("x")).is_err());
+        // The acknowledgement of the streamed validation equals the whole-input one.
+        let from_stream = v
+            .acknowledge(&options(r#"{"kind":"997","now":1700000000}"#))
+            .unwrap();
+        let direct = x12kit_wasm::acknowledge(
+            &js(BAD_SE01),
+            &options(r#"{"kind":"997","structure":false,"now":1700000000}"#),
+        )
+        .unwrap();
+        assert_eq!(from_stream.to_vec(), direct.to_vec());
+    }
+}
+
+#[wasm_bindgen_test]
+fn acknowledge_dates_from_date_now_unless_given() {
+    let now = x12kit::time::DateTime::from_unix((js_sys::Date::now() / 1000.0) as u64);
+    let o = ops::AcknowledgeOptions::default();
+    let expected = ops::acknowledge(BAD_SE01.as_bytes(), &o, now).unwrap();
+    let got = x12kit_wasm::acknowledge(&js(BAD_SE01), &JsValue::UNDEFINED).unwrap();
+    // Equal unless the minute changed between the two calls.
+    let again = ops::acknowledge(
+        BAD_SE01.as_bytes(),
+        &o,
+        x12kit::time::DateTime::from_unix((js_sys::Date::now() / 1000.0) as u64),
+    )
+    .unwrap();
+    assert!(got.to_vec() == expected || got.to_vec() == again);
+    let fixed = x12kit_wasm::acknowledge(&js(BAD_SE01), &options(r#"{"now":0}"#)).unwrap();
+    assert!(
+        String::from_utf8(fixed.to_vec())
+            .unwrap()
+            .contains("*700101*0000*")
+    );
+}
+
+#[wasm_bindgen_test]
+fn webhook_sign_and_verify() {
+    let sig = x12kit_wasm::Webhook::sign(&js("k"), &JsValue::from_f64(1.7e9), &js("body")).unwrap();
+    assert_eq!(
+        sig,
+        ops::webhook_sign(b"k", 1_700_000_000, b"body").unwrap()
+    );
+    let secrets: JsValue = js_sys::Array::of2(&js("old"), &js("k")).into();
+    let v = x12kit_wasm::Webhook::verify(
+        &secrets,
+        &js(&sig),
+        &js("1700000000"),
+        &js("body"),
+        &options(r#"{"now":1700000000}"#),
+    )
+    .unwrap();
+    assert_eq!(prop(&v, "secretIndex"), JsValue::from_f64(1.0));
+    let stale = x12kit_wasm::Webhook::verify(
+        &secrets,
+        &js(&sig),
+        &js("1700000000"),
+        &js("body"),
+        &JsValue::UNDEFINED,
+    )
+    .unwrap_err();
+    assert_eq!(prop(&stale, "code"), js("TIMESTAMP_OUT_OF_TOLERANCE"));
+}
+
+#[wasm_bindgen_test]
+fn segments_and_describe() {
+    let segs = x12kit_wasm::segments(&js(SAMPLE)).unwrap();
+    assert_eq!(
+        segs.length() as usize,
+        x12kit::segments(SAMPLE.as_bytes()).count()
+    );
+    let first = segs.get(0);
+    assert_eq!(prop(&first, "id"), js("ISA"));
+    assert_eq!(prop(&first, "offset"), JsValue::from_f64(0.0));
+    let beg = x12kit_wasm::describe_segment("850", "004010", &js("BEG")).unwrap();
+    assert_eq!(prop(&beg, "setName"), js("Purchase Order"));
+    assert!(
+        x12kit_wasm::describe_segment("850", "004010", &js("XYZ"))
+            .unwrap()
+            .is_null()
+    );
+    let types = x12kit_wasm::document_types();
+    assert_eq!(types.length() as usize, ops::DOCUMENT_TYPES.len());
+    assert!(x12kit_wasm::partner_schema().unwrap().is_object());
+    assert!(
+        x12kit_wasm::document_schema(&js("850"))
+            .unwrap()
+            .dyn_ref::<js_sys::Object>()
+            .is_some()
+    );
+}

@@ -1,0 +1,97 @@
+/* tslint:disable */
+/* eslint-disable */
+
+/** Parses X12; the parse result (the JSON contract, as `x12kit parse` prints it) as a plain object. */
+export function parse(input: X12Input, options?: ParseOptions): any;
+/** Parses X12; the parse result as UTF-8 JSON bytes (byte-identical to the core). */
+export function parseToJson(input: X12Input, options?: ParseOptions): Uint8Array;
+/** The segments of the input (the core's tokenizer), with their byte offsets and lengths. */
+export function segments(input: X12Input): SegmentView[];
+/** Validates the envelopes (and, with `structure`, the 18 known sets): the validation result. */
+export function validate(input: X12Input, options?: ValidateOptions): any;
+/** Like `validate`, as UTF-8 JSON bytes (byte-identical to `x12kit validate --json`). */
+export function validateToJson(input: X12Input, options?: ValidateOptions): Uint8Array;
+/** The TA1 / 997 / 999 that acknowledges the input (empty when nothing is to be acknowledged). */
+export function acknowledge(input: X12Input, options?: AcknowledgeOptions): Uint8Array;
+/** Reads received TA1 / 997 / 999 acknowledgements. */
+export function readAcknowledgement(input: X12Input): any;
+/** Like `readAcknowledgement`, as UTF-8 JSON bytes. */
+export function readAcknowledgementToJson(input: X12Input): Uint8Array;
+/** Renders a payload (object or JSON text) for a partner profile: the interchange X12. */
+export function render(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Uint8Array;
+/** Like `render`, with the document as it maps back and the warnings. */
+export function renderResult(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Rendered;
+/** The JSON Schema of a document type's payload. */
+export function documentSchema(documentType: string): any;
+/** The JSON Schema of a trading partner profile. */
+export function partnerSchema(): any;
+/** The 18 document types x12kit renders and maps. */
+export function documentTypes(): string[];
+/** Turns a parse result (object or JSON text) back into X12 bytes. */
+export function write(parseResult: object | string, options?: WriteOptions): Uint8Array;
+/** Every error code of the core with its kind. */
+export function errorCodes(): { code: string; kind: string; meaning: string }[];
+/** The error this package throws for a code (tests the mapping of every code). */
+export function errorForCode(code: string): Error & X12kitErrorFields;
+/** Names and meanings of a segment's elements in one of the 18 known sets, from the core's declarations; `null` when unknown. */
+export function describeSegment(setType: string, version: string, segment: string): any;
+/** Webhook signatures (HMAC-SHA256 over `timestamp.body`). */
+export class webhook {
+    private constructor();
+    free(): void;
+    /** The signature header value (`sha256=<hex>`). */
+    static sign(secret: string | Uint8Array, timestamp: number, body: string | Uint8Array): string;
+    /** Checks a delivery; `{timestamp, secretIndex}`, or throws. */
+    static verify(secrets: string | Uint8Array | (string | Uint8Array)[], signature: string, timestamp: string | number, body: string | Uint8Array, options?: VerifyOptions): { timestamp: number; secretIndex: number };
+}
+/** Validates input fed in chunks of any size, with bounded memory. */
+export class StreamValidator {
+    constructor(options?: ValidateOptions);
+    free(): void;
+    /** Feeds the next chunk. */
+    feed(chunk: X12Input): void;
+    /** Bytes fed so far. */
+    readonly fed: number;
+    /** Ends the input: the validation result (as `validate` gives for the whole input). */
+    finish(): any;
+    /** Like `finish`, as UTF-8 JSON bytes. */
+    finishToJson(): Uint8Array;
+    /** After `finish`: the TA1 / 997 / 999 for what was validated. */
+    acknowledge(options?: AcknowledgeOptions): Uint8Array;
+}
+
+
+
+/** X12 input: the bytes of a file, or its text (encoded as UTF-8). */
+export type X12Input = Uint8Array | ArrayBuffer | string;
+/** `parse` options (all optional). */
+export interface ParseOptions { documents?: boolean }
+/** `validate` / `StreamValidator` options (all optional). */
+export interface ValidateOptions { structure?: boolean }
+/** "now" for the calls that date their output: a `Date` or Unix seconds; default `Date.now()`. */
+export interface WithNow { now?: Date | number }
+/** `acknowledge` options (all optional). */
+export interface AcknowledgeOptions extends WithNow {
+    kind?: "auto" | "ta1" | "997" | "999"; structure?: boolean; errorsOnly?: boolean;
+    interchangeControlNumber?: number; groupControlNumber?: number; setControlNumber?: number;
+    date?: string; time?: string; lineBreak?: string;
+}
+/** `render` options (all optional). */
+export interface RenderOptions extends WithNow {
+    controlNumbers?: { interchange?: number; group?: number; transaction?: number };
+    date?: string; time?: string;
+}
+/** `write` options (all optional). */
+export interface WriteOptions { lineBreak?: string }
+/** `webhook.verify` options (all optional). */
+export interface VerifyOptions extends WithNow { tolerance?: number }
+/** One problem of a refused call (render payload problems, ...). */
+export interface Problem { severity: "error" | "warning"; code: string; pointer: string; message: string }
+/** What every x12kit error carries: a `TypeError` named `X12kitTypeError` for invalid input (the call is wrong), else an `Error` named `X12kitError`. */
+export interface X12kitErrorFields {
+    code: string; kind: "invalid_input" | "rejected" | "io" | "internal"; pointer?: string; details: Problem[];
+}
+/** One segment of the input, as `segments` returns it. */
+export interface SegmentView { id: string; index: number; offset: number; length: number; elements: string[] }
+/** The result of `render`. */
+export interface Rendered { x12: Uint8Array; document: any; warnings: Problem[] }
