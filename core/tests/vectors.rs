@@ -272,6 +272,55 @@ fn expected_codes(error: &Value) -> Vec<(String, Option<String>)> {
     out
 }
 
+/// The published JSON Schemas the outputs must match.
+struct Schemas {
+    parse: jsonschema::Validator,
+    validate: jsonschema::Validator,
+    error: jsonschema::Validator,
+    documents: BTreeMap<String, jsonschema::Validator>,
+}
+
+impl Schemas {
+    fn load() -> Self {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
+        let compile = |path: PathBuf| {
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let v: Value = serde_json::from_str(&text).expect("a schema is JSON");
+            jsonschema::draft202012::new(&v)
+                .unwrap_or_else(|e| panic!("{} does not compile: {e}", path.display()))
+        };
+        Schemas {
+            parse: compile(dir.join("parse-result.schema.json")),
+            validate: compile(dir.join("validation-result.schema.json")),
+            error: compile(dir.join("error.schema.json")),
+            documents: ops::DOCUMENT_TYPES
+                .iter()
+                .map(|t| {
+                    (
+                        (*t).to_string(),
+                        compile(dir.join(format!("documents/{t}.schema.json"))),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    fn document(&self, t: &str) -> Option<&jsonschema::Validator> {
+        self.documents.get(t)
+    }
+}
+
+/// Why `v` does not match `schema` (the first few errors), or `None`.
+fn schema_errors(schema: &jsonschema::Validator, v: &Value) -> Option<String> {
+    let errors: Vec<String> = schema
+        .iter_errors(v)
+        .take(3)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    (!errors.is_empty()).then(|| errors.join("; "))
+}
+
 /// Collects the `code` of every diagnostic anywhere in a parse result.
 fn diagnostic_codes(v: &Value, out: &mut BTreeSet<String>) {
     match v {
@@ -372,6 +421,19 @@ fn vectors() {
     let mut referenced: BTreeSet<PathBuf> = BTreeSet::new();
     let mut parser_codes_seen = BTreeSet::new();
     let mut manifest_changed = false;
+    let schemas = Schemas::load();
+    // The schema checks below can fail: each schema refuses an empty object.
+    for (name, schema) in [
+        ("error", &schemas.error),
+        ("parse", &schemas.parse),
+        ("validate", &schemas.validate),
+        ("850", schemas.document("850").expect("850")),
+    ] {
+        assert!(
+            schema_errors(schema, &json!({})).is_some(),
+            "the {name} schema accepts {{}}"
+        );
+    }
 
     for case in cases.iter_mut() {
         let id = case
@@ -454,11 +516,44 @@ fn vectors() {
                         fail(format!("warnings differ: expected {want}, got {got}"));
                     }
                 }
-                if op == "parse" {
-                    if let Ok(v) = serde_json::from_slice::<Value>(&bytes) {
-                        diagnostic_codes(&v, &mut parser_codes_seen);
-                    } else {
-                        fail("the parse output is not JSON".into());
+                if op == "parse" || op == "validate" {
+                    match serde_json::from_slice::<Value>(&bytes) {
+                        Ok(v) => {
+                            if op == "parse" {
+                                diagnostic_codes(&v, &mut parser_codes_seen);
+                            }
+                            let schema = if op == "parse" {
+                                &schemas.parse
+                            } else {
+                                &schemas.validate
+                            };
+                            if let Some(why) = schema_errors(schema, &v) {
+                                fail(format!("the {op} output does not match its schema: {why}"));
+                            }
+                        }
+                        Err(_) => fail(format!("the {op} output is not JSON")),
+                    }
+                }
+                // A payload that renders without warnings is one its schema accepts.
+                if op == "render" && warnings.is_empty() {
+                    let t = args
+                        .get("documentType")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    let payload = args.get("payload").and_then(Value::as_str).unwrap_or("");
+                    let payload: Value = std::fs::read(root().join(payload))
+                        .ok()
+                        .and_then(|b| serde_json::from_slice(&b).ok())
+                        .unwrap_or(Value::Null);
+                    match schemas.document(t) {
+                        Some(schema) => {
+                            if let Some(why) = schema_errors(schema, &payload) {
+                                fail(format!(
+                                    "the payload renders, but schema/documents/{t}.schema.json refuses it: {why}"
+                                ));
+                            }
+                        }
+                        None => fail(format!("no schema/documents/{t}.schema.json")),
                     }
                 }
                 let rel = match case.get("expect").and_then(Value::as_str) {
@@ -504,6 +599,12 @@ fn vectors() {
                 }
             }
             Err(e) => {
+                let json: Value = serde_json::from_slice(&e.to_json()).expect("an error is JSON");
+                if let Some(why) = schema_errors(&schemas.error, &json) {
+                    fail(format!(
+                        "the error does not match schema/error.schema.json: {why}"
+                    ));
+                }
                 let block = error_block(&e);
                 match case.get("error") {
                     Some(want) => {
