@@ -1,0 +1,63 @@
+"""Shared paths and helpers of the x12kit Python suite."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import List
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+VECTORS = REPO / "tests" / "vectors"
+EXAMPLES = REPO / "examples" / "python"
+
+
+def corpus_dir() -> Path:
+    """``$X12KIT_CORPUS`` or ``../shared/corpus`` relative to the repo root."""
+    env = os.environ.get("X12KIT_CORPUS")
+    return Path(env) if env else (REPO / ".." / "shared" / "corpus").resolve()
+
+
+def corpus_files() -> List[Path]:
+    root = corpus_dir()
+    if not root.is_dir():
+        return []
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and p.name not in {"README.md", "MANIFEST.tsv", "SOURCES.tsv"}
+    )
+
+
+ISA = (
+    "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       "
+    "*230101*1200*U*00401*000000001*0*P*>~"
+)
+X850 = (
+    ISA
+    + "GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~"
+    "SE*3*0001~GE*1*1~IEA*1*000000001~"
+).encode()
+
+
+def make_850(n_sets: int, lines: int = 3) -> bytes:
+    """A valid-envelope 850 interchange with `n_sets` sets of `lines` PO1 lines each."""
+    out = [ISA, "GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~"]
+    for i in range(1, n_sets + 1):
+        cn = f"{i:04d}"
+        body = [f"BEG*00*SA*PO-{i}**20230101~"]
+        for k in range(1, lines + 1):
+            body.append(f"PO1*{k}*{k * 2}*EA*{k}.25**BP*ITEM-{k}~")
+        body.append(f"CTT*{lines}~")
+        out.append(f"ST*850*{cn}~")
+        out.extend(body)
+        out.append(f"SE*{len(body) + 2}*{cn}~")
+    out.append(f"GE*{n_sets}*1~IEA*1*000000001~")
+    return "\n".join(out).encode()
+
+
+@pytest.fixture
+def x850() -> bytes:
+    return X850
