@@ -76,18 +76,21 @@ typedef enum x12kit_status {
    */
   X12KIT_STATUS_INVALID_ARGUMENT = 3,
   /**
-   * The library refused the data given: JSON that is not a parse result, a
-   * value containing a delimiter, an empty or malformed secret, ... (the code
-   * is the core's, e.g. `INVALID_JSON`, `VALUE_CONTAINS_DELIMITER`, `EMPTY_SECRET`).
+   * The data given cannot be used as it is: JSON that does not parse or is
+   * not a parse result, unusable delimiters or options, an empty or
+   * malformed secret, ... (the core's codes of kind `invalid_input`, e.g.
+   * `INVALID_JSON`, `INVALID_PARSE_RESULT`, `INVALID_OPTIONS`, `EMPTY_SECRET`).
    */
   X12KIT_STATUS_INVALID_INPUT = 4,
   /**
-   * A webhook delivery is not authentic or not fresh: do not trust it (the
-   * code is e.g. `SIGNATURE_MISMATCH`, `TIMESTAMP_OUT_OF_TOLERANCE`).
+   * Well-formed data whose content is refused: a payload or partner profile
+   * with problems, a value containing a delimiter, a webhook delivery that
+   * is not authentic or not fresh (the core's codes of kind `rejected`, e.g.
+   * `INVALID_PAYLOAD`, `CONTAINS_DELIMITER`, `SIGNATURE_MISMATCH`).
    */
   X12KIT_STATUS_REJECTED = 5,
   /**
-   * A bug in x12kit was caught before it could cross into C (code `PANIC`).
+   * A bug in x12kit was caught before it could cross into C (code `INTERNAL`).
    * The call had no effect on its outputs; please report the message.
    */
   X12KIT_STATUS_PANIC = 6,
@@ -831,7 +834,7 @@ enum x12kit_status x12kit_parse(const uint8_t *input,
  * On success `*x12_out` receives the X12 bytes (free with
  * `x12kit_string_free`). On failure it is set to empty and the status is
  * `X12KIT_STATUS_INVALID_INPUT` with code `INVALID_JSON`,
- * `INVALID_PARSE_RESULT`, `INVALID_DELIMITERS` or `VALUE_CONTAINS_DELIMITER`
+ * `INVALID_PARSE_RESULT`, `INVALID_DELIMITERS` or `CONTAINS_DELIMITER`
  * (and `x12kit_error_path` names the offending value), or
  * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
  * `X12KIT_STATUS_INVALID_ARGUMENT`.
@@ -1016,7 +1019,7 @@ void x12kit_stream_validator_free(struct x12kit_stream_validator *v);
  * acknowledgement x12kit writes parses and validates without errors.
  *
  * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_DELIMITERS`,
- * `VALUE_CONTAINS_DELIMITER` or `INVALID_ACK_OPTIONS` (e.g. a control number
+ * `CONTAINS_DELIMITER` or `INVALID_OPTIONS` (e.g. a control number
  * beyond 9 digits; `x12kit_error_path` names the option);
  * `X12KIT_STATUS_INVALID_ARGUMENT` (unknown `kind`),
  * `X12KIT_STATUS_INVALID_UTF8` (`line_break`), `X12KIT_STATUS_NULL_POINTER`.

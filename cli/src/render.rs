@@ -3,11 +3,9 @@
 //! partner profile).
 
 use clap::Args;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use x12kit::documents::{self, Severity};
-use x12kit::{ControlNumbers, Partner, RenderOptions};
+use x12kit::ops;
 
 /// Arguments of `x12kit render`.
 #[derive(Args, Debug)]
@@ -24,13 +22,13 @@ pub struct RenderArgs {
     /// Interchange control number (ISA13/IEA02).
     #[arg(long, default_value_t = 1)]
     control_number: u32,
-    /// Group control number (GS06/GE02); defaults to the interchange control number.
-    #[arg(long)]
-    group_control_number: Option<u32>,
+    /// Group control number (GS06/GE02).
+    #[arg(long, default_value_t = 1)]
+    group_control_number: u32,
     /// Transaction set control number (ST02/SE02).
     #[arg(long, default_value_t = 1)]
     set_control_number: u32,
-    /// Interchange date CCYYMMDD (default: today, UTC).
+    /// Interchange date CCYYMMDD, a real date (default: today, UTC).
     #[arg(long, requires = "time")]
     date: Option<String>,
     /// Interchange time HHMM (default: now, UTC).
@@ -52,45 +50,27 @@ pub struct SchemaArgs {
 fn read_json(path: &std::path::Path) -> Result<serde_json::Value, ExitCode> {
     let bytes = crate::read_input(path).map_err(|e| crate::fail(path, e))?;
     serde_json::from_slice(&bytes).map_err(|e| {
-        eprintln!("x12kit: {}: INVALID_JSON: {e}", crate::show(path));
+        crate::report(path, &x12kit::Error::from(e));
         ExitCode::from(1)
     })
 }
 
 /// Runs `x12kit render`.
 pub fn run_render(a: RenderArgs) -> ExitCode {
-    let text = match std::fs::read_to_string(&a.partner) {
-        Ok(t) => t,
-        Err(e) => return crate::fail(&a.partner, e),
+    let (partner, payload) = match (read_json(&a.partner), read_json(&a.payload)) {
+        (Ok(p), Ok(v)) => (p, v),
+        (Err(code), _) | (_, Err(code)) => return code,
     };
-    let partner = match Partner::from_json(&text) {
-        Ok(p) => p,
-        Err(issues) => {
-            eprintln!(
-                "x12kit: {}: INVALID_PARTNER: {} problem{}",
-                a.partner.display(),
-                issues.len(),
-                if issues.len() == 1 { "" } else { "s" }
-            );
-            for i in issues {
-                eprintln!("  {} {}: {}", i.code, i.pointer, i.message);
-            }
-            return ExitCode::from(1);
-        }
-    };
-    let payload = match read_json(&a.payload) {
-        Ok(v) => v,
-        Err(code) => return code,
-    };
-    let options = RenderOptions {
-        control: ControlNumbers {
+    let options = ops::RenderOptions {
+        control_numbers: ops::RenderControlNumbers {
             interchange: a.control_number,
-            group: a.group_control_number.unwrap_or(a.control_number),
+            group: a.group_control_number,
             transaction: a.set_control_number,
         },
-        timestamp: a.date.zip(a.time),
+        date: a.date,
+        time: a.time,
     };
-    match x12kit::render(&a.kind, &payload, &partner, &options) {
+    match ops::render(&a.kind, &payload, &partner, &options, x12kit::clock::now()) {
         Ok(r) => {
             for w in &r.warnings {
                 eprintln!(
@@ -101,7 +81,6 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
                     w.message
                 );
             }
-            let mut out = std::io::stdout().lock();
             let bytes = if a.document {
                 let mut v = serde_json::to_vec_pretty(&r.document).unwrap_or_default();
                 v.push(b'\n');
@@ -109,60 +88,32 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
             } else {
                 r.x12
             };
-            match out.write_all(&bytes).and_then(|_| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => crate::fail(&a.payload, e),
-            }
+            crate::emit(&a.payload, &bytes)
         }
         Err(e) => {
-            let n = e
-                .issues
-                .iter()
-                .filter(|i| i.severity == Severity::Error)
-                .count();
-            eprintln!(
-                "x12kit: {}: {}: {n} problem{}",
-                crate::show(&a.payload),
-                e.code(),
-                if n == 1 { "" } else { "s" }
-            );
-            for i in &e.issues {
-                let sev = if i.severity == Severity::Error {
-                    ""
-                } else {
-                    "warning "
-                };
-                eprintln!("  {sev}{} {}: {}", i.code, i.pointer, i.message);
-            }
+            let at = if e.code() == x12kit::ErrorCode::InvalidPartner {
+                &a.partner
+            } else {
+                &a.payload
+            };
+            crate::report(at, &e);
             ExitCode::from(1)
         }
     }
 }
 
-const PARTNER_SCHEMA: &str = include_str!("../../schema/partner.schema.json");
-
 /// Runs `x12kit schema`.
 pub fn run_schema(a: SchemaArgs) -> ExitCode {
     let text = if a.what == "partner" {
-        PARTNER_SCHEMA.to_string()
+        x12kit::partner::SCHEMA_JSON.to_string()
     } else {
-        match documents::schema::schema(&a.what) {
-            Some(s) => serde_json::to_string_pretty(&s).unwrap_or_default() + "\n",
-            None => {
-                eprintln!(
-                    "x12kit: schema: unknown document type \"{}\"; known: {} and partner",
-                    a.what,
-                    documents::TYPES.join(", ")
-                );
+        match ops::document_schema(&a.what) {
+            Ok(s) => serde_json::to_string_pretty(&s).unwrap_or_default() + "\n",
+            Err(e) => {
+                eprintln!("x12kit: schema: {e} (or partner)");
                 return ExitCode::from(2);
             }
         }
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => crate::fail(&PathBuf::from("-"), e),
-    }
+    crate::emit(&PathBuf::from("-"), text.as_bytes())
 }

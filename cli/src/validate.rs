@@ -7,12 +7,12 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use x12kit::ack::Timestamp;
+use x12kit::ops;
 use x12kit::validate::{
     GroupSummary, InterchangeSummary, Options, Retain, SetSummary, Sink, Status, Validation,
     Validator,
 };
-use x12kit::{AckKind, AckOptions, Delimiters, Diagnostic, Severity};
+use x12kit::{AckKind, Diagnostic, Severity};
 
 /// Arguments of `x12kit validate`.
 #[derive(Args, Debug)]
@@ -433,81 +433,84 @@ fn stream(file: &Path, max_sets: usize, structure: bool) -> ExitCode {
     }
 }
 
-fn parse_delimiters(s: &str) -> Result<Delimiters, String> {
-    let b = s.as_bytes();
-    if b.len() != 4 || !s.is_ascii() {
-        return Err(format!(
-            "--delimiters must be four ASCII characters (element, component, repetition, segment terminator), e.g. \"*:^~\", not \"{s}\""
-        ));
-    }
-    let d = Delimiters {
-        element: b[0],
-        component: b[1],
-        repetition: Some(b[2]),
-        segment: b[3],
-    };
-    d.check()?;
-    Ok(d)
-}
-
-fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
-    let bad = || format!("--timestamp must be YYYYMMDDHHMM, e.g. 202402291305, not \"{s}\"");
-    if s.len() != 12 || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let n = |a: usize, b: usize| s[a..b].parse::<u16>().map_err(|_| bad());
-    let (y, mo, d, h, mi) = (n(0, 4)?, n(4, 6)?, n(6, 8)?, n(8, 10)?, n(10, 12)?);
-    let real = (1..=12).contains(&mo) && (1..=31).contains(&d) && h <= 23 && mi <= 59;
-    if !real {
-        return Err(bad());
-    }
-    Ok(Timestamp::new(y, mo as u8, d as u8, h as u8, mi as u8))
-}
-
-/// `x12kit ack`.
+/// `x12kit ack`: the acknowledgement on stdout. Exit 0 when the input has
+/// no error diagnostics, 1 when it has some (the acknowledgement, which
+/// reports them, is still written) or nothing could be acknowledged (e.g.
+/// `NOT_X12`), 2 for usage and I/O errors.
 pub fn run_ack(args: AckArgs) -> ExitCode {
     let file = &args.file;
-    let usage = |msg: String| {
-        eprintln!("x12kit: {msg}");
-        ExitCode::from(2)
+    let delimiters = match args.delimiters.as_deref() {
+        None => None,
+        Some(s) => {
+            let c: Vec<String> = s.chars().map(String::from).collect();
+            if c.len() != 4 {
+                eprintln!(
+                    "x12kit: --delimiters must be four characters (element, component, repetition, segment terminator), e.g. \"*:^~\", not \"{s}\""
+                );
+                return ExitCode::from(2);
+            }
+            Some(ops::DelimiterOptions {
+                element: c[0].clone(),
+                component: c[1].clone(),
+                repetition: Some(c[2].clone()),
+                segment: c[3].clone(),
+            })
+        }
     };
-    let delimiters = match args.delimiters.as_deref().map(parse_delimiters).transpose() {
-        Ok(d) => d,
-        Err(m) => return usage(m),
+    let (date, time) = match args.timestamp.as_deref() {
+        None => (None, None),
+        Some(t) if t.is_char_boundary(8.min(t.len())) && t.len() == 12 => {
+            (Some(t[..8].to_string()), Some(t[8..].to_string()))
+        }
+        Some(t) => {
+            eprintln!("x12kit: --timestamp must be YYYYMMDDHHMM, e.g. 202402291305, not \"{t}\"");
+            return ExitCode::from(2);
+        }
     };
-    let timestamp = match args.timestamp.as_deref().map(parse_timestamp).transpose() {
-        Ok(t) => t,
-        Err(m) => return usage(m),
-    };
-    let input = match map_input(file) {
-        Ok(b) => b,
-        Err(e) => return fail(file, e),
-    };
-    let doc = x12kit::parse(&input);
-    let v = run_validation(&doc, !args.envelope_only);
-    let options = AckOptions {
+    let options = ops::AcknowledgeOptions {
         kind: match args.kind {
             Kind::Ta1 => AckKind::Ta1,
             Kind::F997 => AckKind::Fa997,
             Kind::F999 => AckKind::Fa999,
             Kind::Auto => AckKind::Auto,
         },
+        structure: !args.envelope_only,
+        errors_only: args.errors_only,
         interchange_control_number: args.interchange_control,
         group_control_number: args.group_control,
         set_control_number: args.set_control,
-        errors_only: args.errors_only,
-        delimiters,
-        timestamp,
+        date,
+        time,
         line_break: match args.line_break {
             Break::Auto => None,
             Break::None => Some(String::new()),
             Break::Lf => Some("\n".to_string()),
             Break::Crlf => Some("\r\n".to_string()),
         },
+        delimiters,
     };
-    match x12kit::acknowledge(&v, &options) {
-        Ok(x12) if x12.is_empty() => {
-            eprintln!(
+    let input = match map_input(file) {
+        Ok(b) => b,
+        Err(e) => return fail(file, e),
+    };
+    let v = ops::validate(
+        &input,
+        &ops::ValidateOptions {
+            structure: options.structure,
+        },
+    );
+    let x12 = match ops::acknowledge_validation(&v, &options, x12kit::clock::now()) {
+        Ok(x12) => x12,
+        Err(e) => {
+            crate::report(file, &e);
+            return ExitCode::from(2);
+        }
+    };
+    let errors: Vec<&Diagnostic> = v.diagnostics.iter().filter(|d| d.is_error()).collect();
+    if x12.is_empty() {
+        match errors.iter().find(|d| d.code == x12kit::Code::NotX12) {
+            Some(d) => eprintln!("x12kit: {}: nothing to acknowledge: {d}", show(file)),
+            None => eprintln!(
                 "x12kit: {}: nothing to acknowledge with --kind {} (no interchange{} found)",
                 show(file),
                 match args.kind {
@@ -521,19 +524,20 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
                 } else {
                     " with a functional group, or none that needs a TA1,"
                 }
-            );
-            ExitCode::from(1)
+            ),
         }
-        Ok(x12) => {
-            let mut out = io::stdout().lock();
-            match out.write_all(&x12).and_then(|_| out.flush()) {
-                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => fail(file, e),
-                _ => ExitCode::SUCCESS,
-            }
-        }
-        Err(e) => {
-            eprintln!("x12kit: {}: {}: {e}", show(file), e.code());
-            ExitCode::from(2)
-        }
+        return ExitCode::from(1);
     }
+    let status = crate::emit(file, &x12);
+    if status == ExitCode::SUCCESS && !errors.is_empty() {
+        eprintln!(
+            "x12kit: {}: the input has {} error diagnostic{}; the acknowledgement reports {}",
+            show(file),
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" },
+            if errors.len() == 1 { "it" } else { "them" }
+        );
+        return ExitCode::from(1);
+    }
+    status
 }

@@ -97,7 +97,7 @@ fn write_reports_typed_errors() {
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o)
-            .contains("INVALID_PARSE_RESULT: /interchanges: expected an array, found a number"),
+            .contains("INVALID_PARSE_RESULT /interchanges: expected an array, found a number"),
         "{}",
         stderr(&o)
     );

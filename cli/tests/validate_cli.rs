@@ -64,7 +64,9 @@ fn ack_writes_x12_that_validates_clean() {
         ],
         BAD.as_bytes(),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Exit 1: the input has errors (the acknowledgement reports them).
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the acknowledgement reports them"));
     let ack = stdout(&o);
     // SE01 is wrong (AK502 4) and the 850 has no PO1 (the structure rules:
     // AK3 segment missing, AK502 5).
@@ -116,7 +118,7 @@ fn ack_refuses_bad_options_and_says_when_there_is_nothing_to_acknowledge() {
         BAD.as_bytes(),
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("INVALID_ACK_OPTIONS"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("INVALID_OPTIONS"), "{}", stderr(&o));
 }
 
 #[test]

@@ -152,7 +152,7 @@ error_codes! {
     /// A webhook event name is not one of the four lifecycle events.
     UnknownEvent = "UNKNOWN_EVENT", InvalidInput;
     /// A webhook body or event data is not the documented JSON shape.
-    MalformedBody = "MALFORMED_BODY", Rejected;
+    MalformedBody = "MALFORMED_BODY", InvalidInput;
     /// The platform gave no random bytes (webhook delivery ids).
     RandomnessUnavailable = "RANDOMNESS_UNAVAILABLE", Io;
     /// Reading or writing failed.
@@ -279,17 +279,7 @@ impl Error {
             .iter()
             .filter(|p| p.severity == Severity::Error)
             .count();
-        let message = if n == 1 {
-            details
-                .iter()
-                .find(|p| p.severity == Severity::Error)
-                .map_or_else(
-                    || "1 problem".to_string(),
-                    |p| format!("{} {}: {}", p.code, p.pointer, p.message),
-                )
-        } else {
-            format!("{n} problems")
-        };
+        let message = format!("{n} problem{}", if n == 1 { "" } else { "s" });
         Error::new(code, message).with_details(details)
     }
 
@@ -333,18 +323,21 @@ impl Error {
 }
 
 impl fmt::Display for Error {
+    /// `CODE: message` (`CODE /pointer: message` with a pointer), then one
+    /// indented line per problem (`  CODE /pointer: message`, warnings marked).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.code)?;
         if let Some(p) = &self.pointer {
             write!(f, " {p}")?;
         }
         write!(f, ": {}", self.message)?;
-        if self.details.len() > 1
-            || (self.details.len() == 1 && !self.message.contains(&self.details[0].message))
-        {
-            for d in &self.details {
-                write!(f, "\n  {d}")?;
-            }
+        for d in &self.details {
+            let sev = if d.severity == Severity::Warning {
+                "warning "
+            } else {
+                ""
+            };
+            write!(f, "\n  {sev}{} {}: {}", d.code, d.pointer, d.message)?;
         }
         Ok(())
     }

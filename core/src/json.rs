@@ -759,7 +759,7 @@ mod tests {
     #[test]
     fn shape_of_a_small_interchange() {
         let input = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*T*:~\nGS*PO*S*R*20230101*1200*1*X*005010~\nST*850*0001~\nREF*ZZ*A:B*C^D:E~\nSE*3*0001~\nGE*1*1~\nIEA*1*000000001~";
-        let v = to_value(&parse(input));
+        let v = to_value(&parse(input)).unwrap();
         let i = &v["interchanges"][0];
         assert_eq!(
             i["delimiters"],
@@ -801,7 +801,7 @@ mod tests {
         let mut bytes = input.as_bytes().to_vec();
         bytes.extend_from_slice(b"N3*bad\xFF~");
         let doc = parse(&bytes);
-        let v = to_value(&doc);
+        let v = to_value(&doc).unwrap();
         let segs = &v["interchanges"][0]["groups"][0]["transactions"][0]["segments"];
         assert_eq!(
             segs[0]["elements"],
@@ -840,7 +840,7 @@ mod tests {
     #[test]
     fn missing_trailers_are_null_and_extra_elements_kept() {
         let input = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*T*:~ST*850*0001*X*Y~";
-        let v = to_value(&parse(input));
+        let v = to_value(&parse(input)).unwrap();
         let g = &v["interchanges"][0]["groups"][0];
         assert_eq!(g["header"], serde_json::Value::Null);
         assert_eq!(g["transactions"][0]["implementationReference"], "X");

@@ -172,11 +172,25 @@ impl Lexer {
                 return self.isa(buf, pos, base, eof);
             }
             let Some(d) = self.delimiters else {
-                if rest.len() < DESCRIBE_LEN && !eof {
+                // An ISA-like start is judged on its whole 106 bytes.
+                let need = if rest.starts_with(b"ISA") {
+                    106
+                } else {
+                    DESCRIBE_LEN
+                };
+                if rest.len() < need && !eof {
                     // Describe the same bytes whatever the chunking.
                     return Step::NeedMore;
                 }
-                let diag = if self.started {
+                let diag = if let Some(sep) = letter_separator(rest) {
+                    Diagnostic::error(
+                        Code::Delimiters,
+                        format!(
+                            "this ISA uses {} as its element separator; X12 delimiters cannot be letters, digits or spaces, so the interchange cannot be read",
+                            crate::delimiters::show_byte(sep)
+                        ),
+                    )
+                } else if self.started {
                     Diagnostic::error(
                         Code::TrailingData,
                         format!(
@@ -442,6 +456,21 @@ pub fn segments(input: &[u8]) -> impl Iterator<Item = Segment<'_>> {
     })
 }
 
+/// The separator byte of an ISA whose element separator is a letter or
+/// digit (`ISAA00A...`): the byte after `ISA`, when it occurs at least 16
+/// times in the first 106 bytes, as the separators of an ISA do.
+fn letter_separator(rest: &[u8]) -> Option<u8> {
+    let sep = *rest.get(3)?;
+    (rest.starts_with(b"ISA")
+        && sep.is_ascii_alphanumeric()
+        && rest[..rest.len().min(106)]
+            .iter()
+            .filter(|&&b| b == sep)
+            .count()
+            >= 16)
+        .then_some(sep)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,6 +489,21 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_letter_as_element_separator_is_a_delimiters_error() {
+        let x12 = b"ISAA00A          A00A          AZZASENDER         AZZARECEIVER       A230101A1200AUA00401A000000001A0APA>~";
+        let doc = crate::parse(x12);
+        assert_eq!(doc.diagnostics.len(), 1, "{:?}", doc.diagnostics);
+        assert_eq!(doc.diagnostics[0].code, Code::Delimiters);
+        assert!(
+            doc.diagnostics[0].message.contains("'A'") || doc.diagnostics[0].message.contains("A")
+        );
+        // Ordinary text that merely starts with ISA is still NOT_X12.
+        let doc =
+            crate::parse(b"ISABELLA went to the market with a list of things to buy for the week");
+        assert_eq!(doc.diagnostics[0].code, Code::NotX12);
     }
 
     #[test]

@@ -50,6 +50,7 @@ pub mod segment;
 pub mod stream;
 pub mod time;
 pub mod validate;
+#[cfg(feature = "webhook")]
 pub mod webhook;
 pub mod write;
 

@@ -28,16 +28,19 @@
 //! ```
 
 use crate::ack::{self, AckKind, AckOptions, Acknowledgements};
+use crate::delimiters::Delimiters;
 use crate::error::{Error, ErrorCode};
 use crate::json::JsonOptions;
 use crate::partner::Partner;
 use crate::render::{ControlNumbers, Rendered};
 use crate::time::DateTime;
 use crate::validate::{self, Validation};
+#[cfg(feature = "webhook")]
 use crate::webhook::{self, Delivery, EventData, EventKind, Signer, Verified, Verifier};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+#[cfg(feature = "webhook")]
 use std::time::Duration;
 
 /// The 18 transaction set codes that x12kit renders, maps back and validates.
@@ -59,11 +62,23 @@ pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
     }
     T::deserialize(&v).map_err(|e| {
         let message = e.to_string();
-        let pointer = message
-            .split('`')
-            .nth(1)
-            .filter(|k| v.get(k).is_some() || message.starts_with("unknown field"))
-            .map_or_else(|| "/".to_string(), |k| format!("/{k}"));
+        // serde names an unknown key; for a bad value, the key is the one
+        // whose removal makes the rest deserialize (options are small).
+        let culprit = message
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split('`').next())
+            .map(str::to_string)
+            .or_else(|| {
+                let map = v.as_object()?;
+                map.keys()
+                    .find(|k| {
+                        let mut rest = map.clone();
+                        rest.remove(*k);
+                        T::deserialize(&Value::Object(rest)).is_ok()
+                    })
+                    .cloned()
+            });
+        let pointer = culprit.map_or_else(|| "/".to_string(), |k| format!("/{k}"));
         Error::new(
             ErrorCode::InvalidOptions,
             format!("invalid options: {message}"),
@@ -193,6 +208,53 @@ pub struct AcknowledgeOptions {
     /// What follows each segment terminator (CR/LF only); default: a line
     /// feed, or nothing when a line break is a delimiter.
     pub line_break: Option<String>,
+    /// Delimiters of the acknowledgement; default: those of the received interchange.
+    pub delimiters: Option<DelimiterOptions>,
+}
+
+/// Delimiters given as one-character strings (as in the parse result's `delimiters`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DelimiterOptions {
+    /// Element separator.
+    pub element: String,
+    /// Component (sub-element) separator.
+    pub component: String,
+    /// Repetition separator (`null` for none: ISA11 is then `U`).
+    #[serde(default)]
+    pub repetition: Option<String>,
+    /// Segment terminator.
+    pub segment: String,
+}
+
+impl DelimiterOptions {
+    /// The delimiters, checked: `INVALID_DELIMITERS` (pointer `/delimiters/...`)
+    /// unless each is one byte, usable and distinct.
+    pub fn to_delimiters(&self) -> Result<Delimiters, Error> {
+        let one = |name: &str, s: &str| -> Result<u8, Error> {
+            match s.as_bytes() {
+                [b] if b.is_ascii() => Ok(*b),
+                _ => Err(Error::new(
+                    ErrorCode::InvalidDelimiters,
+                    format!("a delimiter must be one ASCII character, found {s:?}"),
+                )
+                .at(format!("/delimiters/{name}"))),
+            }
+        };
+        let d = Delimiters {
+            element: one("element", &self.element)?,
+            component: one("component", &self.component)?,
+            repetition: self
+                .repetition
+                .as_deref()
+                .map(|r| one("repetition", r))
+                .transpose()?,
+            segment: one("segment", &self.segment)?,
+        };
+        d.check()
+            .map_err(|m| Error::new(ErrorCode::InvalidDelimiters, m).at("/delimiters"))?;
+        Ok(d)
+    }
 }
 
 impl Default for AcknowledgeOptions {
@@ -207,6 +269,7 @@ impl Default for AcknowledgeOptions {
             date: None,
             time: None,
             line_break: None,
+            delimiters: None,
         }
     }
 }
@@ -240,7 +303,11 @@ pub fn acknowledge_validation(
             group_control_number: o.group_control_number,
             set_control_number: o.set_control_number,
             errors_only: o.errors_only,
-            delimiters: None,
+            delimiters: o
+                .delimiters
+                .as_ref()
+                .map(DelimiterOptions::to_delimiters)
+                .transpose()?,
             timestamp: Some(stamp),
             line_break: o.line_break.clone(),
         },
@@ -389,7 +456,23 @@ pub fn write_str(parse_result: &str, o: &WriteOptions) -> Result<Vec<u8>, Error>
     crate::write::write_str(parse_result, &write_options(o))
 }
 
+/// [`write`] from JSON bytes: `INVALID_UTF8` when they are not UTF-8 text.
+pub fn write_json(parse_result: &[u8], o: &WriteOptions) -> Result<Vec<u8>, Error> {
+    let text = std::str::from_utf8(parse_result).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidUtf8,
+            format!(
+                "the parse result is not UTF-8 text (byte {} is not valid UTF-8); JSON is UTF-8",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    write_str(text, o)
+}
+
+#[cfg(feature = "webhook")]
 /// Options of [`webhook_verify`].
+#[cfg(feature = "webhook")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct VerifyOptions {
@@ -397,6 +480,7 @@ pub struct VerifyOptions {
     pub tolerance: u64,
 }
 
+#[cfg(feature = "webhook")]
 impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
@@ -407,6 +491,7 @@ impl Default for VerifyOptions {
 
 /// The `X-Service-Signature` value (`sha256=<hex>`) of a delivery body
 /// signed at `timestamp` (Unix seconds) with `secret`.
+#[cfg(feature = "webhook")]
 pub fn webhook_sign(secret: &[u8], timestamp: u64, body: &[u8]) -> Result<String, Error> {
     Ok(webhook::sign(secret, timestamp, body)?)
 }
@@ -415,6 +500,7 @@ pub fn webhook_sign(secret: &[u8], timestamp: u64, body: &[u8]) -> Result<String
 /// raw body, against any of `secrets` (rotation), within the tolerance of
 /// `now` (Unix seconds). Fails with the webhook codes (`SIGNATURE_MISMATCH`,
 /// `TIMESTAMP_OUT_OF_TOLERANCE`, …).
+#[cfg(feature = "webhook")]
 pub fn webhook_verify<S: AsRef<[u8]>>(
     secrets: &[S],
     signature: &str,
@@ -429,6 +515,7 @@ pub fn webhook_verify<S: AsRef<[u8]>>(
 
 /// The `data` of a webhook event from JSON (`documentId`, `partnerId`,
 /// `documentTypeCode`, `status`); `MALFORMED_BODY` names what is wrong.
+#[cfg(feature = "webhook")]
 pub fn webhook_event_data(data: &Value) -> Result<EventData, Error> {
     EventData::deserialize(data).map_err(|e| {
         Error::new(
@@ -442,6 +529,7 @@ pub fn webhook_event_data(data: &Value) -> Result<EventData, Error> {
 
 /// A signed delivery of `event` (`document.validated`, …) with `data`, at
 /// `now` (Unix seconds), under a fresh delivery id.
+#[cfg(feature = "webhook")]
 pub fn webhook_deliver(
     secret: &[u8],
     event: &str,

@@ -142,14 +142,16 @@ fn problem(pointer: &str, message: String) -> Issue {
     Issue::error(ErrorCode::InvalidField, pointer, message)
 }
 
+/// The text of `schema/partner.schema.json`, the JSON Schema of the profile.
+pub const SCHEMA_JSON: &str = include_str!("../../schema/partner.schema.json");
+
 /// The JSON Schema of the profile (`schema/partner.schema.json`).
 pub fn schema() -> serde_json::Value {
     static SCHEMA: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     SCHEMA
         .get_or_init(|| {
             // Checked in by this repository and parsed by a unit test, so this cannot fail.
-            serde_json::from_str(include_str!("../../schema/partner.schema.json"))
-                .unwrap_or(serde_json::Value::Null)
+            serde_json::from_str(SCHEMA_JSON).unwrap_or(serde_json::Value::Null)
         })
         .clone()
 }

@@ -9,7 +9,7 @@
 //! [`WriteOptions::line_break`] normalises line breaks instead.
 //!
 //! A value that contains a delimiter is refused with
-//! `VALUE_CONTAINS_DELIMITER` rather than written as corrupt X12.
+//! `CONTAINS_DELIMITER` rather than written as corrupt X12.
 
 use crate::delimiters::{Delimiters, show_byte};
 use crate::error::{Error, ErrorCode, Result};
@@ -394,13 +394,13 @@ mod tests {
 
     #[test]
     fn round_trips_byte_for_byte() {
-        let v = to_value(&parse(SAMPLE));
+        let v = to_value(&parse(SAMPLE)).unwrap();
         assert_eq!(write(&v, &WriteOptions::default()).unwrap(), SAMPLE);
     }
 
     #[test]
     fn normalises_line_breaks_on_request() {
-        let v = to_value(&parse(SAMPLE));
+        let v = to_value(&parse(SAMPLE)).unwrap();
         let out = write(
             &v,
             &WriteOptions {
@@ -415,13 +415,13 @@ mod tests {
 
     #[test]
     fn refuses_delimiters_in_values_and_bad_shapes() {
-        let mut v = to_value(&parse(SAMPLE));
+        let mut v = to_value(&parse(SAMPLE)).unwrap();
         v["interchanges"][0]["groups"][0]["transactions"][0]["segments"][0]["elements"][0] =
             json!("A~B");
         let e = write(&v, &WriteOptions::default()).unwrap_err();
-        assert_eq!(e.code(), "VALUE_CONTAINS_DELIMITER");
+        assert_eq!(e.code(), "CONTAINS_DELIMITER");
         assert_eq!(
-            e.path(),
+            e.pointer(),
             Some("/interchanges/0/groups/0/transactions/0/segments/0/elements/0")
         );
 

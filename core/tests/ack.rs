@@ -7,7 +7,8 @@ mod common;
 use common::corpus_dir;
 
 use std::path::Path;
-use x12kit::ack::{Acknowledgements, Timestamp};
+use x12kit::DateTime as Timestamp;
+use x12kit::ack::Acknowledgements;
 use x12kit::validate::{Buffered, Options, SetRules, Validation, Validator, WholeSetRules};
 use x12kit::{AckCodes, AckKind, AckOptions, Code, Delimiters, Diagnostic, Segment};
 
@@ -17,7 +18,7 @@ const ISA5: &str = "ISA*00*          *00*          *01*SENDER         *ZZ*RECEIV
 fn options(kind: AckKind) -> AckOptions {
     AckOptions {
         kind,
-        timestamp: Some(Timestamp::new(2024, 2, 29, 13, 5)),
+        timestamp: Some(Timestamp::new(2024, 2, 29, 13, 5).unwrap()),
         ..AckOptions::default()
     }
 }
@@ -177,15 +178,15 @@ fn errors_in_the_options_are_typed() {
         ..options(AckKind::Auto)
     };
     let e = x12kit::acknowledge(&v, &o).unwrap_err();
-    assert_eq!(e.code(), "INVALID_ACK_OPTIONS");
+    assert_eq!(e.code(), "INVALID_OPTIONS");
     let o = AckOptions {
         line_break: Some(" x".to_string()),
         ..options(AckKind::Auto)
     };
     let e = x12kit::acknowledge(&v, &o).unwrap_err();
     assert_eq!(
-        (e.code(), e.path()),
-        ("INVALID_ACK_OPTIONS", Some("/lineBreak"))
+        (e.code().as_str(), e.pointer()),
+        ("INVALID_OPTIONS", Some("/lineBreak"))
     );
     // A received value holding one of the chosen delimiters cannot be written.
     let o = AckOptions {

@@ -8,8 +8,9 @@
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use x12kit::documents::model::{Edition, Node};
-use x12kit::documents::{self, Issue, Severity, TYPES};
+use x12kit::documents::{self, TYPES};
 use x12kit::{Partner, RenderOptions, render};
+use x12kit::{Problem as Issue, Severity};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -38,7 +39,7 @@ fn example(code: &str) -> Value {
 
 fn options() -> RenderOptions {
     RenderOptions {
-        timestamp: Some(("20261122".into(), "0930".into())),
+        timestamp: x12kit::DateTime::parse("20261122", "0930").unwrap(),
         control: x12kit::ControlNumbers {
             interchange: 905,
             group: 905,
@@ -65,7 +66,8 @@ fn errors(issues: &[Issue]) -> Vec<(String, String)> {
 fn render_err(code: &str, payload: &Value) -> Vec<Issue> {
     render(code, payload, &partner(), &options())
         .expect_err("the payload should be refused")
-        .issues
+        .details()
+        .to_vec()
 }
 
 #[test]
@@ -133,7 +135,7 @@ fn goldens_parse_validate_and_map_back() {
             let back = documents::map_back(&doc, g, t).unwrap();
             assert_eq!(back, r.document, "{code} (5010: {v5010})");
             // The JSON parse result carries the same document beside the segments.
-            let v = x12kit::to_value(&doc);
+            let v = x12kit::to_value(&doc).unwrap();
             assert_eq!(
                 v["interchanges"][0]["groups"][0]["transactions"][0]["document"], r.document,
                 "{code}"
@@ -291,7 +293,7 @@ fn all_problems_at_once_with_pointers() {
     let w: Vec<_> = issues
         .iter()
         .filter(|i| i.severity == Severity::Warning)
-        .map(|i| (i.code, i.pointer.as_str()))
+        .map(|i| (i.code.as_str(), i.pointer.as_str()))
         .collect();
     assert_eq!(w, [("UNKNOWN_FIELD", "/surprise")]);
     // Messages say what to do.
@@ -384,7 +386,8 @@ fn empty_payload_lists_every_required_field() {
                 "{code}: renders an empty payload but requires {required:?}"
             ),
             Err(e) => {
-                let mut got: Vec<String> = errors(&e.issues).into_iter().map(|(_, p)| p).collect();
+                let mut got: Vec<String> =
+                    errors(&e.details()).into_iter().map(|(_, p)| p).collect();
                 got.sort();
                 got.dedup();
                 let mut want = required.clone();
@@ -395,7 +398,7 @@ fn empty_payload_lists_every_required_field() {
                 want.sort();
                 assert_eq!(got, want, "{code}: {}", e);
                 assert!(
-                    e.issues.iter().all(|i| i.code == "MISSING_FIELD"),
+                    e.details().iter().all(|i| i.code == "MISSING_FIELD"),
                     "{code}: {e}"
                 );
             }
@@ -427,7 +430,8 @@ fn partner_profiles_are_checked() {
     let bad = r#"{"sender": {"qualifier": "ZZZ", "id": "A-VERY-LONG-SENDER-ID"}, "receiver": {"qualifier": "ZZ", "id": "R"},
                  "version": "003040", "delimiters": {"element": "*", "component": "*"}, "requiredFields": {"850": ["lines"]}}"#;
     let e = Partner::from_json(bad).unwrap_err();
-    let ptrs: Vec<&str> = e.iter().map(|i| i.pointer.as_str()).collect();
+    assert_eq!(e.code(), "INVALID_PARTNER");
+    let ptrs: Vec<&str> = e.details().iter().map(|i| i.pointer.as_str()).collect();
     for p in [
         "/sender/qualifier",
         "/sender/id",
@@ -438,11 +442,10 @@ fn partner_profiles_are_checked() {
     ] {
         assert!(ptrs.contains(&p), "{p} not in {ptrs:?}");
     }
-    assert!(e.iter().all(|i| i.code == "INVALID_PARTNER"));
     let e = Partner::from_json(r#"{"sender": {}, "receiver": {}}"#).unwrap_err();
-    assert!(e[0].message.contains("missing field"), "{}", e[0].message);
+    assert!(e.details()[0].message.contains("missing field"), "{e}");
     let e = Partner::from_json(r#"{"sender": {"qualifier": "ZZ", "id": "S"}, "receiver": {"qualifier": "ZZ", "id": "RR"}, "colour": 1}"#).unwrap_err();
-    assert!(e[0].message.contains("colour"), "{}", e[0].message);
+    assert!(e.details()[0].message.contains("colour"), "{e}");
 }
 
 #[test]
@@ -460,14 +463,14 @@ fn delimiters_of_the_partner_are_used_and_checked() {
     payload["shipmentId"] = json!("LT|771");
     let e = render("990", &payload, &p, &options()).unwrap_err();
     assert_eq!(
-        errors(&e.issues),
+        errors(&e.details()),
         [("CONTAINS_DELIMITER".to_string(), "/shipmentId".to_string())]
     );
     // ^ is outside the 004010 character set but fine in 005010 (when not a delimiter).
     payload["shipmentId"] = json!("LT`1");
     let e = render("990", &payload, &partner(), &options()).unwrap_err();
     assert_eq!(
-        errors(&e.issues),
+        errors(&e.details()),
         [("INVALID_CHARACTER".to_string(), "/shipmentId".to_string())]
     );
     assert!(render("990", &payload, &partner_5010(), &options()).is_ok());

@@ -268,10 +268,7 @@ fn partner(ed: Edition) -> Partner {
 }
 
 fn options() -> RenderOptions {
-    RenderOptions {
-        timestamp: Some(("20261122".into(), "0930".into())),
-        ..Default::default()
-    }
+    RenderOptions::at(x12kit::DateTime::parse("20261122", "0930").unwrap())
 }
 
 /// Generates a valid payload of `code` from `seed`, repairing it from the renderer's MISSING_FIELD reports.
@@ -286,11 +283,11 @@ fn generate(code: &str, ed: Edition, seed: u64, p: &Partner) -> (Value, x12kit::
             Err(e) => {
                 last = e.to_string();
                 for i in e
-                    .issues
+                    .details()
                     .iter()
-                    .filter(|i| i.severity == documents::Severity::Error)
+                    .filter(|i| i.severity == x12kit::Severity::Error)
                 {
-                    match i.code {
+                    match i.code.as_str() {
                         "MISSING_FIELD" => {
                             let s = shape_at(&shape, &i.pointer)
                                 .unwrap_or_else(|| panic!("{code}: no shape at {}", i.pointer));

@@ -332,7 +332,7 @@ fn other_types_are_not_validated() {
     let g = &doc.interchanges[0].groups[0];
     assert!(documents::validate_transaction(&doc, g, &g.transactions[0]).is_none());
     assert!(documents::map_back(&doc, g, &g.transactions[0]).is_none());
-    let v = x12kit::to_value(&doc);
+    let v = x12kit::to_value(&doc).unwrap();
     assert!(
         v["interchanges"][0]["groups"][0]["transactions"][0]
             .get("document")

@@ -9,10 +9,7 @@ use x12kit::{Partner, RenderOptions, render};
 const PAYLOAD_990: &[u8] = br#"{"scac":"ABCD","shipmentId":"LT-77120","date":"2026-11-22","action":"A","refs":[{"qualifier":"CN","value":"PRO-3310021"}]}"#;
 
 fn options() -> RenderOptions {
-    RenderOptions {
-        timestamp: Some(("20261123".into(), "1200".into())),
-        ..Default::default()
-    }
+    RenderOptions::at(x12kit::DateTime::parse("20261123", "1200").unwrap())
 }
 
 fn partner_json(sender: &str, receiver: &str, extra: &str) -> String {
@@ -22,9 +19,9 @@ fn partner_json(sender: &str, receiver: &str, extra: &str) -> String {
 }
 
 fn pointers(text: &str) -> Vec<String> {
-    let issues = Partner::from_json(text).expect_err("the profile should be refused");
-    assert!(issues.iter().all(|i| i.code == "INVALID_PARTNER"));
-    issues.into_iter().map(|i| i.pointer).collect()
+    let e = Partner::from_json(text).expect_err("the profile should be refused");
+    assert_eq!(e.code(), "INVALID_PARTNER");
+    e.details().iter().map(|i| i.pointer.clone()).collect()
 }
 
 /// fuzz/render, 2026-11-23: a receiver qualifier of "00" was accepted (any
@@ -107,7 +104,7 @@ fn partner_values_must_not_hold_a_delimiter() {
     .expect("the repetition separator is checked at render time");
     let e = render("990", &payload, &p5, &options()).expect_err("^ is the repetition separator");
     assert_eq!(e.code(), "INVALID_PARTNER");
-    assert_eq!(e.issues[0].pointer, "/sender/id");
+    assert_eq!(e.details()[0].pointer, "/sender/id");
 }
 
 // ---- render: payloads of the 18 types -----------------------------------
@@ -207,9 +204,9 @@ fn a_nested_object_of_the_wrong_type_is_refused() {
     let payload: Value = serde_json::from_slice(reproducer).unwrap();
     let e = render("810", &payload, &example_partner(), &options())
         .expect_err("a string is not an address");
-    let i = &e.issues[0];
+    let i = &e.details()[0];
     assert_eq!(
-        (i.code, i.pointer.as_str(), i.message.as_str()),
+        (i.code.as_str(), i.pointer.as_str(), i.message.as_str()),
         (
             "INVALID_FIELD",
             "/parties/0/address",
@@ -218,7 +215,7 @@ fn a_nested_object_of_the_wrong_type_is_refused() {
         "{e}"
     );
     // One error: not also the address fields it would have held.
-    assert_eq!(e.issues.len(), 1, "{e}");
+    assert_eq!(e.details().len(), 1, "{e}");
 }
 
 /// The same for every object and array of every type, both editions: each
@@ -258,7 +255,7 @@ fn every_object_and_array_of_the_wrong_type_is_refused() {
                         String::from_utf8_lossy(&r.x12)
                     ),
                     Err(e) => assert!(
-                        e.issues.iter().any(|i| i.code == "INVALID_FIELD"
+                        e.details().iter().any(|i| i.code == "INVALID_FIELD"
                             && i.pointer == want
                             && i.message.starts_with(expected)),
                         "{code} {:?}: {ptr} = {v}: no INVALID_FIELD at {want} ({expected}):\n{e}",
@@ -434,10 +431,10 @@ fn a_mandatory_segment_given_nothing_is_missing() {
     });
     let e = render("212", &payload, &p, &options()).expect_err("AT7 is mandatory");
     let errors: Vec<(&str, &str)> = e
-        .issues
+        .details()
         .iter()
-        .filter(|i| i.severity == x12kit::documents::Severity::Error)
-        .map(|i| (i.code, i.pointer.as_str()))
+        .filter(|i| i.severity == x12kit::Severity::Error)
+        .map(|i| (i.code.as_str(), i.pointer.as_str()))
         .collect();
     assert_eq!(errors, [("MISSING_FIELD", "/status")], "{e}");
     for status in [json!({}), json!({ "code": null }), json!({ "dates": [] })] {
@@ -448,7 +445,7 @@ fn a_mandatory_segment_given_nothing_is_missing() {
             &options(),
         )
         .expect_err("AT7 is mandatory");
-        assert_eq!(e.issues[0].pointer, "/status", "{e}");
+        assert_eq!(e.details()[0].pointer, "/status", "{e}");
     }
 
     // The AT7 loop rendered for its G62, with nothing for the AT7 itself.
@@ -463,9 +460,9 @@ fn a_mandatory_segment_given_nothing_is_missing() {
         &options(),
     )
     .expect_err("an empty AT7");
-    let i = &e.issues[0];
+    let i = &e.details()[0];
     assert_eq!(
-        (i.code, i.pointer.as_str()),
+        (i.code.as_str(), i.pointer.as_str()),
         ("MISSING_FIELD", "/status/code"),
         "{e}"
     );
@@ -482,9 +479,9 @@ fn a_mandatory_segment_given_nothing_is_missing() {
         &options(),
     )
     .expect_err("an empty G62");
-    let i = &e.issues[0];
+    let i = &e.details()[0];
     assert_eq!(
-        (i.code, i.pointer.as_str()),
+        (i.code.as_str(), i.pointer.as_str()),
         ("MISSING_FIELD", "/status/dates/0/qualifier"),
         "{e}"
     );
@@ -496,7 +493,7 @@ fn a_mandatory_segment_given_nothing_is_missing() {
         &options(),
     )
     .expect_err("an empty AT7");
-    assert_eq!(e.issues[0].pointer, "/events/0/status", "{e}");
+    assert_eq!(e.details()[0].pointer, "/events/0/status", "{e}");
 }
 
 /// Every type, both editions: each object or array the example payload
@@ -550,10 +547,10 @@ fn every_empty_member_is_absent() {
                     }
                     (Err(w), Err(e)) => {
                         // A mandatory array given [] is EMPTY_ARRAY rather than MISSING_FIELD.
-                        let errors = |e: &x12kit::RenderError| -> Vec<String> {
-                            e.issues
+                        let errors = |e: &x12kit::Error| -> Vec<String> {
+                            e.details()
                                 .iter()
-                                .filter(|i| i.severity == x12kit::documents::Severity::Error)
+                                .filter(|i| i.severity == x12kit::Severity::Error)
                                 .map(|i| i.pointer.clone())
                                 .collect()
                         };

@@ -84,7 +84,7 @@ fn errors(doc: &Value) -> Vec<String> {
 /// Validates the JSON of an input (both `to_value` and the `to_json` bytes).
 fn check_input(name: &str, input: &[u8]) -> Vec<String> {
     let doc = parse(input);
-    let value = to_value(&doc);
+    let value = to_value(&doc).unwrap();
     let json = to_json(&doc);
     let text: Value = serde_json::from_slice(&json).unwrap_or_else(|e| {
         panic!(
@@ -219,7 +219,7 @@ fn schema_examples_are_valid() {
         // The example is what the parser makes of the X12 it writes back to.
         let x12 = x12kit::write(e, &Default::default()).expect("the example writes back");
         assert_eq!(
-            &to_value(&parse(&x12)),
+            &to_value(&parse(&x12)).unwrap(),
             e,
             "example {n} is not the parser's output"
         );
@@ -234,7 +234,7 @@ fn schema_rejects_wrong_documents() {
     )
     .replace('\n', "~\n")
     .replace("~~", "~");
-    let good = to_value(&parse(x12.as_bytes()));
+    let good = to_value(&parse(x12.as_bytes())).unwrap();
     assert_eq!(good["diagnostics"], json!([]), "{x12}");
     assert_eq!(errors(&good), Vec::<String>::new());
 

@@ -25,7 +25,7 @@ use common::{corpus_dir, corpus_files};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use x12kit::ack::Timestamp;
+use x12kit::DateTime as Timestamp;
 use x12kit::validate::{Options, Status, Validation};
 use x12kit::{AckKind, AckOptions};
 
@@ -182,7 +182,7 @@ fn ack_options(kind: AckKind, errors_only: bool) -> AckOptions {
         interchange_control_number: 900_000_001,
         group_control_number: 42,
         set_control_number: 7,
-        timestamp: Some(Timestamp::new(2024, 2, 29, 23, 59)),
+        timestamp: Some(Timestamp::new(2024, 2, 29, 23, 59).unwrap()),
         ..AckOptions::default()
     }
 }

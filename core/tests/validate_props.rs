@@ -7,7 +7,7 @@
 //! received delimiters, which the acknowledgement keeps, are above 0x7F).
 
 use proptest::prelude::*;
-use x12kit::ack::Timestamp;
+use x12kit::DateTime as Timestamp;
 use x12kit::validate::Options;
 use x12kit::{AckKind, AckOptions, Code};
 
@@ -95,7 +95,7 @@ fn options(kind: AckKind, errors_only: bool) -> AckOptions {
     AckOptions {
         kind,
         errors_only,
-        timestamp: Some(Timestamp::new(2024, 1, 2, 3, 4)),
+        timestamp: Some(Timestamp::new(2024, 1, 2, 3, 4).unwrap()),
         ..AckOptions::default()
     }
 }

@@ -5,6 +5,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use x12kit_core::ErrorKind;
 
 /// What a call returned: `X12KIT_STATUS_OK` or the kind of failure.
 ///
@@ -26,14 +27,17 @@ pub enum x12kit_status {
     /// An argument is unusable: a length larger than any buffer, a call the
     /// object does not support in its state, ... (code `INVALID_ARGUMENT`).
     InvalidArgument = 3,
-    /// The library refused the data given: JSON that is not a parse result, a
-    /// value containing a delimiter, an empty or malformed secret, ... (the code
-    /// is the core's, e.g. `INVALID_JSON`, `VALUE_CONTAINS_DELIMITER`, `EMPTY_SECRET`).
+    /// The data given cannot be used as it is: JSON that does not parse or is
+    /// not a parse result, unusable delimiters or options, an empty or
+    /// malformed secret, ... (the core's codes of kind `invalid_input`, e.g.
+    /// `INVALID_JSON`, `INVALID_PARSE_RESULT`, `INVALID_OPTIONS`, `EMPTY_SECRET`).
     InvalidInput = 4,
-    /// A webhook delivery is not authentic or not fresh: do not trust it (the
-    /// code is e.g. `SIGNATURE_MISMATCH`, `TIMESTAMP_OUT_OF_TOLERANCE`).
+    /// Well-formed data whose content is refused: a payload or partner profile
+    /// with problems, a value containing a delimiter, a webhook delivery that
+    /// is not authentic or not fresh (the core's codes of kind `rejected`, e.g.
+    /// `INVALID_PAYLOAD`, `CONTAINS_DELIMITER`, `SIGNATURE_MISMATCH`).
     Rejected = 5,
-    /// A bug in x12kit was caught before it could cross into C (code `PANIC`).
+    /// A bug in x12kit was caught before it could cross into C (code `INTERNAL`).
     /// The call had no effect on its outputs; please report the message.
     Panic = 6,
 }
@@ -104,28 +108,30 @@ impl Failure {
             .unwrap_or_else(|| "unknown panic".to_string());
         Self::new(
             x12kit_status::Panic,
-            "PANIC",
+            "INTERNAL",
             format!("internal error in x12kit (please report it): {what}"),
         )
     }
 }
 
 impl From<x12kit_core::Error> for Failure {
+    /// The status follows the error's kind: invalid input, rejected content
+    /// (a refused payload, a webhook that is not authentic), or a caught bug.
     fn from(e: x12kit_core::Error) -> Self {
-        let mut f = Failure::new(x12kit_status::InvalidInput, e.code(), e.to_string());
-        f.path = e.path().map(str::to_string);
+        let status = match e.kind() {
+            ErrorKind::InvalidInput | ErrorKind::Io => x12kit_status::InvalidInput,
+            ErrorKind::Rejected => x12kit_status::Rejected,
+            ErrorKind::Internal => x12kit_status::Panic,
+        };
+        let mut f = Failure::new(status, e.code().as_str(), e.to_string());
+        f.path = e.pointer().map(str::to_string);
         f
     }
 }
 
 impl From<x12kit_core::webhook::WebhookError> for Failure {
     fn from(e: x12kit_core::webhook::WebhookError) -> Self {
-        let status = if e.is_rejection() {
-            x12kit_status::Rejected
-        } else {
-            x12kit_status::InvalidInput
-        };
-        Failure::new(status, e.code(), e.to_string())
+        x12kit_core::Error::from(e).into()
     }
 }
 
@@ -326,7 +332,7 @@ pub unsafe extern "C" fn x12kit_error_status(err: *const x12kit_error) -> x12kit
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn x12kit_error_code(err: *const x12kit_error) -> *const c_char {
     // SAFETY: forwarded to the caller.
-    guard(c"PANIC".as_ptr(), || match unsafe { err.as_ref() } {
+    guard(c"INTERNAL".as_ptr(), || match unsafe { err.as_ref() } {
         Some(e) => e.code.as_ptr(),
         None => c"NULL_POINTER".as_ptr(),
     })
@@ -400,7 +406,7 @@ mod tests {
         let status = call(err, || panic!("boom"));
         assert_eq!(status, x12kit_status::Panic);
         let (s, code, message) = read(err);
-        assert_eq!((s, code.as_str()), (x12kit_status::Panic, "PANIC"));
+        assert_eq!((s, code.as_str()), (x12kit_status::Panic, "INTERNAL"));
         assert!(message.contains("boom"), "{message}");
         let formatted = call(err, || panic!("{} {}", "formatted", 42));
         assert_eq!(formatted, x12kit_status::Panic);

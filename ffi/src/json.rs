@@ -69,7 +69,7 @@ pub unsafe extern "C" fn x12kit_parse(
 /// On success `*x12_out` receives the X12 bytes (free with
 /// `x12kit_string_free`). On failure it is set to empty and the status is
 /// `X12KIT_STATUS_INVALID_INPUT` with code `INVALID_JSON`,
-/// `INVALID_PARSE_RESULT`, `INVALID_DELIMITERS` or `VALUE_CONTAINS_DELIMITER`
+/// `INVALID_PARSE_RESULT`, `INVALID_DELIMITERS` or `CONTAINS_DELIMITER`
 /// (and `x12kit_error_path` names the offending value), or
 /// `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
 /// `X12KIT_STATUS_INVALID_ARGUMENT`.

@@ -8,8 +8,8 @@ use crate::error::{
 };
 use crate::string::{give, x12kit_string};
 use std::ffi::{CString, c_char};
-use x12kit_core::documents::{Issue, Severity};
-use x12kit_core::{ControlNumbers, Partner, RenderError, RenderOptions};
+use x12kit_core::ops::{self, RenderControlNumbers, RenderOptions};
+use x12kit_core::{Problem, Severity, clock};
 
 /// Control numbers and timestamp of a rendered interchange.
 ///
@@ -83,7 +83,7 @@ pub struct x12kit_issues {
 }
 
 impl x12kit_issues {
-    fn new(issues: &[Issue]) -> Self {
+    fn new(issues: &[Problem]) -> Self {
         x12kit_issues {
             items: issues
                 .iter()
@@ -92,7 +92,7 @@ impl x12kit_issues {
                         Severity::Error => x12kit_severity::Error,
                         Severity::Warning => x12kit_severity::Warning,
                     },
-                    code: c_string(i.code),
+                    code: c_string(i.code.as_str()),
                     pointer: c_string(&i.pointer),
                     message: c_string(&i.message),
                 })
@@ -163,54 +163,45 @@ pub unsafe extern "C" fn x12kit_render(
         // SAFETY: forwarded to the caller.
         let options = match unsafe { options.as_ref() } {
             None => RenderOptions::default(),
-            Some(o) => RenderOptions {
-                control: ControlNumbers {
-                    interchange: o.interchange_control_number,
-                    group: o.group_control_number,
-                    transaction: o.transaction_control_number,
-                },
+            Some(o) => {
                 // SAFETY: forwarded to the caller.
-                timestamp: unsafe { timestamp(o) }?,
-            },
+                let (date, time) = unsafe { timestamp(o) }?.unzip();
+                RenderOptions {
+                    control_numbers: RenderControlNumbers {
+                        interchange: o.interchange_control_number,
+                        group: o.group_control_number,
+                        transaction: o.transaction_control_number,
+                    },
+                    date,
+                    time,
+                }
+            }
         };
-        let mut give_issues = |issues: &[Issue]| {
+        let mut give_issues = |issues: &[Problem]| {
             if let Some(i) = issues_out.as_deref_mut() {
                 *i = Box::into_raw(Box::new(x12kit_issues::new(issues)));
             }
         };
-        let refused =
-            |e: RenderError| Failure::new(x12kit_status::InvalidInput, e.code(), e.to_string());
-        let payload: serde_json::Value = match serde_json::from_str(payload) {
-            Ok(v) => v,
-            Err(e) => {
-                let message = format!("the payload is not valid JSON: {e}");
-                // The core's code for JSON that does not parse.
-                let code = x12kit_core::Error::from(e).code();
-                give_issues(&[Issue {
-                    severity: Severity::Error,
-                    code,
-                    pointer: "/".into(),
-                    message: message.clone(),
-                }]);
-                return Err(Failure::new(x12kit_status::InvalidInput, code, message));
-            }
-        };
-        let partner = match Partner::from_json(partner) {
-            Ok(p) => p,
-            Err(issues) => {
-                give_issues(&issues);
-                return Err(refused(RenderError { issues }));
-            }
-        };
-        match x12kit_core::render(code, &payload, &partner, &options) {
+        match ops::render_str(code, payload, partner, &options, clock::now()) {
             Ok(rendered) => {
                 give_issues(&rendered.warnings);
                 give(x12_out, rendered.x12);
                 Ok(())
             }
             Err(e) => {
-                give_issues(&e.issues);
-                Err(refused(e))
+                if e.details().is_empty() {
+                    // A failure without a list (e.g. INVALID_JSON) is one issue at its pointer.
+                    let severity = Severity::Error;
+                    give_issues(&[Problem {
+                        severity,
+                        code: e.code(),
+                        pointer: e.pointer().unwrap_or("/").to_string(),
+                        message: e.message().to_string(),
+                    }]);
+                } else {
+                    give_issues(e.details());
+                }
+                Err(e.into())
             }
         }
     })

@@ -6,9 +6,9 @@ use crate::error::{Failure, bytes, call, free_box, out, text, x12kit_error, x12k
 use crate::reader::x12kit_delimiters;
 use crate::string::{give, x12kit_string};
 use std::ffi::c_char;
-use x12kit_core::ack::Timestamp;
+use x12kit_core::ops::{self, AcknowledgeOptions};
 use x12kit_core::validate::{Options, Retain, StreamValidator, Validation, validate_with};
-use x12kit_core::{AckKind, AckOptions};
+use x12kit_core::{AckKind, DateTime, clock};
 
 /// Which acknowledgement `x12kit_acknowledge` builds (the `kind` field of
 /// `x12kit_ack_options`).
@@ -403,7 +403,7 @@ pub unsafe extern "C" fn x12kit_stream_validator_free(v: *mut x12kit_stream_vali
 /// acknowledgement x12kit writes parses and validates without errors.
 ///
 /// Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_DELIMITERS`,
-/// `VALUE_CONTAINS_DELIMITER` or `INVALID_ACK_OPTIONS` (e.g. a control number
+/// `CONTAINS_DELIMITER` or `INVALID_OPTIONS` (e.g. a control number
 /// beyond 9 digits; `x12kit_error_path` names the option);
 /// `X12KIT_STATUS_INVALID_ARGUMENT` (unknown `kind`),
 /// `X12KIT_STATUS_INVALID_UTF8` (`line_break`), `X12KIT_STATUS_NULL_POINTER`.
@@ -429,27 +429,21 @@ pub unsafe extern "C" fn x12kit_acknowledge(
         *x12_out = x12kit_string::EMPTY;
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
-        // SAFETY: forwarded to the caller.
-        let (options, structure) = match unsafe { options.as_ref() } {
-            None => (AckOptions::default(), true),
+        let (options, now) = match unsafe { options.as_ref() } {
+            None => (AcknowledgeOptions::default(), clock::now()),
             // SAFETY: forwarded to the caller.
-            Some(o) => (unsafe { ack_options(o) }?, !o.envelope_only),
+            Some(o) => unsafe { ack_options(o) }?,
         };
-        let validate_options = Options {
-            structure,
-            ..Options::default()
-        };
-        let validation = validate_with(&x12kit_core::parse(input), &validate_options);
-        give(x12_out, x12kit_core::acknowledge(&validation, &options)?);
+        give(x12_out, ops::acknowledge(input, &options, now)?);
         Ok(())
     })
 }
 
-/// The core's options from the C struct.
+/// The core's options (and the acknowledgement's time) from the C struct.
 ///
 /// # Safety
 /// The pointers of `o` must be NULL or valid.
-unsafe fn ack_options(o: &x12kit_ack_options) -> Result<AckOptions, Failure> {
+unsafe fn ack_options(o: &x12kit_ack_options) -> Result<(AcknowledgeOptions, DateTime), Failure> {
     let kind = match o.kind {
         0 => AckKind::Auto,
         1 => AckKind::Ta1,
@@ -467,17 +461,37 @@ unsafe fn ack_options(o: &x12kit_ack_options) -> Result<AckOptions, Failure> {
         // SAFETY: forwarded to the caller.
         Some(unsafe { text(o.line_break, o.line_break_len, "options->line_break") }?.to_string())
     };
-    Ok(AckOptions {
-        kind,
-        interchange_control_number: o.interchange_control_number,
-        group_control_number: o.group_control_number,
-        set_control_number: o.set_control_number,
-        errors_only: o.errors_only,
-        // SAFETY: forwarded to the caller.
-        delimiters: unsafe { o.delimiters.as_ref() }.map(|d| (*d).into()),
-        timestamp: (o.timestamp != 0).then(|| Timestamp::from_unix(o.timestamp)),
-        line_break,
-    })
+    let one = |b: u8| char::from(b).to_string();
+    // SAFETY: forwarded to the caller.
+    let delimiters = unsafe { o.delimiters.as_ref() }.map(|d| {
+        let d: x12kit_core::Delimiters = (*d).into();
+        ops::DelimiterOptions {
+            element: one(d.element),
+            component: one(d.component),
+            repetition: d.repetition.map(one),
+            segment: one(d.segment),
+        }
+    });
+    let now = if o.timestamp == 0 {
+        clock::now()
+    } else {
+        DateTime::from_unix(o.timestamp)
+    };
+    Ok((
+        AcknowledgeOptions {
+            kind,
+            structure: !o.envelope_only,
+            errors_only: o.errors_only,
+            interchange_control_number: o.interchange_control_number,
+            group_control_number: o.group_control_number,
+            set_control_number: o.set_control_number,
+            date: None,
+            time: None,
+            line_break,
+            delimiters,
+        },
+        now,
+    ))
 }
 
 #[cfg(test)]

@@ -386,29 +386,16 @@ fn attempt_time(timestamp: u64) -> Duration {
     }
 }
 
-/// The core's event data, deserialised from the caller's JSON text.
+/// The core's event data from the caller's JSON text (`INVALID_JSON`, or
+/// `MALFORMED_BODY` for JSON that is not the data object).
 fn event_data(json: &str) -> Result<EventData, Failure> {
-    serde_json::from_str(json).map_err(|e| {
-        if e.is_data() {
-            // Valid JSON, but not the data object of the delivery contract.
-            let code = webhook::WebhookError::MalformedBody {
-                reason: String::new(),
-            }
-            .code();
-            Failure::new(
-                x12kit_status::InvalidInput,
-                code,
-                format!(
-                    "`data_json` is not the event data object: {e}; expected {{\"documentId\":…,\"partnerId\":…,\"documentTypeCode\":…,\"status\":…}} with four strings"
-                ),
-            )
-        } else {
-            let message = format!("`data_json` is not valid JSON: {e}");
-            // The core's code for JSON that does not parse.
-            let code = x12kit_core::Error::from(e).code();
-            Failure::new(x12kit_status::InvalidInput, code, message)
-        }
-    })
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| {
+        Failure::from(x12kit_core::Error::new(
+            x12kit_core::ErrorCode::InvalidJson,
+            format!("`data_json` is not valid JSON: {e}"),
+        ))
+    })?;
+    Ok(x12kit_core::ops::webhook_event_data(&v)?)
 }
 
 /// Clears `*delivery_out`, runs `build`, and hands its delivery to the caller.

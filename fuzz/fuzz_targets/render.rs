@@ -89,9 +89,9 @@ fuzz_target!(|data: &[u8]| {
     let rendered = match x12kit::render(code, &payload, &partner, &options) {
         Ok(r) => r,
         Err(e) => {
-            assert!(!e.issues.is_empty());
+            assert!(!e.details().is_empty());
             assert!(is_code(e.code()));
-            assert!(e.issues.iter().all(|i| is_code(i.code)), "{e}");
+            assert!(e.details().iter().all(|i| is_code(i.code)), "{e}");
             let _ = e.to_string();
             return;
         }

@@ -17,7 +17,7 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use std::io::Read;
-use x12kit::ack::Timestamp;
+use x12kit::DateTime as Timestamp;
 use x12kit::validate::{Options, Retain, Validation};
 use x12kit::{AckKind, AckOptions, Code};
 
@@ -44,7 +44,7 @@ fn ack_options(kind: AckKind, errors_only: bool) -> AckOptions {
     AckOptions {
         kind,
         errors_only,
-        timestamp: Some(Timestamp::new(2026, 11, 23, 12, 0)),
+        timestamp: Some(Timestamp::new(2026, 11, 23, 12, 0).unwrap()),
         ..AckOptions::default()
     }
 }

@@ -7,7 +7,7 @@
 pub enum WebhookError {
     /// No secret was given, or one of the given secrets is empty.
     #[error(
-        "the webhook signing secret is empty or missing; configure the secret shown in Settings, Webhooks"
+        "the webhook signing secret is empty or missing; pass the secret the sender signs with"
     )]
     EmptySecret,
 
