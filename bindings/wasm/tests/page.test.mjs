@@ -1,0 +1,236 @@
+// The page (www/) driven in headless Chromium as a person would use it: the
+// samples, a diagnostic clicked to its segment, the inspector, the 997
+// downloaded and parsed, a picked file, pasted text, a file too large to keep
+// (streamed by the worker with progress while the page stays responsive),
+// the keyboard and 200% zoom. Screenshots go to www/screenshots/.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../scripts/serve.mjs';
+import { launch } from './browser/chromium.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const x12 = createRequire(import.meta.url)('../pkg/node/x12kit_wasm.js');
+const shots = join(here, '..', 'www', 'screenshots');
+mkdirSync(shots, { recursive: true });
+const corpus = process.env.X12KIT_CORPUS || join(here, '..', '..', '..', '..', 'shared', 'corpus');
+
+let server, url, browser, context, page;
+const pageErrors = [];
+before(async () => {
+  ({ server, url } = await serve(0));
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
+  await page.goto(`${url}/`);
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/** Waits for the results of the input named `name`. */
+async function resultsFor(name) {
+  await page.waitForFunction((n) => {
+    const v = document.getElementById('verdict');
+    return !document.getElementById('results').hidden && v.textContent.startsWith(n + ':');
+  }, name, { timeout: 60_000 });
+}
+
+test('the valid sample: verdict, outline, no diagnostics, mapped documents', async () => {
+  await page.click('#sample-valid');
+  await resultsFor('850-valid.x12');
+  assert.match(await page.textContent('#verdict'), /valid — 0 warnings/);
+  const outline = await page.textContent('#outline');
+  assert.match(outline, /^interchange 000000101 {2}ZZ:ACMERETAIL -> ZZ:WIDGETCO {2}date 261122 0930 {2}version 00401 {2}usage P/m);
+  assert.match(outline, /^ {2}group 101 {2}PO {2}ACMERETAIL -> WIDGETCO {2}version 004010 {2}2 sets \(850 x2\) {2}accepted$/m);
+  assert.match(outline, /^ {4}set 850 0001 {2}20 segments {2}accepted$/m);
+  assert.match(outline, /^ {4}set 850 0002 {2}8 segments {2}accepted$/m);
+  assert.match(outline, /^total: 1 interchange, 1 group, 2 transaction sets, 32 segments, /m);
+  assert.equal(await page.textContent('#diag-count'), '(0)');
+  assert.equal(await page.locator('#documents details').count(), 2);
+  assert.match(await page.textContent('#documents'), /850 0001 — Purchase Order/);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(shots, 'valid-sample.png'), fullPage: false });
+  await page.click('#documents details:first-child summary');
+  assert.match(await page.textContent('#documents details:first-child pre'), /"purchaseOrderNumber": "PO-48213"/);
+  await page.locator('#docs-h').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, 'mapped-document.png') });
+});
+
+test('the wrong SE01: one diagnostic; clicking it highlights the SE segment', async () => {
+  await page.click('#sample-bad');
+  await resultsFor('850-wrong-se01.x12');
+  assert.match(await page.textContent('#verdict'), /a partner would reject it — 1 error/);
+  assert.match(await page.textContent('#outline'), /^ {4}set 850 0001 {2}20 segments {2}rejected$/m);
+  const rows = page.locator('#diagnostics tbody tr');
+  assert.equal(await rows.count(), 1);
+  const cells = await rows.first().locator('td').allTextContents();
+  assert.deepEqual(cells.slice(1, 3), ['error', 'SE01_COUNT']);
+  assert.match(cells[3], /SE01 says 19 segments .* has 20/);
+  assert.equal(cells[4], '#21 SE');
+  await rows.first().locator('button').click();
+  const hl = page.locator('#raw .seg.hl');
+  assert.equal(await hl.count(), 1);
+  assert.equal(await hl.getAttribute('id'), 'seg-21');
+  assert.equal(await hl.textContent(), 'SE*19*0001~');
+  assert.ok(await hl.evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    const box = e.closest('.raw').getBoundingClientRect();
+    return r.top >= box.top && r.bottom <= box.bottom;
+  }), 'the highlighted segment is scrolled into view');
+  assert.match(await page.textContent('#inspector-title'), /^SE — segment 21/);
+  assert.match(await page.textContent('#inspector-table'), /segment count19/);
+  await page.locator('#diagnostics').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, 'diagnostic-highlight.png') });
+});
+
+test('the inspector names BEG elements from the core declarations', async () => {
+  await page.click('#seg-3');
+  assert.match(await page.textContent('#inspector-title'), /^BEG — segment 3 of the 850 Purchase Order/);
+  const rows = await page.locator('#inspector-table tbody tr').allTextContents();
+  assert.match(rows[1], /^BEG02purchase order type .*SA.*stand-alone/);
+  assert.match(rows[2], /^BEG03buyer's purchase order number.*PO-48213/);
+  await page.hover('#seg-14');
+  assert.match(await page.textContent('#inspector-title'), /^PO1 — segment 14/);
+  assert.match(await page.textContent('#inspector-table'), /unit of measure.*EAeach/);
+  await page.locator('#raw').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, 'inspector.png') });
+});
+
+test('keyboard: the raw text moves between segments with the arrow keys', async () => {
+  await page.mouse.move(0, 0);
+  await page.focus('#raw');
+  await page.keyboard.press('Home');
+  assert.match(await page.textContent('#inspector-title'), /^ISA — segment 0/);
+  assert.match(await page.textContent('#inspector-table'), /ISA06sender id/);
+  await page.keyboard.press('ArrowDown');
+  assert.match(await page.textContent('#inspector-title'), /^GS — segment 1/);
+  await page.keyboard.press('End');
+  assert.match(await page.textContent('#inspector-title'), /^IEA — segment 31/);
+});
+
+test('the 997 for the wrong SE01 downloads and parses clean', async () => {
+  await page.selectOption('#ack-kind', '997');
+  await page.waitForFunction(() => document.getElementById('ack').textContent.includes('ST*997'));
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#ack-download')]);
+  assert.equal(dl.suggestedFilename(), '850-wrong-se01.997.x12');
+  const ack = readFileSync(await dl.path());
+  const parsed = x12.parse(ack);
+  assert.deepEqual(parsed.diagnostics, []);
+  assert.equal(parsed.interchanges[0].groups[0].transactions[0].type, '997');
+  assert.match(ack.toString(), /AK2\*850\*0001~\nAK5\*R\*4~/);
+  assert.equal(x12.validate(ack).valid, true);
+  await page.locator('#ack-h').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, 'acknowledgement.png') });
+});
+
+test('the JSON parse result downloads and equals the core result', async () => {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#json-download')]);
+  const json = readFileSync(await dl.path());
+  const bad = readFileSync(join(here, '..', 'www', 'samples', '850-wrong-se01.x12'));
+  assert.equal(Buffer.compare(json, Buffer.from(x12.parseToJson(bad))), 0);
+  await page.click('#json-box summary');
+  assert.match(await page.textContent('#json'), /"controlNumber": "000000101"/);
+});
+
+test('a picked file and pasted text are checked too', async () => {
+  const file = join(corpus, '810', readFileSync(join(corpus, 'MANIFEST.tsv'), 'utf8').match(/810\/([^\t\n]+)/)[1]);
+  await page.setInputFiles('#file', file);
+  const name = file.split('/').at(-1);
+  await resultsFor(name);
+  const expected = x12.validate(readFileSync(file), { structure: true });
+  assert.equal(await page.locator('#diagnostics tbody tr[data-diag]').count(), expected.diagnostics.length);
+
+  await page.click('#paste-box summary');
+  await page.fill('#paste', readFileSync(join(here, '..', 'www', 'samples', '850-wrong-se01.x12'), 'utf8'));
+  await page.click('#paste-go');
+  await resultsFor('pasted text');
+  assert.equal(await page.locator('#diagnostics tbody tr').count(), 1);
+});
+
+test('a 40 MB file streams in the worker with progress while the page stays responsive', async () => {
+  const one = readFileSync(join(here, '..', 'www', 'samples', '850-valid.x12'), 'utf8');
+  const body = one.slice(one.indexOf('ST*850*0001'), one.indexOf('GE*'));
+  const copies = Math.ceil(40e6 / body.length);
+  const sets = [];
+  for (let i = 0; i < copies; i++) {
+    const a = String(2 * i + 1).padStart(9, '0');
+    const b = String(2 * i + 2).padStart(9, '0');
+    sets.push(body.replace('ST*850*0001~', `ST*850*${a}~`).replace('SE*20*0001~', `SE*20*${a}~`)
+      .replace('ST*850*0002~', `ST*850*${b}~`).replace('SE*8*0002~', `SE*8*${b}~`));
+  }
+  const head = one.slice(0, one.indexOf('ST*850*0001'));
+  const big = head + sets.join('') + `GE*${copies * 2}*101~\nIEA*1*000000101~\n`;
+  const path = join(tmpdir(), 'x12kit-page-40mb.x12');
+  writeFileSync(path, big);
+  try {
+    await page.evaluate(() => {
+      window.__ticks = 0;
+      window.__progress = new Set();
+      window.__gaps = [];
+      let lastTick = performance.now();
+      window.__timer = setInterval(() => {
+        const now = performance.now();
+        const p = document.getElementById('progress').value;
+        // Count only while the worker reads (progress between 0 and 100 %).
+        if (p > 0 && p < 100) {
+          window.__ticks++;
+          window.__gaps.push(Math.round(now - lastTick));
+        }
+        lastTick = now;
+        window.__progress.add(p);
+      }, 20);
+    });
+    const t0 = Date.now();
+    await page.setInputFiles('#file', path);
+    await resultsFor('x12kit-page-40mb.x12');
+    const ms = Date.now() - t0;
+    const { ticks, progress, gaps } = await page.evaluate(() => {
+      clearInterval(window.__timer);
+      return { ticks: window.__ticks, progress: [...window.__progress], gaps: window.__gaps };
+    });
+    const maxGap = Math.max(...gaps);
+    // Valid; more than 100 000 sets in one group: the core says it stopped checking ST02 duplicates.
+    assert.match(await page.textContent('#verdict'), /valid — 1 warning$/);
+    assert.match(await page.textContent('#diagnostics'), /DUPLICATE_CHECK_LIMIT/);
+    assert.match(await page.textContent('#json-note'), /validated as a stream/);
+    assert.match(await page.textContent('#outline'), new RegExp(`group 101 .* ${copies * 2} sets \\(850 x${copies * 2}\\)`));
+    // The main thread kept running its 20 ms timer while the worker read the file: no pause over 250 ms.
+    assert.ok(ticks >= 10, `only ${ticks} timer ticks while reading`);
+    assert.ok(maxGap < 250, `the page froze for ${maxGap} ms while the worker read (gaps ${gaps.join(',')})`);
+    assert.ok(progress.some((p) => p > 0 && p < 100), `progress values seen: ${progress.join(',')}`);
+    assert.match(await page.textContent('#ack'), /AK9\*A\*/);
+    console.log(`# page: 40 MB file checked in ${ms} ms; while reading, ${ticks} ticks of a 20 ms timer, longest gap ${maxGap} ms; ${progress.length} progress values`);
+  } finally {
+    rmSync(path, { force: true });
+  }
+});
+
+test('readable at 200% zoom: no horizontal scrolling of the page', async () => {
+  await page.click('#sample-bad');
+  await resultsFor('850-wrong-se01.x12');
+  await page.setViewportSize({ width: 640, height: 900 }); // 1280 CSS px at 200%
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `page wider than the viewport by ${overflow}px`);
+  await page.screenshot({ path: join(shots, 'zoom-200.png') });
+  await page.setViewportSize({ width: 1280, height: 1000 });
+});
+
+test('accessible: every control has a label, buttons are buttons, no page errors', async () => {
+  const unlabelled = await page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea, button')]
+      .filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim())
+      .map((e) => e.outerHTML));
+  assert.deepEqual(unlabelled, []);
+  assert.equal(await page.locator('[onclick], div[role=button]').count(), 0);
+  assert.equal(await page.getAttribute('#raw', 'tabindex'), '0');
+  assert.equal(await page.getAttribute('#status', 'role'), 'status');
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,0 +1,115 @@
+// The page's Web Worker: every x12kit call on the input runs here, so the page
+// stays responsive. A file is read in chunks (File.stream()) and fed to the
+// StreamValidator with progress; a file up to FULL_LIMIT bytes is also kept
+// whole for the parse result, the segments and the exact validation.
+import init, * as x12 from './pkg/web/x12kit_wasm.js';
+
+const FULL_LIMIT = 32 * 1024 * 1024; // whole-input views up to this size
+const RAW_SEGMENTS = 5000; // segments shown in the raw view
+const ready = init({ module_or_path: new URL('./pkg/web/x12kit_wasm_bg.wasm', import.meta.url) });
+const dec = new TextDecoder();
+
+let last = null; // {bytes | stream validator, structure} of the last input, for new acknowledgements
+
+function errorInfo(e) {
+  return { message: String(e && e.message || e), code: e && e.code, kind: e && e.kind };
+}
+
+/** The first segments, with their text, position and set context, for the raw view and the inspector. */
+function rawSegments(bytes) {
+  const segs = x12.segments(bytes);
+  const out = [];
+  let version = '';
+  let type = '';
+  for (const s of segs.slice(0, RAW_SEGMENTS)) {
+    if (s.id === 'GS') version = s.elements[7] || '';
+    if (s.id === 'ST') type = s.elements[0] || '';
+    out.push({
+      index: s.index, id: s.id, offset: s.offset, elements: s.elements,
+      text: dec.decode(bytes.subarray(s.offset, s.offset + s.length)),
+      terminator: dec.decode(bytes.subarray(s.offset + s.length, s.offset + s.length + 1)),
+      set: type, version,
+    });
+    if (s.id === 'SE') type = '';
+    if (s.id === 'GE') version = '';
+  }
+  return { segments: out, total: segs.length };
+}
+
+async function analyze({ file, bytes, name, structure, ackKind }) {
+  await ready;
+  const size = file ? file.size : bytes.length;
+  const full = size <= FULL_LIMIT;
+  const progress = (done) => postMessage({ type: 'progress', done, total: size });
+  const sv = new x12.StreamValidator({ structure });
+  const kept = [];
+  let head = null; // the first chunk: the raw view of a file too big to keep
+  let done = 0;
+  const take = (chunk) => {
+    sv.feed(chunk);
+    if (full) kept.push(chunk);
+    else if (!head) head = chunk.slice(0, 1 << 20);
+    done += chunk.length;
+    progress(done);
+  };
+  if (file) {
+    const reader = file.stream().getReader();
+    for (;;) {
+      const { done: end, value } = await reader.read();
+      if (end) break;
+      take(value);
+    }
+  } else {
+    for (let off = 0; off < bytes.length; off += 1 << 20) take(bytes.subarray(off, off + (1 << 20)));
+  }
+  let validation = sv.finish();
+  let input = null;
+  if (full) {
+    input = new Uint8Array(done);
+    let off = 0;
+    for (const c of kept) {
+      input.set(c, off);
+      off += c.length;
+    }
+    // The whole-input validation also reads acknowledgements and reports UTF-8 problems.
+    validation = x12.validate(input, { structure });
+  }
+  if (last && last.sv) last.sv.free();
+  last = full ? { input, structure } : { sv, structure };
+  const result = {
+    type: 'result', name, size, full, validation,
+    ack: ackFor(ackKind),
+    ...rawSegments(full ? input : head),
+  };
+  if (full) {
+    result.parseJson = dec.decode(x12.parseToJson(input));
+    sv.free();
+  }
+  postMessage(result);
+}
+
+function ackFor(kind) {
+  try {
+    const bytes = last.input
+      ? x12.acknowledge(last.input, { kind, structure: last.structure })
+      : last.sv.acknowledge({ kind });
+    return { text: dec.decode(bytes) };
+  } catch (e) {
+    return { error: errorInfo(e) };
+  }
+}
+
+onmessage = async (ev) => {
+  const m = ev.data;
+  try {
+    if (m.type === 'analyze') await analyze(m);
+    else if (m.type === 'ack') postMessage({ type: 'ack', ack: ackFor(m.kind) });
+    else if (m.type === 'describe') {
+      await ready;
+      postMessage({ type: 'describe', id: m.id, info: x12.describeSegment(m.set, m.version, m.segment) });
+    }
+  } catch (e) {
+    postMessage({ type: 'error', error: errorInfo(e) });
+  }
+};
+postMessage({ type: 'hello' });
