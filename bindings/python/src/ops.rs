@@ -234,7 +234,7 @@ pub fn validate_json<'py>(
 #[pyfunction]
 #[pyo3(signature = (source, *, kind = None, structure = None, errors_only = None,
     interchange_control_number = None, group_control_number = None, set_control_number = None,
-    date = None, time = None, line_break = None, now = None))]
+    date = None, time = None, line_break = None, delimiters = None, now = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn acknowledge<'py>(
     py: Python<'py>,
@@ -248,6 +248,7 @@ pub fn acknowledge<'py>(
     date: Option<&Bound<'py, PyAny>>,
     time: Option<&Bound<'py, PyAny>>,
     line_break: Option<&Bound<'py, PyAny>>,
+    delimiters: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let o: ops::AcknowledgeOptions = options(&[
@@ -260,6 +261,7 @@ pub fn acknowledge<'py>(
         ("date", date),
         ("time", time),
         ("lineBreak", line_break),
+        ("delimiters", delimiters),
     ])?;
     let now = x12kit::DateTime::from_unix(now_secs(now)?);
     let out = if let Ok(v) = source.cast::<PyValidation>() {

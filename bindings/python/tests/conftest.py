@@ -10,7 +10,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
-VECTORS = REPO / "tests" / "vectors"
+VECTORS = Path(os.environ.get("X12KIT_VECTORS", REPO / "tests" / "vectors"))
 EXAMPLES = REPO / "examples" / "python"
 
 

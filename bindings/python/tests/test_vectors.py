@@ -35,6 +35,19 @@ def kwargs(case: Dict[str, Any]) -> Dict[str, Any]:
     return {snake(k): v for k, v in opts.items()}
 
 
+def warnings_of(case: Dict[str, Any]) -> None:
+    """`warnings` of a render case: what render_document() reports (absent = none)."""
+    args = case["args"]
+    r = x12kit.render_document(
+        args["documentType"],
+        file_bytes(case, "payload").decode(),
+        file_bytes(case, "partner").decode(),
+        now=args["now"],
+        **kwargs(case),
+    )
+    assert r.warnings == case.get("warnings", [])
+
+
 def file_bytes(case: Dict[str, Any], name: str) -> bytes:
     return (VECTORS / case["args"][name]).read_bytes()
 
@@ -93,12 +106,14 @@ def run(case: Dict[str, Any]) -> bytes:
             assert call(payload, partner) == out
         return out
     if op == "write":
-        text = file_bytes(case, "input").decode()
-        out = x12kit.write(text, **kw)
+        raw = file_bytes(case, "input")
+        out = x12kit.write(raw, **kw)
         try:
-            value = json.loads(text)
+            value = json.loads(raw)
         except ValueError:
             return out
+        # The same from the text and from the dict (converted natively).
+        assert x12kit.write(raw.decode(), **kw) == out
         if isinstance(value, dict):
             assert x12kit.write(value, **kw) == out
         return out
@@ -158,6 +173,9 @@ def unknown_option(case: Dict[str, Any]) -> Union[str, None]:
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_vector(case: Dict[str, Any]) -> None:
     assert ("expect" in case) != ("error" in case), "a case gives expect or error"
+    if not isinstance(case.get("options") or {}, dict):
+        assert case["error"]["code"] == "INVALID_OPTIONS"
+        pytest.skip("options that are not an object cannot be written as Python keyword arguments")
     bad = unknown_option(case)
     if bad is not None:
         # Python's convention for an unknown keyword is TypeError; the core's verdict is
@@ -175,6 +193,8 @@ def test_vector(case: Dict[str, Any]) -> None:
     out = run(case)
     want = (VECTORS / case["expect"]).read_bytes()
     assert out == want, f"output differs from {case['expect']}"
+    if case["op"] == "render":
+        warnings_of(case)
 
 
 def test_every_op_is_covered() -> None:
