@@ -214,7 +214,7 @@ fn prefix_of(uri: &Uri) -> &'static str {
     path = "/api/v1/documents/outbound",
     tag = "documents",
     request_body(content = crate::openapi::OutboundRequest, content_type = "application/json"),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Same key and body within 24 h returns the first document again; same key, other body: 409.")),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Same key and body within 24 h returns the first document again; same key, other body: 409. 1 to 255 visible ASCII characters.", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 202, description = "Accepted and queued; both acknowledgement shapes in one body.", body = crate::openapi::OutboundAccepted),
         (status = 400, description = "Malformed JSON or request fields.", body = crate::openapi::ErrorBody),
@@ -601,9 +601,9 @@ struct ParseQuery {
     params(("documents" = Option<bool>, Query, description = "Add the mapped-back document JSON of known sets (default true).")),
     request_body(content = crate::openapi::X12Body, description = "Raw X12 as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
         content(
-            (String = "application/edi-x12"),
-            (String = "text/plain"),
-            (String = "application/octet-stream"),
+            (crate::openapi::X12Text = "application/edi-x12"),
+            (crate::openapi::X12Text = "text/plain"),
+            (crate::openapi::X12Text = "application/octet-stream"),
             (crate::openapi::X12Body = "application/json"),
         )),
     responses(
@@ -644,14 +644,14 @@ struct ValidateQuery {
     tag = "x12",
     params(
         ("structure" = Option<bool>, Query, description = "Also check the transaction-set structure rules (default false)."),
-        ("ack" = Option<String>, Query, description = "Add the acknowledgement X12: ta1, 997, 999 or auto."),
+        ("ack" = Option<crate::openapi::AckParam>, Query, description = "Add the acknowledgement X12: ta1, 997, 999 or auto."),
         ("controlNumber" = Option<i64>, Query, description = "Control number of the acknowledgement (ISA13, GS06, ST02), default 1.", minimum = 1, maximum = 999999999),
     ),
     request_body(content = crate::openapi::X12Body, description = "Raw X12 as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
         content(
-            (String = "application/edi-x12"),
-            (String = "text/plain"),
-            (String = "application/octet-stream"),
+            (crate::openapi::X12Text = "application/edi-x12"),
+            (crate::openapi::X12Text = "text/plain"),
+            (crate::openapi::X12Text = "application/octet-stream"),
             (crate::openapi::X12Body = "application/json"),
         )),
     responses(

@@ -8,9 +8,10 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
 
 /// Body of `POST /documents/outbound` (spec §2.1).
-#[derive(ToSchema)]
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
-#[schema(example = json!({"partnerId": "acme-retail", "documentTypeCode": "850", "payload": {"purchaseOrderNumber": "PO-1"}}))]
+#[schema(example = json!({"partnerId": "acme-retail", "documentTypeCode": "850", "payload": {"purchaseOrderNumber": "PO-10045", "shipTo": {"id": "0003947268292", "name": "ACME Distribution Center"}, "lines": [{"lineNumber": 1, "sku": "WID-100", "quantity": 120, "unitPrice": 9.25}, {"lineNumber": 2, "sku": "WID-200", "quantity": 24, "unitPrice": 13.79}]}}))]
 pub struct OutboundRequest {
     /// A trading partner of the caller's account.
     #[schema(min_length = 1)]
@@ -23,7 +24,7 @@ pub struct OutboundRequest {
 }
 
 /// Any JSON object.
-#[derive(ToSchema)]
+#[derive(ToSchema, serde::Deserialize)]
 #[schema(value_type = Object)]
 pub struct Object(#[allow(dead_code)] serde_json::Map<String, Value>);
 
@@ -163,12 +164,48 @@ pub struct TransactionDetail {
 }
 
 /// `{"x12": "..."}`: raw X12 wrapped in JSON.
-#[derive(ToSchema)]
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct X12Body {
     /// The interchange text.
     #[schema(min_length = 1)]
     pub x12: String,
+}
+
+/// Raw X12 text (not empty).
+#[derive(Debug)]
+pub struct X12Text;
+
+impl utoipa::PartialSchema for X12Text {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .min_length(Some(1))
+            .description(Some("The raw interchange (not empty)."))
+            .build()
+            .into()
+    }
+}
+
+impl ToSchema for X12Text {}
+
+/// Acknowledgement kinds of `POST /validate?ack=` (any case).
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum AckParam {
+    /// TA1 only.
+    #[serde(rename = "ta1")]
+    Ta1,
+    /// 997 per group.
+    #[serde(rename = "997")]
+    Fa997,
+    /// 999 per group.
+    #[serde(rename = "999")]
+    Fa999,
+    /// 997 before 005010, 999 from 005010, TA1 when asked for.
+    #[serde(rename = "auto")]
+    Auto,
 }
 
 /// The `error` object.
@@ -223,17 +260,16 @@ impl Modify for Security {
         description = "The EDI integration service API (spec/service-api.md) on the x12kit core. Every path under /api/v1 is also served under /v1 (the separate API host). Every error is {\"ok\": false, \"error\": {code, message, details}}.",
         license(name = "MIT OR Apache-2.0")
     ),
-    nest((path = "/", api = crate::api::Paths)),
     modifiers(&Security),
-    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health))
+    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam))
 )]
 struct Doc;
 
 /// The OpenAPI document as pretty JSON (with a final newline).
 pub fn json() -> String {
-    let mut s = Doc::openapi()
-        .to_pretty_json()
-        .unwrap_or_else(|_| "{}".into());
+    let mut doc = Doc::openapi();
+    doc.merge(<crate::api::Paths as OpenApi>::openapi());
+    let mut s = doc.to_pretty_json().unwrap_or_else(|_| "{}".into());
     s.push('\n');
     s
 }
