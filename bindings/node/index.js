@@ -354,7 +354,10 @@ function write(parseResult, opts) {
 
 // ---------------------------------------------------------------- segments
 
-const FIELDS = 7
+const FIELDS = 8
+// Identifier strings by their packed bytes (see src/segments.rs): the few
+// distinct identifiers of a file are decoded once.
+const IDS = new Map()
 const BATCH = 512
 
 /** A lazy view of one segment; elements are split by the core on demand. */
@@ -370,11 +373,19 @@ class Segment {
     this._packed = f[o + 5]
     /** Byte offset of the segment in the input. */
     this.offset = f[o + 6]
+    this._idCode = f[o + 7]
   }
 
   /** The segment identifier (`ISA`, `BEG`, ...). */
   get id() {
-    return this._buf.latin1Slice(this._start, this._start + this._idLen)
+    const code = this._idCode
+    if (code === 0) return this._buf.toString('utf8', this._start, this._start + this._idLen)
+    let id = IDS.get(code)
+    if (id === undefined) {
+      id = this._buf.latin1Slice(this._start, this._start + this._idLen)
+      if (IDS.size < 4096) IDS.set(code, id)
+    }
+    return id
   }
 
   /** The segment's text, terminator excluded. */

@@ -254,3 +254,4 @@ pub fn write_json(parse_result: String, options: Option<Value>) -> Result<Buffer
         Ok(ops::write_str(&parse_result, &o)?.into())
     })
 }
+

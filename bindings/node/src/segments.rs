@@ -14,8 +14,10 @@ use x12kit::{Delimiters, Pull, Segment, StreamTokenizer, Token};
 
 /// Numbers per segment in a batch: start (in the buffer the views index),
 /// raw length, suffix length, segment index, identifier length, packed
-/// delimiters, byte offset in the whole input.
-pub const FIELDS: usize = 7;
+/// delimiters, byte offset in the whole input, and the identifier's bytes
+/// packed into one number when it is 1–3 ASCII bytes (else 0), so that JS
+/// can look the identifier string up instead of decoding it.
+pub const FIELDS: usize = 8;
 
 /// How much of a whole input the cursor feeds its tokenizer at a time.
 const SLICE: usize = 1 << 20;
@@ -66,6 +68,13 @@ fn emit(out: &mut [f64], s: &Segment<'_>, start: usize) {
     out[4] = s.id().len() as f64;
     out[5] = pack(s.delimiters(), s.terminated());
     out[6] = s.offset() as f64;
+    let id = s.id();
+    out[7] = if (1..=3).contains(&id.len()) && id.is_ascii() {
+        id.iter()
+            .fold(id.len() as u32, |acc, &b| (acc << 8) | u32::from(b)) as f64
+    } else {
+        0.0
+    };
 }
 
 /// Rebuilds the core's view of a segment from a buffer and its numbers.
