@@ -173,6 +173,12 @@ function signalOf(o) {
   o = options(o)
   if (!isPlainOptions(o) || !('signal' in o)) return [o, undefined]
   const { signal, ...rest } = o
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw typeError(`options.signal must be an AbortSignal, got ${describe(signal)}`)
+  }
+  if (signal && signal.aborted) {
+    throw new DOMException('the operation was aborted', 'AbortError')
+  }
   return [rest, signal]
 }
 

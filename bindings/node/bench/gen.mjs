@@ -44,6 +44,25 @@ export function generate850(size) {
   return Buffer.from(parts.join(''), 'latin1')
 }
 
+/**
+ * The same file as a stream of chunks (never held whole): a Readable-compatible
+ * async generator of about `size` bytes.
+ */
+export async function* stream850(size, chunkSize = 1 << 16) {
+  const { head, set, tail } = template()
+  const sets = Math.max(1, Math.ceil((size - head.length - tail.length) / set.length))
+  let pending = head
+  for (let i = 1; i <= sets; i++) {
+    const cn = String(i).padStart(4, '0')
+    pending += set.replace('ST*850*0001~', `ST*850*${cn}~`).replace(/SE\*(\d+)\*0001~/, `SE*$1*${cn}~`)
+    if (pending.length >= chunkSize) {
+      yield Buffer.from(pending, 'latin1')
+      pending = ''
+    }
+  }
+  yield Buffer.from(pending + tail.replace('GE*1*1~', `GE*${sets}*1~`), 'latin1')
+}
+
 /** The generated file of `mb` megabytes under bench/data (made once). */
 export function dataFile(mb) {
   const dir = join(here, 'data')

@@ -1,0 +1,86 @@
+// Streams: validateStream over fs.createReadStream and generated streams,
+// createSegmentStream, and memory that stays flat however large the input.
+import test from 'node:test'
+import assert from 'node:assert/strict'
+import { createReadStream, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { generate850, stream850 } from '../bench/gen.mjs'
+import { x12kit } from './helpers.mjs'
+
+test('validateStream(fs.createReadStream) equals validate on the same file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'x12kit-'))
+  try {
+    const input = generate850(3e6)
+    const f = join(dir, 'big.edi')
+    writeFileSync(f, input)
+    const streamed = await x12kit.validateStream(createReadStream(f, { highWaterMark: 10007 }), { structure: true })
+    assert.deepStrictEqual(streamed, x12kit.validate(readFileSync(f), { structure: true }))
+    assert.equal(streamed.valid, true)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('createSegmentStream over fs.createReadStream yields the segments of segments()', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'x12kit-'))
+  try {
+    const input = generate850(500e3)
+    const f = join(dir, 'in.edi')
+    writeFileSync(f, input)
+    const got = []
+    await pipeline(createReadStream(f, { highWaterMark: 333 }), x12kit.createSegmentStream(), async (source) => {
+      for await (const s of source) got.push([s.id, s.index, s.offset, s.element(1), s.raw])
+    })
+    const want = [...x12kit.segments(input)].map((s) => [s.id, s.index, s.offset, s.element(1), s.raw])
+    assert.equal(got.length, want.length)
+    assert.deepStrictEqual(got, want)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('segments(): lazy views with id, element, components, repetitions', () => {
+  const x12 = 'ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *231114*2213*^*00501*000000001*0*P*:~\nGS*HC*S*R*20231114*2213*1*X*005010~\nST*837*0001~\nHI*ABK:I10^ABF:J20~\nSE*3*0001~\nGE*1*1~\nIEA*1*000000001~\n'
+  const segs = [...x12kit.segments(x12)]
+  assert.deepStrictEqual(segs.map((s) => s.id), ['ISA', 'GS', 'ST', 'HI', 'SE', 'GE', 'IEA'])
+  const hi = segs[3]
+  assert.equal(hi.element(1), 'ABK:I10^ABF:J20')
+  assert.deepStrictEqual(hi.repetitions(1), ['ABK:I10', 'ABF:J20'])
+  assert.deepStrictEqual(segs[2].components(1), ['837'])
+  assert.equal(hi.element(2), undefined)
+  assert.deepStrictEqual(hi.components(9), [])
+  assert.equal(hi.raw, 'HI*ABK:I10^ABF:J20')
+  assert.equal(segs[0].element(16), ':')
+  assert.equal(segs[1].index, 1)
+  assert.equal(x12.slice(hi.offset, hi.offset + 2), 'HI')
+  assert.deepStrictEqual(JSON.parse(JSON.stringify(segs[2])), { id: 'ST', index: 2, offset: segs[2].offset, elements: ['837', '0001'] })
+  // Views stay valid after the iteration moved on.
+  assert.equal(segs[2].element(2), '0001')
+})
+
+test('memory stays flat: validateStream over 256 MB never held in memory', async () => {
+  global.gc?.()
+  const mb = Number(process.env.X12KIT_STREAM_MB || 256)
+  const before = process.memoryUsage().rss
+  let peak = before
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 5)
+  let fed = 0
+  async function* counted() {
+    for await (const c of stream850(mb * 1e6)) {
+      fed += c.length
+      peak = Math.max(peak, process.memoryUsage().rss)
+      yield c
+    }
+  }
+  const v = await x12kit.validateStream(Readable.from(counted()))
+  clearInterval(sampler)
+  assert.equal(v.valid, true, JSON.stringify(v.diagnostics.slice(0, 3)))
+  assert.ok(fed >= mb * 1e6)
+  const grew = (peak - before) / 1e6
+  assert.ok(grew < 96, `RSS grew by ${grew.toFixed(0)} MB for ${mb} MB of input`)
+})
