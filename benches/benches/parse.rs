@@ -88,7 +88,7 @@ fn input(size: usize) -> Input {
     let c = g.counts;
     // Cross-check the generator's counts with the whole-buffer tokenizer once.
     assert_eq!(tokenize(&g.data), (c.segments, 0));
-    let json = x12kit::parse_to_json(&g.data);
+    let json = x12kit::ops::parse_json(&g.data, &Default::default());
     // Each segment object has one "elements" array (the mapped `document`
     // of known types has none).
     let objects = memchr::memmem::find_iter(&json, b"\",\"elements\":[").count();
@@ -137,7 +137,7 @@ fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, input: &Input) {
     });
     group.bench_function("parse_json", |b| {
         b.iter(|| {
-            let json = x12kit::parse_to_json(black_box(data));
+            let json = x12kit::ops::parse_json(black_box(data), &Default::default());
             assert_eq!(json.len(), input.json_len);
             json
         })
@@ -151,7 +151,7 @@ fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, input: &Input) {
     group.bench_function("parse_json_no_documents_reused_buffer", |b| {
         b.iter(|| {
             out.clear();
-            x12kit::parse_to_json_into(black_box(data), &bare, &mut out);
+            x12kit::ops::parse_json_into(black_box(data), &x12kit::ops::ParseOptions { documents: bare.documents }, &mut out);
             assert_eq!(out.len(), bare_len);
             out.len()
         })

@@ -190,7 +190,7 @@ fn parse(file: &Path, pretty: bool, documents: bool) -> ExitCode {
     let stdout = io::stdout().lock();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     let options = x12kit::JsonOptions { documents };
-    let written = x12kit::to_json_writer_with(&doc, &mut out, pretty, &options)
+    let written = x12kit::to_json_writer(&doc, &mut out, pretty, &options)
         .and_then(|_| out.write_all(b"\n"))
         .and_then(|_| out.flush());
     if let Err(e) = written {

@@ -113,12 +113,7 @@ pub fn to_json_into(doc: &Document<'_>, options: &JsonOptions, out: &mut Vec<u8>
 
 /// Serializes a parse result as JSON to a writer, compact or pretty
 /// (two-space indentation), in chunks, without holding the whole text.
-pub fn to_json_writer<W: io::Write>(doc: &Document<'_>, w: W, pretty: bool) -> io::Result<()> {
-    to_json_writer_with(doc, w, pretty, &JsonOptions::default())
-}
-
-/// [`to_json_writer`] with options.
-pub fn to_json_writer_with<W: io::Write>(
+pub fn to_json_writer<W: io::Write>(
     doc: &Document<'_>,
     w: W,
     pretty: bool,
@@ -809,7 +804,7 @@ mod tests {
         );
         assert_eq!(segs[1]["elements"], json!(["\u{7f}", ["\u{1f600}", "x"]]));
         let mut pretty = Vec::new();
-        to_json_writer(&doc, &mut pretty, true).unwrap();
+        to_json_writer(&doc, &mut pretty, true, &JsonOptions::default()).unwrap();
         let expected = serde_json::to_string_pretty(&v).unwrap();
         let ours: serde_json::Value = serde_json::from_slice(&pretty).unwrap();
         assert_eq!(ours, v);
@@ -833,7 +828,7 @@ mod tests {
 "
         ));
         let mut compact = Vec::new();
-        to_json_writer(&doc, &mut compact, false).unwrap();
+        to_json_writer(&doc, &mut compact, false, &JsonOptions::default()).unwrap();
         assert_eq!(compact, to_json(&doc));
     }
 

@@ -59,9 +59,7 @@ pub use delimiters::Delimiters;
 pub use diagnostics::{AckCodes, Code, Diagnostic, Severity};
 pub use envelope::{Document, Envelope, Group, Handler, Interchange, Transaction, parse};
 pub use error::{Error, ErrorCode, ErrorKind, Problem};
-pub use json::{
-    JsonOptions, to_json, to_json_into, to_json_with, to_json_writer, to_json_writer_with, to_value,
-};
+pub use json::{JsonOptions, to_json, to_json_into, to_json_with, to_json_writer, to_value};
 pub use lexer::{Token, Tokenizer, segments};
 pub use partner::Partner;
 pub use render::{ControlNumbers, RenderOptions, Rendered, render};
@@ -70,13 +68,3 @@ pub use stream::{Pull, Reader, StreamTokenizer};
 pub use time::DateTime;
 pub use validate::{StreamValidator, Validation, Validator, validate, validate_reader};
 pub use write::{WriteOptions, write, write_str};
-
-/// Parses X12 and returns the JSON parse result as bytes (the cross-language contract).
-pub fn parse_to_json(input: &[u8]) -> Vec<u8> {
-    to_json(&parse(input))
-}
-
-/// Parses X12 and appends the JSON parse result to a reusable buffer.
-pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>) {
-    json::to_json_into(&parse(input), options, out)
-}

@@ -150,7 +150,7 @@ fn check_any_input(input: &[u8], sizes: &[usize]) {
     let reread: Value = serde_json::from_slice(&text).expect("to_json gives JSON");
     assert_eq!(reread, value);
     let mut pretty = Vec::new();
-    x12kit::to_json_writer(&doc, &mut pretty, true).unwrap();
+    x12kit::to_json_writer(&doc, &mut pretty, true, &Default::default()).unwrap();
     assert_eq!(serde_json::from_slice::<Value>(&pretty).unwrap(), value);
     for d in &doc.diagnostics {
         assert!(!d.message.is_empty());

@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
     } else {
         fprintf(stderr, "%s: not rendered: %s\n", payload_path, x12kit_error_code(err));
         if (issues == NULL) fprintf(stderr, "%s\n", x12kit_error_message(err));
-        code = status == X12KIT_STATUS_INVALID_INPUT ? 1 : 2;
+        code = status == X12KIT_STATUS_REJECTED || status == X12KIT_STATUS_INVALID_INPUT ? 1 : 2;
     }
 
     x12kit_issues_free(issues);
