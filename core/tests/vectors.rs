@@ -93,7 +93,11 @@ impl Case<'_> {
 
 /// Runs one case: `Ok(Ok(bytes))` the output, `Ok(Err(e))` the operation's
 /// error, `Err(_)` a case that cannot run.
-fn run(c: &Case<'_>, warnings: &mut Vec<Problem>) -> Result<Result<Vec<u8>, Error>, Broken> {
+fn run(
+    c: &Case<'_>,
+    warnings: &mut Vec<Problem>,
+    checks: &mut Vec<String>,
+) -> Result<Result<Vec<u8>, Error>, Broken> {
     Ok(match c.op {
         "parse" => {
             let input = c.file("input")?;
@@ -101,12 +105,67 @@ fn run(c: &Case<'_>, warnings: &mut Vec<Problem>) -> Result<Result<Vec<u8>, Erro
         }
         "validate" => {
             let input = c.file("input")?;
-            c.options().map(|o| ops::validate_json(&input, &o))
+            let o: ops::ValidateOptions = match c.options() {
+                Ok(o) => o,
+                Err(e) => return Ok(Err(e)),
+            };
+            let whole = ops::validate_json(&input, &o);
+            // The stream validator, fed in chunks of any size, gives one result
+            // whatever the chunking, and the same as `validate` except for what
+            // docs/validation.md lists: no `acknowledgements`, no
+            // `INVALID_UTF8`, no summary of an interchange whose ISA is unusable.
+            let mut first: Option<Vec<u8>> = None;
+            for size in [1, 7, 4096] {
+                let mut stream = ops::stream_validator(&o);
+                for chunk in input.chunks(size) {
+                    stream.feed(chunk);
+                }
+                let streamed = stream.finish().to_json();
+                match &first {
+                    None => first = Some(streamed),
+                    Some(f) if *f != streamed => checks.push(format!(
+                        "ops::stream_validator in chunks of {size} differs from chunks of 1{}",
+                        first_difference(f, &streamed)
+                    )),
+                    Some(_) => {}
+                }
+            }
+            let mut expected: Value = serde_json::from_slice(&whole).expect("validate gives JSON");
+            let text = String::from_utf8_lossy(&whole);
+            if !text.contains("\"INVALID_UTF8\"") && !text.contains("\"recovered\":true") {
+                if let Some(m) = expected.as_object_mut() {
+                    m.remove("acknowledgements");
+                }
+                let streamed: Value = serde_json::from_slice(first.as_deref().unwrap_or(b"null"))
+                    .unwrap_or(Value::Null);
+                if streamed != expected {
+                    checks.push(format!(
+                        "ops::stream_validator differs from ops::validate_json{}",
+                        first_difference(&to_json(&expected), &to_json(&streamed))
+                    ));
+                }
+            }
+            Ok(whole)
         }
         "acknowledge" => {
             let input = c.file("input")?;
             let now = DateTime::from_unix(c.u64_arg("now")?);
-            c.options().and_then(|o| ops::acknowledge(&input, &o, now))
+            let o: ops::AcknowledgeOptions = match c.options() {
+                Ok(o) => o,
+                Err(e) => return Ok(Err(e)),
+            };
+            let out = ops::acknowledge(&input, &o, now);
+            // The same from a validation made first with the same structure setting.
+            let v = ops::validate(
+                &input,
+                &ops::ValidateOptions {
+                    structure: o.structure,
+                },
+            );
+            if ops::acknowledge_validation(&v, &o, now) != out {
+                checks.push("ops::acknowledge_validation disagrees with ops::acknowledge".into());
+            }
+            out
         }
         "readAcknowledgement" => Ok(ops::read_acknowledgement_json(&c.file("input")?)),
         "render" => {
@@ -131,9 +190,8 @@ fn run(c: &Case<'_>, warnings: &mut Vec<Problem>) -> Result<Result<Vec<u8>, Erro
                     _ => false,
                 };
                 if !same {
-                    return Err(
-                        "ops::render_str and ops::render (JSON values) disagree".to_string()
-                    );
+                    checks
+                        .push("ops::render_str and ops::render (JSON values) disagree".to_string());
                 }
             }
             from_text.map(|r| {
@@ -151,7 +209,7 @@ fn run(c: &Case<'_>, warnings: &mut Vec<Problem>) -> Result<Result<Vec<u8>, Erro
             // The text form agrees wherever the file is UTF-8.
             if let Ok(text) = std::str::from_utf8(&input) {
                 if ops::write_str(text, &o) != from_bytes {
-                    return Err("ops::write_json and ops::write_str disagree".to_string());
+                    checks.push("ops::write_json and ops::write_str disagree".to_string());
                 }
             }
             from_bytes
@@ -473,25 +531,29 @@ fn vectors() {
             options: case.get("options").cloned().unwrap_or(Value::Null),
         };
         let mut warnings = Vec::new();
+        let mut checks = Vec::new();
         // A panic in the core fails this case, not the whole run.
-        let outcome =
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&c, &mut warnings)))
-            {
-                Ok(Ok(o)) => o,
-                Ok(Err(why)) => {
-                    fail(format!("cannot run: {why}"));
-                    continue;
-                }
-                Err(panic) => {
-                    let what = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
-                        .unwrap_or_default();
-                    fail(format!("the core panicked: {what}"));
-                    continue;
-                }
-            };
+        let outcome = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run(&c, &mut warnings, &mut checks)
+        })) {
+            Ok(Ok(o)) => o,
+            Ok(Err(why)) => {
+                fail(format!("cannot run: {why}"));
+                continue;
+            }
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                    .unwrap_or_default();
+                fail(format!("the core panicked: {what}"));
+                continue;
+            }
+        };
+        for check in checks {
+            fail(check);
+        }
         let has_expect = case.get("expect").is_some();
         let has_error = case.get("error").is_some();
         if has_expect && has_error {
