@@ -77,6 +77,6 @@ def test_verifier_and_signer_deliveries() -> None:
     with pytest.raises(webhook.WebhookVerificationError) as info:
         verifier.verify(h[webhook.HEADER_SIGNATURE], h[webhook.HEADER_TIMESTAMP], d.body, now=NOW + 61)
     assert info.value.code == "TIMESTAMP_OUT_OF_TOLERANCE"
-    with pytest.raises(webhook.WebhookVerificationError) as info:
+    with pytest.raises(webhook.WebhookConfigError) as info:
         signer.deliver("document.validated", {"documentId": 1}, now=NOW)
-    assert info.value.code == "MALFORMED_BODY"
+    assert info.value.code == "MALFORMED_BODY" and isinstance(info.value, ValueError)

@@ -7,7 +7,7 @@ and a ``kind``; each code maps to exactly one class here (``CLASS_BY_CODE``):
   - ``InvalidArgument`` (also ``ValueError``): the call itself is wrong (kind ``invalid_input``)
     - ``InvalidType`` (also ``TypeError``): an argument of the wrong Python type
     - ``InvalidParseResult`` (also ``WriteError``): ``write()`` got JSON that is not a parse result
-    - ``WebhookConfigError`` (also ``WebhookError``): unusable secrets, event names, delivery ids
+    - ``WebhookConfigError`` (also ``WebhookError``): unusable secrets, event names, delivery ids, event data
   - ``RenderError`` (``problems``): the payload / partner / document type is refused (kind ``rejected``)
   - ``WriteError``: a value would corrupt the X12 (``CONTAINS_DELIMITER``)
   - ``WebhookError``
@@ -110,7 +110,7 @@ class WebhookError(X12kitError):
 
 
 class WebhookConfigError(InvalidArgument, WebhookError):
-    """An unusable secret, event name or delivery id."""
+    """An unusable secret, event name, delivery id or event data."""
 
 
 class WebhookVerificationError(WebhookError):
@@ -161,7 +161,7 @@ CLASS_BY_CODE: Dict[str, Type[X12kitError]] = {
     "TIMESTAMP_OUT_OF_TOLERANCE": WebhookVerificationError,
     "SIGNATURE_MISMATCH": WebhookVerificationError,
     "MISSING_ID": WebhookVerificationError,
-    "MALFORMED_BODY": WebhookVerificationError,
+    "MALFORMED_BODY": WebhookConfigError,
     # io
     "RANDOMNESS_UNAVAILABLE": X12kitIOError,
     "IO": X12kitIOError,
