@@ -822,6 +822,40 @@ enum x12kit_status x12kit_parse(const uint8_t *input,
                                 struct x12kit_error *err);
 
 /**
+ * `x12kit_parse` with the options of the parse operation as JSON text, the
+ * same object every x12kit language takes (`docs/c.md`, "Options as JSON").
+ *
+ * `options[0..options_len]` is a JSON object (UTF-8), e.g.
+ * `{"documents": false}` to leave out the `document` mapped back from each
+ * of the 18 known transaction sets (default true); NULL with length 0 (or
+ * the text `null`) for the defaults. The JSON output is byte for byte the
+ * core's `ops::parse_json` (what `x12kit parse` prints).
+ *
+ * Outputs as for `x12kit_parse` (at least one non-NULL). Returns
+ * `X12KIT_STATUS_OK`; `X12KIT_STATUS_INVALID_INPUT` with code
+ * `INVALID_OPTIONS` for options that are not JSON, not an object, or have
+ * an unknown key or a value of the wrong type (`x12kit_error_path` names
+ * the key, e.g. `/documents`); `X12KIT_STATUS_INVALID_UTF8` (the options
+ * text), `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
+ * On failure the outputs are empty/NULL.
+ * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the outputs become the caller's; x12kit keeps no pointer to the
+ * inputs. Lifetime: the outputs live until freed, independent of the inputs.
+ *
+ * # Safety
+ * `input` and `options` must point to their lengths in readable bytes (or be
+ * NULL with length 0); each output must be NULL or valid for one write.
+ */
+enum x12kit_status x12kit_parse_with_json_options(const uint8_t *input,
+                                                  size_t input_len,
+                                                  const char *options,
+                                                  size_t options_len,
+                                                  struct x12kit_string *json_out,
+                                                  struct x12kit_diagnostics **diagnostics_out,
+                                                  struct x12kit_error *err);
+
+/**
  * Writes a JSON parse result back to X12 (the inverse of `x12kit_parse`).
  *
  * `json[0..json_len]` is the JSON text (UTF-8, not NUL-terminated).
@@ -834,8 +868,9 @@ enum x12kit_status x12kit_parse(const uint8_t *input,
  * On success `*x12_out` receives the X12 bytes (free with
  * `x12kit_string_free`). On failure it is set to empty and the status is
  * `X12KIT_STATUS_INVALID_INPUT` with code `INVALID_JSON`,
- * `INVALID_PARSE_RESULT`, `INVALID_DELIMITERS` or `CONTAINS_DELIMITER`
- * (and `x12kit_error_path` names the offending value), or
+ * `INVALID_PARSE_RESULT` or `INVALID_DELIMITERS`, or
+ * `X12KIT_STATUS_REJECTED` with `CONTAINS_DELIMITER` (and
+ * `x12kit_error_path` names the offending value), or
  * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
  * `X12KIT_STATUS_INVALID_ARGUMENT`.
  * Thread safety: may be called from many threads at once.
@@ -853,6 +888,42 @@ enum x12kit_status x12kit_write(const char *json,
                                 size_t line_break_len,
                                 struct x12kit_string *x12_out,
                                 struct x12kit_error *err);
+
+/**
+ * `x12kit_write` with the options of the write operation as JSON text, the
+ * same object every x12kit language takes, and the parse result as bytes.
+ *
+ * `json[0..json_len]` is the parse result JSON; bytes that are not UTF-8
+ * fail with code `INVALID_UTF8` and status `X12KIT_STATUS_INVALID_INPUT`
+ * (a content problem of the data, as in every language; the text arguments
+ * of other calls give `X12KIT_STATUS_INVALID_UTF8`).
+ * `options[0..options_len]` is a JSON object, e.g. `{"lineBreak": "\r\n"}`
+ * (absent or `null`: keep the line breaks recorded in the parse result),
+ * or NULL with length 0 for the defaults. The output is byte for byte the
+ * core's `ops::write_json`.
+ *
+ * On success `*x12_out` receives the X12 (free with `x12kit_string_free`);
+ * on failure it is set to empty. Errors: `X12KIT_STATUS_INVALID_INPUT` with
+ * `INVALID_OPTIONS`, `INVALID_UTF8`, `INVALID_JSON`, `INVALID_PARSE_RESULT`
+ * or `INVALID_DELIMITERS`; `X12KIT_STATUS_REJECTED` with
+ * `CONTAINS_DELIMITER` (`x12kit_error_path` names the offending value);
+ * `X12KIT_STATUS_INVALID_UTF8` (the options text),
+ * `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
+ * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to the
+ * inputs. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * `json` and `options` must point to their lengths in readable bytes (or be
+ * NULL with length 0); `x12_out` must be valid for one write.
+ */
+enum x12kit_status x12kit_write_with_json_options(const uint8_t *json,
+                                                  size_t json_len,
+                                                  const char *options,
+                                                  size_t options_len,
+                                                  struct x12kit_string *x12_out,
+                                                  struct x12kit_error *err);
 
 /**
  * Parses and validates X12 against the envelope rules (ISA/IEA, GS/GE,
@@ -906,6 +977,40 @@ enum x12kit_status x12kit_validate_with(const uint8_t *input,
                                         struct x12kit_string *json_out,
                                         struct x12kit_diagnostics **diagnostics_out,
                                         struct x12kit_error *err);
+
+/**
+ * `x12kit_validate` with the options of the validate operation as JSON
+ * text, the same object every x12kit language takes (`docs/c.md`, "Options
+ * as JSON").
+ *
+ * `options[0..options_len]` is a JSON object (UTF-8), e.g.
+ * `{"structure": true}` to check the structure of the 18 known transaction
+ * sets too; NULL with length 0 (or the text `null`) for the defaults. The
+ * JSON output is byte for byte the core's `ops::validate_json` (what
+ * `x12kit validate --json` prints).
+ *
+ * Outputs as for `x12kit_validate` (at least one non-NULL). Errors:
+ * `X12KIT_STATUS_INVALID_INPUT` with `INVALID_OPTIONS` (options that are not
+ * a JSON object, an unknown key, a value of the wrong type;
+ * `x12kit_error_path` names the key), `X12KIT_STATUS_INVALID_UTF8` (the
+ * options text), `X12KIT_STATUS_NULL_POINTER`,
+ * `X12KIT_STATUS_INVALID_ARGUMENT`. On failure the outputs are empty/NULL.
+ * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the outputs become the caller's; x12kit keeps no pointer to the
+ * inputs. Lifetime: the outputs live until freed.
+ *
+ * # Safety
+ * `input` and `options` must point to their lengths in readable bytes (or be
+ * NULL with length 0); each output must be NULL or valid for one write.
+ */
+enum x12kit_status x12kit_validate_with_json_options(const uint8_t *input,
+                                                     size_t input_len,
+                                                     const char *options,
+                                                     size_t options_len,
+                                                     struct x12kit_string *json_out,
+                                                     struct x12kit_diagnostics **diagnostics_out,
+                                                     struct x12kit_error *err);
 
 /**
  * Creates a push validator with `options` (NULL for the defaults of
@@ -1018,9 +1123,10 @@ void x12kit_stream_validator_free(struct x12kit_stream_validator *v);
  * acknowledged, e.g. a 997 asked for input without functional groups. Every
  * acknowledgement x12kit writes parses and validates without errors.
  *
- * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_DELIMITERS`,
- * `CONTAINS_DELIMITER` or `INVALID_OPTIONS` (e.g. a control number
- * beyond 9 digits; `x12kit_error_path` names the option);
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_DELIMITERS` or
+ * `INVALID_CONTROL_NUMBER` (e.g. a control number beyond 9 digits;
+ * `x12kit_error_path` names the option); `X12KIT_STATUS_REJECTED` with
+ * `CONTAINS_DELIMITER`;
  * `X12KIT_STATUS_INVALID_ARGUMENT` (unknown `kind`),
  * `X12KIT_STATUS_INVALID_UTF8` (`line_break`), `X12KIT_STATUS_NULL_POINTER`.
  * Thread safety: may be called from many threads at once.
@@ -1037,6 +1143,75 @@ enum x12kit_status x12kit_acknowledge(const uint8_t *input,
                                       const struct x12kit_ack_options *options,
                                       struct x12kit_string *x12_out,
                                       struct x12kit_error *err);
+
+/**
+ * `x12kit_acknowledge` with the options of the acknowledge operation as JSON
+ * text, the same object every x12kit language takes, and the time of the
+ * acknowledgement as a parameter.
+ *
+ * `options[0..options_len]` is a JSON object (UTF-8) with any of `kind`
+ * (`"auto"`, `"ta1"`, `"997"`, `"999"`), `structure` (default true),
+ * `errorsOnly`, `interchangeControlNumber`, `groupControlNumber`,
+ * `setControlNumber` (default 1 each), `date` (`CCYYMMDD`) with `time`
+ * (`HHMM`), `lineBreak` and `delimiters` (`{"element", "component",
+ * "repetition", "segment"}`, one-character strings); NULL with length 0 (or
+ * the text `null`) for the defaults. `now` dates the acknowledgement unless
+ * `date` and `time` are given: Unix seconds (UTC), or 0 for the system
+ * clock. The output is byte for byte the core's `ops::acknowledge`.
+ *
+ * On success `*x12_out` receives the acknowledgement X12 (free with
+ * `x12kit_string_free`), empty when nothing is to be acknowledged; on
+ * failure it is set to empty. Errors: `X12KIT_STATUS_INVALID_INPUT` with
+ * `INVALID_OPTIONS` (unknown key, wrong type, unknown `kind`),
+ * `INVALID_TIMESTAMP` (a date without a time, an impossible date or time),
+ * `INVALID_CONTROL_NUMBER` or `INVALID_DELIMITERS` (`x12kit_error_path`
+ * names the option); `X12KIT_STATUS_REJECTED` with `CONTAINS_DELIMITER`;
+ * `X12KIT_STATUS_INVALID_UTF8` (the options text),
+ * `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
+ * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to the
+ * inputs. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * `input` and `options` must point to their lengths in readable bytes (or be
+ * NULL with length 0); `x12_out` must be valid for one write.
+ */
+enum x12kit_status x12kit_acknowledge_with_json_options(const uint8_t *input,
+                                                        size_t input_len,
+                                                        const char *options,
+                                                        size_t options_len,
+                                                        uint64_t now,
+                                                        struct x12kit_string *x12_out,
+                                                        struct x12kit_error *err);
+
+/**
+ * Reads the acknowledgements (TA1, 997, 999) in X12 input: what each
+ * accepts or rejects, as JSON.
+ *
+ * `input[0..input_len]` is the X12 (any bytes). On success `*json_out`
+ * receives the compact JSON (free with `x12kit_string_free`), byte for
+ * byte the core's `ops::read_acknowledgement_json`: the TA1s with the
+ * interchange they answer and its note, the 997/999 sets with each group
+ * and set response (AK1/AK2/AK5/AK9, IK5, error codes); input without
+ * acknowledgements gives empty lists. Reading never fails on bad X12.
+ *
+ * Errors: `X12KIT_STATUS_NULL_POINTER` (`json_out` NULL, or `input` NULL
+ * with a length), `X12KIT_STATUS_INVALID_ARGUMENT` (an impossible length);
+ * `*json_out` is then empty. Thread safety: may be called from many threads
+ * at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to
+ * `input`. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * `input` must point to `input_len` readable bytes (or be NULL with length
+ * 0); `json_out` must be valid for one write.
+ */
+enum x12kit_status x12kit_read_acknowledgement(const uint8_t *input,
+                                               size_t input_len,
+                                               struct x12kit_string *json_out,
+                                               struct x12kit_error *err);
 
 /**
  * Number of diagnostics in the list (0 for NULL).
@@ -1105,13 +1280,16 @@ void x12kit_diagnostics_free(struct x12kit_diagnostics *list);
  *   set to empty on failure.
  * - `issues_out`: NULL, or receives a list (free with `x12kit_issues_free`):
  *   the warnings on success, every problem found on
- *   `X12KIT_STATUS_INVALID_INPUT`, and NULL on other failures.
+ *   `X12KIT_STATUS_REJECTED` and `X12KIT_STATUS_INVALID_INPUT`, and NULL on
+ *   other failures.
  *
- * Returns `X12KIT_STATUS_OK`, or `X12KIT_STATUS_INVALID_INPUT` with code
- * `INVALID_PAYLOAD`, `INVALID_PARTNER`, `UNKNOWN_DOCUMENT_TYPE`,
- * `UNSUPPORTED_VERSION` or `INVALID_JSON` (the message lists every problem),
- * or `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
- * `X12KIT_STATUS_INVALID_ARGUMENT` (e.g. a date without a time).
+ * Returns `X12KIT_STATUS_OK`, or `X12KIT_STATUS_REJECTED` with code
+ * `INVALID_PAYLOAD`, `INVALID_PARTNER`, `UNKNOWN_DOCUMENT_TYPE` or
+ * `UNSUPPORTED_VERSION` (the message lists every problem), or
+ * `X12KIT_STATUS_INVALID_INPUT` with `INVALID_JSON`, `INVALID_TIMESTAMP`
+ * or `INVALID_CONTROL_NUMBER`, or `X12KIT_STATUS_INVALID_UTF8`,
+ * `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT` (e.g. a
+ * date without a time).
  * Thread safety: may be called from many threads at once.
  *
  * Ownership: the outputs become the caller's; x12kit keeps no pointer to the
@@ -1132,6 +1310,99 @@ enum x12kit_status x12kit_render(const char *document_type,
                                  struct x12kit_string *x12_out,
                                  struct x12kit_issues **issues_out,
                                  struct x12kit_error *err);
+
+/**
+ * `x12kit_render` with the options of the render operation as JSON text,
+ * the same object every x12kit language takes, and the time of the
+ * interchange as a parameter.
+ *
+ * Arguments and outputs as for `x12kit_render`, except:
+ * - `options[0..options_len]`: a JSON object (UTF-8) with any of
+ *   `controlNumbers` (`{"interchange", "group", "transaction"}`, each 1 to
+ *   999999999, default 1), `date` (`CCYYMMDD`) with `time` (`HHMM`); NULL
+ *   with length 0 (or the text `null`) for the defaults.
+ * - `now`: dates the interchange unless `date` and `time` are given: Unix
+ *   seconds (UTC), or 0 for the system clock.
+ *
+ * The X12 is byte for byte the core's `ops::render_str`; `*issues_out` (when
+ * not NULL) receives the warnings on success, every problem of the payload
+ * or partner on failure, in the core's order.
+ *
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_OPTIONS` (unknown key,
+ * wrong type; `x12kit_error_path` names it), `INVALID_TIMESTAMP`,
+ * `INVALID_CONTROL_NUMBER`, `INVALID_JSON` (path `/payload` or `/partner`);
+ * `X12KIT_STATUS_REJECTED` with `INVALID_PAYLOAD`, `INVALID_PARTNER`,
+ * `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
+ * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
+ * `X12KIT_STATUS_INVALID_ARGUMENT`. `*issues_out` is NULL after these last
+ * three and after `INVALID_OPTIONS`.
+ * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the outputs become the caller's; x12kit keeps no pointer to the
+ * inputs. Lifetime: the outputs live until freed.
+ *
+ * # Safety
+ * Each pointer must point to its length in readable bytes (or be NULL with
+ * length 0); `x12_out` must be writable and `issues_out` NULL or writable.
+ */
+enum x12kit_status x12kit_render_with_json_options(const char *document_type,
+                                                   size_t document_type_len,
+                                                   const char *payload,
+                                                   size_t payload_len,
+                                                   const char *partner,
+                                                   size_t partner_len,
+                                                   const char *options,
+                                                   size_t options_len,
+                                                   uint64_t now,
+                                                   struct x12kit_string *x12_out,
+                                                   struct x12kit_issues **issues_out,
+                                                   struct x12kit_error *err);
+
+/**
+ * The JSON Schema (draft 2020-12) of the payload of one of the 18 document
+ * types, e.g. "850": what `x12kit_render` takes and what the parse result's
+ * `document` holds.
+ *
+ * `document_type[0..document_type_len]` is the transaction set code
+ * (UTF-8). On success `*json_out` receives the schema as compact JSON (free
+ * with `x12kit_string_free`), byte for byte the core's
+ * `ops::document_schema` serialized; the same file is
+ * `schema/documents/<type>.schema.json`.
+ *
+ * Errors: `X12KIT_STATUS_REJECTED` with `UNKNOWN_DOCUMENT_TYPE` (the
+ * message lists the 18 codes); `X12KIT_STATUS_INVALID_UTF8`,
+ * `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`;
+ * `*json_out` is then empty. Thread safety: may be called from many threads
+ * at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to
+ * `document_type`. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * `document_type` must point to `document_type_len` readable bytes (or be
+ * NULL with length 0); `json_out` must be valid for one write.
+ */
+enum x12kit_status x12kit_document_schema(const char *document_type,
+                                          size_t document_type_len,
+                                          struct x12kit_string *json_out,
+                                          struct x12kit_error *err);
+
+/**
+ * The JSON Schema (draft 2020-12) of the partner profile `x12kit_render`
+ * takes (`schema/partner.schema.json`).
+ *
+ * On success `*json_out` receives the schema as compact JSON (free with
+ * `x12kit_string_free`), byte for byte the core's `ops::partner_schema`
+ * serialized. Errors: `X12KIT_STATUS_NULL_POINTER` (`json_out` NULL).
+ * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: the output becomes the caller's. Lifetime: until
+ * `x12kit_string_free`.
+ *
+ * # Safety
+ * `json_out` must be valid for one write.
+ */
+enum x12kit_status x12kit_partner_schema(struct x12kit_string *json_out, struct x12kit_error *err);
 
 /**
  * Number of issues in the list (0 for NULL).
@@ -1475,6 +1746,53 @@ enum x12kit_status x12kit_webhook_verify(const struct x12kit_bytes *secrets,
                                          uint64_t tolerance_seconds,
                                          struct x12kit_webhook_verified *verified_out,
                                          struct x12kit_error *err);
+
+/**
+ * `x12kit_webhook_verify` with the options of the verify operation as JSON
+ * text, the same object every x12kit language takes, and the outcome also
+ * as JSON.
+ *
+ * Arguments as for `x12kit_webhook_verify`, except:
+ * - `options[0..options_len]`: a JSON object (UTF-8), e.g.
+ *   `{"tolerance": 600}` (seconds, default 300); NULL with length 0 (or the
+ *   text `null`) for the defaults.
+ * - `verified_out`: NULL, or receives the timestamp and the matching secret.
+ * - `json_out`: NULL, or receives the same as JSON,
+ *   `{"timestamp":N,"secretIndex":N}`, byte for byte the core's
+ *   `ops::webhook_verify` serialized (free with `x12kit_string_free`; empty
+ *   on failure).
+ *
+ * Returns `X12KIT_STATUS_OK` when the delivery is authentic and fresh;
+ * `X12KIT_STATUS_REJECTED` as `x12kit_webhook_verify`;
+ * `X12KIT_STATUS_INVALID_INPUT` with `INVALID_OPTIONS` (an unknown key, a
+ * negative tolerance; `x12kit_error_path` names it) or `EMPTY_SECRET`;
+ * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
+ * `X12KIT_STATUS_INVALID_ARGUMENT`. Comparisons are constant-time.
+ * Thread safety: may be called from many threads at once.
+ *
+ * Ownership: `*json_out` becomes the caller's; `*verified_out` is plain
+ * data. Lifetime: `*json_out` lives until `x12kit_string_free`; x12kit
+ * keeps no pointer to the inputs after the call.
+ *
+ * # Safety
+ * As for `x12kit_webhook_verify`; `options` must point to `options_len`
+ * readable bytes (or be NULL with length 0); `json_out` must be NULL or
+ * valid for one write.
+ */
+enum x12kit_status x12kit_webhook_verify_with_json_options(const struct x12kit_bytes *secrets,
+                                                           size_t secret_count,
+                                                           const char *signature,
+                                                           size_t signature_len,
+                                                           const char *timestamp,
+                                                           size_t timestamp_len,
+                                                           const uint8_t *body,
+                                                           size_t body_len,
+                                                           const char *options,
+                                                           size_t options_len,
+                                                           uint64_t now,
+                                                           struct x12kit_webhook_verified *verified_out,
+                                                           struct x12kit_string *json_out,
+                                                           struct x12kit_error *err);
 
 /**
  * Signs a message the Standard Webhooks way: `v1,` + base64 of HMAC-SHA256

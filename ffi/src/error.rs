@@ -1,11 +1,12 @@
 //! Status codes, the error object, and the guards every exported function
 //! runs its body in: argument checks, error mapping and `catch_unwind`.
 
+use serde::de::DeserializeOwned;
 use std::any::Any;
 use std::borrow::Cow;
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use x12kit_core::ErrorKind;
+use x12kit_core::{DateTime, ErrorKind, clock};
 
 /// What a call returned: `X12KIT_STATUS_OK` or the kind of failure.
 ///
@@ -263,6 +264,34 @@ pub(crate) unsafe fn put<T>(ptr: *mut T, value: T) {
     // SAFETY: forwarded to the caller.
     if let Some(slot) = unsafe { ptr.as_mut() } {
         *slot = value;
+    }
+}
+
+/// The options struct of an operation from the caller's JSON text
+/// `ptr[0..len]` through the core's option reader (`ops::options_str`: the
+/// JSON every language passes, `INVALID_OPTIONS` with the pointer of the
+/// offending key); NULL (with length 0) is the defaults.
+///
+/// # Safety
+/// As for [`text`].
+pub(crate) unsafe fn json_options<T: DeserializeOwned + Default>(
+    ptr: *const c_char,
+    len: usize,
+) -> Result<T, Failure> {
+    if ptr.is_null() && len == 0 {
+        return Ok(T::default());
+    }
+    // SAFETY: forwarded to the caller.
+    let options = unsafe { text(ptr, len, "options") }?;
+    Ok(x12kit_core::ops::options_str(options)?)
+}
+
+/// The time a call is made at: `now` Unix seconds, or the system clock for 0.
+pub(crate) fn now_or_clock(now: u64) -> DateTime {
+    if now == 0 {
+        clock::now()
+    } else {
+        DateTime::from_unix(now)
     }
 }
 

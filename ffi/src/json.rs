@@ -2,9 +2,11 @@
 //! back (`x12kit_write`). Each mirrors one core function.
 
 use crate::diagnostics::{cleared_outputs, give_outputs, x12kit_diagnostics};
-use crate::error::{Failure, bytes, call, out, text, x12kit_error, x12kit_status};
+use crate::error::{Failure, bytes, call, json_options, out, text, x12kit_error, x12kit_status};
 use crate::string::{give, x12kit_string};
 use std::ffi::c_char;
+use x12kit_core::JsonOptions;
+use x12kit_core::ops::{self, ParseOptions, WriteOptions};
 
 /// Parses X12 and gives its JSON parse result and/or its diagnostics.
 ///
@@ -57,6 +59,65 @@ pub unsafe extern "C" fn x12kit_parse(
     })
 }
 
+/// `x12kit_parse` with the options of the parse operation as JSON text, the
+/// same object every x12kit language takes (`docs/c.md`, "Options as JSON").
+///
+/// `options[0..options_len]` is a JSON object (UTF-8), e.g.
+/// `{"documents": false}` to leave out the `document` mapped back from each
+/// of the 18 known transaction sets (default true); NULL with length 0 (or
+/// the text `null`) for the defaults. The JSON output is byte for byte the
+/// core's `ops::parse_json` (what `x12kit parse` prints).
+///
+/// Outputs as for `x12kit_parse` (at least one non-NULL). Returns
+/// `X12KIT_STATUS_OK`; `X12KIT_STATUS_INVALID_INPUT` with code
+/// `INVALID_OPTIONS` for options that are not JSON, not an object, or have
+/// an unknown key or a value of the wrong type (`x12kit_error_path` names
+/// the key, e.g. `/documents`); `X12KIT_STATUS_INVALID_UTF8` (the options
+/// text), `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
+/// On failure the outputs are empty/NULL.
+/// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the outputs become the caller's; x12kit keeps no pointer to the
+/// inputs. Lifetime: the outputs live until freed, independent of the inputs.
+///
+/// # Safety
+/// `input` and `options` must point to their lengths in readable bytes (or be
+/// NULL with length 0); each output must be NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_parse_with_json_options(
+    input: *const u8,
+    input_len: usize,
+    options: *const c_char,
+    options_len: usize,
+    json_out: *mut x12kit_string,
+    diagnostics_out: *mut *mut x12kit_diagnostics,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: the caller passes NULL or writable outputs.
+        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
+        if json_out.is_none() && diagnostics_out.is_none() {
+            return Err(Failure::null("json_out and diagnostics_out"));
+        }
+        // SAFETY: forwarded to the caller.
+        let input = unsafe { bytes(input, input_len, "input") }?;
+        // SAFETY: forwarded to the caller.
+        let options: ParseOptions = unsafe { json_options(options, options_len) }?;
+        // What ops::parse_json does, with the one parse shared by both outputs.
+        let doc = x12kit_core::parse(input);
+        let json_options = JsonOptions {
+            documents: options.documents,
+        };
+        give_outputs(
+            &doc.diagnostics,
+            || x12kit_core::to_json_with(&doc, &json_options),
+            json_out,
+            diagnostics_out,
+        );
+        Ok(())
+    })
+}
+
 /// Writes a JSON parse result back to X12 (the inverse of `x12kit_parse`).
 ///
 /// `json[0..json_len]` is the JSON text (UTF-8, not NUL-terminated).
@@ -69,8 +130,9 @@ pub unsafe extern "C" fn x12kit_parse(
 /// On success `*x12_out` receives the X12 bytes (free with
 /// `x12kit_string_free`). On failure it is set to empty and the status is
 /// `X12KIT_STATUS_INVALID_INPUT` with code `INVALID_JSON`,
-/// `INVALID_PARSE_RESULT`, `INVALID_DELIMITERS` or `CONTAINS_DELIMITER`
-/// (and `x12kit_error_path` names the offending value), or
+/// `INVALID_PARSE_RESULT` or `INVALID_DELIMITERS`, or
+/// `X12KIT_STATUS_REJECTED` with `CONTAINS_DELIMITER` (and
+/// `x12kit_error_path` names the offending value), or
 /// `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
 /// `X12KIT_STATUS_INVALID_ARGUMENT`.
 /// Thread safety: may be called from many threads at once.
@@ -104,6 +166,55 @@ pub unsafe extern "C" fn x12kit_write(
         };
         let options = x12kit_core::WriteOptions { line_break };
         give(x12_out, x12kit_core::write_str(json, &options)?);
+        Ok(())
+    })
+}
+
+/// `x12kit_write` with the options of the write operation as JSON text, the
+/// same object every x12kit language takes, and the parse result as bytes.
+///
+/// `json[0..json_len]` is the parse result JSON; bytes that are not UTF-8
+/// fail with code `INVALID_UTF8` and status `X12KIT_STATUS_INVALID_INPUT`
+/// (a content problem of the data, as in every language; the text arguments
+/// of other calls give `X12KIT_STATUS_INVALID_UTF8`).
+/// `options[0..options_len]` is a JSON object, e.g. `{"lineBreak": "\r\n"}`
+/// (absent or `null`: keep the line breaks recorded in the parse result),
+/// or NULL with length 0 for the defaults. The output is byte for byte the
+/// core's `ops::write_json`.
+///
+/// On success `*x12_out` receives the X12 (free with `x12kit_string_free`);
+/// on failure it is set to empty. Errors: `X12KIT_STATUS_INVALID_INPUT` with
+/// `INVALID_OPTIONS`, `INVALID_UTF8`, `INVALID_JSON`, `INVALID_PARSE_RESULT`
+/// or `INVALID_DELIMITERS`; `X12KIT_STATUS_REJECTED` with
+/// `CONTAINS_DELIMITER` (`x12kit_error_path` names the offending value);
+/// `X12KIT_STATUS_INVALID_UTF8` (the options text),
+/// `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
+/// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to the
+/// inputs. Lifetime: until `x12kit_string_free`.
+///
+/// # Safety
+/// `json` and `options` must point to their lengths in readable bytes (or be
+/// NULL with length 0); `x12_out` must be valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_write_with_json_options(
+    json: *const u8,
+    json_len: usize,
+    options: *const c_char,
+    options_len: usize,
+    x12_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let x12_out = unsafe { out(x12_out, "x12_out") }?;
+        *x12_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let json = unsafe { bytes(json, json_len, "json") }?;
+        // SAFETY: forwarded to the caller.
+        let options: WriteOptions = unsafe { json_options(options, options_len) }?;
+        give(x12_out, ops::write_json(json, &options)?);
         Ok(())
     })
 }

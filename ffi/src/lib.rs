@@ -34,6 +34,9 @@ pub mod reader;
 
 pub mod webhook;
 
+#[cfg(test)]
+mod json_options_tests;
+
 use std::ffi::c_char;
 
 /// The version of the library, e.g. "0.1.0".

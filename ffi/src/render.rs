@@ -4,12 +4,13 @@
 
 use crate::diagnostics::x12kit_severity;
 use crate::error::{
-    Failure, c_string, call, free_box, guard, out, text, x12kit_error, x12kit_status,
+    Failure, c_string, call, free_box, guard, json_options, now_or_clock, out, text, x12kit_error,
+    x12kit_status,
 };
 use crate::string::{give, x12kit_string};
 use std::ffi::{CString, c_char};
 use x12kit_core::ops::{self, RenderControlNumbers, RenderOptions};
-use x12kit_core::{Problem, Severity, clock};
+use x12kit_core::{Problem, Rendered, Severity, clock};
 
 /// Control numbers and timestamp of a rendered interchange.
 ///
@@ -114,13 +115,16 @@ impl x12kit_issues {
 ///   set to empty on failure.
 /// - `issues_out`: NULL, or receives a list (free with `x12kit_issues_free`):
 ///   the warnings on success, every problem found on
-///   `X12KIT_STATUS_INVALID_INPUT`, and NULL on other failures.
+///   `X12KIT_STATUS_REJECTED` and `X12KIT_STATUS_INVALID_INPUT`, and NULL on
+///   other failures.
 ///
-/// Returns `X12KIT_STATUS_OK`, or `X12KIT_STATUS_INVALID_INPUT` with code
-/// `INVALID_PAYLOAD`, `INVALID_PARTNER`, `UNKNOWN_DOCUMENT_TYPE`,
-/// `UNSUPPORTED_VERSION` or `INVALID_JSON` (the message lists every problem),
-/// or `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
-/// `X12KIT_STATUS_INVALID_ARGUMENT` (e.g. a date without a time).
+/// Returns `X12KIT_STATUS_OK`, or `X12KIT_STATUS_REJECTED` with code
+/// `INVALID_PAYLOAD`, `INVALID_PARTNER`, `UNKNOWN_DOCUMENT_TYPE` or
+/// `UNSUPPORTED_VERSION` (the message lists every problem), or
+/// `X12KIT_STATUS_INVALID_INPUT` with `INVALID_JSON`, `INVALID_TIMESTAMP`
+/// or `INVALID_CONTROL_NUMBER`, or `X12KIT_STATUS_INVALID_UTF8`,
+/// `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT` (e.g. a
+/// date without a time).
 /// Thread safety: may be called from many threads at once.
 ///
 /// Ownership: the outputs become the caller's; x12kit keeps no pointer to the
@@ -145,10 +149,10 @@ pub unsafe extern "C" fn x12kit_render(
 ) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or a writable pointer.
-        let mut issues_out = unsafe { issues_out.as_mut() };
-        if let Some(i) = issues_out.as_deref_mut() {
+        let issues_out = unsafe { issues_out.as_mut() }.map(|i| {
             *i = std::ptr::null_mut();
-        }
+            i
+        });
         // SAFETY: forwarded to the caller.
         let x12_out = unsafe { out(x12_out, "x12_out") }?;
         *x12_out = x12kit_string::EMPTY;
@@ -177,34 +181,193 @@ pub unsafe extern "C" fn x12kit_render(
                 }
             }
         };
-        let mut give_issues = |issues: &[Problem]| {
-            if let Some(i) = issues_out.as_deref_mut() {
-                *i = Box::into_raw(Box::new(x12kit_issues::new(issues)));
-            }
-        };
-        match ops::render_str(code, payload, partner, &options, clock::now()) {
-            Ok(rendered) => {
-                give_issues(&rendered.warnings);
-                give(x12_out, rendered.x12);
-                Ok(())
-            }
-            Err(e) => {
-                if e.details().is_empty() {
-                    // A failure without a list (e.g. INVALID_JSON) is one issue at its pointer.
-                    let severity = Severity::Error;
-                    give_issues(&[Problem {
-                        severity,
-                        code: e.code(),
-                        pointer: e.pointer().unwrap_or("/").to_string(),
-                        message: e.message().to_string(),
-                    }]);
-                } else {
-                    give_issues(e.details());
-                }
-                Err(e.into())
-            }
-        }
+        give_rendered(
+            ops::render_str(code, payload, partner, &options, clock::now()),
+            x12_out,
+            issues_out,
+        )
     })
+}
+
+/// Hands a render's outcome to the caller: the X12 and the warnings, or every
+/// problem (a failure without a list, e.g. `INVALID_JSON`, is one issue at
+/// its pointer) and the error.
+fn give_rendered(
+    rendered: Result<Rendered, x12kit_core::Error>,
+    x12_out: &mut x12kit_string,
+    mut issues_out: Option<&mut *mut x12kit_issues>,
+) -> Result<(), Failure> {
+    let mut give_issues = |issues: &[Problem]| {
+        if let Some(i) = issues_out.as_deref_mut() {
+            *i = Box::into_raw(Box::new(x12kit_issues::new(issues)));
+        }
+    };
+    match rendered {
+        Ok(rendered) => {
+            give_issues(&rendered.warnings);
+            give(x12_out, rendered.x12);
+            Ok(())
+        }
+        Err(e) => {
+            if e.details().is_empty() {
+                give_issues(&[Problem {
+                    severity: Severity::Error,
+                    code: e.code(),
+                    pointer: e.pointer().unwrap_or("/").to_string(),
+                    message: e.message().to_string(),
+                }]);
+            } else {
+                give_issues(e.details());
+            }
+            Err(e.into())
+        }
+    }
+}
+
+/// `x12kit_render` with the options of the render operation as JSON text,
+/// the same object every x12kit language takes, and the time of the
+/// interchange as a parameter.
+///
+/// Arguments and outputs as for `x12kit_render`, except:
+/// - `options[0..options_len]`: a JSON object (UTF-8) with any of
+///   `controlNumbers` (`{"interchange", "group", "transaction"}`, each 1 to
+///   999999999, default 1), `date` (`CCYYMMDD`) with `time` (`HHMM`); NULL
+///   with length 0 (or the text `null`) for the defaults.
+/// - `now`: dates the interchange unless `date` and `time` are given: Unix
+///   seconds (UTC), or 0 for the system clock.
+///
+/// The X12 is byte for byte the core's `ops::render_str`; `*issues_out` (when
+/// not NULL) receives the warnings on success, every problem of the payload
+/// or partner on failure, in the core's order.
+///
+/// Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_OPTIONS` (unknown key,
+/// wrong type; `x12kit_error_path` names it), `INVALID_TIMESTAMP`,
+/// `INVALID_CONTROL_NUMBER`, `INVALID_JSON` (path `/payload` or `/partner`);
+/// `X12KIT_STATUS_REJECTED` with `INVALID_PAYLOAD`, `INVALID_PARTNER`,
+/// `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
+/// `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
+/// `X12KIT_STATUS_INVALID_ARGUMENT`. `*issues_out` is NULL after these last
+/// three and after `INVALID_OPTIONS`.
+/// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the outputs become the caller's; x12kit keeps no pointer to the
+/// inputs. Lifetime: the outputs live until freed.
+///
+/// # Safety
+/// Each pointer must point to its length in readable bytes (or be NULL with
+/// length 0); `x12_out` must be writable and `issues_out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_render_with_json_options(
+    document_type: *const c_char,
+    document_type_len: usize,
+    payload: *const c_char,
+    payload_len: usize,
+    partner: *const c_char,
+    partner_len: usize,
+    options: *const c_char,
+    options_len: usize,
+    now: u64,
+    x12_out: *mut x12kit_string,
+    issues_out: *mut *mut x12kit_issues,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: the caller passes NULL or a writable pointer.
+        let issues_out = unsafe { issues_out.as_mut() }.map(|i| {
+            *i = std::ptr::null_mut();
+            i
+        });
+        // SAFETY: forwarded to the caller.
+        let x12_out = unsafe { out(x12_out, "x12_out") }?;
+        *x12_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let (code, payload, partner) = unsafe {
+            (
+                text(document_type, document_type_len, "document_type")?,
+                text(payload, payload_len, "payload")?,
+                text(partner, partner_len, "partner")?,
+            )
+        };
+        // SAFETY: forwarded to the caller.
+        let options: RenderOptions = unsafe { json_options(options, options_len) }?;
+        give_rendered(
+            ops::render_str(code, payload, partner, &options, now_or_clock(now)),
+            x12_out,
+            issues_out,
+        )
+    })
+}
+
+/// The JSON Schema (draft 2020-12) of the payload of one of the 18 document
+/// types, e.g. "850": what `x12kit_render` takes and what the parse result's
+/// `document` holds.
+///
+/// `document_type[0..document_type_len]` is the transaction set code
+/// (UTF-8). On success `*json_out` receives the schema as compact JSON (free
+/// with `x12kit_string_free`), byte for byte the core's
+/// `ops::document_schema` serialized; the same file is
+/// `schema/documents/<type>.schema.json`.
+///
+/// Errors: `X12KIT_STATUS_REJECTED` with `UNKNOWN_DOCUMENT_TYPE` (the
+/// message lists the 18 codes); `X12KIT_STATUS_INVALID_UTF8`,
+/// `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`;
+/// `*json_out` is then empty. Thread safety: may be called from many threads
+/// at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to
+/// `document_type`. Lifetime: until `x12kit_string_free`.
+///
+/// # Safety
+/// `document_type` must point to `document_type_len` readable bytes (or be
+/// NULL with length 0); `json_out` must be valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_document_schema(
+    document_type: *const c_char,
+    document_type_len: usize,
+    json_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let json_out = unsafe { out(json_out, "json_out") }?;
+        *json_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let code = unsafe { text(document_type, document_type_len, "document_type") }?;
+        give(json_out, to_json(&ops::document_schema(code)?));
+        Ok(())
+    })
+}
+
+/// The JSON Schema (draft 2020-12) of the partner profile `x12kit_render`
+/// takes (`schema/partner.schema.json`).
+///
+/// On success `*json_out` receives the schema as compact JSON (free with
+/// `x12kit_string_free`), byte for byte the core's `ops::partner_schema`
+/// serialized. Errors: `X12KIT_STATUS_NULL_POINTER` (`json_out` NULL).
+/// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the output becomes the caller's. Lifetime: until
+/// `x12kit_string_free`.
+///
+/// # Safety
+/// `json_out` must be valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_partner_schema(
+    json_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let json_out = unsafe { out(json_out, "json_out") }?;
+        *json_out = x12kit_string::EMPTY;
+        give(json_out, to_json(&ops::partner_schema()));
+        Ok(())
+    })
+}
+
+/// Compact JSON of a value (as every x12kit language writes it).
+fn to_json(v: &serde_json::Value) -> Vec<u8> {
+    v.to_string().into_bytes()
 }
 
 /// The `(date, time)` of the options: both or neither.

@@ -2,11 +2,14 @@
 //! acknowledgements (`x12kit::acknowledge`) of X12 input.
 
 use crate::diagnostics::{cleared_outputs, give_outputs, x12kit_diagnostics};
-use crate::error::{Failure, bytes, call, free_box, out, text, x12kit_error, x12kit_status};
+use crate::error::{
+    Failure, bytes, call, free_box, json_options, now_or_clock, out, text, x12kit_error,
+    x12kit_status,
+};
 use crate::reader::x12kit_delimiters;
 use crate::string::{give, x12kit_string};
 use std::ffi::c_char;
-use x12kit_core::ops::{self, AcknowledgeOptions};
+use x12kit_core::ops::{self, AcknowledgeOptions, ValidateOptions};
 use x12kit_core::validate::{Options, Retain, StreamValidator, Validation, validate_with};
 use x12kit_core::{AckKind, DateTime, clock};
 
@@ -221,6 +224,55 @@ pub unsafe extern "C" fn x12kit_validate_with(
     })
 }
 
+/// `x12kit_validate` with the options of the validate operation as JSON
+/// text, the same object every x12kit language takes (`docs/c.md`, "Options
+/// as JSON").
+///
+/// `options[0..options_len]` is a JSON object (UTF-8), e.g.
+/// `{"structure": true}` to check the structure of the 18 known transaction
+/// sets too; NULL with length 0 (or the text `null`) for the defaults. The
+/// JSON output is byte for byte the core's `ops::validate_json` (what
+/// `x12kit validate --json` prints).
+///
+/// Outputs as for `x12kit_validate` (at least one non-NULL). Errors:
+/// `X12KIT_STATUS_INVALID_INPUT` with `INVALID_OPTIONS` (options that are not
+/// a JSON object, an unknown key, a value of the wrong type;
+/// `x12kit_error_path` names the key), `X12KIT_STATUS_INVALID_UTF8` (the
+/// options text), `X12KIT_STATUS_NULL_POINTER`,
+/// `X12KIT_STATUS_INVALID_ARGUMENT`. On failure the outputs are empty/NULL.
+/// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the outputs become the caller's; x12kit keeps no pointer to the
+/// inputs. Lifetime: the outputs live until freed.
+///
+/// # Safety
+/// `input` and `options` must point to their lengths in readable bytes (or be
+/// NULL with length 0); each output must be NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_validate_with_json_options(
+    input: *const u8,
+    input_len: usize,
+    options: *const c_char,
+    options_len: usize,
+    json_out: *mut x12kit_string,
+    diagnostics_out: *mut *mut x12kit_diagnostics,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: the caller passes NULL or writable outputs.
+        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
+        if json_out.is_none() && diagnostics_out.is_none() {
+            return Err(Failure::null("json_out and diagnostics_out"));
+        }
+        // SAFETY: forwarded to the caller.
+        let input = unsafe { bytes(input, input_len, "input") }?;
+        // SAFETY: forwarded to the caller.
+        let options: ValidateOptions = unsafe { json_options(options, options_len) }?;
+        give_validation(&ops::validate(input, &options), json_out, diagnostics_out);
+        Ok(())
+    })
+}
+
 /// A push validator: validates X12 fed in chunks of any size (from a socket,
 /// a huge file, a queue ...) without holding the input.
 ///
@@ -402,9 +454,10 @@ pub unsafe extern "C" fn x12kit_stream_validator_free(v: *mut x12kit_stream_vali
 /// acknowledged, e.g. a 997 asked for input without functional groups. Every
 /// acknowledgement x12kit writes parses and validates without errors.
 ///
-/// Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_DELIMITERS`,
-/// `CONTAINS_DELIMITER` or `INVALID_OPTIONS` (e.g. a control number
-/// beyond 9 digits; `x12kit_error_path` names the option);
+/// Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_DELIMITERS` or
+/// `INVALID_CONTROL_NUMBER` (e.g. a control number beyond 9 digits;
+/// `x12kit_error_path` names the option); `X12KIT_STATUS_REJECTED` with
+/// `CONTAINS_DELIMITER`;
 /// `X12KIT_STATUS_INVALID_ARGUMENT` (unknown `kind`),
 /// `X12KIT_STATUS_INVALID_UTF8` (`line_break`), `X12KIT_STATUS_NULL_POINTER`.
 /// Thread safety: may be called from many threads at once.
@@ -435,6 +488,102 @@ pub unsafe extern "C" fn x12kit_acknowledge(
             Some(o) => unsafe { ack_options(o) }?,
         };
         give(x12_out, ops::acknowledge(input, &options, now)?);
+        Ok(())
+    })
+}
+
+/// `x12kit_acknowledge` with the options of the acknowledge operation as JSON
+/// text, the same object every x12kit language takes, and the time of the
+/// acknowledgement as a parameter.
+///
+/// `options[0..options_len]` is a JSON object (UTF-8) with any of `kind`
+/// (`"auto"`, `"ta1"`, `"997"`, `"999"`), `structure` (default true),
+/// `errorsOnly`, `interchangeControlNumber`, `groupControlNumber`,
+/// `setControlNumber` (default 1 each), `date` (`CCYYMMDD`) with `time`
+/// (`HHMM`), `lineBreak` and `delimiters` (`{"element", "component",
+/// "repetition", "segment"}`, one-character strings); NULL with length 0 (or
+/// the text `null`) for the defaults. `now` dates the acknowledgement unless
+/// `date` and `time` are given: Unix seconds (UTC), or 0 for the system
+/// clock. The output is byte for byte the core's `ops::acknowledge`.
+///
+/// On success `*x12_out` receives the acknowledgement X12 (free with
+/// `x12kit_string_free`), empty when nothing is to be acknowledged; on
+/// failure it is set to empty. Errors: `X12KIT_STATUS_INVALID_INPUT` with
+/// `INVALID_OPTIONS` (unknown key, wrong type, unknown `kind`),
+/// `INVALID_TIMESTAMP` (a date without a time, an impossible date or time),
+/// `INVALID_CONTROL_NUMBER` or `INVALID_DELIMITERS` (`x12kit_error_path`
+/// names the option); `X12KIT_STATUS_REJECTED` with `CONTAINS_DELIMITER`;
+/// `X12KIT_STATUS_INVALID_UTF8` (the options text),
+/// `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`.
+/// Thread safety: may be called from many threads at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to the
+/// inputs. Lifetime: until `x12kit_string_free`.
+///
+/// # Safety
+/// `input` and `options` must point to their lengths in readable bytes (or be
+/// NULL with length 0); `x12_out` must be valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_acknowledge_with_json_options(
+    input: *const u8,
+    input_len: usize,
+    options: *const c_char,
+    options_len: usize,
+    now: u64,
+    x12_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let x12_out = unsafe { out(x12_out, "x12_out") }?;
+        *x12_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let input = unsafe { bytes(input, input_len, "input") }?;
+        // SAFETY: forwarded to the caller.
+        let options: AcknowledgeOptions = unsafe { json_options(options, options_len) }?;
+        give(
+            x12_out,
+            ops::acknowledge(input, &options, now_or_clock(now))?,
+        );
+        Ok(())
+    })
+}
+
+/// Reads the acknowledgements (TA1, 997, 999) in X12 input: what each
+/// accepts or rejects, as JSON.
+///
+/// `input[0..input_len]` is the X12 (any bytes). On success `*json_out`
+/// receives the compact JSON (free with `x12kit_string_free`), byte for
+/// byte the core's `ops::read_acknowledgement_json`: the TA1s with the
+/// interchange they answer and its note, the 997/999 sets with each group
+/// and set response (AK1/AK2/AK5/AK9, IK5, error codes); input without
+/// acknowledgements gives empty lists. Reading never fails on bad X12.
+///
+/// Errors: `X12KIT_STATUS_NULL_POINTER` (`json_out` NULL, or `input` NULL
+/// with a length), `X12KIT_STATUS_INVALID_ARGUMENT` (an impossible length);
+/// `*json_out` is then empty. Thread safety: may be called from many threads
+/// at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to
+/// `input`. Lifetime: until `x12kit_string_free`.
+///
+/// # Safety
+/// `input` must point to `input_len` readable bytes (or be NULL with length
+/// 0); `json_out` must be valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_read_acknowledgement(
+    input: *const u8,
+    input_len: usize,
+    json_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let json_out = unsafe { out(json_out, "json_out") }?;
+        *json_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let input = unsafe { bytes(input, input_len, "input") }?;
+        give(json_out, ops::read_acknowledgement_json(input));
         Ok(())
     })
 }

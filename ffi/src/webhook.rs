@@ -5,11 +5,13 @@
 //! `x12kit_webhook_delivery`). See docs/webhooks.md.
 
 use crate::error::{
-    Failure, bytes, c_string, call, free_box, guard, out, put, text, x12kit_error, x12kit_status,
+    Failure, bytes, c_string, call, free_box, guard, json_options, out, put, text, x12kit_error,
+    x12kit_status,
 };
 use crate::string::{give, x12kit_bytes, x12kit_string};
 use std::ffi::{CString, c_char};
 use std::time::Duration;
+use x12kit_core::ops::{self, VerifyOptions};
 use x12kit_core::webhook::{
     self, Delivery, DeliveryId, EventData, EventKind, Payload, Signer, standard,
 };
@@ -181,6 +183,87 @@ pub unsafe extern "C" fn x12kit_webhook_verify(
         write_verified(verified_out, verified);
         Ok(())
     })
+}
+
+/// `x12kit_webhook_verify` with the options of the verify operation as JSON
+/// text, the same object every x12kit language takes, and the outcome also
+/// as JSON.
+///
+/// Arguments as for `x12kit_webhook_verify`, except:
+/// - `options[0..options_len]`: a JSON object (UTF-8), e.g.
+///   `{"tolerance": 600}` (seconds, default 300); NULL with length 0 (or the
+///   text `null`) for the defaults.
+/// - `verified_out`: NULL, or receives the timestamp and the matching secret.
+/// - `json_out`: NULL, or receives the same as JSON,
+///   `{"timestamp":N,"secretIndex":N}`, byte for byte the core's
+///   `ops::webhook_verify` serialized (free with `x12kit_string_free`; empty
+///   on failure).
+///
+/// Returns `X12KIT_STATUS_OK` when the delivery is authentic and fresh;
+/// `X12KIT_STATUS_REJECTED` as `x12kit_webhook_verify`;
+/// `X12KIT_STATUS_INVALID_INPUT` with `INVALID_OPTIONS` (an unknown key, a
+/// negative tolerance; `x12kit_error_path` names it) or `EMPTY_SECRET`;
+/// `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
+/// `X12KIT_STATUS_INVALID_ARGUMENT`. Comparisons are constant-time.
+/// Thread safety: may be called from many threads at once.
+///
+/// Ownership: `*json_out` becomes the caller's; `*verified_out` is plain
+/// data. Lifetime: `*json_out` lives until `x12kit_string_free`; x12kit
+/// keeps no pointer to the inputs after the call.
+///
+/// # Safety
+/// As for `x12kit_webhook_verify`; `options` must point to `options_len`
+/// readable bytes (or be NULL with length 0); `json_out` must be NULL or
+/// valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_webhook_verify_with_json_options(
+    secrets: *const x12kit_bytes,
+    secret_count: usize,
+    signature: *const c_char,
+    signature_len: usize,
+    timestamp: *const c_char,
+    timestamp_len: usize,
+    body: *const u8,
+    body_len: usize,
+    options: *const c_char,
+    options_len: usize,
+    now: u64,
+    verified_out: *mut x12kit_webhook_verified,
+    json_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: the caller passes NULL or a writable string.
+        let json_out = unsafe { json_out.as_mut() }.map(|j| {
+            *j = x12kit_string::EMPTY;
+            j
+        });
+        // SAFETY: forwarded to the caller.
+        let (secrets, signature, timestamp, body) = unsafe {
+            (
+                byte_list(secrets, secret_count, "secrets")?,
+                text(signature, signature_len, "signature")?,
+                text(timestamp, timestamp_len, "timestamp")?,
+                bytes(body, body_len, "body")?,
+            )
+        };
+        // SAFETY: forwarded to the caller.
+        let options: VerifyOptions = unsafe { json_options(options, options_len) }?;
+        let verified = ops::webhook_verify(&secrets, signature, timestamp, body, &options, now)?;
+        if let Some(j) = json_out {
+            give(j, serde_json::to_vec(&verified).map_err(internal)?);
+        }
+        write_verified(verified_out, verified);
+        Ok(())
+    })
+}
+
+/// A serialization that cannot fail, failing: a bug, reported as such.
+fn internal(e: serde_json::Error) -> Failure {
+    Failure::from(x12kit_core::Error::new(
+        x12kit_core::ErrorCode::Internal,
+        format!("internal error in x12kit (please report it): {e}"),
+    ))
 }
 
 /// Signs a message the Standard Webhooks way: `v1,` + base64 of HMAC-SHA256

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds libx12kit, compiles the C test suite and the C examples with
+# Builds libx12kit, compiles the C test suite, the vectors runner and the C examples with
 # `gcc -std=c99 -Wall -Wextra -Werror -pedantic` against both the shared and the
 # static library (and the header as C++), then runs the tests and the examples
 # under valgrind --leak-check=full --error-exitcode=1. Without valgrind (and
 # when it cannot be installed) it falls back to AddressSanitizer + UBSan, and
-# says so.
+# says so. The C vectors runner (ffi/tests/vectors.c) runs every case of
+# tests/vectors/manifest.json; the last line printed is its count,
+# `vectors: N passed, N failed, N skipped`.
 #
 # Usage: ffi/tests/run.sh            (from anywhere; CC overrides gcc;
 #                                    X12KIT_C_CHECKER=asan forces the sanitizers)
@@ -71,6 +73,25 @@ echo "== C tests under $checker"
 run "$out/test_shared"
 run "$out/test_static"
 
+echo "== cross-language vectors (tests/vectors) through the C library, under $checker"
+# Every case of the manifest, counted here independently of the C program's
+# own JSON reader: it fails unless it ran exactly that many.
+manifest=tests/vectors/manifest.json
+if command -v python3 >/dev/null 2>&1; then
+  cases=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["cases"]))' "$manifest")
+else
+  cases=$(grep -c '^ *{"id": ' "$manifest") # one case per line (tests/vectors/README.md)
+fi
+vectors_flags=(-g -O1)
+[ "$want" = valgrind ] && command -v valgrind >/dev/null 2>&1 ||
+  vectors_flags+=(-fsanitize=address,undefined -fno-omit-frame-pointer)
+"$CC" "${warn[@]}" "${vectors_flags[@]}" ffi/tests/vectors.c -o "$out/vectors" "${shared[@]}"
+status=0
+run "$out/vectors" tests/vectors "$cases" >"$out/vectors.out" 2>&1 || status=$?
+grep -v '^vectors: [0-9]* passed' "$out/vectors.out" || true
+vectors_summary=$(grep '^vectors: [0-9]* passed' "$out/vectors.out" || echo "vectors: 0 passed, $cases failed, 0 skipped")
+[ "$status" = 0 ] || { echo "vectors: the C runner exited with $status"; echo "$vectors_summary"; exit 1; }
+
 echo "== C examples under $checker"
 checker_exit=99
 sample=examples/x12/purchase-orders-850.edi
@@ -118,6 +139,7 @@ echo "C examples: ok (${examples[*]}, and the $docs programs of docs/c.md)"
 echo "== install under a prefix, then build with pkg-config (shared and --static)"
 if ! command -v pkg-config >/dev/null 2>&1; then
   echo "pkg-config not found: the install check is SKIPPED (apt-get install pkg-config to run it)"
+  echo "$vectors_summary"
   exit 0
 fi
 prefix="$out/prefix"
@@ -131,3 +153,6 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 "$out/pc_static" "$sample" >/dev/null
 ldd "$out/pc_static" | grep -q libx12kit && { echo "pc_static links libx12kit.so dynamically"; exit 1; }
 echo "pkg-config $(pkg-config --modversion x12kit): ok"
+
+# The last line: the vectors count (scripts/test.sh and CI read it).
+echo "$vectors_summary"

@@ -1182,6 +1182,153 @@ static uint64_t rng(void) {
     return rng_state = x;
 }
 
+/* The calls that take an operation's options as JSON text (docs/c.md,
+ * "Options as JSON"): the same results as the typed calls, the core's
+ * INVALID_OPTIONS with the key's pointer, and every NULL path. The
+ * cross-language vectors (ffi/tests/vectors.c) run all their cases too. */
+static void test_json_options(void) {
+    x12kit_string a = {0}, b = {0};
+    x12kit_diagnostics *diags = NULL;
+    x12kit_issues *issues = NULL;
+    const uint8_t *in = (const uint8_t *)SAMPLE;
+
+    /* NULL options, "null" and the typed call with no options agree. */
+    CHECK_OK(x12kit_parse_with_json_options(in, SAMPLE_LEN, NULL, 0, &a, &diags, err));
+    CHECK_OK(x12kit_parse(in, SAMPLE_LEN, &b, NULL, err));
+    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    CHECK(x12kit_diagnostics_count(diags) == 0);
+    x12kit_diagnostics_free(diags);
+    x12kit_string_free(&a);
+    CHECK_OK(x12kit_parse_with_json_options(in, SAMPLE_LEN, "null", 4, &a, NULL, err));
+    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    x12kit_string_free(&a);
+    x12kit_string_free(&b);
+    CHECK_OK(x12kit_parse_with_json_options(in, SAMPLE_LEN, "{\"documents\": false}", 20, &a, NULL, err));
+    CHECK(strstr(a.data, "\"document\":") == NULL);
+    x12kit_string_free(&a);
+
+    const char *structure = "{\"structure\": true}";
+    x12kit_validate_options typed = {true, X12KIT_RETAIN_ALL};
+    CHECK_OK(x12kit_validate_with_json_options(in, SAMPLE_LEN, structure, strlen(structure), &a, NULL, err));
+    CHECK_OK(x12kit_validate_with(in, SAMPLE_LEN, &typed, &b, NULL, err));
+    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    x12kit_string_free(&a);
+    x12kit_string_free(&b);
+
+    /* The options of every language, refused the same way. */
+    CHECK_FAIL(x12kit_parse_with_json_options(in, SAMPLE_LEN, "{\"document\": 1}", 15, &a, NULL, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_OPTIONS");
+    CHECK(x12kit_error_path(err) != NULL && strcmp(x12kit_error_path(err), "/document") == 0);
+    CHECK_FAIL(x12kit_validate_with_json_options(in, SAMPLE_LEN, "[true]", 6, &a, NULL, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_OPTIONS");
+    CHECK(x12kit_error_path(err) != NULL && strcmp(x12kit_error_path(err), "/") == 0);
+    CHECK_FAIL(x12kit_validate_with_json_options(in, SAMPLE_LEN, "", 0, &a, NULL, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_OPTIONS");
+    CHECK_FAIL(x12kit_validate_with_json_options(in, SAMPLE_LEN, NULL, 3, &a, NULL, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_validate_with_json_options(in, SAMPLE_LEN, NULL, 0, NULL, NULL, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_validate_with_json_options(in, SAMPLE_LEN, "\"\xff\"", 3, &a, NULL, err),
+               X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    CHECK(a.data == NULL);
+
+    /* acknowledge: the time is a parameter; date/time in the options win. */
+    const char *kind = "{\"kind\": \"997\"}";
+    CHECK_OK(x12kit_acknowledge_with_json_options(in, SAMPLE_LEN, kind, strlen(kind), 1700000000, &a, err));
+    CHECK(strstr(a.data, "*231114*2213*") != NULL && strstr(a.data, "ST*997*0001") != NULL);
+    x12kit_string_free(&a);
+    const char *dated = "{\"kind\": \"999\", \"date\": \"20240229\", \"time\": \"0001\"}";
+    CHECK_OK(x12kit_acknowledge_with_json_options(in, SAMPLE_LEN, dated, strlen(dated), 1700000000, &a, err));
+    CHECK(strstr(a.data, "*240229*0001*") != NULL && strstr(a.data, "ST*999*0001") != NULL);
+    /* ... which x12kit_read_acknowledgement reads back. */
+    CHECK_OK(x12kit_read_acknowledgement((const uint8_t *)a.data, a.len, &b, err));
+    CHECK(b.data != NULL && b.data[0] == '{');
+    x12kit_string_free(&b);
+    x12kit_string_free(&a);
+    CHECK_FAIL(x12kit_acknowledge_with_json_options(in, SAMPLE_LEN, "{\"kind\": \"850\"}", 15, 1, &a, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_OPTIONS");
+    CHECK(x12kit_error_path(err) != NULL && strcmp(x12kit_error_path(err), "/kind") == 0);
+    CHECK_FAIL(x12kit_acknowledge_with_json_options(in, SAMPLE_LEN, NULL, 0, 1, NULL, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_read_acknowledgement(in, SAMPLE_LEN, NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_FAIL(x12kit_read_acknowledgement(NULL, 1, &a, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+
+    /* render: the same interchange as the typed call with the same numbers and time. */
+    const char *numbered = "{\"controlNumbers\": {\"interchange\": 41, \"group\": 42, \"transaction\": 43}, "
+                           "\"date\": \"20231114\", \"time\": \"2213\"}";
+    x12kit_render_options ro = {41, 42, 43, "20231114", 8, "2213", 4};
+    CHECK_OK(x12kit_render_with_json_options("850", 3, PAYLOAD_850, sizeof PAYLOAD_850 - 1, PARTNER,
+                                             sizeof PARTNER - 1, numbered, strlen(numbered), 0, &a, &issues, err));
+    x12kit_issues_free(issues);
+    CHECK_OK(x12kit_render("850", 3, PAYLOAD_850, sizeof PAYLOAD_850 - 1, PARTNER, sizeof PARTNER - 1, &ro, &b,
+                           NULL, err));
+    CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    x12kit_string_free(&a);
+    x12kit_string_free(&b);
+    CHECK_FAIL(x12kit_render_with_json_options("850", 3, "{}", 2, PARTNER, sizeof PARTNER - 1, NULL, 0, 1700000000,
+                                               &a, &issues, err),
+               X12KIT_STATUS_REJECTED, "INVALID_PAYLOAD");
+    CHECK(x12kit_issues_count(issues) > 0 && a.data == NULL);
+    x12kit_issues_free(issues);
+    CHECK_FAIL(x12kit_render_with_json_options("850", 3, PAYLOAD_850, sizeof PAYLOAD_850 - 1, PARTNER,
+                                               sizeof PARTNER - 1, "{\"date\": \"20231114\"}", 20, 1700000000, &a,
+                                               &issues, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_TIMESTAMP");
+    x12kit_issues_free(issues);
+    CHECK_FAIL(x12kit_render_with_json_options("850", 3, PAYLOAD_850, sizeof PAYLOAD_850 - 1, PARTNER,
+                                               sizeof PARTNER - 1, NULL, 0, 0, NULL, &issues, err),
+               X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK(issues == NULL);
+
+    /* write: the parse result as bytes; not UTF-8 is the core's INVALID_UTF8 (kind invalid_input). */
+    a = parse_json(SAMPLE, SAMPLE_LEN);
+    CHECK_OK(x12kit_write_with_json_options((const uint8_t *)a.data, a.len, "{\"lineBreak\": \"\\r\\n\"}", 21, &b,
+                                            err));
+    CHECK(strstr(b.data, "~\r\nGS*") != NULL);
+    x12kit_string_free(&b);
+    x12kit_string_free(&a);
+    CHECK_FAIL(x12kit_write_with_json_options((const uint8_t *)"\"\xff\"", 3, NULL, 0, &b, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_UTF8");
+    CHECK_FAIL(x12kit_write_with_json_options((const uint8_t *)"{}", 2, "{\"linebreak\": \"\"}", 17, &b, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_OPTIONS");
+    CHECK(b.data == NULL);
+
+    /* Schemas. */
+    CHECK_OK(x12kit_document_schema("810", 3, &a, err));
+    CHECK(a.data[0] == '{' && strstr(a.data, "\"$schema\"") != NULL);
+    x12kit_string_free(&a);
+    CHECK_FAIL(x12kit_document_schema("851", 3, &a, err), X12KIT_STATUS_REJECTED, "UNKNOWN_DOCUMENT_TYPE");
+    CHECK_FAIL(x12kit_document_schema(NULL, 3, &a, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+    CHECK_OK(x12kit_partner_schema(&a, err));
+    CHECK(a.data[0] == '{');
+    x12kit_string_free(&a);
+    CHECK_FAIL(x12kit_partner_schema(NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
+
+    /* webhook verify: the outcome as a struct and as JSON. */
+    const char *body = "{}";
+    x12kit_string sig = {0};
+    CHECK_OK(x12kit_webhook_sign((const uint8_t *)"k2", 2, 1700000000, (const uint8_t *)body, 2, &sig, err));
+    x12kit_bytes keys[2] = {{(const uint8_t *)"k1", 2}, {(const uint8_t *)"k2", 2}};
+    x12kit_webhook_verified v = {0, 9};
+    CHECK_OK(x12kit_webhook_verify_with_json_options(keys, 2, sig.data, sig.len, "1700000000", 10,
+                                                     (const uint8_t *)body, 2, "{\"tolerance\": 5}", 16,
+                                                     1700000005, &v, &a, err));
+    CHECK(v.secret_index == 1 && v.timestamp == 1700000000);
+    CHECK(a.data != NULL && strcmp(a.data, "{\"timestamp\":1700000000,\"secretIndex\":1}") == 0);
+    x12kit_string_free(&a);
+    CHECK_FAIL(x12kit_webhook_verify_with_json_options(keys, 2, sig.data, sig.len, "1700000000", 10,
+                                                       (const uint8_t *)body, 2, "{\"tolerance\": 5}", 16,
+                                                       1700000006, NULL, &a, err),
+               X12KIT_STATUS_REJECTED, "TIMESTAMP_OUT_OF_TOLERANCE");
+    CHECK(a.data == NULL);
+    CHECK_FAIL(x12kit_webhook_verify_with_json_options(keys, 2, sig.data, sig.len, "1700000000", 10,
+                                                       (const uint8_t *)body, 2, "{\"tolerance\": -1}", 17,
+                                                       1700000000, NULL, NULL, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_OPTIONS");
+    CHECK(x12kit_error_path(err) != NULL && strcmp(x12kit_error_path(err), "/tolerance") == 0);
+    x12kit_string_free(&sig);
+}
+
 static void exercise(const uint8_t *data, size_t len) {
     /* parse: JSON + diagnostics, then write the JSON back. */
     x12kit_string json = {0}, back = {0};
@@ -1232,6 +1379,33 @@ static void exercise(const uint8_t *data, size_t len) {
                       (const char *)data, len, NULL, &x12, NULL, err);
     CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_INVALID_UTF8 || s == X12KIT_STATUS_REJECTED);
     x12kit_string_free(&x12);
+
+    /* The calls with options as JSON: the bytes as X12, and as the options text. */
+    const char *opt = (const char *)data;
+    CHECK_OK(x12kit_read_acknowledgement(data, len, &json, err));
+    x12kit_string_free(&json);
+    CHECK_OK(x12kit_parse_with_json_options(data, len, "{\"documents\":false}", 19, &json, NULL, err));
+    x12kit_string_free(&json);
+    s = x12kit_parse_with_json_options(data, len, opt, len, &json, &diags, err);
+    CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_INVALID_UTF8);
+    CHECK(json.data == NULL && diags == NULL);
+    s = x12kit_validate_with_json_options(data, len, opt, len, &json, NULL, err);
+    CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_INVALID_UTF8);
+    s = x12kit_acknowledge_with_json_options(data, len, opt, len, 1700000000, &back, err);
+    CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_INVALID_UTF8);
+    s = x12kit_acknowledge_with_json_options(data, len, NULL, 0, 1700000000, &back, err);
+    CHECK(s == X12KIT_STATUS_OK || s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_REJECTED);
+    x12kit_string_free(&back);
+    s = x12kit_write_with_json_options(data, len, NULL, 0, &back, err);
+    CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_REJECTED || s == X12KIT_STATUS_OK);
+    x12kit_string_free(&back);
+    s = x12kit_render_with_json_options("850", 3, PAYLOAD_850, sizeof PAYLOAD_850 - 1, PARTNER, sizeof PARTNER - 1,
+                                        opt, len, 1700000000, &x12, &issues, err);
+    CHECK(s == X12KIT_STATUS_INVALID_INPUT || s == X12KIT_STATUS_INVALID_UTF8);
+    CHECK(x12.data == NULL && issues == NULL);
+    s = x12kit_document_schema(opt, len, &json, err);
+    CHECK(s == X12KIT_STATUS_REJECTED || s == X12KIT_STATUS_INVALID_UTF8);
+    CHECK(json.data == NULL);
 
     /* Reader: whole buffer with every element and component, and a 3-byte stream. */
     x12kit_reader *r = NULL;
@@ -1823,6 +1997,7 @@ int main(void) {
     test_webhook_deliver_garbage();
     test_webhook_deliver_threads();
     test_render();
+    test_json_options();
     test_reader_buffer();
     test_reader_diagnostics();
     test_reader_stream();
