@@ -379,6 +379,21 @@ fn schema_errors(schema: &jsonschema::Validator, v: &Value) -> Option<String> {
     (!errors.is_empty()).then(|| errors.join("; "))
 }
 
+/// A number in the case that a JSON reader using doubles (JavaScript) would
+/// not read exactly, or a fraction where only integers are used.
+fn big_number(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(n) => {
+            let exact = n.as_u64().is_some_and(|u| u < 1 << 53)
+                || n.as_i64().is_some_and(|i| i.unsigned_abs() < 1 << 53);
+            (!exact).then(|| n.to_string())
+        }
+        Value::Array(a) => a.iter().find_map(big_number),
+        Value::Object(m) => m.values().find_map(big_number),
+        _ => None,
+    }
+}
+
 /// Collects the `code` of every diagnostic anywhere in a parse result.
 fn diagnostic_codes(v: &Value, out: &mut BTreeSet<String>) {
     match v {
@@ -520,6 +535,11 @@ fn vectors() {
             }
         };
         *by_op.entry(op.clone()).or_default() += 1;
+        if let Some(n) = big_number(case) {
+            fail(format!(
+                "{n} is not an integer of magnitude below 2^53: JavaScript runners cannot read it exactly"
+            ));
+        }
         let empty = Map::new();
         let args = case
             .get("args")
