@@ -10,7 +10,25 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use std::fmt;
 
 /// Builds the Python value of a JSON text produced by the core.
+///
+/// The cyclic garbage collector is paused while the objects are built: a
+/// parse result is millions of fresh dicts and lists that cannot form cycles,
+/// and every 700 container allocations would otherwise start a collection
+/// that walks the growing tree again (most of the cost on large inputs).
 pub fn loads<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let gc = py.import("gc")?;
+    let was_enabled = gc.call_method0("isenabled")?.is_truthy()?;
+    if was_enabled {
+        gc.call_method0("disable")?;
+    }
+    let out = loads_inner(py, json);
+    if was_enabled {
+        gc.call_method0("enable")?;
+    }
+    out
+}
+
+fn loads_inner<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let mut de = serde_json::Deserializer::from_slice(json);
     // Deep JSON comes only from the core's own output, which is shallow; keep serde's limit on.
     let v = Seed { py }

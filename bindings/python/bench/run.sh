@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Benchmark x12kit against the Python X12 peers from PyPI (not a timed test).
+#   bindings/python/bench/run.sh [MB ...]        default: 10 100
+# x12kit runs in a venv with the release wheel + orjson; the peers in their own
+# venvs (ansi-x12 and linuxforhealth-x12 both install a top-level "x12" package).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+PY=${PYTHON:-python3}
+mk() { # venv packages...
+  local v="$HERE/$1"; shift
+  [ -x "$v/bin/python" ] || "$PY" -m venv "$v"
+  for p in "$@"; do "$v/bin/python" -m pip show -q "$p" >/dev/null 2>&1 || "$v/bin/python" -m pip install -q "$p"; done
+}
+mk .venv-x12kit orjson maturin
+mk .venv-peers pyx12 ansi-x12 badx12
+mk .venv-lfh linuxforhealth-x12
+# linuxforhealth-x12 0.57 imports pydantic.BaseSettings (pydantic 1).
+"$HERE/.venv-lfh/bin/python" -c "import pydantic, sys; sys.exit(pydantic.VERSION >= \"2\")" || "$HERE/.venv-lfh/bin/python" -m pip install -q "pydantic<2"
+rm -rf "$HERE/dist"
+(cd "$ROOT/bindings/python" && VIRTUAL_ENV="$HERE/.venv-x12kit" "$HERE/.venv-x12kit/bin/maturin" build --release --quiet -o "$HERE/dist" -i "$HERE/.venv-x12kit/bin/python")
+"$HERE/.venv-x12kit/bin/python" -m pip install -q --force-reinstall --no-deps "$HERE"/dist/x12kit-*.whl
+sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10 100)
+files=$("$PY" "$HERE/gen.py" "${sizes[@]}")
+out="$HERE/results.jsonl"; : > "$out"
+for f in $files; do
+  "$HERE/.venv-x12kit/bin/python" "$HERE/bench.py" x12kit "$f" 5 | tee -a "$out"
+  for t in pyx12 ansi-x12 badx12; do
+    timeout 900 "$HERE/.venv-peers/bin/python" "$HERE/bench.py" "$t" "$f" 1 | tee -a "$out" || echo "{\"tool\":\"$t\",\"error\":\"timeout\"}" | tee -a "$out"
+  done
+  timeout 900 "$HERE/.venv-lfh/bin/python" "$HERE/bench.py" linuxforhealth-x12 "$f" 1 | tee -a "$out" || true
+done
+"$PY" "$HERE/table.py" "$out"
