@@ -24,7 +24,7 @@ sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10 100)
 files=$("$PY" "$HERE/gen.py" "${sizes[@]}")
 out="$HERE/results.jsonl"; : > "$out"
 for f in $files; do
-  "$HERE/.venv-x12kit/bin/python" "$HERE/bench.py" x12kit "$f" 5 | tee -a "$out"
+  "$HERE/.venv-x12kit/bin/python" "$HERE/bench.py" x12kit "$f" 3 | tee -a "$out"
   for t in pyx12 ansi-x12 badx12; do
     timeout 900 "$HERE/.venv-peers/bin/python" "$HERE/bench.py" "$t" "$f" 1 | tee -a "$out" || echo "{\"tool\":\"$t\",\"error\":\"timeout\"}" | tee -a "$out"
   done
