@@ -62,29 +62,102 @@ pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
     }
     T::deserialize(&v).map_err(|e| {
         let message = e.to_string();
-        // serde names an unknown key; for a bad value, the key is the one
-        // whose removal makes the rest deserialize (options are small).
-        let culprit = message
-            .strip_prefix("unknown field `")
-            .and_then(|rest| rest.split('`').next())
-            .map(str::to_string)
-            .or_else(|| {
-                let map = v.as_object()?;
-                map.keys()
-                    .find(|k| {
-                        let mut rest = map.clone();
-                        rest.remove(*k);
-                        T::deserialize(&Value::Object(rest)).is_ok()
-                    })
-                    .cloned()
-            });
-        let pointer = culprit.map_or_else(|| "/".to_string(), |k| format!("/{k}"));
+        let pointer = serde_pointer(&message, &v, |v| T::deserialize(v).is_ok());
         Error::new(
             ErrorCode::InvalidOptions,
             format!("invalid options: {message}"),
         )
         .at(pointer)
     })
+}
+
+/// The JSON pointer of what a serde error of deserializing `v` is about:
+/// the key it names (`unknown field`, `missing field`) found in `v`, else
+/// the deepest member whose removal lets `v` deserialize (`ok`). serde_json
+/// reports no path for a `Value`, and these objects are small.
+pub(crate) fn serde_pointer(message: &str, v: &Value, ok: impl Fn(&Value) -> bool) -> String {
+    fn escape(k: &str) -> String {
+        k.replace('~', "~0").replace('/', "~1")
+    }
+    fn find(v: &Value, key: &str, at: &str) -> Option<String> {
+        let o = v.as_object()?;
+        if o.contains_key(key) {
+            return Some(format!("{at}/{}", escape(key)));
+        }
+        o.iter()
+            .find_map(|(k, child)| find(child, key, &format!("{at}/{}", escape(k))))
+    }
+    fn deepest(root: &Value, path: &mut Vec<String>, ok: &dyn Fn(&Value) -> bool) -> bool {
+        let mut cur = root;
+        for k in path.iter() {
+            match cur.get(k) {
+                Some(c) => cur = c,
+                None => return false,
+            }
+        }
+        let Some(o) = cur.as_object() else {
+            return false;
+        };
+        for k in o.keys() {
+            let mut trial = root.clone();
+            let mut t = &mut trial;
+            for p in path.iter() {
+                t = &mut t[p.as_str()];
+            }
+            if let Some(obj) = t.as_object_mut() {
+                obj.remove(k);
+            }
+            if ok(&trial) {
+                path.push(k.clone());
+                deepest(root, path, ok);
+                return true;
+            }
+        }
+        false
+    }
+    let named = |prefix: &str| {
+        message
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split('`').next())
+            .map(str::to_string)
+    };
+    if let Some(key) = named("unknown field `") {
+        if let Some(p) = find(v, &key, "") {
+            return p;
+        }
+    }
+    if let Some(key) = named("missing field `") {
+        if v.get(&key).is_none() {
+            return format!("/{}", escape(&key));
+        }
+    }
+    let mut path = Vec::new();
+    if deepest(v, &mut path, &ok) {
+        return path.iter().map(|k| format!("/{}", escape(k))).collect();
+    }
+    // A required member with a bad value: the leaf serde quotes (`5`, "x").
+    fn leaf(v: &Value, shown: &str, at: &str) -> Option<String> {
+        match v {
+            Value::Object(o) => o
+                .iter()
+                .find_map(|(k, c)| leaf(c, shown, &format!("{at}/{}", escape(k)))),
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .find_map(|(i, c)| leaf(c, shown, &format!("{at}/{i}"))),
+            Value::String(s) if format!("{s:?}") == shown => Some(at.to_string()),
+            Value::Number(_) | Value::Bool(_) if format!("`{v}`") == shown => Some(at.to_string()),
+            _ => None,
+        }
+    }
+    let shown = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))
+        .and_then(|rest| rest.split_once(' '))
+        .and_then(|(_, rest)| rest.split(", expected").next());
+    shown
+        .and_then(|shown| leaf(v, shown, ""))
+        .unwrap_or_else(|| "/".to_string())
 }
 
 /// Builds an options struct from JSON text (see [`options`]).
@@ -551,4 +624,49 @@ pub fn webhook_deliver(
     let event: EventKind = event.parse()?;
     let data = webhook_event_data(data)?;
     Ok(Signer::new(secret)?.deliver(event, data, Duration::from_secs(now))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn option_errors_point_at_the_member_at_fault() {
+        let at = |v: Value| {
+            options::<RenderOptions>(v)
+                .unwrap_err()
+                .pointer()
+                .map(str::to_string)
+        };
+        assert_eq!(
+            at(json!({"controlNumbers": {"transaction": -1}})).as_deref(),
+            Some("/controlNumbers/transaction")
+        );
+        assert_eq!(
+            at(json!({"controlNumbers": {"set": 1}})).as_deref(),
+            Some("/controlNumbers/set")
+        );
+        assert_eq!(at(json!({"date": 20240101})).as_deref(), Some("/date"));
+        assert_eq!(at(json!({"colour": "red"})).as_deref(), Some("/colour"));
+    }
+
+    #[test]
+    fn partner_errors_point_at_the_member_at_fault() {
+        let at = |v: Value| {
+            Partner::from_value(&v).unwrap_err().details()[0]
+                .pointer
+                .clone()
+        };
+        let r = json!({"qualifier": "ZZ", "id": "R"});
+        assert_eq!(at(json!({"receiver": r})), "/sender");
+        assert_eq!(
+            at(json!({"sender": r, "receiver": r, "colour": 1})),
+            "/colour"
+        );
+        assert_eq!(
+            at(json!({"sender": {"qualifier": "ZZ", "id": 5}, "receiver": r})),
+            "/sender/id"
+        );
+    }
 }

@@ -175,12 +175,15 @@ impl Partner {
     /// Reads and checks a profile: `INVALID_PARTNER` with every problem at once.
     pub fn from_value(v: &serde_json::Value) -> Result<Partner, Error> {
         let p = Partner::deserialize(v).map_err(|e| {
+            let message = e.to_string();
+            let pointer =
+                crate::ops::serde_pointer(&message, v, |v| Partner::deserialize(v).is_ok());
             Error::from_problems(
                 ErrorCode::InvalidPartner,
                 vec![problem(
-                    "/",
+                    &pointer,
                     format!(
-                        "the partner profile is not valid: {e} (see schema/partner.schema.json)"
+                        "the partner profile is not valid: {message} (see schema/partner.schema.json)"
                     ),
                 )],
             )
@@ -309,16 +312,17 @@ impl Partner {
             qualifier: String::new(),
             information: String::new(),
         };
+        // An application code that is not given is the id, checked once as the id.
         let values = [
             ("/sender/id", self.sender.id.as_str()),
             (
                 "/sender/applicationCode",
-                self.application_code(&self.sender),
+                self.sender.application_code.as_deref().unwrap_or(""),
             ),
             ("/receiver/id", self.receiver.id.as_str()),
             (
                 "/receiver/applicationCode",
-                self.application_code(&self.receiver),
+                self.receiver.application_code.as_deref().unwrap_or(""),
             ),
             (
                 "/authorization/information",

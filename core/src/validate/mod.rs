@@ -28,12 +28,12 @@
 
 pub(crate) mod check;
 mod engine;
-pub mod mapping;
+pub(crate) mod mapping;
 mod recover;
 pub(crate) mod replay;
 mod stream;
 mod summary;
-pub mod tables;
+pub(crate) mod tables;
 mod whole;
 
 pub use engine::{Options, Retain, SetRules, Sink, Validator};
