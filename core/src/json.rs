@@ -135,7 +135,7 @@ pub fn to_json_writer<W: io::Write>(
 /// edit it before [`write`](crate::write())); `INTERNAL` would mean the
 /// writer produced invalid JSON, which the tests rule out.
 pub fn to_value(doc: &Document<'_>) -> crate::error::Result<serde_json::Value> {
-    serde_json::from_slice(&to_json(doc)).map_err(|e| crate::Error::internal(e))
+    serde_json::from_slice(&to_json(doc)).map_err(crate::Error::internal)
 }
 
 /// Compact JSON of a result type (validation, acknowledgements, errors).

@@ -387,7 +387,7 @@ fn empty_payload_lists_every_required_field() {
             ),
             Err(e) => {
                 let mut got: Vec<String> =
-                    errors(&e.details()).into_iter().map(|(_, p)| p).collect();
+                    errors(e.details()).into_iter().map(|(_, p)| p).collect();
                 got.sort();
                 got.dedup();
                 let mut want = required.clone();
@@ -463,14 +463,14 @@ fn delimiters_of_the_partner_are_used_and_checked() {
     payload["shipmentId"] = json!("LT|771");
     let e = render("990", &payload, &p, &options()).unwrap_err();
     assert_eq!(
-        errors(&e.details()),
+        errors(e.details()),
         [("CONTAINS_DELIMITER".to_string(), "/shipmentId".to_string())]
     );
     // ^ is outside the 004010 character set but fine in 005010 (when not a delimiter).
     payload["shipmentId"] = json!("LT`1");
     let e = render("990", &payload, &partner(), &options()).unwrap_err();
     assert_eq!(
-        errors(&e.details()),
+        errors(e.details()),
         [("INVALID_CHARACTER".to_string(), "/shipmentId".to_string())]
     );
     assert!(render("990", &payload, &partner_5010(), &options()).is_ok());

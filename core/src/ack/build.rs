@@ -590,24 +590,6 @@ fn set(out: &mut Out<'_>, t: &SetSummary, fa: Fa, path: &str) -> Result<(), Erro
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn echo_helpers() {
-        assert_eq!(number("000017", 9), "17");
-        assert_eq!(number("A1B", 9), "1");
-        assert_eq!(number("", 9), "0");
-        assert_eq!(number("1234567890", 9), "234567890");
-        assert_eq!(control9("12"), "000000012");
-        assert_eq!(segment_id("gs"), "GS");
-        assert_eq!(segment_id("LONGNAME"), "LON");
-        assert_eq!(segment_id("*"), "ZZ");
-        assert_eq!(pad("ABC", 5), "ABC  ");
-    }
-}
-
 /// The received ISA09/ISA10 as a date and time (the acknowledgement's stamp
 /// when the caller passes none), or 2000-01-01 00:00 when they are not real.
 fn received_stamp(date: &str, time: &str) -> DateTime {
@@ -630,4 +612,22 @@ fn received_stamp(date: &str, time: &str) -> DateTime {
     DateTime::new(year, month, day, hour, minute)
         .or_else(|_| DateTime::new(year, month, day, 0, 0))
         .unwrap_or(DateTime::from_unix(946_684_800))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echo_helpers() {
+        assert_eq!(number("000017", 9), "17");
+        assert_eq!(number("A1B", 9), "1");
+        assert_eq!(number("", 9), "0");
+        assert_eq!(number("1234567890", 9), "234567890");
+        assert_eq!(control9("12"), "000000012");
+        assert_eq!(segment_id("gs"), "GS");
+        assert_eq!(segment_id("LONGNAME"), "LON");
+        assert_eq!(segment_id("*"), "ZZ");
+        assert_eq!(pad("ABC", 5), "ABC  ");
+    }
 }
