@@ -23,6 +23,35 @@ fn bless() -> bool {
     std::env::var_os("X12KIT_BLESS").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
+/// The keys a case may have.
+const CASE_KEYS: &[&str] = &[
+    "id", "op", "note", "args", "options", "expect", "warnings", "error",
+];
+
+/// The `args` each op reads.
+const ARGS: &[(&str, &[&str])] = &[
+    ("parse", &["input"]),
+    ("validate", &["input"]),
+    ("acknowledge", &["input", "now"]),
+    ("readAcknowledgement", &["input"]),
+    ("render", &["documentType", "payload", "partner", "now"]),
+    ("write", &["input"]),
+    ("documentSchema", &["documentType"]),
+    ("partnerSchema", &[]),
+    ("webhookSign", &["secret", "timestamp", "body", "bodyFile"]),
+    (
+        "webhookVerify",
+        &[
+            "secrets",
+            "signature",
+            "timestamp",
+            "body",
+            "bodyFile",
+            "now",
+        ],
+    ),
+];
+
 /// The ops a case may name, with the extension of their expected file.
 const OPS: &[(&str, &str)] = &[
     ("parse", "json"),
@@ -496,6 +525,9 @@ fn vectors() {
     let mut validator_codes_seen = BTreeSet::new();
     let mut manifest_changed = false;
     let schemas = Schemas::load();
+    for (op, _) in OPS {
+        assert!(ARGS.iter().any(|(o, _)| o == op), "ARGS lacks the op {op}");
+    }
     // The schema checks below can fail: each schema refuses an empty object.
     for (name, schema) in [
         ("error", &schemas.error),
@@ -535,6 +567,27 @@ fn vectors() {
             }
         };
         *by_op.entry(op.clone()).or_default() += 1;
+        for key in case.as_object().into_iter().flat_map(|m| m.keys()) {
+            if !CASE_KEYS.contains(&key.as_str()) {
+                fail(format!("unknown key {key:?} (a case has {CASE_KEYS:?})"));
+            }
+        }
+        let known_args = ARGS
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map_or(&[][..], |(_, a)| a);
+        for key in case
+            .get("args")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|m| m.keys())
+        {
+            if !known_args.contains(&key.as_str()) {
+                fail(format!(
+                    "{op} has no argument {key:?} (it reads {known_args:?})"
+                ));
+            }
+        }
         if let Some(n) = big_number(case) {
             fail(format!(
                 "{n} is not an integer of magnitude below 2^53: JavaScript runners cannot read it exactly"
