@@ -163,6 +163,20 @@ fn internal_json(e: &serde_json::Error) -> Vec<u8> {
     out
 }
 
+/// What a JSON value is, for messages: "null", "a boolean", "a number", "a
+/// string", "an array", "an object".
+pub(crate) fn value_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// A delimiter byte as a one-character string (Latin-1 mapping).
 pub fn delimiter_char(b: u8) -> String {
     char::from(b).to_string()

@@ -56,7 +56,10 @@ pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
     if !v.is_object() {
         return Err(Error::new(
             ErrorCode::InvalidOptions,
-            format!("options must be an object, found {}", json_type(&v)),
+            format!(
+                "options must be an object, found {}",
+                crate::json::value_kind(&v)
+            ),
         )
         .at("/"));
     }
@@ -169,17 +172,6 @@ pub fn options_str<T: DeserializeOwned + Default>(text: &str) -> Result<T, Error
         )
     })?;
     options(v)
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn yes() -> bool {

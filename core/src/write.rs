@@ -66,30 +66,31 @@ fn shape(path: &str, message: impl Into<String>) -> Error {
     Error::new(ErrorCode::InvalidParseResult, message).at(if path.is_empty() { "/" } else { path })
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn object<'v>(v: &'v Value, path: &str) -> Result<&'v Map<String, Value>> {
-    v.as_object()
-        .ok_or_else(|| shape(path, format!("expected an object, found {}", kind(v))))
+    v.as_object().ok_or_else(|| {
+        shape(
+            path,
+            format!("expected an object, found {}", crate::json::value_kind(v)),
+        )
+    })
 }
 
 fn array<'v>(v: &'v Value, path: &str) -> Result<&'v Vec<Value>> {
-    v.as_array()
-        .ok_or_else(|| shape(path, format!("expected an array, found {}", kind(v))))
+    v.as_array().ok_or_else(|| {
+        shape(
+            path,
+            format!("expected an array, found {}", crate::json::value_kind(v)),
+        )
+    })
 }
 
 fn string<'v>(v: &'v Value, path: &str) -> Result<&'v str> {
-    v.as_str()
-        .ok_or_else(|| shape(path, format!("expected a string, found {}", kind(v))))
+    v.as_str().ok_or_else(|| {
+        shape(
+            path,
+            format!("expected a string, found {}", crate::json::value_kind(v)),
+        )
+    })
 }
 
 fn field<'v>(m: &'v Map<String, Value>, path: &str, name: &str) -> Result<&'v Value> {
@@ -159,7 +160,10 @@ impl<'v> Writer<'_, 'v> {
                         Some(a) => a.as_u64().map(Some).ok_or_else(|| {
                             shape(
                                 &format!("{sp}/{n}/afterGroup"),
-                                format!("expected a group index, found {}", kind(a)),
+                                format!(
+                                    "expected a group index, found {}",
+                                    crate::json::value_kind(a)
+                                ),
                             )
                         }),
                     };
@@ -338,7 +342,7 @@ impl<'v> Writer<'_, 'v> {
                 path,
                 format!(
                     "an element must be a string, an array of strings (components) or {{\"repeat\": [...]}}, found {}",
-                    kind(other)
+                    crate::json::value_kind(other)
                 ),
             )),
         }
