@@ -31,9 +31,10 @@ fi
 
 cd "$ROOT"
 cargo build -p x12kit-wasm --target wasm32-unknown-unknown --release
-WASM="$ROOT/target/wasm32-unknown-unknown/release/x12kit_wasm.wasm"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+WASM="$TARGET_DIR/wasm32-unknown-unknown/release/x12kit_wasm.wasm"
 PKG="$HERE/pkg"
-OPT="$ROOT/target/wasm32-unknown-unknown/release/x12kit_wasm.opt.wasm"
+OPT="$TARGET_DIR/wasm32-unknown-unknown/release/x12kit_wasm.opt.wasm"
 for t in web node bundler; do
   target=$t
   [ "$t" = node ] && target=nodejs
@@ -44,8 +45,12 @@ for t in web node bundler; do
     "$type" "$([ "$t" = bundler ] && echo '["./x12kit_wasm.js"]' || echo false)" > "$PKG/$t.tmp/package.json"
   # The three targets get the same .wasm (only the JS glue differs): optimize it once.
   if [ "$t" = web ]; then
-    # -Oz: size first (README: what it costs and what makes it up).
+    # -Oz: size first (README: what it costs and what makes it up). Skipped
+    # when the input is the one optimized last time (wasm-opt takes ~35 s).
+    sum=$(sha256sum "$PKG/$t.tmp/x12kit_wasm_bg.wasm" | cut -d' ' -f1)
+    [ -f "$OPT" ] && [ "$(cat "$OPT.input-sha256" 2>/dev/null)" = "$sum" ] ||
     "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --strip-debug --strip-producers "$PKG/$t.tmp/x12kit_wasm_bg.wasm" -o "$OPT"
+    echo "$sum" >"$OPT.input-sha256"
     RAW_WEB="$PKG/$t.tmp/x12kit_wasm_bg.wasm.raw"
     cp "$PKG/$t.tmp/x12kit_wasm_bg.wasm" "$RAW_WEB"
   else

@@ -92,14 +92,16 @@ done
 # ---- wasm-bindgen-test unit tests (wasm32 in Node)
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 (cd "$ROOT" && cargo test -p x12kit-wasm --target wasm32-unknown-unknown) >"$LOG/unit.log" 2>&1
-line=$(grep -E '^test result:' "$LOG/unit.log" | tail -1)
-if [ -n "$line" ]; then
-  n=$(echo "$line" | sed -n 's/.* \([0-9]*\) passed.*/\1/p')
-  f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-  i=$(echo "$line" | sed -n 's/.* \([0-9]*\) ignored.*/\1/p')
+unit_rc=$?
+if grep -qE '^test result:' "$LOG/unit.log"; then
+  # One "test result" line per test binary (unit tests, tests/web.rs, doc tests).
+  read -r n f i < <(awk '/^test result:/ { for (k = 1; k <= NF; k++) { if ($k ~ /^passed/) p += $(k-1); if ($k ~ /^failed/) f += $(k-1); if ($k ~ /^ignored/) i += $(k-1) } } END { print p+0, f+0, i+0 }' "$LOG/unit.log")
   passed=$((passed + n)) failed=$((failed + f)) skipped=$((skipped + i))
-  echo "wasm-bindgen-test: $line"
-  [ "$f" -eq 0 ] || grep -E 'panicked|FAIL|failed' "$LOG/unit.log" | head -20
+  echo "wasm-bindgen-test: $n passed, $f failed, $i ignored"
+  if [ "$f" -ne 0 ] || [ "$unit_rc" -ne 0 ]; then
+    grep -E 'panicked|FAIL|failed|error' "$LOG/unit.log" | head -20
+    [ "$f" -ne 0 ] || fail "wasm-bindgen-test exited $unit_rc (see $LOG/unit.log)"
+  fi
 else
   tail -30 "$LOG/unit.log"
   fail "wasm-bindgen-test (see $LOG/unit.log)"

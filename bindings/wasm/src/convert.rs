@@ -5,6 +5,7 @@ use js_sys::{ArrayBuffer, JSON, Reflect, Uint8Array};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::{JsCast, JsValue};
+use x12kit::error::ErrorCode;
 
 /// Bytes of a `Uint8Array` (or any typed-array view), an `ArrayBuffer` or a string (UTF-8).
 pub fn bytes_arg(v: &JsValue, name: &str) -> Result<Vec<u8>> {
@@ -61,22 +62,36 @@ pub fn u64_arg(v: &JsValue, name: &str) -> Result<u64> {
     )))
 }
 
-/// A JSON value argument: an object (or array, ...) converted through
-/// `JSON.stringify`, or a string holding JSON text.
-pub fn value_arg(v: &JsValue, name: &str) -> Result<serde_json::Value> {
-    let text = match v.as_string() {
-        Some(s) => s,
-        None if v.is_object() => JSON::stringify(v)?
-            .as_string()
-            .ok_or_else(|| argument(format!("{name} cannot be converted to JSON")))?,
-        None => {
-            return Err(argument(format!(
-                "{name} must be an object or JSON text; found {}",
-                type_name(v)
-            )));
+/// JSON text argument: a string, UTF-8 bytes (`INVALID_UTF8` unless valid),
+/// or any other value converted with `JSON.stringify` (objects, arrays ...).
+pub fn json_text_arg(v: &JsValue, name: &str) -> Result<String> {
+    if let Some(s) = v.as_string() {
+        return Ok(s);
+    }
+    if v.is_instance_of::<Uint8Array>() || v.is_instance_of::<ArrayBuffer>() {
+        let bytes = bytes_arg(v, name)?;
+        return String::from_utf8(bytes).map_err(|e| {
+            to_js(
+                x12kit::Error::new(
+                    ErrorCode::InvalidUtf8,
+                    format!(
+                        "{name} is not UTF-8 text (byte {} is invalid)",
+                        e.utf8_error().valid_up_to()
+                    ),
+                )
+                .at(format!("/{name}")),
+            )
+        });
+    }
+    if v.is_object() {
+        if let Some(text) = JSON::stringify(v)?.as_string() {
+            return Ok(text);
         }
-    };
-    serde_json::from_str(&text).map_err(|e| to_js(x12kit::Error::from(e).at(format!("/{name}"))))
+    }
+    Err(argument(format!(
+        "{name} must be an object, JSON text or UTF-8 bytes; found {}",
+        type_name(v)
+    )))
 }
 
 /// An options object (`undefined` or `null`: every default), read by the core's `ops::options`.
@@ -98,14 +113,15 @@ fn options_with_now<T: DeserializeOwned + Default>(
     if v.is_undefined() || v.is_null() {
         return Ok((T::default(), None));
     }
-    if !v.is_object() || js_sys::Array::is_array(v) {
+    // Anything JSON can hold goes to the core, which says what is wrong with it.
+    let Some(text) = JSON::stringify(v)?.as_string() else {
         return Err(argument(format!(
             "options must be an object; found {}",
             type_name(v)
         )));
-    }
+    };
     let mut now = None;
-    if take_now {
+    if take_now && v.is_object() {
         let n = Reflect::get(v, &"now".into())?;
         if let Some(d) = n.dyn_ref::<js_sys::Date>() {
             let ms = d.get_time();
@@ -117,7 +133,6 @@ fn options_with_now<T: DeserializeOwned + Default>(
             now = Some(u64_arg(&n, "options.now")?);
         }
     }
-    let text = JSON::stringify(v)?.as_string().unwrap_or_default();
     let mut value: serde_json::Value = serde_json::from_str(&text).map_err(|e| to_js(e.into()))?;
     if take_now && let Some(o) = value.as_object_mut() {
         o.remove("now");

@@ -11,7 +11,9 @@ mod convert;
 mod error;
 mod inspect;
 
-use convert::{bytes_arg, json_bytes_to_js, options_and_now, options_arg, string_arg, value_arg};
+use convert::{
+    bytes_arg, json_bytes_to_js, json_text_arg, options_and_now, options_arg, string_arg,
+};
 use error::{Result, to_js};
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -122,7 +124,7 @@ pub fn read_acknowledgement_to_json(input: &JsValue) -> Result<Uint8Array> {
 }
 
 /// Renders a payload for a trading partner: the interchange X12 bytes.
-/// `payload` and `partner` are objects or JSON text; `options.now` (a `Date`
+/// `payload` and `partner` are objects, JSON text or its UTF-8 bytes; `options.now` (a `Date`
 /// or Unix seconds) defaults to `Date.now()`.
 #[wasm_bindgen(skip_typescript)]
 pub fn render(
@@ -158,10 +160,10 @@ fn rendered(
     options: &JsValue,
 ) -> Result<x12kit::render::Rendered> {
     let kind = string_arg(document_type, "documentType")?;
-    let payload = value_arg(payload, "payload")?;
-    let partner = value_arg(partner, "partner")?;
+    let payload = json_text_arg(payload, "payload")?;
+    let partner = json_text_arg(partner, "partner")?;
     let (o, now): (ops::RenderOptions, _) = options_and_now(options)?;
-    ops::render(&kind, &payload, &partner, &o, DateTime::from_unix(now)).map_err(to_js)
+    ops::render_str(&kind, &payload, &partner, &o, DateTime::from_unix(now)).map_err(to_js)
 }
 
 /// The JSON Schema of a document type's payload (`850`, ...).
@@ -186,16 +188,12 @@ pub fn document_types() -> js_sys::Array {
         .collect()
 }
 
-/// Turns a parse result (object or JSON text) back into X12 bytes.
+/// Turns a parse result (object, JSON text or its UTF-8 bytes) back into X12 bytes.
 #[wasm_bindgen(skip_typescript)]
 pub fn write(parse_result: &JsValue, options: &JsValue) -> Result<Uint8Array> {
+    let text = json_text_arg(parse_result, "parseResult")?;
     let o: ops::WriteOptions = options_arg(options)?;
-    let x12 = if let Some(text) = parse_result.as_string() {
-        ops::write_str(&text, &o)
-    } else {
-        ops::write(&value_arg(parse_result, "parseResult")?, &o)
-    }
-    .map_err(to_js)?;
+    let x12 = ops::write_str(&text, &o).map_err(to_js)?;
     Ok(Uint8Array::from(&x12[..]))
 }
 
@@ -355,9 +353,9 @@ export function readAcknowledgement(input: X12Input): any;
 /** Like `readAcknowledgement`, as UTF-8 JSON bytes. */
 export function readAcknowledgementToJson(input: X12Input): Uint8Array;
 /** Renders a payload (object or JSON text) for a partner profile: the interchange X12. */
-export function render(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Uint8Array;
+export function render(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Uint8Array;
 /** Like `render`, with the document as it maps back and the warnings. */
-export function renderResult(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Rendered;
+export function renderResult(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Rendered;
 /** The JSON Schema of a document type's payload. */
 export function documentSchema(documentType: string): any;
 /** The JSON Schema of a trading partner profile. */
@@ -365,7 +363,7 @@ export function partnerSchema(): any;
 /** The 18 document types x12kit renders and maps. */
 export function documentTypes(): string[];
 /** Turns a parse result (object or JSON text) back into X12 bytes. */
-export function write(parseResult: object | string, options?: WriteOptions): Uint8Array;
+export function write(parseResult: object | string | Uint8Array, options?: WriteOptions): Uint8Array;
 /** Every error code of the core with its kind. */
 export function errorCodes(): { code: string; kind: string; meaning: string }[];
 /** The error this package throws for a code (tests the mapping of every code). */

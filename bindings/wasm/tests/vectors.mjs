@@ -23,13 +23,13 @@ async function call(api, c, read) {
     case 'readAcknowledgement':
       return api.readAcknowledgementToJson(await read(a.input));
     case 'render': {
-      // JSON files are passed as text; the core reads the text (a file that is not JSON fails as INVALID_JSON).
-      const payload = text(await read(a.payload));
-      const partner = text(await read(a.partner));
+      // JSON files are passed as their bytes (JSON text); the core reads the text.
+      const payload = await read(a.payload);
+      const partner = await read(a.partner);
       return api.render(a.documentType, payload, partner, withNow);
     }
     case 'write':
-      return api.write(text(await read(a.input)), o);
+      return api.write(await read(a.input), o);
     case 'documentSchema':
       return utf8.encode(JSON.stringify(api.documentSchema(a.documentType)));
     case 'partnerSchema':
