@@ -18,9 +18,9 @@ export function readAcknowledgement(input: X12Input): any;
 /** Like `readAcknowledgement`, as UTF-8 JSON bytes. */
 export function readAcknowledgementToJson(input: X12Input): Uint8Array;
 /** Renders a payload (object or JSON text) for a partner profile: the interchange X12. */
-export function render(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Uint8Array;
+export function render(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Uint8Array;
 /** Like `render`, with the document as it maps back and the warnings. */
-export function renderResult(documentType: string, payload: object | string, partner: object | string, options?: RenderOptions): Rendered;
+export function renderResult(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Rendered;
 /** The JSON Schema of a document type's payload. */
 export function documentSchema(documentType: string): any;
 /** The JSON Schema of a trading partner profile. */
@@ -28,7 +28,7 @@ export function partnerSchema(): any;
 /** The 18 document types x12kit renders and maps. */
 export function documentTypes(): string[];
 /** Turns a parse result (object or JSON text) back into X12 bytes. */
-export function write(parseResult: object | string, options?: WriteOptions): Uint8Array;
+export function write(parseResult: object | string | Uint8Array, options?: WriteOptions): Uint8Array;
 /** Every error code of the core with its kind. */
 export function errorCodes(): { code: string; kind: string; meaning: string }[];
 /** The error this package throws for a code (tests the mapping of every code). */
