@@ -841,6 +841,24 @@ fn vectors() {
         }
     }
 
+    // The README's example cases are real cases, as the manifest writes them.
+    let written = manifest_text(&top, &cases);
+    for line in readme
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("{\"id\""))
+    {
+        let line = line.trim_end_matches(',');
+        if !written
+            .lines()
+            .any(|m| m.trim().trim_end_matches(',') == line)
+        {
+            failures.push(format!(
+                "(readme): the example case is not in the manifest as written: {line}"
+            ));
+        }
+    }
+
     // Every expected file belongs to a case (no stale files).
     let mut stack = vec![root().join("expected")];
     while let Some(dir) = stack.pop() {
