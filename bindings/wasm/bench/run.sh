@@ -6,7 +6,11 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 FILE="${1:-/tmp/x12kit-bench-10mb.x12}"
-[ -s "$FILE" ] || (cd "$ROOT" && cargo run -q -p x12kit-benches --release --bin x12kit-gen -- 10000000 "$FILE")
+if [ ! -s "$FILE" ]; then
+  GEN=""
+  for g in "$ROOT"/target/release/x12kit-gen "$ROOT"/target/debug/x12kit-gen; do [ -x "$g" ] && GEN=$g && break; done
+  if [ -n "$GEN" ]; then "$GEN" 10000000 "$FILE"; else (cd "$ROOT" && cargo run -q -p x12kit-benches --release --bin x12kit-gen -- 10000000 "$FILE"); fi
+fi
 [ -d "$HERE/node_modules/node-x12" ] || (cd "$HERE" && npm ci --no-audit --no-fund)
 [ -f "$HERE/../pkg/node/x12kit_wasm.js" ] || "$HERE/../build.sh"
 NATIVE=$(cd "$ROOT" && cargo run -q --release -p x12kit-wasm --example native -- "$FILE")
