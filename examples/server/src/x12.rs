@@ -20,6 +20,15 @@ pub fn check_partner(profile: &Value) -> Result<(), String> {
         })
 }
 
+/// Runs a core call; a panic (a bug) becomes a logged 500 instead of
+/// unwinding into the store's writer thread or a runtime worker.
+fn guarded<T>(what: &str, f: impl FnOnce() -> ApiResult<T>) -> ApiResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        tracing::error!(call = what, "the core panicked");
+        Err(ApiError::internal())
+    })
+}
+
 fn core_options<T: serde::de::DeserializeOwned + Default>(v: Value) -> ApiResult<T> {
     ops::options(v).map_err(|e| ApiError::from_core(&e))
 }
@@ -45,8 +54,10 @@ pub fn render(
         "controlNumbers": {"interchange": control, "group": control, "transaction": control}
     }))?;
     let now = x12kit::DateTime::from_unix((now_ms / 1000).max(0) as u64);
-    let r = ops::render(document_type, payload, partner, &options, now)
-        .map_err(|e| ApiError::from_core(&e))?;
+    let r = guarded("render", || {
+        ops::render(document_type, payload, partner, &options, now)
+            .map_err(|e| ApiError::from_core(&e))
+    })?;
     Ok(Rendered {
         x12: r.x12,
         warnings: serde_json::to_value(&r.warnings).unwrap_or_else(|_| json!([])),
@@ -56,7 +67,7 @@ pub fn render(
 /// `POST /parse`: the core's parse result JSON (what `x12kit parse` prints).
 pub fn parse(input: &[u8], documents: bool) -> ApiResult<Vec<u8>> {
     let options: ops::ParseOptions = core_options(json!({"documents": documents}))?;
-    Ok(ops::parse_json(input, &options))
+    guarded("parse", || Ok(ops::parse_json(input, &options)))
 }
 
 /// `POST /validate`: the validation JSON (what `x12kit validate --json`
@@ -68,7 +79,7 @@ pub fn validate(
     control: u64,
 ) -> ApiResult<Vec<u8>> {
     let options: ops::ValidateOptions = core_options(json!({"structure": structure}))?;
-    let validation = ops::validate(input, &options);
+    let validation = guarded("validate", || Ok(ops::validate(input, &options)))?;
     let mut json = validation.to_json();
     if let Some(kind) = ack {
         let options: ops::AcknowledgeOptions = core_options(json!({
@@ -78,8 +89,10 @@ pub fn validate(
             "groupControlNumber": control,
             "setControlNumber": control,
         }))?;
-        let x12 = ops::acknowledge_validation(&validation, &options, x12kit::clock::now())
-            .map_err(|e| ApiError::from_core(&e))?;
+        let x12 = guarded("acknowledge", || {
+            ops::acknowledge_validation(&validation, &options, x12kit::clock::now())
+                .map_err(|e| ApiError::from_core(&e))
+        })?;
         // The validation JSON is one object: add one member at its end, so
         // that everything before it stays byte-identical to the CLI's output.
         if json.last() == Some(&b'}') {
