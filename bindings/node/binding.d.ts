@@ -220,5 +220,5 @@ export declare function webhookSign(secret: Uint8Array, timestamp: number, body:
 /** Verifies a delivery against any of `secrets` within `options.tolerance` seconds of `now`. */
 export declare function webhookVerify(secrets: Array<Uint8Array>, signature: string, timestamp: string, body: Uint8Array, options?: any | undefined | null, now?: number | undefined | null): Verified
 
-/** Writes a parse result (JSON text, possibly edited) back to X12. */
-export declare function writeJson(parseResult: string, options?: any | undefined | null): Buffer
+/** Writes a parse result (JSON as UTF-8 bytes, possibly edited) back to X12. */
+export declare function writeJson(parseResult: Uint8Array, options?: any | undefined | null): Buffer

@@ -51,8 +51,15 @@ function run(c) {
     }
     case 'render':
       return x12kit.render(a.documentType, fileText(a.payload), fileText(a.partner), withNow(o))
-    case 'write':
-      return x12kit.write(fileText(a.input), o)
+    case 'write': {
+      const out = x12kit.write(file(a.input), o)
+      // The same from the text and from the objects, when the bytes are UTF-8 JSON.
+      const t = fileText(a.input)
+      if (Buffer.from(t, 'utf8').equals(file(a.input))) {
+        assert.deepStrictEqual(x12kit.write(t, o), out)
+      }
+      return out
+    }
     case 'documentSchema': {
       const s = x12kit.documentSchema(a.documentType)
       const text = native.documentSchemaJson(a.documentType)

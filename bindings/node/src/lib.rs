@@ -246,12 +246,11 @@ pub fn partner_schema_json() -> Result<String> {
     guard(|| Ok(ops::partner_schema().to_string()))
 }
 
-/// Writes a parse result (JSON text, possibly edited) back to X12.
+/// Writes a parse result (JSON as UTF-8 bytes, possibly edited) back to X12.
 #[napi]
-pub fn write_json(parse_result: String, options: Option<Value>) -> Result<Buffer> {
+pub fn write_json(parse_result: &[u8], options: Option<Value>) -> Result<Buffer> {
     guard(|| {
         let o: ops::WriteOptions = opts(options)?;
-        Ok(ops::write_str(&parse_result, &o)?.into())
+        Ok(ops::write_json(parse_result, &o)?.into())
     })
 }
-

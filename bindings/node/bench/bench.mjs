@@ -1,0 +1,130 @@
+// Benchmark: x12kit's Node addon against other Node X12 packages on the same
+// generated 850 files (10 MB and 100 MB; bench/gen.mjs). Each case runs in
+// its own child process at the default heap size: one warm-up run, then the
+// best of N timed runs, in-process. A case that throws or runs out of memory
+// is reported as such. Usage (from bindings/node, after `npm run build`):
+//
+//   (cd bench && npm install) && node bench/bench.mjs [10 100]
+//
+// Prints a markdown table (MB/s of X12 input, higher is better).
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { Readable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { dataFile } from './gen.mjs'
+
+const require = createRequire(import.meta.url)
+const self = fileURLToPath(import.meta.url)
+
+// name -> (buffer, text) => function to time (returns something checked to be non-trivial)
+const cases = {
+  'x12kit parse (objects)': () => {
+    const x = require('../index.js')
+    return (b) => x.parse(b).interchanges.length
+  },
+  'x12kit parse, documents: false': () => {
+    const x = require('../index.js')
+    return (b) => x.parse(b, { documents: false }).interchanges.length
+  },
+  'JSON.parse(x12kit parseToJson)': () => {
+    const x = require('../index.js')
+    return (b) => JSON.parse(x.parseToJson(b).toString('utf8')).interchanges.length
+  },
+  'x12kit parseToJson (bytes)': () => {
+    const x = require('../index.js')
+    return (b) => x.parseToJson(b).length
+  },
+  'x12kit segments() iteration (id of each)': () => {
+    const x = require('../index.js')
+    return (b) => {
+      let n = 0
+      for (const s of x.segments(b)) if (s.id === 'PO1') n++
+      return n
+    }
+  },
+  'x12kit validate': () => {
+    const x = require('../index.js')
+    return (b) => x.validate(b).interchanges.length
+  },
+  'x12kit validate, structure: true': () => {
+    const x = require('../index.js')
+    return (b) => x.validate(b, { structure: true }).interchanges.length
+  },
+  '@stedi/x12-tools metadata': () => {
+    const s = require('@stedi/x12-tools')
+    return (b, t) => JSON.stringify(s.metadata(t)).length
+  },
+  '@stedi/x12-tools ackAsJson (full parse)': () => {
+    const s = require('@stedi/x12-tools')
+    return (b, t) => JSON.stringify(s.ackAsJson(t)).length
+  },
+  'node-x12 X12Parser.parse': () => {
+    const { X12Parser } = require('node-x12')
+    return (b, t) => new X12Parser(true).parse(t).functionalGroups.length
+  },
+  'x12-parser (stream of segments)': () => {
+    const { X12parser } = require('x12-parser')
+    return (b) =>
+      new Promise((resolve, reject) => {
+        let n = 0
+        const p = new X12parser()
+        p.on('data', () => n++).on('end', () => resolve(n)).on('error', reject)
+        Readable.from([b]).pipe(p)
+      })
+  },
+  'node-x12-edi generateSegments': () => {
+    return async (b, t) => {
+      const { Transaction } = await import('node-x12-edi')
+      const tx = new Transaction()
+      tx.generateSegments(t, '~\n', '*')
+      return tx.getSegments().length
+    }
+  },
+}
+
+async function child(name, file, reps) {
+  const b = readFileSync(file)
+  const t = b.toString('latin1')
+  const f = cases[name]()
+  const check = await f(b, t) // warm-up
+  if (!check) throw new Error(`${name}: the warm-up returned ${check}`)
+  let best = Infinity
+  for (let i = 0; i < reps; i++) {
+    const start = process.hrtime.bigint()
+    await f(b, t)
+    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e9)
+  }
+  process.stdout.write(JSON.stringify({ mbps: b.length / 1e6 / best, seconds: best, rss: process.memoryUsage().rss }))
+}
+
+if (process.argv[2] === '--child') {
+  await child(process.argv[3], process.argv[4], Number(process.argv[5]))
+} else {
+  const sizes = process.argv.slice(2).map(Number)
+  const mbs = sizes.length ? sizes : [10, 100]
+  const rows = []
+  for (const name of Object.keys(cases)) {
+    const row = [name]
+    for (const mb of mbs) {
+      const file = dataFile(mb)
+      try {
+        const out = execFileSync(process.execPath, [self, '--child', name, file, mb >= 100 ? '1' : '3'], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          timeout: 600_000,
+        })
+        const r = JSON.parse(out)
+        row.push(`${r.mbps.toFixed(1)} MB/s (${r.seconds.toFixed(2)} s)`)
+      } catch (e) {
+        const err = String(e.stderr || e.message)
+        row.push(/heap out of memory|Allocation failed/.test(err) ? 'out of memory' : e.signal === 'SIGTERM' ? 'timed out (600 s)' : `failed: ${err.split('\n').find((l) => /Error/.test(l)) || err.slice(0, 80)}`)
+      }
+      console.error(row.join(' | '))
+    }
+    rows.push(row)
+  }
+  console.log(`| case | ${mbs.map((m) => `${m} MB 850`).join(' | ')} |`)
+  console.log(`|---|${mbs.map(() => '---').join('|')}|`)
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
