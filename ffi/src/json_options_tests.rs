@@ -56,8 +56,8 @@ impl Drop for Err {
     }
 }
 
-/// The bytes of a filled string, freeing it.
-fn take(mut s: x12kit_string) -> Vec<u8> {
+/// The bytes of a filled string, freeing it (it is then empty again).
+fn take(s: &mut x12kit_string) -> Vec<u8> {
     let v = if s.data.is_null() {
         Vec::new()
     } else {
@@ -65,7 +65,7 @@ fn take(mut s: x12kit_string) -> Vec<u8> {
         unsafe { std::slice::from_raw_parts(s.data.cast::<u8>(), s.len) }.to_vec()
     };
     // SAFETY: filled by x12kit (or empty).
-    unsafe { x12kit_string_free(&mut s) };
+    unsafe { x12kit_string_free(s) };
     v
 }
 
@@ -92,7 +92,7 @@ fn parse_and_validate_take_the_options_of_every_language() {
             );
             assert_eq!(status, x12kit_status::Ok);
             let o: ops::ParseOptions = ops::options_str(options.unwrap_or("null")).unwrap();
-            assert_eq!(take(json), ops::parse_json(X12, &o), "{options:?}");
+            assert_eq!(take(&mut json), ops::parse_json(X12, &o), "{options:?}");
         }
         let bad = r#"{"document": false}"#;
         let mut json = x12kit_string::EMPTY;
@@ -123,7 +123,7 @@ fn parse_and_validate_take_the_options_of_every_language() {
         );
         assert_eq!(status, x12kit_status::Ok);
         let o = ops::ValidateOptions { structure: true };
-        assert_eq!(take(json), ops::validate_json(X12, &o));
+        assert_eq!(take(&mut json), ops::validate_json(X12, &o));
         // Not an object: the pointer is the whole options; empty text is not JSON.
         for (bad, path) in [("[true]", Some("/")), ("", None)] {
             let status = x12kit_validate_with_json_options(
@@ -180,7 +180,7 @@ fn acknowledge_and_read_acknowledgement_equal_the_core() {
             err.0,
         );
         assert_eq!(status, x12kit_status::Ok);
-        let ack = take(ack);
+        let ack = take(&mut ack);
         let o: ops::AcknowledgeOptions = ops::options_str(options).unwrap();
         assert_eq!(
             ack,
@@ -191,7 +191,7 @@ fn acknowledge_and_read_acknowledgement_equal_the_core() {
         let mut json = x12kit_string::EMPTY;
         let status = x12kit_read_acknowledgement(ack.as_ptr(), ack.len(), &mut json, err.0);
         assert_eq!(status, x12kit_status::Ok);
-        assert_eq!(take(json), ops::read_acknowledgement_json(&ack));
+        assert_eq!(take(&mut json), ops::read_acknowledgement_json(&ack));
 
         for (bad, code, path) in [
             (r#"{"kind": "850"}"#, "INVALID_OPTIONS", "/kind"),
@@ -276,7 +276,7 @@ fn render_schemas_and_their_errors() {
         let o: ops::RenderOptions = ops::options_str(options).unwrap();
         let expected =
             ops::render_str("850", &payload, &partner, &o, DateTime::from_unix(NOW)).unwrap();
-        assert_eq!(take(x12), expected.x12);
+        assert_eq!(take(&mut x12), expected.x12);
         assert_eq!(issues(list).len(), expected.warnings.len());
 
         // Payload that is not JSON: INVALID_JSON at /payload, given as one issue.
@@ -357,7 +357,7 @@ fn render_schemas_and_their_errors() {
             x12kit_status::Ok
         );
         assert_eq!(
-            take(json),
+            take(&mut json),
             serde_json::to_vec(&ops::document_schema("850").unwrap()).unwrap()
         );
         let mut json = x12kit_string::EMPTY;
@@ -369,7 +369,7 @@ fn render_schemas_and_their_errors() {
         assert!(json.data.is_null());
         assert_eq!(x12kit_partner_schema(&mut json, err.0), x12kit_status::Ok);
         assert_eq!(
-            take(json),
+            take(&mut json),
             serde_json::to_vec(&ops::partner_schema()).unwrap()
         );
         assert_eq!(
@@ -397,7 +397,7 @@ fn write_reads_bytes_and_verify_gives_json() {
         );
         assert_eq!(status, x12kit_status::Ok);
         let o: ops::WriteOptions = ops::options_str(options).unwrap();
-        assert_eq!(take(x12), ops::write_json(&parsed, &o).unwrap());
+        assert_eq!(take(&mut x12), ops::write_json(&parsed, &o).unwrap());
         // Not UTF-8: the core's INVALID_UTF8, an input problem of the data.
         let status =
             x12kit_write_with_json_options(b"\"\xff\"".as_ptr(), 3, null(), 0, &mut x12, err.0);
@@ -444,7 +444,7 @@ fn write_reads_bytes_and_verify_gives_json() {
         let mut json = x12kit_string::EMPTY;
         assert_eq!(verify("null", NOW, &mut json), (x12kit_status::Ok, 1));
         assert_eq!(
-            take(json),
+            take(&mut json),
             format!("{{\"timestamp\":{NOW},\"secretIndex\":1}}").into_bytes()
         );
         let mut json = x12kit_string::EMPTY;
