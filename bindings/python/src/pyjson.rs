@@ -7,7 +7,10 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Builds the Python value of a JSON text produced by the core.
 ///
@@ -30,8 +33,9 @@ pub fn loads<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
 
 fn loads_inner<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let mut de = serde_json::Deserializer::from_slice(json);
+    let cache = RefCell::new(Strings::default());
     // Deep JSON comes only from the core's own output, which is shallow; keep serde's limit on.
-    let v = Seed { py }
+    let v = Seed { py, cache: &cache }
         .deserialize(&mut de)
         .map_err(|e| crate::errors::internal(format!("the core's JSON could not be read: {e}")))?;
     de.end()
@@ -166,12 +170,61 @@ pub fn py_to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<serde_json:
     ))
 }
 
-#[derive(Clone, Copy)]
-struct Seed<'py> {
-    py: Python<'py>,
+/// Short strings already built in this call (element values such as `EA`,
+/// `BP`, qualifiers, dates repeat all over a file): one object each.
+#[derive(Default)]
+struct Strings {
+    map: HashMap<Box<str>, Py<PyString>, BuildHasherDefault<Fnv>>,
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for Seed<'py> {
+/// Strings up to this length are shared; longer ones are rarely repeated.
+const SHARED_MAX: usize = 12;
+/// A bound on the cache (a file of distinct short values must not grow it without limit).
+const SHARED_ENTRIES: usize = 1 << 16;
+
+impl Strings {
+    fn get<'py>(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyString> {
+        if s.len() > SHARED_MAX {
+            return PyString::new(py, s);
+        }
+        if let Some(p) = self.map.get(s) {
+            return p.bind(py).clone();
+        }
+        let p = PyString::new(py, s);
+        if self.map.len() < SHARED_ENTRIES {
+            self.map.insert(s.into(), p.clone().unbind());
+        }
+        p
+    }
+}
+
+/// FNV-1a: a fast hash for short keys.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Seed<'py, 'c> {
+    py: Python<'py>,
+    cache: &'c RefCell<Strings>,
+}
+
+impl<'de, 'py> DeserializeSeed<'de> for Seed<'py, '_> {
     type Value = Bound<'py, PyAny>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
@@ -182,7 +235,7 @@ fn py_err<E: de::Error>(e: PyErr) -> E {
     E::custom(e.to_string())
 }
 
-impl<'de, 'py> Visitor<'de> for Seed<'py> {
+impl<'de, 'py> Visitor<'de> for Seed<'py, '_> {
     type Value = Bound<'py, PyAny>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -205,7 +258,7 @@ impl<'de, 'py> Visitor<'de> for Seed<'py> {
             .map_or_else(|e| match e {}, |o| o.into_any()))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(PyString::new(self.py, v).into_any())
+        Ok(self.cache.borrow_mut().get(self.py, v).into_any())
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
         self.visit_str(v)
