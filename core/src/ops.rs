@@ -129,14 +129,22 @@ pub(crate) fn serde_pointer(message: &str, v: &Value, ok: impl Fn(&Value) -> boo
             return p;
         }
     }
+    let mut path = Vec::new();
+    let found = deepest(v, &mut path, &ok);
+    let at =
+        |path: &[String]| -> String { path.iter().map(|k| format!("/{}", escape(k))).collect() };
     if let Some(key) = named("missing field `") {
-        if v.get(&key).is_none() {
-            return format!("/{}", escape(&key));
+        // The innermost member that cannot be read, when it lacks the key.
+        let mut cur = v;
+        for k in &path {
+            cur = &cur[k.as_str()];
+        }
+        if cur.is_object() && cur.get(&key).is_none() {
+            return format!("{}/{}", at(&path), escape(&key));
         }
     }
-    let mut path = Vec::new();
-    if deepest(v, &mut path, &ok) {
-        return path.iter().map(|k| format!("/{}", escape(k))).collect();
+    if found {
+        return at(&path);
     }
     // A required member with a bad value: the leaf serde quotes (`5`, "x").
     fn leaf(v: &Value, shown: &str, at: &str) -> Option<String> {
@@ -641,6 +649,8 @@ mod tests {
         );
         assert_eq!(at(json!({"date": 20240101})).as_deref(), Some("/date"));
         assert_eq!(at(json!({"colour": "red"})).as_deref(), Some("/colour"));
+        let e = options::<AcknowledgeOptions>(json!({"delimiters": {"element": "|"}})).unwrap_err();
+        assert_eq!(e.pointer(), Some("/delimiters/component"));
     }
 
     #[test]
