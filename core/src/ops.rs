@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use x12kit::{DateTime, ops};
-//! let x12 = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*3*0001~GE*1*1~IEA*1*000000001~";
+//! let x12 = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~PO1*1*2*EA*1.5**SK*A~CTT*1~SE*5*0001~GE*1*1~IEA*1*000000001~";
 //! let json = ops::parse_json(x12, &ops::ParseOptions::default());
 //! assert!(json.starts_with(br#"{"interchanges":"#));
 //! let v = ops::validate(x12, &ops::options(serde_json::json!({"structure": true}))?);

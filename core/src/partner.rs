@@ -294,7 +294,7 @@ impl Partner {
             .chain(self.versions.values().map(String::as_str))
         {
             if let Err(m) = self.delimiters_for(version) {
-                out.push(problem("/delimiters", m));
+                out.push(Issue::error(ErrorCode::InvalidDelimiters, "/delimiters", m));
                 break;
             }
         }

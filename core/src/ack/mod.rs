@@ -20,7 +20,7 @@
 //! let doc = x12kit::parse(x12);
 //! let v = x12kit::validate(&doc);
 //! let options = x12kit::AckOptions {
-//!     timestamp: Some(x12kit::ack::Timestamp::new(2024, 2, 29, 13, 5)),
+//!     timestamp: Some(x12kit::DateTime::new(2024, 2, 29, 13, 5).unwrap()),
 //!     ..Default::default()
 //! };
 //! let ack = x12kit::acknowledge(&v, &options).unwrap();
