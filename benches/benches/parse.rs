@@ -151,7 +151,13 @@ fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, input: &Input) {
     group.bench_function("parse_json_no_documents_reused_buffer", |b| {
         b.iter(|| {
             out.clear();
-            x12kit::ops::parse_json_into(black_box(data), &x12kit::ops::ParseOptions { documents: bare.documents }, &mut out);
+            x12kit::ops::parse_json_into(
+                black_box(data),
+                &x12kit::ops::ParseOptions {
+                    documents: bare.documents,
+                },
+                &mut out,
+            );
             assert_eq!(out.len(), bare_len);
             out.len()
         })
