@@ -9,14 +9,19 @@
 //! (004010; 004030 for 753/754) and 005010. To add a set, write its file and
 //! add it to `SOURCES`: the renderer, mapper, validator and schema follow.
 
+mod decode;
 pub mod dsl;
+mod elements;
 pub mod encode;
+mod finding;
+mod matcher;
 pub mod model;
 pub mod schema;
-pub mod structure;
 pub mod value;
 
-use crate::diagnostics::{AckCodes, Code, Diagnostic};
+pub use finding::Finding;
+
+use crate::diagnostics::Diagnostic;
 use crate::envelope::{Document, Group, Transaction};
 use crate::error::ErrorCode;
 use model::{Edition, SetDecl};
@@ -78,7 +83,7 @@ struct Compiled {
     /// Whether each declaration's payload keys need no JSON escaping.
     keys_clean: (bool, bool),
     /// Segment keys of each declaration, for matching.
-    shapes: (structure::Shape, structure::Shape),
+    shapes: (matcher::Shape, matcher::Shape),
 }
 
 fn blocks() -> &'static Vec<(String, Vec<dsl::Line>)> {
@@ -99,14 +104,11 @@ fn compiled(i: usize) -> &'static Compiled {
             .unwrap_or_else(|e| panic!("{code}.x12d (005010): {e}"))
             .0;
         Compiled {
-            ids: (structure::ids(&base), structure::ids(&v5)),
-            keys_clean: (
-                structure::keys_clean(&base.body),
-                structure::keys_clean(&v5.body),
-            ),
+            ids: (matcher::ids(&base), matcher::ids(&v5)),
+            keys_clean: (decode::keys_clean(&base.body), decode::keys_clean(&v5.body)),
             shapes: (
-                structure::Shape::new(&base.body),
-                structure::Shape::new(&v5.body),
+                matcher::Shape::new(&base.body),
+                matcher::Shape::new(&v5.body),
             ),
             source: src,
             decls: (base, v5),
@@ -165,7 +167,7 @@ pub(crate) fn set_ids(decl: &SetDecl) -> &'static [String] {
 }
 
 /// The matching shape of a compiled declaration (`None` for another one).
-pub(crate) fn shape(decl: &SetDecl) -> Option<&'static structure::Shape> {
+pub(crate) fn shape(decl: &SetDecl) -> Option<&'static matcher::Shape> {
     let c = compiled(type_index(&decl.code)?);
     if std::ptr::eq(decl, &c.decls.0) {
         Some(&c.shapes.0)
@@ -378,7 +380,7 @@ pub fn write_document(
 
 /// Buffers of document mapping, reused from set to set (the parse JSON
 /// writer keeps one).
-pub(crate) type Mapper<'a> = structure::Mapping<'a>;
+pub(crate) type Mapper<'a> = decode::Mapping<'a>;
 
 /// [`write_document`] with buffers kept from the previous sets;
 /// `collected`: the set's body segments were already given to `m`
@@ -419,7 +421,7 @@ fn map_back_tree<'a>(
     doc: &Document<'a>,
     group: &Group<'a>,
     tx: &Transaction<'a>,
-) -> Option<structure::J<'a>> {
+) -> Option<decode::J<'a>> {
     let mut m = Mapper::default();
     for seg in doc.body(tx) {
         m.push_body(seg);
@@ -434,7 +436,7 @@ pub fn validate_transaction(
     doc: &Document<'_>,
     group: &Group<'_>,
     tx: &Transaction<'_>,
-) -> Option<Vec<structure::Finding>> {
+) -> Option<Vec<Finding>> {
     let code = std::str::from_utf8(tx.kind()).ok()?;
     let decl = declaration(code, group_edition(group))?;
     let segs: Vec<_> = doc.body(tx).collect();
@@ -453,9 +455,9 @@ fn findings(
     decl: &SetDecl,
     body: &[crate::segment::Segment<'_>],
     end: (usize, usize),
-) -> Vec<structure::Finding> {
-    let (occ, mut findings) = structure::match_body(decl, body, end, &known);
-    structure::check_elements(&decl.body, &occ, None, &mut findings);
+) -> Vec<Finding> {
+    let (occ, mut findings) = matcher::match_body(decl, body, end, &known);
+    elements::check_elements(&decl.body, &occ, None, &mut findings);
     findings.sort_by_key(|f| (f.segment_index, f.element.unwrap_or(0)));
     findings
 }
@@ -505,34 +507,7 @@ impl crate::validate::WholeSetRules for StructureRules {
             ),
             None => return,
         };
-        out.extend(
-            findings(decl, body, end)
-                .iter()
-                .map(structure::Finding::to_diagnostic),
-        );
-    }
-}
-
-impl structure::Finding {
-    /// The finding as a diagnostic, with its AK3/AK4 (997) and IK3/IK4 (999) codes.
-    pub fn to_diagnostic(&self) -> Diagnostic {
-        let code = Code::from_name(self.code).unwrap_or(Code::SegmentNotInSet);
-        let ack = AckCodes {
-            ik5: Some("5"),
-            ik3: self.segment_code,
-            ik4: self.element_code,
-            loop_id: self.loop_id.clone(),
-            component: self.component,
-            value: self.value.as_ref().map(|v| v.chars().take(99).collect()),
-            ..AckCodes::default()
-        };
-        let mut d = Diagnostic::error(code, self.message.clone())
-            .at_offset(self.offset)
-            .with_ack(ack);
-        d.segment_index = Some(self.segment_index);
-        d.segment_id = Some(self.segment_id.clone());
-        d.element = self.element;
-        d
+        out.extend(findings(decl, body, end).iter().map(Finding::to_diagnostic));
     }
 }
 
@@ -541,12 +516,12 @@ impl structure::Finding {
 pub fn diagnostics(doc: &Document<'_>) -> Vec<Diagnostic> {
     validate_document(doc)
         .iter()
-        .map(structure::Finding::to_diagnostic)
+        .map(Finding::to_diagnostic)
         .collect()
 }
 
 /// Structure findings of every known set of a parsed document, in order.
-pub fn validate_document(doc: &Document<'_>) -> Vec<structure::Finding> {
+pub fn validate_document(doc: &Document<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for i in &doc.interchanges {
         for g in &i.groups {
@@ -566,7 +541,7 @@ mod tests {
 
     /// Maps every set of an input three ways: with one mapper reused for all
     /// sets (as the parse JSON does), with a fresh one, and through the
-    /// [`structure::J`] tree of `map_back` written by [`structure::J::write_json`];
+    /// [`decode::J`] tree of `map_back` written by [`decode::J::write_json`];
     /// all give the same bytes. Returns how many documents were mapped.
     fn check(input: &[u8]) -> usize {
         let doc = crate::parse(input);
