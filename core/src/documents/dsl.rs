@@ -39,6 +39,7 @@
 //! skipped for that edition (tests check each resolves in at least one).
 
 use super::model::*;
+use super::syntax::{Rule, RuleKind};
 
 /// A parsed but not yet resolved declaration file.
 #[derive(Debug, Clone)]
@@ -556,15 +557,22 @@ fn rule(l: &Line) -> Result<Rule, String> {
         .words
         .get(1)
         .ok_or(format!("line {}: `rule P0304`", l.number))?;
-    let kind = r.chars().next().unwrap_or(' ');
-    let digits = &r[1..];
-    if !"PRCEL".contains(kind) || digits.len() % 2 != 0 || digits.len() < 4 {
-        return Err(format!("line {}: bad rule `{r}`", l.number));
+    let bad = || format!("line {}: bad rule `{r}`", l.number);
+    // The letter is ASCII, so the digits start at byte 1.
+    let kind = r
+        .chars()
+        .next()
+        .and_then(RuleKind::from_letter)
+        .ok_or_else(bad)?;
+    let digits = r[1..].as_bytes();
+    if digits.len() % 2 != 0 || digits.len() < 4 {
+        return Err(bad());
     }
-    let positions = (0..digits.len() / 2)
-        .map(|i| digits[2 * i..2 * i + 2].parse::<u8>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|_| format!("line {}: bad rule `{r}`", l.number))?;
+    let positions = digits
+        .chunks(2)
+        .map(|d| std::str::from_utf8(d).ok()?.parse::<u8>().ok())
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(bad)?;
     Ok(Rule { kind, positions })
 }
 

@@ -7,6 +7,7 @@
 use super::finding::Finding;
 use super::matcher::{Item, Occ};
 use super::model::*;
+use super::syntax::RuleKind;
 use super::value;
 use crate::segment::Segment;
 
@@ -247,62 +248,55 @@ pub fn check_segment(
     }
     let has = |p: u8| !raw(p as usize).is_empty();
     for r in &map.rules {
-        let count = r.positions.iter().filter(|&&p| has(p)).count();
-        let first = r.positions[0];
-        let bad: Option<(u8, &'static str, &'static str, &str)> = match r.kind {
-            'P' if count > 0 && count < r.positions.len() => {
-                r.positions.iter().find(|&&p| !has(p)).map(|&p| {
-                    (
-                        p,
-                        "2",
-                        "ELEMENT_CONDITIONAL_MISSING",
-                        "paired elements must be given together",
-                    )
-                })
-            }
-            'R' if count == 0 => Some((
-                first,
+        let Some(v) = r.check(&has) else { continue };
+        // One finding per broken rule: at the (first) missing element, the
+        // second present one of an exclusion.
+        let (p, ak4, code, why) = match v.kind {
+            RuleKind::Paired => (
+                v.at[0],
+                "2",
+                "ELEMENT_CONDITIONAL_MISSING",
+                "paired elements must be given together",
+            ),
+            RuleKind::Required => (
+                v.at[0],
                 "2",
                 "ELEMENT_CONDITIONAL_MISSING",
                 "at least one of the elements is required",
-            )),
-            'C' if has(first) => r.positions[1..].iter().find(|&&p| !has(p)).map(|&p| {
-                (
-                    p,
-                    "2",
-                    "ELEMENT_CONDITIONAL_MISSING",
-                    "required when the first element of the rule is present",
-                )
-            }),
-            'E' if count > 1 => r.positions.iter().filter(|&&p| has(p)).nth(1).map(|&p| {
-                (
-                    p,
-                    "10",
-                    "ELEMENT_EXCLUSION_VIOLATED",
-                    "only one of the elements may be present",
-                )
-            }),
-            'L' if has(first) && !r.positions[1..].iter().any(|&p| has(p)) => Some((
-                r.positions[1],
+            ),
+            RuleKind::Conditional => (
+                v.at[0],
+                "2",
+                "ELEMENT_CONDITIONAL_MISSING",
+                "required when the first element of the rule is present",
+            ),
+            RuleKind::Exclusion => (
+                v.at[1],
+                "10",
+                "ELEMENT_EXCLUSION_VIOLATED",
+                "only one of the elements may be present",
+            ),
+            RuleKind::ListConditional => (
+                v.at[0],
                 "2",
                 "ELEMENT_CONDITIONAL_MISSING",
                 "one of the other elements is required when the first is present",
-            )),
-            _ => None,
+            ),
         };
-        if let Some((p, ak4, code, why)) = bad {
-            let digits: String = r.positions.iter().map(|x| format!("{x:02}")).collect();
-            out.push(el_finding(
-                seg,
-                p as u32,
-                None,
-                code,
-                ak4,
-                format!("{id} syntax rule {}{digits}: {why} ({id}{p:02})", r.kind),
-                None,
-                loop_id,
-            ));
-        }
+        out.push(el_finding(
+            seg,
+            p as u32,
+            None,
+            code,
+            ak4,
+            format!(
+                "{id} syntax rule {}{}: {why} ({id}{p:02})",
+                r.kind.letter(),
+                r.digits()
+            ),
+            None,
+            loop_id,
+        ));
     }
 }
 

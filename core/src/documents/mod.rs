@@ -17,6 +17,7 @@ mod finding;
 mod matcher;
 pub mod model;
 pub mod schema;
+pub mod syntax;
 pub mod value;
 
 pub use finding::Finding;

@@ -3,6 +3,7 @@
 //! unknown-field check of the renderer, and the generator of test payloads.
 
 use super::model::*;
+pub use super::syntax::RuleKind;
 use super::{Issue, Severity, TYPES, declaration};
 use crate::error::ErrorCode;
 use serde_json::{Map, Value, json};
@@ -19,13 +20,13 @@ pub enum Shape {
     Leaf(Leaf),
 }
 
-/// A segment syntax rule over fields of one object (`P` paired, `R` at least
-/// one, `C` if the first then all, `E` at most one, `L` if the first then
-/// one of the others).
+/// A segment syntax rule over fields of one object (see [`RuleKind`]: `P`
+/// paired, `R` at least one, `C` if the first then all, `E` at most one,
+/// `L` if the first then one of the others).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldRule {
     /// Rule kind.
-    pub kind: char,
+    pub kind: RuleKind,
     /// Field names, in the rule's element order.
     pub fields: Vec<String>,
 }
@@ -500,15 +501,7 @@ pub fn to_schema(s: &Shape) -> Value {
             // Paired and conditional rules: JSON Schema's dependentRequired.
             let mut dep = Map::new();
             for r in rules {
-                let pairs: Vec<(&String, Vec<&String>)> = match r.kind {
-                    'P' => r
-                        .fields
-                        .iter()
-                        .map(|f| (f, r.fields.iter().filter(|g| *g != f).collect()))
-                        .collect(),
-                    'C' => vec![(&r.fields[0], r.fields[1..].iter().collect())],
-                    _ => Vec::new(),
-                };
+                let pairs = r.kind.dependencies(&r.fields);
                 // A field with a default is filled in by render: never required.
                 let defaulted = |name: &String| {
                     fields.iter().any(|x| {
