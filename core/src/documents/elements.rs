@@ -9,6 +9,7 @@ use super::matcher::{Item, Occ};
 use super::model::*;
 use super::syntax::RuleKind;
 use super::value;
+use crate::diagnostics::Code;
 use crate::segment::Segment;
 
 #[allow(clippy::too_many_arguments)]
@@ -16,7 +17,7 @@ fn el_finding(
     seg: &Segment<'_>,
     pos: u32,
     comp: Option<u32>,
-    code: &'static str,
+    code: Code,
     ak4: &'static str,
     message: String,
     value: Option<String>,
@@ -60,7 +61,7 @@ fn check_value(
             seg,
             pos,
             None,
-            "ELEMENT_TOO_LONG",
+            Code::ElementTooLong,
             "5",
             format!(
                 "{name} \"{}\" is {len} long; at most {max} allowed",
@@ -76,7 +77,7 @@ fn check_value(
             seg,
             pos,
             None,
-            "ELEMENT_TOO_SHORT",
+            Code::ElementTooShort,
             "4",
             format!("{name} \"{raw}\" is {len} long; at least {min} required"),
             Some(raw.into()),
@@ -86,9 +87,9 @@ fn check_value(
     }
     if let Some((code, m)) = value::check_x12(raw, xt) {
         let c = match code {
-            "8" => "ELEMENT_INVALID_DATE",
-            "9" => "ELEMENT_INVALID_TIME",
-            _ => "ELEMENT_INVALID_CHARACTER",
+            "8" => Code::ElementInvalidDate,
+            "9" => Code::ElementInvalidTime,
+            _ => Code::ElementInvalidCharacter,
         };
         out.push(el_finding(
             seg,
@@ -108,7 +109,7 @@ fn check_value(
                 seg,
                 pos,
                 None,
-                "ELEMENT_INVALID_CODE",
+                Code::ElementInvalidCode,
                 "7",
                 format!(
                     "{name} \"{raw}\" is not one of the codes {}",
@@ -151,7 +152,7 @@ pub fn check_segment(
                         seg,
                         pos as u32,
                         None,
-                        "ELEMENT_MISSING",
+                        Code::ElementMissing,
                         "1",
                         format!("mandatory element {id}{pos:02} (product id qualifier) is missing"),
                         None,
@@ -173,7 +174,7 @@ pub fn check_segment(
                             seg,
                             missing as u32,
                             None,
-                            "ELEMENT_CONDITIONAL_MISSING",
+                            Code::ElementConditionalMissing,
                             "2",
                             format!(
                                 "{id}{missing:02} is required with {id}{:02} (qualifier/id pair)",
@@ -220,7 +221,7 @@ pub fn check_segment(
                             seg,
                             pos as u32,
                             None,
-                            "ELEMENT_MISSING",
+                            Code::ElementMissing,
                             "1",
                             format!(
                                 "mandatory element {id}{pos:02} ({}) is missing",
@@ -255,31 +256,31 @@ pub fn check_segment(
             RuleKind::Paired => (
                 v.at[0],
                 "2",
-                "ELEMENT_CONDITIONAL_MISSING",
+                Code::ElementConditionalMissing,
                 "paired elements must be given together",
             ),
             RuleKind::Required => (
                 v.at[0],
                 "2",
-                "ELEMENT_CONDITIONAL_MISSING",
+                Code::ElementConditionalMissing,
                 "at least one of the elements is required",
             ),
             RuleKind::Conditional => (
                 v.at[0],
                 "2",
-                "ELEMENT_CONDITIONAL_MISSING",
+                Code::ElementConditionalMissing,
                 "required when the first element of the rule is present",
             ),
             RuleKind::Exclusion => (
                 v.at[1],
                 "10",
-                "ELEMENT_EXCLUSION_VIOLATED",
+                Code::ElementExclusionViolated,
                 "only one of the elements may be present",
             ),
             RuleKind::ListConditional => (
                 v.at[0],
                 "2",
-                "ELEMENT_CONDITIONAL_MISSING",
+                Code::ElementConditionalMissing,
                 "one of the other elements is required when the first is present",
             ),
         };

@@ -9,8 +9,8 @@ use crate::diagnostics::{AckCodes, Code, Diagnostic};
 /// A structure or element problem in a received set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    /// Stable code.
-    pub code: &'static str,
+    /// Stable code (one of the structure codes of [`Code`]).
+    pub code: Code,
     /// What is wrong.
     pub message: String,
     /// 0-based index of the segment concerned (for a missing segment: where it was expected).
@@ -36,7 +36,6 @@ pub struct Finding {
 impl Finding {
     /// The finding as a diagnostic, with its AK3/AK4 (997) and IK3/IK4 (999) codes.
     pub fn to_diagnostic(&self) -> Diagnostic {
-        let code = Code::from_name(self.code).unwrap_or(Code::SegmentNotInSet);
         let ack = AckCodes {
             ik5: Some("5"),
             ik3: self.segment_code,
@@ -46,7 +45,7 @@ impl Finding {
             value: self.value.as_ref().map(|v| v.chars().take(99).collect()),
             ..AckCodes::default()
         };
-        let mut d = Diagnostic::error(code, self.message.clone())
+        let mut d = Diagnostic::error(self.code, self.message.clone())
             .at_offset(self.offset)
             .with_ack(ack);
         d.segment_index = Some(self.segment_index);

@@ -7,6 +7,7 @@
 
 use super::finding::Finding;
 use super::model::*;
+use crate::diagnostics::Code;
 use crate::segment::Segment;
 
 /// A matched body, flattened in input order: a loop occurrence is an item
@@ -124,7 +125,7 @@ fn collect_ids(nodes: &[Node], out: &mut Vec<String>) {
 impl<'a> Matcher<'_, 'a> {
     fn finding(
         &mut self,
-        code: &'static str,
+        code: Code,
         seg_code: &'static str,
         message: String,
         at: Option<&Segment<'a>>,
@@ -189,7 +190,7 @@ impl<'a> Matcher<'_, 'a> {
                                 "segment"
                             };
                             self.finding(
-                                "SEGMENT_MISSING",
+                                Code::SegmentMissing,
                                 "3",
                                 format!(
                                     "mandatory {} {} is missing before this {id}",
@@ -207,9 +208,9 @@ impl<'a> Matcher<'_, 'a> {
                         let lp = nodes[j].is_loop();
                         self.finding(
                             if lp {
-                                "LOOP_TOO_MANY"
+                                Code::LoopTooMany
                             } else {
-                                "SEGMENT_TOO_MANY"
+                                Code::SegmentTooMany
                             },
                             if lp { "4" } else { "5" },
                             format!(
@@ -270,12 +271,12 @@ impl<'a> Matcher<'_, 'a> {
                     let (code, seg_code, why) = if !self.set_ids.contains(&id) {
                         if (self.all_ids)(&id) {
                             (
-                                "SEGMENT_NOT_IN_SET",
+                                Code::SegmentNotInSet,
                                 "6",
                                 "is not defined in this transaction set",
                             )
                         } else {
-                            ("SEGMENT_UNKNOWN", "1", "is not a recognized segment id")
+                            (Code::SegmentUnknown, "1", "is not a recognized segment id")
                         }
                     } else if nodes[..i].iter().any(|n| n.id == id)
                         || ancestors
@@ -283,13 +284,13 @@ impl<'a> Matcher<'_, 'a> {
                             .any(|(ns, _, at)| ns[..*at].iter().any(|n| n.id == id))
                     {
                         (
-                            "SEGMENT_OUT_OF_ORDER",
+                            Code::SegmentOutOfOrder,
                             "7",
                             "is out of order: it belongs earlier in the set",
                         )
                     } else {
                         (
-                            "SEGMENT_UNEXPECTED",
+                            Code::SegmentUnexpected,
                             "2",
                             "is not expected at this point (it belongs in another loop)",
                         )
@@ -319,7 +320,7 @@ impl<'a> Matcher<'_, 'a> {
                     None => "in the transaction set".to_string(),
                 };
                 self.finding(
-                    "SEGMENT_MISSING",
+                    Code::SegmentMissing,
                     "3",
                     format!("mandatory {} {kind} is missing {where_}", nodes[k].id),
                     next.as_ref(),
