@@ -249,7 +249,7 @@ pub fn check_segment(
     }
     let has = |p: u8| !raw(p as usize).is_empty();
     for r in &map.rules {
-        let Some(v) = r.check(&has) else { continue };
+        let Some(v) = r.check(has) else { continue };
         // One finding per broken rule: at the (first) missing element, the
         // second present one of an exclusion.
         let (p, ak4, code, why) = match v.kind {

@@ -526,9 +526,13 @@ impl<'d> Encoder<'d> {
                 child: !kids.is_empty(),
             }),
         };
-        let children = node.children.as_ref().expect("HL is a loop");
-        self.segment(&children[0], &item);
-        self.nodes(&children[1..], &item);
+        // `hl` lines are declared on loops only (the declaration parser
+        // attaches them to nothing else).
+        let Some((start, rest)) = node.children.as_deref().and_then(<[Node]>::split_first) else {
+            return;
+        };
+        self.segment(start, &item);
+        self.nodes(rest, &item);
         for (c, o, p) in kids {
             self.hl(node, map, c, o, p, Some(id), src, &src_ptr);
         }
@@ -1024,7 +1028,7 @@ impl<'d> Encoder<'d> {
             Some(path) => join(&it.ptr, path),
             None => it.ptr.clone(),
         };
-        let Some(v) = r.check(&has) else { return };
+        let Some(v) = r.check(has) else { return };
         let rule = format!("{} rule {}{}", node.id, r.kind.letter(), r.digits());
         let names = |ps: &[u8]| ps.iter().map(|&q| name(q)).collect::<Vec<_>>().join(", ");
         match v.kind {
