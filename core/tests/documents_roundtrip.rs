@@ -12,9 +12,9 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use x12kit::documents::model::{Edition, PType, XType};
 use x12kit::documents::schema::{FieldRule, Leaf, RuleKind, Shape, shape_for};
 use x12kit::documents::{self, TYPES};
+use x12kit::documents::{Edition, PType, XType};
 use x12kit::{Partner, RenderOptions, render};
 
 struct Rng(u64);

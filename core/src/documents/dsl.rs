@@ -285,16 +285,11 @@ fn mark(lines: &mut [Line]) {
     }
 }
 
-/// Parses the reference's structure notation into nodes.
-pub fn parse_structure(s: &str) -> Result<Vec<Node>, String> {
-    parse_structure_lines(&[(1, s.to_string())])
-}
-
 /// A token of the structure notation and its line.
 type Tok<'a> = (usize, &'a str);
 
-/// [`parse_structure`] of a file's structure lines (line number, text);
-/// errors name the line.
+/// Parses the reference's structure notation, given as a file's structure
+/// lines (line number, text), into nodes; errors name the line.
 fn parse_structure_lines(lines: &[(usize, String)]) -> Result<Vec<Node>, String> {
     let spaced: Vec<(usize, String)> = lines
         .iter()
@@ -850,6 +845,10 @@ fn pairs(l: &Line) -> Result<ElDecl, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_structure(s: &str) -> Result<Vec<Node>, String> {
+        parse_structure_lines(&[(1, s.to_string())])
+    }
 
     #[test]
     fn structure_notation() {

@@ -665,7 +665,6 @@ impl<'d> Encoder<'d> {
                     Problem::Invalid(m) => (ErrorCode::InvalidField, m),
                     Problem::TooLong(m) => (ErrorCode::TooLong, m),
                     Problem::TooShort(m) => (ErrorCode::TooShort, m),
-                    Problem::Character(m) => (ErrorCode::InvalidCharacter, m),
                 };
                 if code == ErrorCode::InvalidField {
                     if let Value::String(s) = v {

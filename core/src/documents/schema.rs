@@ -562,7 +562,7 @@ pub fn schema(code: &str) -> Option<Value> {
 
 /// Adds an `UNKNOWN_FIELD` warning for every payload field the set does not
 /// map in this edition (a field of the other edition only is named as such).
-pub fn unknown_fields(code: &str, edition: Edition, payload: &Value, out: &mut Vec<Issue>) {
+pub(crate) fn unknown_fields(code: &str, edition: Edition, payload: &Value, out: &mut Vec<Issue>) {
     if let Some(s) = shape_ref(code, edition) {
         let at = out.len();
         walk(s, payload, &mut Vec::new(), out);
@@ -605,7 +605,7 @@ fn has_pointer(s: &Shape, ptr: &str) -> bool {
 }
 
 /// Removes the fields at these pointers (the ignored unknown ones) from a value.
-pub fn remove(v: &mut Value, pointers: &[String]) {
+pub(crate) fn remove(v: &mut Value, pointers: &[String]) {
     for p in pointers.iter().rev() {
         let Some((parent, last)) = p.rsplit_once('/') else {
             continue;
