@@ -12,7 +12,7 @@
 //! every declaration and names the file and line of a fault.
 //!
 //! Public here: the set registry ([`TYPES`], [`is_known`], [`name`],
-//! [`functional_id`], [`since`], [`edition`]), map-back ([`map_back`],
+//! [`functional_id`], [`since`], [`edition`], [`describe_segment`]), map-back ([`map_back`],
 //! [`canonical`]), the structure checks ([`validate_transaction`],
 //! [`validate_document`], [`diagnostics`], [`StructureRules`], [`Finding`]),
 //! and the payload shapes and JSON Schemas ([`schema`], with the field
@@ -247,6 +247,54 @@ pub(crate) fn shape(decl: &SetDecl) -> Option<&'static matcher::Shape> {
     } else {
         None
     }
+}
+
+/// The first segment node with this id in a node list (depth first).
+fn find_segment<'d>(nodes: &'d [model::Node], id: &str) -> Option<&'d model::Node> {
+    nodes.iter().find_map(|n| match &n.children {
+        Some(children) => find_segment(children, id),
+        None => (n.id == id).then_some(n),
+    })
+}
+
+/// What a set's declaration says of one of its segments, for inspectors:
+/// `{set, setName, segment, mandatory, maxUse, elements: [{position, type,
+/// min, max, mandatory, description, field, codes, knownCodes}]}` (`maxUse`
+/// null when unbounded; `field` the payload path of a mapped element), or
+/// `None` for a set that is not among the 18 or a segment it does not
+/// declare. `version` picks the edition (`004010`, `005010`, …).
+pub fn describe_segment(set_type: &str, version: &str, segment: &str) -> Option<Value> {
+    let decl = declaration(set_type, edition(version))?;
+    let node = find_segment(&decl.body, segment)?;
+    let elements: Vec<Value> = node
+        .map
+        .iter()
+        .flat_map(|m| &m.elements)
+        .map(|e| {
+            serde_json::json!({
+                "position": e.pos,
+                "type": e.xtype.name(),
+                "min": e.min,
+                "max": e.max,
+                "mandatory": e.mandatory,
+                "description": e.doc,
+                "field": match &e.target {
+                    model::Target::Field(path) => Some(path.join("/")),
+                    _ => None,
+                },
+                "codes": e.codes,
+                "knownCodes": e.known,
+            })
+        })
+        .collect();
+    Some(serde_json::json!({
+        "set": decl.code,
+        "setName": decl.name,
+        "segment": node.id,
+        "mandatory": node.mandatory,
+        "maxUse": if node.max == u32::MAX { None } else { Some(node.max) },
+        "elements": elements,
+    }))
 }
 
 /// Name of a set (`Purchase Order`).
@@ -615,6 +663,24 @@ mod tests {
             "bad declarations:\n{}",
             faults.join("\n")
         );
+    }
+
+    #[test]
+    fn describes_a_declared_segment() {
+        let d = describe_segment("850", "004010", "BEG").expect("declared");
+        assert_eq!(d["setName"], "Purchase Order");
+        assert_eq!(d["mandatory"], true);
+        assert_eq!(d["maxUse"], 1);
+        assert_eq!(d["elements"][0]["position"], 1);
+        assert_eq!(d["elements"][0]["type"], "ID");
+        assert_eq!(d["elements"][0]["field"], "purpose");
+        // A segment inside a loop (depth first), and the unbounded maxUse.
+        let n1 = describe_segment("850", "005010", "N1").expect("in a loop");
+        assert_eq!(n1["segment"], "N1");
+        let po1 = describe_segment("850", "004010", "PO1").expect("in a loop");
+        assert_eq!(po1["maxUse"], 1);
+        assert!(describe_segment("850", "004010", "ZZZ").is_none());
+        assert!(describe_segment("999", "004010", "BEG").is_none());
     }
 
     /// What the declarations test reports for a broken declaration: its
