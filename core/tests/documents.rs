@@ -1,13 +1,13 @@
 //! The 18 transaction sets: golden renders of the example payloads (004010
 //! and 005010), map back and structure validation of every golden, the
-//! payload error cases, partner profile rules, and declaration sanity.
+//! payload error cases and partner profile rules (the declarations
+//! themselves are checked by the core's `declarations_compile_and_resolve`).
 //!
 //! `X12KIT_BLESS=1` rewrites `tests/golden/` from the current output, for
 //! review in `git diff`.
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use x12kit::documents::model::{Edition, Node};
 use x12kit::documents::{self, TYPES};
 use x12kit::{Partner, RenderOptions, render};
 use x12kit::{Problem as Issue, Severity};
@@ -143,35 +143,6 @@ fn goldens_parse_validate_and_map_back() {
             // Rendering the mapped document again gives the same X12.
             let again = render(code, &back, &p, &options()).unwrap();
             assert_eq!(again.x12, r.x12, "{code}");
-        }
-    }
-}
-
-#[test]
-fn declarations_resolve_and_mandatory_nodes_are_mapped() {
-    fn check(code: &str, nodes: &[Node], path: &str) {
-        for n in nodes {
-            if n.mandatory && n.map.is_none() {
-                panic!(
-                    "{code}: mandatory {} at {path} has no mapping, so render could not produce it",
-                    n.id
-                );
-            }
-            if let (Some(children), Some(_)) = (&n.children, &n.map) {
-                check(code, &children[1..], &format!("{path}/{}", n.id));
-            }
-        }
-    }
-    for code in TYPES {
-        assert_eq!(
-            documents::unresolved_lines(code),
-            Vec::<usize>::new(),
-            "{code}: mapping lines that name no node"
-        );
-        for ed in [Edition::Base, Edition::V5010] {
-            let d = documents::declaration(code, ed).unwrap();
-            assert_eq!(d.code, code);
-            check(code, &d.body, "");
         }
     }
 }

@@ -24,7 +24,7 @@ fn documents_of(dir: &Path, file: &str) -> Vec<(Value, Vec<&'static str>)> {
             for t in &g.transactions {
                 if let Some(d) = documents::map_back(&doc, g, t) {
                     let f = documents::validate_transaction(&doc, g, t).unwrap();
-                    out.push((d, f.iter().map(|f| f.code).collect()));
+                    out.push((d, f.iter().map(|f| f.code.as_str()).collect()));
                 }
             }
         }

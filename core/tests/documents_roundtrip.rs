@@ -12,9 +12,9 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use x12kit::documents::model::{Edition, PType, XType};
-use x12kit::documents::schema::{FieldRule, Leaf, Shape, shape_for};
+use x12kit::documents::schema::{FieldRule, Leaf, RuleKind, Shape, shape_for};
 use x12kit::documents::{self, TYPES};
+use x12kit::documents::{Edition, PType, XType};
 use x12kit::{Partner, RenderOptions, render};
 
 struct Rng(u64);
@@ -171,7 +171,7 @@ fn apply_rules(
     depth: usize,
 ) {
     let mut excluded: Vec<String> = Vec::new();
-    for rule in rules.iter().filter(|x| x.kind == 'E') {
+    for rule in rules.iter().filter(|x| x.kind == RuleKind::Exclusion) {
         let mut present = rule.fields.iter().filter(|f| m.contains_key(*f));
         let keep = present
             .next()
@@ -193,11 +193,11 @@ fn apply_rules(
         }
     };
     for _ in 0..2 {
-        for rule in rules.iter().filter(|x| x.kind != 'E') {
+        for rule in rules.iter().filter(|x| x.kind != RuleKind::Exclusion) {
             let has = |m: &Map<String, Value>, f: &String| m.contains_key(f);
             let first = &rule.fields[0];
             match rule.kind {
-                'P' if rule.fields.iter().any(|f| has(m, f)) => {
+                RuleKind::Paired if rule.fields.iter().any(|f| has(m, f)) => {
                     if rule.fields.iter().any(|f| excluded.contains(f)) {
                         rule.fields.iter().for_each(|f| {
                             m.remove(f);
@@ -206,19 +206,21 @@ fn apply_rules(
                         rule.fields.iter().for_each(|f| add(r, m, f));
                     }
                 }
-                'C' if has(m, first) => {
+                RuleKind::Conditional if has(m, first) => {
                     if rule.fields[1..].iter().any(|f| excluded.contains(f)) {
                         m.remove(first);
                     } else {
                         rule.fields[1..].iter().for_each(|f| add(r, m, f));
                     }
                 }
-                'R' if !rule.fields.iter().any(|f| has(m, f)) => {
+                RuleKind::Required if !rule.fields.iter().any(|f| has(m, f)) => {
                     if let Some(f) = rule.fields.iter().find(|f| !excluded.contains(f)) {
                         add(r, m, f);
                     }
                 }
-                'L' if has(m, first) && !rule.fields[1..].iter().any(|f| has(m, f)) => {
+                RuleKind::ListConditional
+                    if has(m, first) && !rule.fields[1..].iter().any(|f| has(m, f)) =>
+                {
                     add(r, m, &rule.fields[1])
                 }
                 _ => {}

@@ -3,7 +3,7 @@
 //! values and syntax rules, each reported with its AK3/AK4 (997) and
 //! IK3/IK4 (999) codes.
 
-use x12kit::documents::{self, structure::Finding};
+use x12kit::documents::{self, Finding};
 use x12kit::{Code, parse};
 
 const ISA: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *261122*0930*U*00401*000000001*0*P*>~";
@@ -49,7 +49,7 @@ fn summary(x12: &str) -> Vec<Summary> {
         .into_iter()
         .map(|f| {
             (
-                f.code,
+                f.code.as_str(),
                 f.segment_id,
                 f.element,
                 f.segment_code,

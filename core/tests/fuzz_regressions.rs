@@ -278,7 +278,7 @@ fn mapped(x12: &[u8]) -> Value {
 
 /// Pointers of the number fields (integers and decimals) the payload has.
 fn numbers(s: &Shape, v: &Value, at: &str, out: &mut Vec<String>) {
-    use x12kit::documents::model::PType;
+    use x12kit::documents::PType;
     match (s, v) {
         (Shape::Object(fields, _), Value::Object(o)) => {
             for f in fields {

@@ -4,10 +4,7 @@
 use crate::convert::{serde_to_js, set};
 use crate::error::Result;
 use js_sys::Array;
-use serde_json::{Value, json};
 use wasm_bindgen::JsValue;
-use x12kit::documents::model::{Node, Target};
-use x12kit::documents::{declaration, edition};
 
 /// `[{id, index, offset, length, elements}]`: every segment with its byte
 /// offset and length (terminator excluded) and its elements as text.
@@ -30,59 +27,13 @@ pub fn segments(input: &[u8]) -> Array {
     out
 }
 
-/// The first segment node with this id in a set's declaration (depth first).
-fn find<'a>(nodes: &'a [Node], id: &str) -> Option<&'a Node> {
-    for n in nodes {
-        match &n.children {
-            Some(children) => {
-                if let Some(found) = find(children, id) {
-                    return Some(found);
-                }
-            }
-            None if n.id == id => return Some(n),
-            None => {}
-        }
-    }
-    None
-}
-
 /// `{set, setName, segment, mandatory, maxUse, elements: [{position, type, min,
 /// max, mandatory, description, field, codes, knownCodes}]}` for a segment of
-/// a known set, or `null` (unknown set or a segment the set does not declare).
+/// a known set, or `null` (unknown set or a segment the set does not declare):
+/// the core's [`x12kit::documents::describe_segment`].
 pub fn describe(set_type: &str, version: &str, segment: &str) -> Result<JsValue> {
-    let Some(decl) = declaration(set_type, edition(version)) else {
-        return Ok(JsValue::NULL);
-    };
-    let Some(node) = find(&decl.body, segment) else {
-        return Ok(JsValue::NULL);
-    };
-    let elements: Vec<Value> = node
-        .map
-        .iter()
-        .flat_map(|m| &m.elements)
-        .map(|e| {
-            json!({
-                "position": e.pos,
-                "type": e.xtype.name(),
-                "min": e.min,
-                "max": e.max,
-                "mandatory": e.mandatory,
-                "description": e.doc,
-                "field": match &e.target {
-                    Target::Field(path) => Some(path.join("/")),
-                    _ => None,
-                },
-                "codes": e.codes,
-                "knownCodes": e.known,
-            })
-        })
-        .collect();
-    serde_to_js(&json!({
-        "set": decl.code,
-        "setName": decl.name,
-        "segment": node.id,
-        "mandatory": node.mandatory,
-        "maxUse": if node.max == u32::MAX { None } else { Some(node.max) },
-        "elements": elements,
-    }))
+    match x12kit::documents::describe_segment(set_type, version, segment) {
+        Some(d) => serde_to_js(&d),
+        None => Ok(JsValue::NULL),
+    }
 }

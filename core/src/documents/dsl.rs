@@ -39,6 +39,7 @@
 //! skipped for that edition (tests check each resolves in at least one).
 
 use super::model::*;
+use super::syntax::{Rule, RuleKind};
 
 /// A parsed but not yet resolved declaration file.
 #[derive(Debug, Clone)]
@@ -51,10 +52,10 @@ pub struct Source {
     pub since: String,
     /// Name.
     pub name: String,
-    /// Base structure notation.
-    pub structure: String,
+    /// Base structure notation, as (line number, text) per line.
+    pub structure: Vec<(usize, String)>,
     /// 5010 structure notation, when it differs.
-    pub structure_5010: Option<String>,
+    pub structure_5010: Option<Vec<(usize, String)>>,
     /// Mapping lines.
     pub map: Vec<Line>,
 }
@@ -70,6 +71,24 @@ pub struct Line {
     pub words: Vec<String>,
     /// Indented lines below.
     pub children: Vec<Line>,
+}
+
+impl Line {
+    /// The line's first word (`seg`, `loop`, `01`, `rule`, …); lines are
+    /// never empty (blank lines are not kept).
+    pub fn keyword(&self) -> &str {
+        self.words.first().map_or("", String::as_str)
+    }
+
+    /// Where the line is, for messages: `line N` of the set's file, or
+    /// `common.x12d line N` for a line of a block.
+    pub fn loc(&self) -> String {
+        if self.from_block {
+            format!("common.x12d line {}", self.number)
+        } else {
+            format!("line {}", self.number)
+        }
+    }
 }
 
 fn words(line: &str) -> Vec<String> {
@@ -165,9 +184,9 @@ fn tree(text: &str, first_line: usize) -> Result<Vec<Line>, String> {
 
 /// Parses a declaration file.
 pub fn parse_source(text: &str, blocks: &[(String, Vec<Line>)]) -> Result<Source, String> {
-    let mut head: Option<Vec<String>> = None;
-    let mut structure = String::new();
-    let mut structure_5010: Option<String> = None;
+    let mut head: Option<(usize, Vec<String>)> = None;
+    let mut structure: Vec<(usize, String)> = Vec::new();
+    let mut structure_5010: Option<Vec<(usize, String)>> = None;
     let mut section = "";
     let mut map_start = None;
     for (n, raw) in text.lines().enumerate() {
@@ -179,13 +198,13 @@ pub fn parse_source(text: &str, blocks: &[(String, Vec<Line>)]) -> Result<Source
         if top {
             match w[0].as_str() {
                 "set" => {
-                    head = Some(w);
+                    head = Some((n + 1, w));
                     section = "";
                 }
                 "structure" if w.len() == 1 => section = "s",
                 "structure" if w.get(1).map(String::as_str) == Some("005010") => {
                     section = "s5";
-                    structure_5010 = Some(String::new());
+                    structure_5010 = Some(Vec::new());
                 }
                 "map" => {
                     map_start = Some(n + 1);
@@ -195,19 +214,23 @@ pub fn parse_source(text: &str, blocks: &[(String, Vec<Line>)]) -> Result<Source
             }
             continue;
         }
-        let target = match section {
-            "s" => &mut structure,
-            "s5" => structure_5010.as_mut().expect("set above"),
+        let target = match (section, &mut structure_5010) {
+            ("s", _) => &mut structure,
+            ("s5", Some(s)) => s,
             _ => return Err(format!("line {}: text outside a section", n + 1)),
         };
-        target.push(' ');
-        target.push_str(raw.trim());
+        target.push((n + 1, raw.trim().to_string()));
     }
-    let head = head.ok_or("missing `set` line")?;
+    let (set_line, head) = head.ok_or("line 1: missing `set CODE GS01 VERSION \"Name\"` line")?;
     if head.len() < 5 {
-        return Err("the `set` line is `set CODE GS01 VERSION \"Name\"`".into());
+        return Err(format!(
+            "line {set_line}: the `set` line is `set CODE GS01 VERSION \"Name\"`"
+        ));
     }
-    let map_start = map_start.ok_or("missing `map` section")?;
+    let map_start = map_start.ok_or(format!(
+        "line {}: missing `map` section",
+        text.lines().count().max(1)
+    ))?;
     let body: String = text.lines().skip(map_start).collect::<Vec<_>>().join("\n");
     let mut map = tree(&body, map_start)?;
     expand(&mut map, blocks, 0)?;
@@ -229,19 +252,19 @@ fn expand(
     depth: usize,
 ) -> Result<(), String> {
     if depth > 8 {
-        return Err("blocks nest too deep".into());
+        let at = lines.first().map_or_else(|| "line 1".into(), Line::loc);
+        return Err(format!(
+            "{at}: blocks nest too deep (a block that uses itself?)"
+        ));
     }
     let mut out = Vec::with_capacity(lines.len());
     for mut l in std::mem::take(lines) {
-        if l.words[0] == "use" {
-            let name = l
-                .words
-                .get(1)
-                .ok_or(format!("line {}: `use NAME`", l.number))?;
+        if l.keyword() == "use" {
+            let name = l.words.get(1).ok_or(format!("{}: `use NAME`", l.loc()))?;
             let (_, b) = blocks
                 .iter()
                 .find(|(n, _)| n == name)
-                .ok_or(format!("line {}: unknown block `{name}`", l.number))?;
+                .ok_or(format!("{}: unknown block `{name}`", l.loc()))?;
             let mut b = b.clone();
             mark(&mut b);
             expand(&mut b, blocks, depth + 1)?;
@@ -262,45 +285,81 @@ fn mark(lines: &mut [Line]) {
     }
 }
 
-/// Parses the reference's structure notation into nodes.
-pub fn parse_structure(s: &str) -> Result<Vec<Node>, String> {
-    let spaced = s
-        .replace('[', " [ ")
-        .replace(']', " ] ")
-        .replace(':', " : ");
-    let toks: Vec<&str> = spaced.split_whitespace().collect();
+/// A token of the structure notation and its line.
+type Tok<'a> = (usize, &'a str);
+
+/// Parses the reference's structure notation, given as a file's structure
+/// lines (line number, text), into nodes; errors name the line.
+fn parse_structure_lines(lines: &[(usize, String)]) -> Result<Vec<Node>, String> {
+    let spaced: Vec<(usize, String)> = lines
+        .iter()
+        .map(|(n, s)| {
+            let s = s
+                .replace('[', " [ ")
+                .replace(']', " ] ")
+                .replace(':', " : ");
+            (*n, s)
+        })
+        .collect();
+    let toks: Vec<Tok<'_>> = spaced
+        .iter()
+        .flat_map(|(n, s)| s.split_whitespace().map(move |t| (*n, t)))
+        .collect();
+    let last = toks
+        .last()
+        .map_or(lines.first().map_or(1, |l| l.0), |t| t.0);
     let mut at = 0;
-    let nodes = seq(&toks, &mut at)?;
-    if at != toks.len() {
-        return Err(format!("structure: unexpected `{}`", toks[at]));
+    let nodes = seq(&toks, &mut at, last)?;
+    if let Some((n, t)) = toks.get(at) {
+        return Err(format!("line {n}: structure: unexpected `{t}`"));
     }
     Ok(nodes)
 }
 
-fn req(t: &str) -> Result<(bool, u32), String> {
-    let (m, rest) = t.split_at(1);
-    let mandatory = match m {
-        "M" => true,
-        "O" => false,
-        _ => return Err(format!("structure: bad requirement `{t}`")),
+fn req((n, t): Tok<'_>) -> Result<(bool, u32), String> {
+    let (mandatory, rest) = if let Some(rest) = t.strip_prefix('M') {
+        (true, rest)
+    } else if let Some(rest) = t.strip_prefix('O') {
+        (false, rest)
+    } else {
+        return Err(format!("line {n}: structure: bad requirement `{t}`"));
     };
     let max = if rest == ">1" {
         u32::MAX
     } else {
-        rest.parse()
-            .map_err(|_| format!("structure: bad max `{t}`"))?
+        match rest.parse() {
+            Ok(m) if m > 0 => m,
+            _ => return Err(format!("line {n}: structure: bad max `{t}`")),
+        }
     };
     Ok((mandatory, max))
 }
 
-fn seq(t: &[&str], at: &mut usize) -> Result<Vec<Node>, String> {
+/// A segment id of the structure: 2–3 upper-case letters or digits.
+fn seg_id((n, t): Tok<'_>) -> Result<&str, String> {
+    if (2..=3).contains(&t.len())
+        && t.bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    {
+        Ok(t)
+    } else {
+        Err(format!("line {n}: structure: bad segment id `{t}`"))
+    }
+}
+
+/// Nodes up to the next `]` (or the end); `last`: the line of the last token.
+fn seq(t: &[Tok<'_>], at: &mut usize, last: usize) -> Result<Vec<Node>, String> {
+    let truncated = |what: &str| format!("line {last}: structure: truncated {what}");
     let mut out = Vec::new();
-    while *at < t.len() && t[*at] != "]" {
-        if t[*at] == "[" {
-            let id = t.get(*at + 1).ok_or("structure: truncated loop")?;
-            let (mandatory, max) = req(t.get(*at + 2).ok_or("structure: truncated loop")?)?;
-            if t.get(*at + 3) != Some(&":") {
-                return Err(format!("structure: expected `:` after loop {id}"));
+    while let Some(&tok) = t.get(*at).filter(|x| x.1 != "]") {
+        if tok.1 == "[" {
+            let id = seg_id(*t.get(*at + 1).ok_or_else(|| truncated("loop"))?)?;
+            let (mandatory, max) = req(*t.get(*at + 2).ok_or_else(|| truncated("loop"))?)?;
+            if t.get(*at + 3).map(|x| x.1) != Some(":") {
+                return Err(format!(
+                    "line {}: structure: expected `:` after loop {id}",
+                    tok.0
+                ));
             }
             *at += 4;
             let mut children = vec![Node {
@@ -311,9 +370,12 @@ fn seq(t: &[&str], at: &mut usize) -> Result<Vec<Node>, String> {
                 children: None,
                 map: None,
             }];
-            children.extend(seq(t, at)?);
-            if t.get(*at) != Some(&"]") {
-                return Err(format!("structure: loop {id} is not closed"));
+            children.extend(seq(t, at, last)?);
+            if t.get(*at).map(|x| x.1) != Some("]") {
+                return Err(format!(
+                    "line {}: structure: loop {id} is not closed",
+                    tok.0
+                ));
             }
             *at += 1;
             out.push(Node {
@@ -325,8 +387,8 @@ fn seq(t: &[&str], at: &mut usize) -> Result<Vec<Node>, String> {
                 map: None,
             });
         } else {
-            let id = t[*at];
-            let (mandatory, max) = req(t.get(*at + 1).ok_or("structure: truncated segment")?)?;
+            let id = seg_id(tok)?;
+            let (mandatory, max) = req(*t.get(*at + 1).ok_or_else(|| truncated("segment"))?)?;
             *at += 2;
             out.push(Node {
                 id: id.to_string(),
@@ -341,6 +403,22 @@ fn seq(t: &[&str], at: &mut usize) -> Result<Vec<Node>, String> {
     Ok(out)
 }
 
+/// Line numbers of the file's own `seg`/`loop` mapping lines (not those of
+/// blocks), at any depth.
+pub fn own_map_lines(src: &Source) -> Vec<usize> {
+    fn walk(ls: &[Line], out: &mut Vec<usize>) {
+        for l in ls {
+            if !l.from_block && matches!(l.keyword(), "seg" | "loop") {
+                out.push(l.number);
+            }
+            walk(&l.children, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&src.map, &mut out);
+    out
+}
+
 /// Compiles a source for an edition. Returns the declaration and the
 /// numbers of the (non-block) mapping lines that resolved.
 pub fn compile(src: &Source, edition: Edition) -> Result<(SetDecl, Vec<usize>), String> {
@@ -348,7 +426,7 @@ pub fn compile(src: &Source, edition: Edition) -> Result<(SetDecl, Vec<usize>), 
         (Edition::V5010, Some(s)) => s,
         _ => &src.structure,
     };
-    let mut body = parse_structure(text)?;
+    let mut body = parse_structure_lines(text)?;
     let mut resolved = Vec::new();
     attach(&mut body, &src.map, edition, &mut resolved, false)?;
     Ok((
@@ -367,7 +445,7 @@ pub fn compile(src: &Source, edition: Edition) -> Result<(SetDecl, Vec<usize>), 
 /// Finds the node a `seg`/`loop` line names.
 fn find(nodes: &[Node], name: &str, want_loop: bool) -> Option<usize> {
     let (id, nth) = match name.split_once('#') {
-        Some((id, n)) => (id, n.parse::<usize>().ok()?),
+        Some((id, n)) => (id, n.parse::<usize>().ok().filter(|&n| n >= 1)?),
         None => (name, 1),
     };
     let mut candidates = nodes
@@ -397,13 +475,10 @@ fn attach(
     in_loop: bool,
 ) -> Result<(), String> {
     for l in lines {
-        let kw = l.words[0].as_str();
+        let kw = l.keyword();
         match kw {
             "seg" | "loop" => {
-                let name = l
-                    .words
-                    .get(1)
-                    .ok_or(format!("line {}: `{kw} ID`", l.number))?;
+                let name = l.words.get(1).ok_or(format!("{}: `{kw} ID`", l.loc()))?;
                 let Some(i) = find(nodes, name, kw == "loop") else {
                     continue;
                 };
@@ -412,8 +487,7 @@ fn attach(
                 }
                 let node = &mut nodes[i];
                 let mut map = node_map(l)?;
-                if node.is_loop() {
-                    let children = node.children.as_mut().expect("loop");
+                if let Some(children) = node.children.as_mut() {
                     let (seg_lines, rest): (Vec<Line>, Vec<Line>) = if kw == "seg" {
                         // `seg X` naming a loop: its lines describe the start segment.
                         (
@@ -428,16 +502,17 @@ fn attach(
                     } else {
                         (Vec::new(), l.children.clone())
                     };
-                    for h in rest.iter().filter(|c| c.words[0] == "hl") {
+                    for h in rest.iter().filter(|c| c.keyword() == "hl") {
                         map.hier.push(hl_level(h)?);
                     }
-                    let rest: Vec<Line> = rest.into_iter().filter(|c| c.words[0] != "hl").collect();
+                    let rest: Vec<Line> =
+                        rest.into_iter().filter(|c| c.keyword() != "hl").collect();
                     attach(children, &seg_lines, ed, resolved, true)?;
                     attach(children, &rest, ed, resolved, true)?;
                     node.map = Some(map);
                 } else {
                     for c in &l.children {
-                        match c.words[0].as_str() {
+                        match c.keyword() {
                             "rule" => map.rules.push(rule(c)?),
                             "pairs" => map.elements.push(pairs(c)?),
                             w if w.len() == 2 && w.bytes().all(|b| b.is_ascii_digit()) => {
@@ -447,10 +522,7 @@ fn attach(
                                 }
                             }
                             w => {
-                                return Err(format!(
-                                    "line {}: unexpected `{w}` in a segment",
-                                    c.number
-                                ));
+                                return Err(format!("{}: unexpected `{w}` in a segment", c.loc()));
                             }
                         }
                     }
@@ -471,8 +543,8 @@ fn attach(
             }
             _ => {
                 return Err(format!(
-                    "line {}: unexpected `{kw}`{}",
-                    l.number,
+                    "{}: unexpected `{kw}`{}",
+                    l.loc(),
                     if in_loop { " in a loop" } else { "" }
                 ));
             }
@@ -497,10 +569,8 @@ fn node_map(l: &Line) -> Result<NodeMap, String> {
                 Some((p, cond)) => {
                     let (pos, val) = cond
                         .split_once('=')
-                        .ok_or(format!("line {}: `name?NN=VALUE`", l.number))?;
-                    let pos: u8 = pos
-                        .parse()
-                        .map_err(|_| format!("line {}: bad position", l.number))?;
+                        .ok_or(format!("{}: `name?NN=VALUE`", l.loc()))?;
+                    let pos = position(pos, &l.loc())?;
                     (p, Some((pos, val.to_string())))
                 }
                 None => (w.as_str(), None),
@@ -523,11 +593,11 @@ fn hl_level(l: &Line) -> Result<HlLevel, String> {
     let code = l
         .words
         .get(1)
-        .ok_or(format!("line {}: `hl CODE path`", l.number))?;
+        .ok_or(format!("{}: `hl CODE path`", l.loc()))?;
     let p = l
         .words
         .get(2)
-        .ok_or(format!("line {}: `hl CODE path`", l.number))?;
+        .ok_or(format!("{}: `hl CODE path`", l.loc()))?;
     let (p, array) = match p.strip_suffix("[]") {
         Some(p) => (p, true),
         None => (p.as_str(), false),
@@ -545,66 +615,73 @@ fn hl_level(l: &Line) -> Result<HlLevel, String> {
         } else if let Some(u) = w.strip_prefix("under=") {
             lvl.under = u.split(',').map(str::to_string).collect();
         } else {
-            return Err(format!("line {}: unexpected `{w}`", l.number));
+            return Err(format!("{}: unexpected `{w}`", l.loc()));
         }
     }
     Ok(lvl)
 }
 
 fn rule(l: &Line) -> Result<Rule, String> {
-    let r = l
-        .words
-        .get(1)
-        .ok_or(format!("line {}: `rule P0304`", l.number))?;
-    let kind = r.chars().next().unwrap_or(' ');
-    let digits = &r[1..];
-    if !"PRCEL".contains(kind) || digits.len() % 2 != 0 || digits.len() < 4 {
-        return Err(format!("line {}: bad rule `{r}`", l.number));
+    let r = l.words.get(1).ok_or(format!("{}: `rule P0304`", l.loc()))?;
+    let bad = || format!("{}: bad rule `{r}`", l.loc());
+    // The letter is ASCII, so the digits start at byte 1.
+    let kind = r
+        .chars()
+        .next()
+        .and_then(RuleKind::from_letter)
+        .ok_or_else(bad)?;
+    let digits = &r.as_bytes()[1..];
+    if digits.len() % 2 != 0 || digits.len() < 4 {
+        return Err(bad());
     }
-    let positions = (0..digits.len() / 2)
-        .map(|i| digits[2 * i..2 * i + 2].parse::<u8>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|_| format!("line {}: bad rule `{r}`", l.number))?;
+    let positions = digits
+        .chunks(2)
+        .map(|d| {
+            std::str::from_utf8(d)
+                .ok()?
+                .parse::<u8>()
+                .ok()
+                .filter(|&p| p >= 1)
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(bad)?;
     Ok(Rule { kind, positions })
 }
 
-fn len(s: &str, n: usize) -> Result<(u16, u16), String> {
-    let (a, b) = s
-        .split_once('/')
-        .ok_or(format!("line {n}: length `MIN/MAX`"))?;
-    Ok((
-        a.parse()
-            .map_err(|_| format!("line {n}: bad length `{s}`"))?,
-        b.parse()
-            .map_err(|_| format!("line {n}: bad length `{s}`"))?,
-    ))
+fn len(s: &str, n: &str) -> Result<(u16, u16), String> {
+    let (a, b) = s.split_once('/').ok_or(format!("{n}: length `MIN/MAX`"))?;
+    match (a.parse::<u16>(), b.parse::<u16>()) {
+        (Ok(min), Ok(max)) if min <= max && max >= 1 => Ok((min, max)),
+        _ => Err(format!("{n}: bad length `{s}`")),
+    }
 }
 
-fn xtype(s: &str, n: usize) -> Result<XType, String> {
+/// A 1-based element position (`01` … `99`).
+fn position(s: &str, n: &str) -> Result<u8, String> {
+    match s.parse::<u8>() {
+        Ok(p) if (1..=99).contains(&p) => Ok(p),
+        _ => Err(format!("{n}: bad position `{s}`")),
+    }
+}
+
+fn xtype(s: &str, n: &str) -> Result<XType, String> {
     Ok(match s {
         "AN" => XType::AN,
         "ID" => XType::ID,
         "R" => XType::R,
         "DT" => XType::DT,
         "TM" => XType::TM,
-        s if s.len() == 2 && s.starts_with('N') => XType::N(
-            s[1..]
-                .parse()
-                .map_err(|_| format!("line {n}: bad type `{s}`"))?,
-        ),
-        _ => return Err(format!("line {n}: bad type `{s}`")),
+        s if s.len() == 2 && s.starts_with('N') => {
+            XType::N(s[1..].parse().map_err(|_| format!("{n}: bad type `{s}`"))?)
+        }
+        _ => return Err(format!("{n}: bad type `{s}`")),
     })
 }
 
-fn derive(s: &str, n: usize) -> Result<Derive, String> {
+fn derive(s: &str, n: &str) -> Result<Derive, String> {
     let seg_el = |a: &str| -> Result<(String, u8), String> {
-        let (id, el) = a
-            .split_once('.')
-            .ok_or(format!("line {n}: `ID.NN` in `{s}`"))?;
-        Ok((
-            id.to_string(),
-            el.parse().map_err(|_| format!("line {n}: bad `{s}`"))?,
-        ))
+        let (id, el) = a.split_once('.').ok_or(format!("{n}: `ID.NN` in `{s}`"))?;
+        Ok((id.to_string(), position(el, n)?))
     };
     let arg = |p: &str| s.strip_prefix(p).and_then(|r| r.strip_suffix(')'));
     Ok(match s {
@@ -624,26 +701,24 @@ fn derive(s: &str, n: usize) -> Result<Derive, String> {
             } else if let Some(a) = arg("@sumprod(") {
                 let (x, y) = a
                     .split_once('*')
-                    .ok_or(format!("line {n}: `@sumprod(A.NN*A.MM)`"))?;
+                    .ok_or(format!("{n}: `@sumprod(A.NN*A.MM)`"))?;
                 let (id, e1) = seg_el(x)?;
                 let (_, e2) = seg_el(y)?;
                 Derive::SumProduct(id, e1, e2)
             } else {
-                return Err(format!("line {n}: unknown derived value `{s}`"));
+                return Err(format!("{n}: unknown derived value `{s}`"));
             }
         }
     })
 }
 
 fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
-    let n = l.number;
+    let n = &l.loc();
     let w = &l.words;
     if w.len() < 4 {
-        return Err(format!("line {n}: `NN target TYPE MIN/MAX …`"));
+        return Err(format!("{n}: `NN target TYPE MIN/MAX …`"));
     }
-    let pos: u8 = w[0]
-        .parse()
-        .map_err(|_| format!("line {n}: bad position"))?;
+    let pos = position(&w[0], n)?;
     let xt = xtype(&w[2], n)?;
     let (mut min, mut max) = len(&w[3], n)?;
     let mut ptype = match xt {
@@ -670,7 +745,7 @@ fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
                 "int" => PType::Int,
                 "num" => PType::Num,
                 "str" => PType::Str,
-                _ => return Err(format!("line {n}: bad field type `{ty}`")),
+                _ => return Err(format!("{n}: bad field type `{ty}`")),
             };
         }
         Target::Field(path(p))
@@ -715,7 +790,7 @@ fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
                 } else if let Some(v) = a.strip_prefix("doc=") {
                     e.doc = Some(unquote(v));
                 } else {
-                    return Err(format!("line {n}: unexpected `{a}`"));
+                    return Err(format!("{n}: unexpected `{a}`"));
                 }
             }
         }
@@ -724,17 +799,18 @@ fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
 }
 
 fn pairs(l: &Line) -> Result<ElDecl, String> {
-    let n = l.number;
+    let n = &l.loc();
     let w = &l.words;
     if w.len() < 6 {
         return Err(format!(
-            "line {n}: `pairs NN COUNT array QMIN/QMAX IMIN/IMAX [Q=field …]`"
+            "{n}: `pairs NN COUNT array QMIN/QMAX IMIN/IMAX [Q=field …]`"
         ));
     }
-    let pos: u8 = w[1]
-        .parse()
-        .map_err(|_| format!("line {n}: bad position"))?;
-    let count: u8 = w[2].parse().map_err(|_| format!("line {n}: bad count"))?;
+    let pos = position(&w[1], n)?;
+    let count: u8 = match w[2].parse() {
+        Ok(c) if c >= 1 && pos as usize + 2 * c as usize - 1 <= 99 => c,
+        _ => return Err(format!("{n}: bad count `{}`", w[2])),
+    };
     let mandatory = w[6..].iter().any(|x| x == "M");
     let promote = w[6..]
         .iter()
@@ -742,7 +818,7 @@ fn pairs(l: &Line) -> Result<ElDecl, String> {
         .map(|p| {
             p.split_once('=')
                 .map(|(q, f)| (q.to_string(), f.to_string()))
-                .ok_or(format!("line {n}: `QUALIFIER=field`"))
+                .ok_or(format!("{n}: `QUALIFIER=field`"))
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(ElDecl {
@@ -769,6 +845,10 @@ fn pairs(l: &Line) -> Result<ElDecl, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_structure(s: &str) -> Result<Vec<Node>, String> {
+        parse_structure_lines(&[(1, s.to_string())])
+    }
 
     #[test]
     fn structure_notation() {

@@ -4,6 +4,7 @@
 //! payload, reported all at once with JSON pointers.
 
 use super::model::*;
+use super::syntax::{Rule, RuleKind};
 use super::value::{self, Problem};
 use super::{Issue, Severity};
 use crate::delimiters::Delimiters;
@@ -525,9 +526,13 @@ impl<'d> Encoder<'d> {
                 child: !kids.is_empty(),
             }),
         };
-        let children = node.children.as_ref().expect("HL is a loop");
-        self.segment(&children[0], &item);
-        self.nodes(&children[1..], &item);
+        // `hl` lines are declared on loops only (the declaration parser
+        // attaches them to nothing else).
+        let Some((start, rest)) = node.children.as_deref().and_then(<[Node]>::split_first) else {
+            return;
+        };
+        self.segment(start, &item);
+        self.nodes(rest, &item);
         for (c, o, p) in kids {
             self.hl(node, map, c, o, p, Some(id), src, &src_ptr);
         }
@@ -660,7 +665,6 @@ impl<'d> Encoder<'d> {
                     Problem::Invalid(m) => (ErrorCode::InvalidField, m),
                     Problem::TooLong(m) => (ErrorCode::TooLong, m),
                     Problem::TooShort(m) => (ErrorCode::TooShort, m),
-                    Problem::Character(m) => (ErrorCode::InvalidCharacter, m),
                 };
                 if code == ErrorCode::InvalidField {
                     if let Value::String(s) = v {
@@ -781,13 +785,9 @@ impl<'d> Encoder<'d> {
                 let Target::Field(path) = &e.target else {
                     continue;
                 };
-                let blocked = map.rules.iter().any(|r| {
-                    matches!(r.kind, 'P' | 'C')
-                        && r.positions.contains(&e.pos)
-                        && r.positions
-                            .iter()
-                            .any(|&q| q != e.pos && els.get(q as usize).is_none_or(|v| v.is_none()))
-                });
+                // Set at all (even to an empty string) counts as there.
+                let set = |q: u8| els.get(q as usize).is_some_and(|v| v.is_some());
+                let blocked = map.rules.iter().any(|r| r.holds_back_default(e.pos, set));
                 if blocked {
                     continue;
                 }
@@ -1027,96 +1027,50 @@ impl<'d> Encoder<'d> {
             Some(path) => join(&it.ptr, path),
             None => it.ptr.clone(),
         };
-        let first = r.positions[0];
-        let others = &r.positions[1..];
-        let count = r.positions.iter().filter(|&&p| has(p)).count();
-        match r.kind {
-            'P' if count > 0 && count < r.positions.len() => {
-                for &p in r.positions.iter().filter(|&&p| !has(p)) {
-                    let present: Vec<String> = r
-                        .positions
-                        .iter()
-                        .filter(|&&q| has(q))
-                        .map(|&q| name(q))
-                        .collect();
+        let Some(v) = r.check(has) else { return };
+        let rule = format!("{} rule {}{}", node.id, r.kind.letter(), r.digits());
+        let names = |ps: &[u8]| ps.iter().map(|&q| name(q)).collect::<Vec<_>>().join(", ");
+        match v.kind {
+            RuleKind::Paired => {
+                let present: Vec<u8> = r.positions.iter().copied().filter(|&q| has(q)).collect();
+                for &p in &v.at {
                     self.issue(
                         ErrorCode::MissingField,
                         &ptr_of(p),
-                        format!(
-                            "is required together with {} ({} rule P{})",
-                            present.join(", "),
-                            node.id,
-                            digits(&r.positions)
-                        ),
+                        format!("is required together with {} ({rule})", names(&present)),
                     );
                 }
             }
-            'R' if count == 0 => {
-                let names: Vec<String> = r.positions.iter().map(|&q| name(q)).collect();
-                self.issue(
-                    ErrorCode::MissingField,
-                    &ptr_of(first),
-                    format!(
-                        "at least one of {} is required ({} rule R{})",
-                        names.join(", "),
-                        node.id,
-                        digits(&r.positions)
-                    ),
-                );
-            }
-            'C' if has(first) => {
-                for &p in others.iter().filter(|&&p| !has(p)) {
+            RuleKind::Required => self.issue(
+                ErrorCode::MissingField,
+                &ptr_of(r.first()),
+                format!("at least one of {} is required ({rule})", names(&v.at)),
+            ),
+            RuleKind::Conditional => {
+                for &p in &v.at {
                     self.issue(
                         ErrorCode::MissingField,
                         &ptr_of(p),
-                        format!(
-                            "is required when {} is given ({} rule C{})",
-                            name(first),
-                            node.id,
-                            digits(&r.positions)
-                        ),
+                        format!("is required when {} is given ({rule})", name(r.first())),
                     );
                 }
             }
-            'E' if count > 1 => {
-                let names: Vec<String> = r
-                    .positions
-                    .iter()
-                    .filter(|&&q| has(q))
-                    .map(|&q| name(q))
-                    .collect();
-                self.issue(
-                    ErrorCode::InvalidField,
-                    &ptr_of(first),
-                    format!(
-                        "only one of {} may be given ({} rule E{})",
-                        names.join(", "),
-                        node.id,
-                        digits(&r.positions)
-                    ),
-                );
-            }
-            'L' if has(first) && !others.iter().any(|&p| has(p)) => {
-                let names: Vec<String> = others.iter().map(|&q| name(q)).collect();
-                self.issue(
-                    ErrorCode::MissingField,
-                    &ptr_of(others[0]),
-                    format!(
-                        "one of {} is required when {} is given ({} rule L{})",
-                        names.join(", "),
-                        name(first),
-                        node.id,
-                        digits(&r.positions)
-                    ),
-                );
-            }
-            _ => {}
+            RuleKind::Exclusion => self.issue(
+                ErrorCode::InvalidField,
+                &ptr_of(r.first()),
+                format!("only one of {} may be given ({rule})", names(&v.at)),
+            ),
+            RuleKind::ListConditional => self.issue(
+                ErrorCode::MissingField,
+                &ptr_of(v.at[0]),
+                format!(
+                    "one of {} is required when {} is given ({rule})",
+                    names(&v.at),
+                    name(r.first())
+                ),
+            ),
         }
     }
-}
-
-fn digits(p: &[u8]) -> String {
-    p.iter().map(|x| format!("{x:02}")).collect()
 }
 
 fn describe(e: &ElDecl) -> String {

@@ -3,23 +3,45 @@
 //! same JSON), required-field errors, the payload JSON Schemas, and the
 //! structure validation of received sets.
 //!
-//! Declarations live in `sets/<code>.x12d` (see [`dsl`] for the language)
-//! with shared building blocks (parties, references, dates, product ids) in
-//! `sets/common.x12d`. Each is compiled once per edition: the base edition
-//! (004010; 004030 for 753/754) and 005010. To add a set, write its file and
-//! add it to `SOURCES`: the renderer, mapper, validator and schema follow.
+//! Declarations live in `sets/<code>.x12d` (the language is described in
+//! `dsl.rs`) with shared building blocks (parties, references, dates,
+//! product ids) in `sets/common.x12d`. Each is compiled once per edition:
+//! the base edition (004010; 004030 for 753/754) and 005010. To add a set,
+//! write its file and add it to `SOURCES`: the renderer, mapper, validator
+//! and schema follow. The test `declarations_compile_and_resolve` checks
+//! every declaration and names the file and line of a fault.
+//!
+//! Public here: the set registry ([`TYPES`], [`is_known`], [`name`],
+//! [`functional_id`], [`since`], [`edition`], [`describe_segment`]), map-back ([`map_back`],
+//! [`canonical`]), the structure checks ([`validate_transaction`],
+//! [`validate_document`], [`diagnostics`], [`StructureRules`], [`Finding`]),
+//! and the payload shapes and JSON Schemas ([`schema`], with the field
+//! types [`PType`], [`XType`] and [`Edition`]). Rendering is reached through
+//! [`crate::render()`] and [`crate::ops`]. The rest is internal, one module
+//! each: `dsl` (the declaration language) and `model` (its compiled form),
+//! `syntax` (the P/R/C/E/L syntax rules), `encode` (payload → segments),
+//! `matcher` (received segments → the declaration's tree), `elements` (the
+//! element checks), `finding` (what the checks report), `decode` (the
+//! map-back arena) and `value` (JSON ↔ X12 element values).
 
-pub mod dsl;
-pub mod encode;
-pub mod model;
+mod decode;
+mod dsl;
+mod elements;
+pub(crate) mod encode;
+mod finding;
+mod matcher;
+mod model;
 pub mod schema;
-pub mod structure;
-pub mod value;
+mod syntax;
+pub(crate) mod value;
 
-use crate::diagnostics::{AckCodes, Code, Diagnostic};
+pub use finding::Finding;
+pub use model::{Edition, PType, XType};
+
+use crate::diagnostics::Diagnostic;
 use crate::envelope::{Document, Group, Transaction};
 use crate::error::ErrorCode;
-use model::{Edition, SetDecl};
+use model::SetDecl;
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -70,7 +92,6 @@ pub(crate) use crate::diagnostics::Severity;
 /// One set, compiled for both editions on first use (a run that sees only
 /// 850s compiles only the 850).
 struct Compiled {
-    source: dsl::Source,
     /// Base and 005010 declarations.
     decls: (SetDecl, SetDecl),
     /// Segment ids of each declaration.
@@ -78,40 +99,94 @@ struct Compiled {
     /// Whether each declaration's payload keys need no JSON escaping.
     keys_clean: (bool, bool),
     /// Segment keys of each declaration, for matching.
-    shapes: (structure::Shape, structure::Shape),
+    shapes: (matcher::Shape, matcher::Shape),
 }
 
-fn blocks() -> &'static Vec<(String, Vec<dsl::Line>)> {
-    static B: OnceLock<Vec<(String, Vec<dsl::Line>)>> = OnceLock::new();
-    B.get_or_init(|| dsl::parse_blocks(COMMON).unwrap_or_else(|e| panic!("common.x12d: {e}")))
+/// The named blocks of `common.x12d` (`block NAME` and its lines).
+type Blocks = Vec<(String, Vec<dsl::Line>)>;
+
+/// The blocks of `common.x12d`, or its first fault (`common.x12d:LINE: …`).
+fn blocks() -> Result<&'static [(String, Vec<dsl::Line>)], &'static str> {
+    static B: OnceLock<Result<Blocks, String>> = OnceLock::new();
+    B.get_or_init(|| dsl::parse_blocks(COMMON).map_err(|e| located("common.x12d", &e)))
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(String::as_str)
 }
 
-/// The compiled set at index `i` of [`TYPES`] (and `SOURCES`).
-fn compiled(i: usize) -> &'static Compiled {
-    static C: [OnceLock<Compiled>; 18] = [const { OnceLock::new() }; 18];
-    C[i].get_or_init(|| {
-        let (code, text) = SOURCES[i];
-        let src = dsl::parse_source(text, blocks()).unwrap_or_else(|e| panic!("{code}.x12d: {e}"));
-        let base = dsl::compile(&src, Edition::Base)
-            .unwrap_or_else(|e| panic!("{code}.x12d: {e}"))
-            .0;
-        let v5 = dsl::compile(&src, Edition::V5010)
-            .unwrap_or_else(|e| panic!("{code}.x12d (005010): {e}"))
-            .0;
-        Compiled {
-            ids: (structure::ids(&base), structure::ids(&v5)),
-            keys_clean: (
-                structure::keys_clean(&base.body),
-                structure::keys_clean(&v5.body),
-            ),
-            shapes: (
-                structure::Shape::new(&base.body),
-                structure::Shape::new(&v5.body),
-            ),
-            source: src,
-            decls: (base, v5),
+/// A declaration fault `line N: …` as `FILE:N: …` (a fault in a block of
+/// `common.x12d` used by the file: `common.x12d:N: … (used by FILE)`).
+fn located(file: &str, e: &str) -> String {
+    let (place, rest) = match e.split_once(": ") {
+        Some((p, r)) => (p, r),
+        None => return format!("{file}: {e}"),
+    };
+    if let Some(n) = place.strip_prefix("line ") {
+        format!("{file}:{n}: {rest}")
+    } else if let Some(n) = place.strip_prefix("common.x12d line ") {
+        format!("common.x12d:{n}: {rest} (used by {file})")
+    } else {
+        format!("{file}: {e}")
+    }
+}
+
+/// Parses and compiles a set's file for both editions, with the numbers of
+/// its own `seg`/`loop` lines that name a node in neither edition
+/// (declaration typos, which the declarations test reports); `Err`: the
+/// first fault, as `FILE:LINE: message`.
+fn compile_set(i: usize) -> Result<(Compiled, Vec<usize>), String> {
+    let (code, text) = SOURCES[i];
+    let file = format!("{code}.x12d");
+    let src = dsl::parse_source(text, blocks()?).map_err(|e| located(&file, &e))?;
+    let (base, a) = dsl::compile(&src, Edition::Base).map_err(|e| located(&file, &e))?;
+    let (v5, b) =
+        dsl::compile(&src, Edition::V5010).map_err(|e| located(&file, &format!("{e} (005010)")))?;
+    if base.code != code {
+        return Err(format!("{file}:1: declares set {}, not {code}", base.code));
+    }
+    let mut unresolved = dsl::own_map_lines(&src);
+    unresolved.retain(|n| !a.contains(n) && !b.contains(n));
+    let compiled = Compiled {
+        ids: (matcher::ids(&base), matcher::ids(&v5)),
+        keys_clean: (decode::keys_clean(&base.body), decode::keys_clean(&v5.body)),
+        shapes: (
+            matcher::Shape::new(&base.body),
+            matcher::Shape::new(&v5.body),
+        ),
+        decls: (base, v5),
+    };
+    Ok((compiled, unresolved))
+}
+
+/// The compiled set at index `i` of [`TYPES`] (and `SOURCES`); `None` only
+/// for a declaration that does not compile, which the declarations test
+/// (`tests::declarations_compile_and_resolve`) reports with its file and
+/// line: the set is then treated as one x12kit does not know, never a panic.
+fn compiled(i: usize) -> Option<&'static Compiled> {
+    static C: [OnceLock<Result<Compiled, String>>; 18] = [const { OnceLock::new() }; 18];
+    C.get(i)?
+        .get_or_init(|| compile_set(i).map(|(c, _)| c))
+        .as_ref()
+        .ok()
+}
+
+/// The fault of each of the 18 declarations that does not compile
+/// (`FILE:LINE: message`), and of each mapping line that names no node
+/// in either edition.
+#[cfg(test)]
+fn declaration_faults() -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, code) in TYPES.iter().enumerate() {
+        match compile_set(i) {
+            Err(e) => out.push(e),
+            Ok((_, unresolved)) => out.extend(unresolved.iter().map(|n| {
+                format!(
+                    "{code}.x12d:{n}: names a segment or loop that is in neither edition's structure"
+                )
+            })),
         }
-    })
+    }
+    out
 }
 
 /// Segment ids of all the sets, both editions (compiles every set).
@@ -119,8 +194,7 @@ fn known_ids() -> &'static [String] {
     static K: OnceLock<Vec<String>> = OnceLock::new();
     K.get_or_init(|| {
         let mut known: Vec<String> = Vec::new();
-        for i in 0..TYPES.len() {
-            let c = compiled(i);
+        for c in (0..TYPES.len()).filter_map(compiled) {
             for id in c.ids.0.iter().chain(&c.ids.1) {
                 if !known.contains(id) {
                     known.push(id.clone());
@@ -141,14 +215,13 @@ pub fn edition(version: &str) -> Edition {
 }
 
 /// The compiled declaration of a set for an edition.
-pub fn declaration(code: &str, edition: Edition) -> Option<&'static SetDecl> {
+pub(crate) fn declaration(code: &str, edition: Edition) -> Option<&'static SetDecl> {
     declaration_and_keys(code, edition).map(|(d, _)| d)
 }
 
 /// The declaration of a set, and whether its payload keys need no escaping.
 fn declaration_and_keys(code: &str, edition: Edition) -> Option<(&'static SetDecl, bool)> {
-    let i = type_index(code)?;
-    let c = compiled(i);
+    let c = compiled(type_index(code)?)?;
     Some(match edition {
         Edition::Base => (&c.decls.0, c.keys_clean.0),
         Edition::V5010 => (&c.decls.1, c.keys_clean.1),
@@ -157,16 +230,16 @@ fn declaration_and_keys(code: &str, edition: Edition) -> Option<(&'static SetDec
 
 /// The segment ids a declaration uses (cached).
 pub(crate) fn set_ids(decl: &SetDecl) -> &'static [String] {
-    match type_index(&decl.code) {
-        Some(i) if decl.edition == Edition::Base => &compiled(i).ids.0,
-        Some(i) => &compiled(i).ids.1,
+    match type_index(&decl.code).and_then(compiled) {
+        Some(c) if decl.edition == Edition::Base => &c.ids.0,
+        Some(c) => &c.ids.1,
         None => &[],
     }
 }
 
 /// The matching shape of a compiled declaration (`None` for another one).
-pub(crate) fn shape(decl: &SetDecl) -> Option<&'static structure::Shape> {
-    let c = compiled(type_index(&decl.code)?);
+pub(crate) fn shape(decl: &SetDecl) -> Option<&'static matcher::Shape> {
+    let c = compiled(type_index(&decl.code)?)?;
     if std::ptr::eq(decl, &c.decls.0) {
         Some(&c.shapes.0)
     } else if std::ptr::eq(decl, &c.decls.1) {
@@ -176,26 +249,52 @@ pub(crate) fn shape(decl: &SetDecl) -> Option<&'static structure::Shape> {
     }
 }
 
-/// Mapping lines of a set's file that resolve in no edition (declaration typos).
-pub fn unresolved_lines(code: &str) -> Vec<usize> {
-    let Some(i) = type_index(code) else {
-        return Vec::new();
-    };
-    let src = &compiled(i).source;
-    let (_, a) = dsl::compile(src, Edition::Base).expect("compiled before");
-    let (_, b) = dsl::compile(src, Edition::V5010).expect("compiled before");
-    let mut all = Vec::new();
-    fn lines(ls: &[dsl::Line], out: &mut Vec<usize>) {
-        for l in ls {
-            if !l.from_block && matches!(l.words[0].as_str(), "seg" | "loop") {
-                out.push(l.number);
-            }
-            lines(&l.children, out);
-        }
-    }
-    lines(&src.map, &mut all);
-    all.retain(|n| !a.contains(n) && !b.contains(n));
-    all
+/// The first segment node with this id in a node list (depth first).
+fn find_segment<'d>(nodes: &'d [model::Node], id: &str) -> Option<&'d model::Node> {
+    nodes.iter().find_map(|n| match &n.children {
+        Some(children) => find_segment(children, id),
+        None => (n.id == id).then_some(n),
+    })
+}
+
+/// What a set's declaration says of one of its segments, for inspectors:
+/// `{set, setName, segment, mandatory, maxUse, elements: [{position, type,
+/// min, max, mandatory, description, field, codes, knownCodes}]}` (`maxUse`
+/// null when unbounded; `field` the payload path of a mapped element), or
+/// `None` for a set that is not among the 18 or a segment it does not
+/// declare. `version` picks the edition (`004010`, `005010`, …).
+pub fn describe_segment(set_type: &str, version: &str, segment: &str) -> Option<Value> {
+    let decl = declaration(set_type, edition(version))?;
+    let node = find_segment(&decl.body, segment)?;
+    let elements: Vec<Value> = node
+        .map
+        .iter()
+        .flat_map(|m| &m.elements)
+        .map(|e| {
+            serde_json::json!({
+                "position": e.pos,
+                "type": e.xtype.name(),
+                "min": e.min,
+                "max": e.max,
+                "mandatory": e.mandatory,
+                "description": e.doc,
+                "field": match &e.target {
+                    model::Target::Field(path) => Some(path.join("/")),
+                    _ => None,
+                },
+                "codes": e.codes,
+                "knownCodes": e.known,
+            })
+        })
+        .collect();
+    Some(serde_json::json!({
+        "set": decl.code,
+        "setName": decl.name,
+        "segment": node.id,
+        "mandatory": node.mandatory,
+        "maxUse": if node.max == u32::MAX { None } else { Some(node.max) },
+        "elements": elements,
+    }))
 }
 
 /// Name of a set (`Purchase Order`).
@@ -215,7 +314,7 @@ pub fn since(code: &str) -> Option<&'static str> {
 
 /// A rendered body: segments (id first, then elements) and the normalised payload.
 #[derive(Debug, Clone)]
-pub struct Body {
+pub(crate) struct Body {
     /// Segments between ST and SE.
     pub segments: Vec<Vec<String>>,
     /// The payload as map-back will return it: defaults filled in, numbers
@@ -227,7 +326,7 @@ pub struct Body {
 }
 
 /// Renders a payload into body segments. Errors: every problem found, at once.
-pub fn render_body(
+pub(crate) fn render_body(
     code: &str,
     version: &str,
     payload: &Value,
@@ -365,22 +464,13 @@ pub fn map_back(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> 
     map_back_tree(doc, group, tx).map(|j| j.to_value())
 }
 
-/// Appends the mapped document of a set as compact JSON (what the parse
-/// result carries as `document`); false for sets not among the 18.
-pub fn write_document(
-    doc: &Document<'_>,
-    group: &Group<'_>,
-    tx: &Transaction<'_>,
-    out: &mut Vec<u8>,
-) -> bool {
-    write_document_with(&mut Mapper::default(), doc, group, tx, false, out)
-}
-
 /// Buffers of document mapping, reused from set to set (the parse JSON
 /// writer keeps one).
-pub(crate) type Mapper<'a> = structure::Mapping<'a>;
+pub(crate) type Mapper<'a> = decode::Mapping<'a>;
 
-/// [`write_document`] with buffers kept from the previous sets;
+/// Appends the mapped document of a set as compact JSON (what the parse
+/// result carries as `document`), with buffers kept from the previous sets;
+/// false for sets not among the 18.
 /// `collected`: the set's body segments were already given to `m`
 /// ([`Mapper::push_body`]) while writing them.
 pub(crate) fn write_document_with<'a>(
@@ -419,7 +509,7 @@ fn map_back_tree<'a>(
     doc: &Document<'a>,
     group: &Group<'a>,
     tx: &Transaction<'a>,
-) -> Option<structure::J<'a>> {
+) -> Option<decode::J<'a>> {
     let mut m = Mapper::default();
     for seg in doc.body(tx) {
         m.push_body(seg);
@@ -434,7 +524,7 @@ pub fn validate_transaction(
     doc: &Document<'_>,
     group: &Group<'_>,
     tx: &Transaction<'_>,
-) -> Option<Vec<structure::Finding>> {
+) -> Option<Vec<Finding>> {
     let code = std::str::from_utf8(tx.kind()).ok()?;
     let decl = declaration(code, group_edition(group))?;
     let segs: Vec<_> = doc.body(tx).collect();
@@ -453,9 +543,9 @@ fn findings(
     decl: &SetDecl,
     body: &[crate::segment::Segment<'_>],
     end: (usize, usize),
-) -> Vec<structure::Finding> {
-    let (occ, mut findings) = structure::match_body(decl, body, end, &known);
-    structure::check_elements(&decl.body, &occ, None, &mut findings);
+) -> Vec<Finding> {
+    let (occ, mut findings) = matcher::match_body(decl, body, end, &known);
+    elements::check_elements(&decl.body, &occ, None, &mut findings);
     findings.sort_by_key(|f| (f.segment_index, f.element.unwrap_or(0)));
     findings
 }
@@ -505,34 +595,7 @@ impl crate::validate::WholeSetRules for StructureRules {
             ),
             None => return,
         };
-        out.extend(
-            findings(decl, body, end)
-                .iter()
-                .map(structure::Finding::to_diagnostic),
-        );
-    }
-}
-
-impl structure::Finding {
-    /// The finding as a diagnostic, with its AK3/AK4 (997) and IK3/IK4 (999) codes.
-    pub fn to_diagnostic(&self) -> Diagnostic {
-        let code = Code::from_name(self.code).unwrap_or(Code::SegmentNotInSet);
-        let ack = AckCodes {
-            ik5: Some("5"),
-            ik3: self.segment_code,
-            ik4: self.element_code,
-            loop_id: self.loop_id.clone(),
-            component: self.component,
-            value: self.value.as_ref().map(|v| v.chars().take(99).collect()),
-            ..AckCodes::default()
-        };
-        let mut d = Diagnostic::error(code, self.message.clone())
-            .at_offset(self.offset)
-            .with_ack(ack);
-        d.segment_index = Some(self.segment_index);
-        d.segment_id = Some(self.segment_id.clone());
-        d.element = self.element;
-        d
+        out.extend(findings(decl, body, end).iter().map(Finding::to_diagnostic));
     }
 }
 
@@ -541,12 +604,12 @@ impl structure::Finding {
 pub fn diagnostics(doc: &Document<'_>) -> Vec<Diagnostic> {
     validate_document(doc)
         .iter()
-        .map(structure::Finding::to_diagnostic)
+        .map(Finding::to_diagnostic)
         .collect()
 }
 
 /// Structure findings of every known set of a parsed document, in order.
-pub fn validate_document(doc: &Document<'_>) -> Vec<structure::Finding> {
+pub fn validate_document(doc: &Document<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for i in &doc.interchanges {
         for g in &i.groups {
@@ -563,10 +626,155 @@ pub fn validate_document(doc: &Document<'_>) -> Vec<structure::Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use model::Node;
+
+    /// Mandatory nodes without a mapping line: render could not produce them.
+    fn unmapped(code: &str, ed: Edition, nodes: &[Node], path: &str, out: &mut Vec<String>) {
+        for n in nodes {
+            if n.mandatory && n.map.is_none() {
+                out.push(format!(
+                    "{code}.x12d: mandatory {} at {path}/ ({ed:?} structure) has no mapping line, so render could not produce it",
+                    n.id
+                ));
+            }
+            if let (Some(children), Some(_)) = (&n.children, &n.map) {
+                unmapped(code, ed, &children[1..], &format!("{path}/{}", n.id), out);
+            }
+        }
+    }
+
+    /// The one check of the 18 declarations (`sets/*.x12d`, with the blocks
+    /// of `common.x12d`): each parses and compiles for both editions, each
+    /// `seg`/`loop` line names a node of at least one edition, and every
+    /// mandatory node is mapped. Lists every fault as `FILE:LINE: message`.
+    #[test]
+    fn declarations_compile_and_resolve() {
+        let mut faults = declaration_faults();
+        for code in TYPES {
+            for ed in [Edition::Base, Edition::V5010] {
+                if let Some(d) = declaration(code, ed) {
+                    assert_eq!(d.code, code);
+                    unmapped(code, ed, &d.body, "", &mut faults);
+                }
+            }
+        }
+        assert!(
+            faults.is_empty(),
+            "bad declarations:\n{}",
+            faults.join("\n")
+        );
+    }
+
+    #[test]
+    fn describes_a_declared_segment() {
+        let d = describe_segment("850", "004010", "BEG").expect("declared");
+        assert_eq!(d["setName"], "Purchase Order");
+        assert_eq!(d["mandatory"], true);
+        assert_eq!(d["maxUse"], 1);
+        assert_eq!(d["elements"][0]["position"], 1);
+        assert_eq!(d["elements"][0]["type"], "ID");
+        assert_eq!(d["elements"][0]["field"], "purpose");
+        // A segment inside a loop (depth first), and the unbounded maxUse.
+        let n1 = describe_segment("850", "005010", "N1").expect("in a loop");
+        assert_eq!(n1["segment"], "N1");
+        let po1 = describe_segment("850", "004010", "PO1").expect("in a loop");
+        assert_eq!(po1["maxUse"], 1);
+        assert!(describe_segment("850", "004010", "ZZZ").is_none());
+        assert!(describe_segment("999", "004010", "BEG").is_none());
+    }
+
+    /// What the declarations test reports for a broken declaration: its
+    /// file and line, from parsing, the structure notation and compiling.
+    #[test]
+    fn bad_declarations_name_their_file_and_line() {
+        let blocks = blocks().expect("common.x12d");
+        let fault = |text: &str| -> String {
+            let e = dsl::parse_source(text, blocks)
+                .and_then(|s| dsl::compile(&s, Edition::Base).map(|_| ()))
+                .expect_err("a bad declaration");
+            located("999.x12d", &e)
+        };
+        let good = "set 999 XX 004010 \"Test\"\nstructure\n  BEG M1 REF O>1\n  [N1 O200: N2 O2]\nmap\nseg BEG\n  01 purpose ID 2/2 M\n";
+        assert!(dsl::parse_source(good, blocks).is_ok());
+        let cases = [
+            (
+                good.replace("REF O>1", "REF X1"),
+                "999.x12d:3: structure: bad requirement `X1`",
+            ),
+            (
+                good.replace("REF O>1", "REF"),
+                "999.x12d:4: structure: bad requirement `[`",
+            ),
+            (
+                good.replace("REF O>1", "ref O1"),
+                "999.x12d:3: structure: bad segment id `ref`",
+            ),
+            (
+                good.replace("N2 O2]", "N2 O2"),
+                "999.x12d:4: structure: loop N1 is not closed",
+            ),
+            (
+                good.replace("[N1 O200:", "[N1 O200"),
+                "999.x12d:4: structure: expected `:` after loop N1",
+            ),
+            (
+                good.replace("BEG M1", "BEG M0"),
+                "999.x12d:3: structure: bad max `M0`",
+            ),
+            (
+                good.replace("2/2 M", "2/2 M\n  rule X0102"),
+                "999.x12d:8: bad rule `X0102`",
+            ),
+            (
+                good.replace("2/2 M", "2/2 M\n  rule P0100"),
+                "999.x12d:8: bad rule `P0100`",
+            ),
+            (
+                good.replace("2/2 M", "2/2 M\n  rule É0102"),
+                "999.x12d:8: bad rule `É0102`",
+            ),
+            (
+                good.replace("01 purpose", "00 purpose"),
+                "999.x12d:7: bad position `00`",
+            ),
+            (
+                good.replace("2/2 M", "3/2 M"),
+                "999.x12d:7: bad length `3/2`",
+            ),
+            (
+                good.replace("ID 2/2", "XX 2/2"),
+                "999.x12d:7: bad type `XX`",
+            ),
+            (
+                good.replace("2/2 M", "2/2 M\n  pairs 02 0 ids[] 2/2 1/48"),
+                "999.x12d:8: bad count `0`",
+            ),
+            (
+                good.replace("2/2 M", "2/2 M\n  bogus 1"),
+                "999.x12d:8: unexpected `bogus` in a segment",
+            ),
+            (
+                good.replace("seg BEG", "use nosuchblock"),
+                "999.x12d:6: unknown block `nosuchblock`",
+            ),
+            (good.replace("map\n", ""), "999.x12d:5: unexpected `seg`"),
+            (
+                good.replace("structure\n", ""),
+                "999.x12d:2: text outside a section",
+            ),
+            (
+                good.replace("set 999", "sat 999"),
+                "999.x12d:1: unexpected `sat`",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(fault(&text), want, "{text}");
+        }
+    }
 
     /// Maps every set of an input three ways: with one mapper reused for all
     /// sets (as the parse JSON does), with a fresh one, and through the
-    /// [`structure::J`] tree of `map_back` written by [`structure::J::write_json`];
+    /// [`decode::J`] tree of `map_back` written by [`decode::J::write_json`];
     /// all give the same bytes. Returns how many documents were mapped.
     fn check(input: &[u8]) -> usize {
         let doc = crate::parse(input);
@@ -578,7 +786,8 @@ mod tests {
                     let mut reused = Vec::new();
                     let a = write_document_with(&mut reused_mapper, &doc, g, t, false, &mut reused);
                     let mut fresh = Vec::new();
-                    let b = write_document(&doc, g, t, &mut fresh);
+                    let b =
+                        write_document_with(&mut Mapper::default(), &doc, g, t, false, &mut fresh);
                     let j = map_back_tree(&doc, g, t);
                     assert_eq!(a, j.is_some());
                     assert_eq!(b, a);

@@ -104,15 +104,6 @@ pub struct Pairs {
     pub id_len: (u16, u16),
 }
 
-/// Syntax rule of a segment (reference §6 notation: P, R, C, E, L).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
-    /// `P` paired, `R` at least one, `C` if first then all, `E` at most one, `L` if first then one other.
-    pub kind: char,
-    /// 1-based element positions.
-    pub positions: Vec<u8>,
-}
-
 /// A default value for an absent field.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Default {
@@ -185,7 +176,7 @@ pub struct NodeMap {
     /// Element declarations (segments only).
     pub elements: Vec<ElDecl>,
     /// Syntax rules (segments only).
-    pub rules: Vec<Rule>,
+    pub(crate) rules: Vec<super::syntax::Rule>,
     /// HL levels this node is rendered for (empty: every level).
     pub levels: Vec<String>,
     /// The hierarchy of an HL loop.

@@ -3,6 +3,7 @@
 //! unknown-field check of the renderer, and the generator of test payloads.
 
 use super::model::*;
+pub use super::syntax::RuleKind;
 use super::{Issue, Severity, TYPES, declaration};
 use crate::error::ErrorCode;
 use serde_json::{Map, Value, json};
@@ -19,13 +20,13 @@ pub enum Shape {
     Leaf(Leaf),
 }
 
-/// A segment syntax rule over fields of one object (`P` paired, `R` at least
-/// one, `C` if the first then all, `E` at most one, `L` if the first then
-/// one of the others).
+/// A segment syntax rule over fields of one object (see [`RuleKind`]: `P`
+/// paired, `R` at least one, `C` if the first then all, `E` at most one,
+/// `L` if the first then one of the others).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldRule {
     /// Rule kind.
-    pub kind: char,
+    pub kind: RuleKind,
     /// Field names, in the rule's element order.
     pub fields: Vec<String>,
 }
@@ -376,22 +377,19 @@ fn build(code: &str, edition: Edition) -> Option<Shape> {
 
 /// The payload shape of a set in one edition (built once).
 pub fn shape_ref(code: &str, edition: Edition) -> Option<&'static Shape> {
-    static SHAPES: std::sync::OnceLock<Vec<(Shape, Shape)>> = std::sync::OnceLock::new();
+    // `None` for a set whose declaration does not compile (which the
+    // declarations test reports).
+    static SHAPES: std::sync::OnceLock<Vec<Option<(Shape, Shape)>>> = std::sync::OnceLock::new();
     let all = SHAPES.get_or_init(|| {
         TYPES
             .iter()
-            .map(|c| {
-                (
-                    build(c, Edition::Base).expect("declared"),
-                    build(c, Edition::V5010).expect("declared"),
-                )
-            })
+            .map(|c| Some((build(c, Edition::Base)?, build(c, Edition::V5010)?)))
             .collect()
     });
-    let i = super::type_index(code)?;
+    let (base, v5) = all.get(super::type_index(code)?)?.as_ref()?;
     Some(match edition {
-        Edition::Base => &all[i].0,
-        Edition::V5010 => &all[i].1,
+        Edition::Base => base,
+        Edition::V5010 => v5,
     })
 }
 
@@ -500,15 +498,7 @@ pub fn to_schema(s: &Shape) -> Value {
             // Paired and conditional rules: JSON Schema's dependentRequired.
             let mut dep = Map::new();
             for r in rules {
-                let pairs: Vec<(&String, Vec<&String>)> = match r.kind {
-                    'P' => r
-                        .fields
-                        .iter()
-                        .map(|f| (f, r.fields.iter().filter(|g| *g != f).collect()))
-                        .collect(),
-                    'C' => vec![(&r.fields[0], r.fields[1..].iter().collect())],
-                    _ => Vec::new(),
-                };
+                let pairs = r.kind.dependencies(&r.fields);
                 // A field with a default is filled in by render: never required.
                 let defaulted = |name: &String| {
                     fields.iter().any(|x| {
@@ -521,10 +511,11 @@ pub fn to_schema(s: &Shape) -> Value {
                     if others.is_empty() {
                         continue;
                     }
-                    let e = dep.entry(f.clone()).or_insert_with(|| json!([]));
-                    for o in others {
-                        if !e.as_array().is_some_and(|a| a.contains(&json!(o))) {
-                            e.as_array_mut().expect("array").push(json!(o));
+                    if let Value::Array(a) = dep.entry(f.clone()).or_insert_with(|| json!([])) {
+                        for o in others {
+                            if !a.contains(&json!(o)) {
+                                a.push(json!(o));
+                            }
                         }
                     }
                 }
@@ -571,7 +562,7 @@ pub fn schema(code: &str) -> Option<Value> {
 
 /// Adds an `UNKNOWN_FIELD` warning for every payload field the set does not
 /// map in this edition (a field of the other edition only is named as such).
-pub fn unknown_fields(code: &str, edition: Edition, payload: &Value, out: &mut Vec<Issue>) {
+pub(crate) fn unknown_fields(code: &str, edition: Edition, payload: &Value, out: &mut Vec<Issue>) {
     if let Some(s) = shape_ref(code, edition) {
         let at = out.len();
         walk(s, payload, &mut Vec::new(), out);
@@ -614,7 +605,7 @@ fn has_pointer(s: &Shape, ptr: &str) -> bool {
 }
 
 /// Removes the fields at these pointers (the ignored unknown ones) from a value.
-pub fn remove(v: &mut Value, pointers: &[String]) {
+pub(crate) fn remove(v: &mut Value, pointers: &[String]) {
     for p in pointers.iter().rev() {
         let Some((parent, last)) = p.rsplit_once('/') else {
             continue;

@@ -13,8 +13,6 @@ pub enum Problem {
     TooLong(String),
     /// Shorter than the minimum.
     TooShort(String),
-    /// A character X12 does not allow.
-    Character(String),
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -25,17 +23,6 @@ fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    }
-}
-
-/// The JSON type name a field expects, for messages.
-pub fn expected(p: PType) -> &'static str {
-    match p {
-        PType::Str => "a string",
-        PType::Int => "an integer",
-        PType::Num => "a number",
-        PType::Date => "a date string YYYY-MM-DD",
-        PType::Time => "a time string HH:MM or HH:MM:SS",
     }
 }
 

@@ -1,0 +1,402 @@
+//! Matching a received set's body against its declaration's segment tree:
+//! segment order, loop starts and repeats, maximum uses, and mandatory
+//! segments and loops. The result is the flattened occurrence list
+//! ([`Occ`]) that the element checks ([`super::elements`]) and the map-back
+//! ([`super::decode`]) walk, and the segment-level [`Finding`]s (AK304/IK304
+//! codes 1–7).
+
+use super::finding::Finding;
+use super::model::*;
+use crate::diagnostics::Code;
+use crate::segment::Segment;
+
+/// A matched body, flattened in input order: a loop occurrence is an item
+/// followed by its own items (the first being its start segment), so that
+/// matching a set fills one reusable vector instead of a vector per loop.
+#[derive(Debug, Default)]
+pub struct Occ<'a> {
+    /// Items in input order (loop contents follow their loop item).
+    pub items: Vec<Item<'a>>,
+}
+
+/// A matched segment or loop occurrence.
+#[derive(Debug, Clone, Copy)]
+pub struct Item<'a> {
+    /// Index of the node in its node list (the body, or the loop's children).
+    pub node: usize,
+    /// The segment (for a loop occurrence: its start segment).
+    pub seg: Segment<'a>,
+    /// For a loop occurrence: the index one past its last item (its items are
+    /// the ones between); 0 for a segment.
+    pub end: usize,
+}
+
+impl Item<'_> {
+    /// True for a loop occurrence.
+    #[inline]
+    pub fn is_loop(&self) -> bool {
+        self.end != 0
+    }
+}
+
+struct Matcher<'s, 'a> {
+    segs: &'s [Segment<'a>],
+    pos: usize,
+    end: (usize, usize),
+    findings: &'s mut Vec<Finding>,
+    all_ids: &'s dyn Fn(&str) -> bool,
+    set_ids: &'s [String],
+    counts: &'s mut Vec<u32>,
+}
+
+/// The segment keys ([`Node::key`]) of a node list and, for each loop among
+/// them, of its children: contiguous, for matching without walking the nodes.
+#[derive(Debug, Default)]
+pub(crate) struct Shape {
+    keys: Vec<u32>,
+    /// 256-bit filter of the keys after the first ([`Shape::bit`]): most
+    /// keys that are not in the list are known absent without a scan.
+    tail: [u64; 4],
+    /// Indices of the mandatory nodes, in order.
+    mandatory: Vec<usize>,
+    /// One per node (empty for a segment).
+    kids: Vec<Shape>,
+}
+
+impl Shape {
+    pub(crate) fn new(nodes: &[Node]) -> Shape {
+        let keys: Vec<u32> = nodes.iter().map(|n| n.key).collect();
+        let mut tail = [0; 4];
+        for &k in keys.iter().skip(1) {
+            let (w, b) = Shape::bit(k);
+            tail[w] |= b;
+        }
+        Shape {
+            tail,
+            keys,
+            mandatory: (0..nodes.len()).filter(|&k| nodes[k].mandatory).collect(),
+            kids: nodes
+                .iter()
+                .map(|n| n.children.as_deref().map(Shape::new).unwrap_or_default())
+                .collect(),
+        }
+    }
+
+    /// Word and bit of a key in the filter.
+    #[inline]
+    fn bit(key: u32) -> (usize, u64) {
+        let h = key.wrapping_mul(0x9E37_79B1) >> 24;
+        ((h >> 6) as usize, 1 << (h & 63))
+    }
+
+    /// The first node at or after `i` with segment key `key`.
+    #[inline]
+    fn find(&self, i: usize, key: u32) -> Option<usize> {
+        let (w, b) = Shape::bit(key);
+        if self.tail[w] & b == 0 && !(i == 0 && self.keys.first() == Some(&key)) {
+            return None;
+        }
+        self.keys[i..].iter().position(|&k| k == key).map(|p| p + i)
+    }
+
+    /// The mandatory nodes among `from..to`.
+    #[inline]
+    fn mandatory_in(&self, from: usize, to: usize) -> &[usize] {
+        let a = self.mandatory.partition_point(|&k| k < from);
+        let b = self.mandatory.partition_point(|&k| k < to);
+        &self.mandatory[a..b.max(a)]
+    }
+}
+
+/// Marks a missing node as reported in the matcher's counts.
+const REPORTED: u32 = 1 << 31;
+
+fn collect_ids(nodes: &[Node], out: &mut Vec<String>) {
+    for n in nodes {
+        if !out.contains(&n.id) {
+            out.push(n.id.clone());
+        }
+        if let Some(c) = &n.children {
+            collect_ids(c, out);
+        }
+    }
+}
+
+impl<'a> Matcher<'_, 'a> {
+    fn finding(
+        &mut self,
+        code: Code,
+        seg_code: &'static str,
+        message: String,
+        at: Option<&Segment<'a>>,
+        id: &str,
+        loop_id: Option<&str>,
+    ) {
+        let (segment_index, offset) = match at {
+            Some(s) => (s.index(), s.offset()),
+            None => self.end,
+        };
+        self.findings.push(Finding {
+            code,
+            message,
+            segment_index,
+            offset,
+            segment_id: id.to_string(),
+            element: None,
+            component: None,
+            segment_code: Some(seg_code),
+            element_code: None,
+            value: None,
+            loop_id: loop_id.map(str::to_string),
+        });
+    }
+
+    /// Matches segments into `occ` against `nodes`, starting at node `first`.
+    #[allow(clippy::needless_range_loop)] // `k` indexes both the nodes and the counts stack
+    fn run<'n>(
+        &mut self,
+        nodes: &'n [Node],
+        first: usize,
+        items: &mut Vec<Item<'a>>,
+        shape: &'n Shape,
+        ancestors: &mut Vec<(&'n [Node], &'n Shape, usize)>,
+        loop_id: Option<&str>,
+    ) {
+        let mut i = first;
+        // Occurrence counts of this loop's nodes, on a stack shared by all
+        // levels (no allocation per loop occurrence); the top bit marks a
+        // missing node already reported.
+        let base = self.counts.len();
+        self.counts.resize(base + nodes.len(), 0);
+        if first == 1 {
+            self.counts[base] = 1;
+        }
+        while self.pos < self.segs.len() {
+            let seg = self.segs[self.pos];
+            let raw_id = seg.id();
+            let key = id_key(raw_id);
+            // `i` never goes below `first`: with `first == 1` node 0 (the
+            // loop's start) is not looked at again.
+            let found = shape.find(i, key);
+            match found {
+                Some(j) => {
+                    let id = nodes[j].id.as_str();
+                    for &k in shape.mandatory_in(i, j) {
+                        if self.counts[base + k] == 0 {
+                            self.counts[base + k] = REPORTED;
+                            let kind = if nodes[k].is_loop() {
+                                "loop"
+                            } else {
+                                "segment"
+                            };
+                            self.finding(
+                                Code::SegmentMissing,
+                                "3",
+                                format!(
+                                    "mandatory {} {} is missing before this {id}",
+                                    nodes[k].id, kind
+                                ),
+                                Some(&seg),
+                                &nodes[k].id,
+                                loop_id,
+                            );
+                        }
+                    }
+                    self.counts[base + j] = (self.counts[base + j] & !REPORTED) + 1;
+                    let count = self.counts[base + j];
+                    if count > nodes[j].max {
+                        let lp = nodes[j].is_loop();
+                        self.finding(
+                            if lp {
+                                Code::LoopTooMany
+                            } else {
+                                Code::SegmentTooMany
+                            },
+                            if lp { "4" } else { "5" },
+                            format!(
+                                "{} {} occurs {} times; at most {} allowed here",
+                                id,
+                                if lp { "loop" } else { "segment" },
+                                count,
+                                nodes[j].max
+                            ),
+                            Some(&seg),
+                            id,
+                            loop_id,
+                        );
+                    }
+                    self.pos += 1;
+                    match &nodes[j].children {
+                        Some(children) => {
+                            // The loop item, then its start segment and the rest of its items.
+                            let at = items.len();
+                            items.push(Item {
+                                node: j,
+                                seg,
+                                end: 0,
+                            });
+                            items.push(Item {
+                                node: 0,
+                                seg,
+                                end: 0,
+                            });
+                            ancestors.push((nodes, shape, j));
+                            self.run(
+                                children,
+                                1,
+                                items,
+                                &shape.kids[j],
+                                ancestors,
+                                Some(&nodes[j].id),
+                            );
+                            ancestors.pop();
+                            items[at].end = items.len();
+                        }
+                        None => items.push(Item {
+                            node: j,
+                            seg,
+                            end: 0,
+                        }),
+                    }
+                    i = j;
+                }
+                None => {
+                    let up = ancestors
+                        .iter()
+                        .any(|(_, sh, at)| sh.keys[*at..].contains(&key));
+                    if up {
+                        break;
+                    }
+                    let id = String::from_utf8_lossy(raw_id).into_owned();
+                    let (code, seg_code, why) = if !self.set_ids.contains(&id) {
+                        if (self.all_ids)(&id) {
+                            (
+                                Code::SegmentNotInSet,
+                                "6",
+                                "is not defined in this transaction set",
+                            )
+                        } else {
+                            (Code::SegmentUnknown, "1", "is not a recognized segment id")
+                        }
+                    } else if nodes[..i].iter().any(|n| n.id == id)
+                        || ancestors
+                            .iter()
+                            .any(|(ns, _, at)| ns[..*at].iter().any(|n| n.id == id))
+                    {
+                        (
+                            Code::SegmentOutOfOrder,
+                            "7",
+                            "is out of order: it belongs earlier in the set",
+                        )
+                    } else {
+                        (
+                            Code::SegmentUnexpected,
+                            "2",
+                            "is not expected at this point (it belongs in another loop)",
+                        )
+                    };
+                    self.finding(
+                        code,
+                        seg_code,
+                        format!("segment {id} {why}"),
+                        Some(&seg),
+                        &id,
+                        loop_id,
+                    );
+                    self.pos += 1;
+                }
+            }
+        }
+        let next = self.segs.get(self.pos).copied();
+        for &k in shape.mandatory_in(i, nodes.len()) {
+            if self.counts[base + k] == 0 {
+                let kind = if nodes[k].is_loop() {
+                    "loop"
+                } else {
+                    "segment"
+                };
+                let where_ = match loop_id {
+                    Some(l) => format!("in the {l} loop"),
+                    None => "in the transaction set".to_string(),
+                };
+                self.finding(
+                    Code::SegmentMissing,
+                    "3",
+                    format!("mandatory {} {kind} is missing {where_}", nodes[k].id),
+                    next.as_ref(),
+                    &nodes[k].id,
+                    loop_id,
+                );
+            }
+        }
+        self.counts.truncate(base);
+    }
+}
+
+/// Matches a set's body; `end` is the (index, offset) of the SE (or where it should be).
+pub fn match_body<'a>(
+    decl: &SetDecl,
+    segs: &[Segment<'a>],
+    end: (usize, usize),
+    known: &dyn Fn(&str) -> bool,
+) -> (Occ<'a>, Vec<Finding>) {
+    let mut occ = Occ::default();
+    let mut findings = Vec::new();
+    let built;
+    let shape = match super::shape(decl) {
+        Some(s) => s,
+        None => {
+            built = Shape::new(&decl.body);
+            &built
+        }
+    };
+    match_into(
+        decl,
+        shape,
+        segs,
+        end,
+        known,
+        &mut occ.items,
+        &mut findings,
+        &mut Vec::with_capacity(256),
+        &mut Vec::new(),
+    );
+    (occ, findings)
+}
+
+/// [`match_body`] into caller-owned buffers (cleared first), reused from set to set.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn match_into<'a, 'n>(
+    decl: &'n SetDecl,
+    shape: &'n Shape,
+    segs: &[Segment<'a>],
+    end: (usize, usize),
+    known: &dyn Fn(&str) -> bool,
+    items: &mut Vec<Item<'a>>,
+    findings: &mut Vec<Finding>,
+    counts: &mut Vec<u32>,
+    ancestors: &mut Vec<(&'n [Node], &'n Shape, usize)>,
+) {
+    items.clear();
+    findings.clear();
+    counts.clear();
+    ancestors.clear();
+    let set_ids = super::set_ids(decl);
+    let mut m = Matcher {
+        segs,
+        pos: 0,
+        end,
+        findings,
+        all_ids: known,
+        set_ids,
+        counts,
+    };
+    m.run(&decl.body, 0, items, shape, ancestors, None);
+}
+
+/// All segment ids of a declaration (for "known segment" checks).
+pub fn ids(decl: &SetDecl) -> Vec<String> {
+    let mut v = Vec::new();
+    collect_ids(&decl.body, &mut v);
+    v
+}
