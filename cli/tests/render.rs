@@ -43,6 +43,8 @@ fn renders_the_golden() {
             "0930",
             "--control-number",
             "905",
+            "--group-control-number",
+            "905",
         ],
         None,
     );
