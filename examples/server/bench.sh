@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Load benchmark of x12kit-server with oha (a real HTTP load generator),
 # on a release build with the limits raised. Not a test: it prints figures.
-#   examples/server/bench.sh            (DURATION=10s CONNECTIONS=64 by default)
+#   examples/server/bench.sh            (DURATION=10s CONNECTIONS=64 by default; BUILD=0)
 # Targets (issue 14): POST /documents/outbound >= 2,000/s with p99 < 50 ms;
 # POST /parse >= 200 MB/s of X12 on 1 MB bodies; GET /transactions >= 5,000/s.
 set -euo pipefail
@@ -10,7 +10,8 @@ root="$(pwd)"
 duration="${DURATION:-10s}"
 connections="${CONNECTIONS:-64}"
 command -v oha >/dev/null || cargo install oha --locked
-cargo build --release -p x12kit-server
+# BUILD=0 uses the release binary already built.
+[ "${BUILD:-1}" = 0 ] || cargo build --release -p x12kit-server
 work="$(mktemp -d)"
 pid=""
 cleanup() {
@@ -62,6 +63,7 @@ print(line)
 PY
 }
 
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine lowers every figure)"
 echo "== POST /api/v1/documents/outbound ($connections connections, $duration)"
 oha --no-tui --output-format json -z "$duration" -c "$connections" -m POST -H "$auth" \
   -T application/json -D "$work/outbound.json" "$base/api/v1/documents/outbound" > "$work/outbound.out"
@@ -71,6 +73,11 @@ echo "== POST /api/v1/parse (1 MB bodies, 4 connections, $duration)"
 oha --no-tui --output-format json -z "$duration" -c 4 -m POST -H "$auth" \
   -T application/edi-x12 -D "$work/1mb.edi" "$base/api/v1/parse" > "$work/parse.out"
 summary "POST /parse ($size bytes)" "$work/parse.out" "$size"
+
+echo "== POST /api/v1/parse?documents=false (1 MB bodies, 4 connections, $duration)"
+oha --no-tui --output-format json -z "$duration" -c 4 -m POST -H "$auth" \
+  -T application/edi-x12 -D "$work/1mb.edi" "$base/api/v1/parse?documents=false" > "$work/parse-nodoc.out"
+summary "POST /parse?documents=false ($size bytes)" "$work/parse-nodoc.out" "$size"
 
 echo "== GET /api/v1/transactions ($connections connections, $duration)"
 oha --no-tui --output-format json -z "$duration" -c "$connections" -H "$auth" \
