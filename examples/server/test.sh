@@ -49,9 +49,8 @@ cargo test -p x12kit-server -- "${skip_args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 results="$(grep -E '^test result: ' "$log")"
 [ -n "$results" ] || fatal "cargo test printed no results (exit $status)"
-p=$(echo "$results" | sed -E 's/.* ([0-9]+) passed.*/\1/' | paste -sd+ | bc)
-f=$(echo "$results" | sed -E 's/.* ([0-9]+) failed.*/\1/' | paste -sd+ | bc)
-i=$(echo "$results" | sed -E 's/.* ([0-9]+) ignored.*/\1/' | paste -sd+ | bc)
+sum() { echo "$results" | sed -E "s/.* ([0-9]+) $1.*/\\1/" | awk '{ n += $1 } END { print n + 0 }'; }
+p=$(sum passed) f=$(sum failed) i=$(sum ignored)
 passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + i))
 if [ "$status" -ne 0 ] && [ "$f" = 0 ]; then echo "cargo test exited $status"; failed=$((failed + 1)); fi
 
@@ -86,10 +85,15 @@ done
 base="$(head -1 "$work/stdout" | sed -n 's/^listening on //p')"
 [ -n "$base" ] || { cat "$work/stderr"; fatal "the server did not start"; }
 # One document, so that GET /transactions/{id} has something to find.
-doc=$(curl -sf -X POST "$base/api/v1/documents/outbound" -H 'Authorization: Bearer x12k_demo_alpha' \
-  -H 'Content-Type: application/json' \
-  -d "{\"partnerId\":\"acme-retail\",\"documentTypeCode\":\"850\",\"payload\":$(cat examples/payloads/850.json)}" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["documentId"])') || fatal "cannot send a document"
+doc=$(python3 - "$base" <<'PY'
+import json, sys, urllib.request
+payload = json.load(open("examples/payloads/850.json"))
+body = json.dumps({"partnerId": "acme-retail", "documentTypeCode": "850", "payload": payload}).encode()
+req = urllib.request.Request(sys.argv[1] + "/api/v1/documents/outbound", data=body, method="POST",
+    headers={"Authorization": "Bearer x12k_demo_alpha", "Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(req))["documentId"])
+PY
+) || fatal "cannot send a document"
 # Schema-valid requests the API refuses by design: an outbound payload the core
 # cannot render (422; the schema cannot describe the 18 payloads at once), a
 # random partner id (404), a made-up cursor (400: cursors are opaque).
