@@ -51,8 +51,8 @@ export declare class StreamValidator {
   get consumed(): number
   /** Bytes held for findings still open (memory accounting). */
   get retainedBytes(): number
-  /** Ends the input; the validation result JSON as a string. */
-  finish(): string
+  /** Ends the input; the validation result (its JSON and `acknowledge`). */
+  finish(): ValidationHandle
 }
 
 /**
@@ -185,11 +185,11 @@ export interface SplitBatch {
 /** Validates X12; a native handle on the result (its JSON and `acknowledge`). */
 export declare function validateHandle(input: Uint8Array, options?: any | undefined | null): ValidationHandle
 
+/** Validates X12 on the thread pool; resolves to a handle on the result. */
+export declare function validateHandleAsync(input: Uint8Array, options?: any | undefined | null, signal?: AbortSignal | undefined | null): Promise<ValidationHandle>
+
 /** Validates X12; the validation result JSON as a string. */
 export declare function validateToString(input: Uint8Array, options?: any | undefined | null): string
-
-/** Validates X12 on the thread pool; resolves to the validation result JSON text. */
-export declare function validateToStringAsync(input: Uint8Array, options?: any | undefined | null, signal?: AbortSignal | undefined | null): Promise<string>
 
 /** What a successful verification established. */
 export interface Verified {

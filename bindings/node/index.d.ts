@@ -271,7 +271,8 @@ export declare class StreamValidator {
 
 /**
  * Acknowledges X12: the TA1/997/999 bytes (empty when nothing is to be acknowledged).
- * Pass the result of `validate()` (not validated again) or the X12 input itself.
+ * Pass a result of `validate`, `validateAsync`, `validateStream` or `StreamValidator.finish`
+ * (not validated again), or the X12 input itself.
  */
 export declare function acknowledge(validationOrInput: ValidationResult | Input, options?: AcknowledgeOptions): Buffer
 /** Reads the TA1/997/999 acknowledgements in X12 input. */

@@ -229,7 +229,11 @@ const HANDLE = Symbol('x12kit.validation')
 /** Validates X12: the validation result (= `x12kit validate --json`). */
 function validate(input, opts) {
   const b = bytes(input)
-  const h = call(() => native.validateHandle(b, options(opts)))
+  return fromHandle(call(() => native.validateHandle(b, options(opts))))
+}
+
+/** The validation result object of a native handle, which it keeps for `acknowledge`. */
+function fromHandle(h) {
   const result = JSON.parse(h.toJsonString())
   Object.defineProperty(result, HANDLE, { value: h, enumerable: false })
   return result
@@ -240,8 +244,8 @@ function validateAsync(input, opts) {
   return run(() => {
     const b = bytes(input)
     const [o, signal] = signalOf(opts)
-    return native.validateToStringAsync(b, o, signal)
-  }).then(JSON.parse)
+    return native.validateHandleAsync(b, o, signal)
+  }).then(fromHandle)
 }
 
 /** A push validator: `feed(chunk)` as chunks arrive, then `finish()`. */
@@ -265,7 +269,7 @@ class StreamValidator {
   }
 
   finish() {
-    return JSON.parse(call(() => this._inner.finish()))
+    return fromHandle(call(() => this._inner.finish()))
   }
 }
 
@@ -286,7 +290,8 @@ async function validateStream(source, opts) {
 
 /**
  * Acknowledges X12 (TA1/997/999 bytes; empty when nothing is to be acknowledged).
- * `validationOrInput` is a result of `validate()` (no second validation) or the X12 itself.
+ * `validationOrInput` is a result of `validate()`, `validateAsync()`, `validateStream()`
+ * or `StreamValidator.finish()` (no second validation), or the X12 itself.
  */
 function acknowledge(validationOrInput, opts) {
   const [o, now] = splitNow(opts)
@@ -295,7 +300,7 @@ function acknowledge(validationOrInput, opts) {
     return call(() => native.acknowledgeValidation(v[HANDLE], o, now))
   }
   if (v && typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof ArrayBuffer)) {
-    throw typeError('acknowledge takes the object returned by validate() or the X12 input; this object did not come from validate()')
+    throw typeError('acknowledge takes a validation result of x12kit (validate, validateAsync, validateStream) or the X12 input; this object did not come from x12kit')
   }
   const b = bytes(v, 'validationOrInput')
   return call(() => native.acknowledgeInput(b, o, now))

@@ -84,3 +84,18 @@ test('memory stays flat: validateStream over 256 MB never held in memory', async
   const grew = (peak - before) / 1e6
   assert.ok(grew < 96, `RSS grew by ${grew.toFixed(0)} MB for ${mb} MB of input`)
 })
+
+test('acknowledge takes the results of validateStream, StreamValidator and validateAsync', async () => {
+  const input = generate850(200e3)
+  const now = 1700000000
+  const want = x12kit.acknowledge(x12kit.validate(input), { kind: '997', now })
+  assert.ok(want.length > 0)
+  const streamed = await x12kit.validateStream(Readable.from([input.subarray(0, 1000), input.subarray(1000)]))
+  assert.deepStrictEqual(x12kit.acknowledge(streamed, { kind: '997', now }), want)
+  const sv = new x12kit.StreamValidator()
+  sv.feed(input)
+  assert.deepStrictEqual(x12kit.acknowledge(sv.finish(), { kind: '997', now }), want)
+  assert.deepStrictEqual(x12kit.acknowledge(await x12kit.validateAsync(input), { kind: '997', now }), want)
+  // A copy of the object (JSON round trip) is no longer an x12kit result.
+  assert.throws(() => x12kit.acknowledge(JSON.parse(JSON.stringify(streamed))), TypeError)
+})

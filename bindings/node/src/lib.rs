@@ -118,7 +118,7 @@ pub(crate) fn into_string(json: Vec<u8>) -> String {
 /// without validating again.
 #[napi]
 pub struct ValidationHandle {
-    inner: x12kit::Validation,
+    pub(crate) inner: x12kit::Validation,
 }
 
 #[napi]

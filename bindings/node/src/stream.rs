@@ -1,7 +1,7 @@
 //! Push validation of a stream of chunks (bounded memory).
 
 use crate::errors::guard;
-use crate::{into_string, opts};
+use crate::{ValidationHandle, opts};
 use napi::bindgen_prelude::Result;
 use napi_derive::napi;
 use serde_json::Value;
@@ -57,14 +57,14 @@ impl StreamValidator {
             .map_or(0.0, |v| v.retained_bytes() as f64)
     }
 
-    /// Ends the input; the validation result JSON as a string.
+    /// Ends the input; the validation result (its JSON and `acknowledge`).
     #[napi]
-    pub fn finish(&mut self) -> Result<String> {
+    pub fn finish(&mut self) -> Result<ValidationHandle> {
         let inner = &mut self.inner;
         guard(|| {
-            Ok(into_string(
-                inner.take().ok_or_else(finished)?.finish().to_json(),
-            ))
+            Ok(ValidationHandle {
+                inner: inner.take().ok_or_else(finished)?.finish(),
+            })
         })
     }
 }

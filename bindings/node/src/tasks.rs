@@ -3,7 +3,7 @@
 //! input (JS may change or free the buffer while the task runs).
 
 use crate::errors::{internal, to_napi};
-use crate::{Core, RenderOutput, into_string, now_from, opts, render_output};
+use crate::{Core, RenderOutput, ValidationHandle, into_string, now_from, opts, render_output};
 use napi::bindgen_prelude::*;
 use napi::{Env, Task};
 use napi_derive::napi;
@@ -40,23 +40,23 @@ impl Task for ParseTask {
     }
 }
 
-/// `validateAsync`: the validation result JSON text.
+/// `validateAsync`: the validation result, kept native for `acknowledge`.
 pub struct ValidateTask {
     input: Vec<u8>,
     options: ops::ValidateOptions,
 }
 
 impl Task for ValidateTask {
-    type Output = String;
-    type JsValue = String;
+    type Output = x12kit::Validation;
+    type JsValue = ValidationHandle;
 
-    fn compute(&mut self) -> Result<String> {
+    fn compute(&mut self) -> Result<x12kit::Validation> {
         let (input, o) = (std::mem::take(&mut self.input), self.options);
-        run(|| Ok(into_string(ops::validate_json(&input, &o))))
+        run(|| Ok(ops::validate(&input, &o)))
     }
 
-    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
-        Ok(output)
+    fn resolve(&mut self, _env: Env, output: x12kit::Validation) -> Result<ValidationHandle> {
+        Ok(ValidationHandle { inner: output })
     }
 }
 
@@ -107,9 +107,9 @@ pub fn parse_to_string_async(
     ))
 }
 
-/// Validates X12 on the thread pool; resolves to the validation result JSON text.
-#[napi(ts_return_type = "Promise<string>")]
-pub fn validate_to_string_async(
+/// Validates X12 on the thread pool; resolves to a handle on the result.
+#[napi(ts_return_type = "Promise<ValidationHandle>")]
+pub fn validate_handle_async(
     input: &[u8],
     options: Option<Value>,
     signal: Option<AbortSignal>,
