@@ -497,6 +497,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
         &input,
         &ops::ValidateOptions {
             structure: options.structure,
+            ..Default::default()
         },
     );
     let x12 = match ops::acknowledge_validation(&v, &options, x12kit::clock::now()) {

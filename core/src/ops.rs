@@ -238,11 +238,17 @@ pub struct ValidateOptions {
     /// lengths, codes), as an acknowledgement does. Default false: the
     /// envelope rules only.
     pub structure: bool,
+    /// Which summaries the result keeps: `"all"` (default), `"errors"` (only
+    /// the sets not accepted cleanly: enough for an errors-only
+    /// acknowledgement) or `"counts"` (no per-set summaries, so a stream of
+    /// millions of sets validates in flat memory).
+    pub retain: validate::Retain,
 }
 
 fn validate_options(o: &ValidateOptions) -> validate::Options {
     validate::Options {
         structure: o.structure,
+        retain: o.retain,
         ..validate::Options::default()
     }
 }
@@ -367,6 +373,7 @@ pub fn acknowledge(input: &[u8], o: &AcknowledgeOptions, now: DateTime) -> Resul
         input,
         &ValidateOptions {
             structure: o.structure,
+            ..ValidateOptions::default()
         },
     );
     acknowledge_validation(&v, o, now)
@@ -651,6 +658,22 @@ mod tests {
         assert_eq!(at(json!({"colour": "red"})).as_deref(), Some("/colour"));
         let e = options::<AcknowledgeOptions>(json!({"delimiters": {"element": "|"}})).unwrap_err();
         assert_eq!(e.pointer(), Some("/delimiters/component"));
+    }
+
+    #[test]
+    fn validate_retains_what_it_is_asked_to() {
+        let x12 = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*3*0001~ST*850*0002~BEG*00*SA*PO-2**20230101~SE*9*0002~GE*2*1~IEA*1*000000001~";
+        let sets = |retain: &str| {
+            let o: ValidateOptions = options(json!({ "retain": retain })).unwrap();
+            let v = validate(x12, &o);
+            (v.interchanges.iter())
+                .flat_map(|i| &i.groups)
+                .map(|g| g.transactions.len())
+                .sum::<usize>()
+        };
+        assert_eq!((sets("all"), sets("errors"), sets("counts")), (2, 1, 0));
+        let e = options::<ValidateOptions>(json!({"retain": "some"})).unwrap_err();
+        assert_eq!(e.pointer(), Some("/retain"));
     }
 
     #[test]

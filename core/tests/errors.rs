@@ -153,7 +153,13 @@ fn render_and_acknowledge_take_time_as_a_parameter() {
     let r = ops::render("850", &payload, &partner, &Default::default(), now).unwrap();
     let text = String::from_utf8(r.x12).unwrap();
     assert!(text.contains("*231114*2213*"), "{text}");
-    let v = ops::validate(text.as_bytes(), &ops::ValidateOptions { structure: true });
+    let v = ops::validate(
+        text.as_bytes(),
+        &ops::ValidateOptions {
+            structure: true,
+            ..Default::default()
+        },
+    );
     assert!(v.is_valid(), "{:?}", v.diagnostics);
     let ack = ops::acknowledge(text.as_bytes(), &Default::default(), now).unwrap();
     assert!(String::from_utf8(ack).unwrap().contains("*231114*2213*"));

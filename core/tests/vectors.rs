@@ -189,6 +189,7 @@ fn run(
                 &input,
                 &ops::ValidateOptions {
                     structure: o.structure,
+                    ..Default::default()
                 },
             );
             if ops::acknowledge_validation(&v, &o, now) != out {

@@ -122,7 +122,10 @@ fn parse_and_validate_take_the_options_of_every_language() {
             err.0,
         );
         assert_eq!(status, x12kit_status::Ok);
-        let o = ops::ValidateOptions { structure: true };
+        let o = ops::ValidateOptions {
+            structure: true,
+            ..Default::default()
+        };
         assert_eq!(take(&mut json), ops::validate_json(X12, &o));
         // Not an object: the pointer is the whole options; empty text is not JSON.
         for (bad, path) in [("[true]", Some("/")), ("", None)] {

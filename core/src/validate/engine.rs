@@ -18,7 +18,8 @@ use std::fmt;
 
 /// Which group and set summaries the validator keeps inside the
 /// interchange summaries it reports (counts and outcomes are always kept).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Retain {
     /// Every group and every transaction set (the default).
     #[default]
