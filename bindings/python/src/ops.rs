@@ -511,17 +511,9 @@ pub fn write<'py>(
     } else {
         match json_arg(source, "source")? {
             JsonArg::Value(v) => py.detach(|| guard(|| ops::write(&v, &o).map_err(core_err)))?,
-            JsonArg::Text(t) => py.detach(|| {
-                guard(|| {
-                    let text = std::str::from_utf8(t.as_slice()).map_err(|e| {
-                        core_err(x12kit::Error::new(
-                            x12kit::ErrorCode::InvalidUtf8,
-                            format!("the parse result JSON is not UTF-8: {e}"),
-                        ))
-                    })?;
-                    ops::write_str(text, &o).map_err(core_err)
-                })
-            })?,
+            JsonArg::Text(t) => {
+                py.detach(|| guard(|| ops::write_json(t.as_slice(), &o).map_err(core_err)))?
+            }
         }
     };
     Ok(to_py_bytes(py, &out))
