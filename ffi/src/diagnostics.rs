@@ -223,6 +223,29 @@ pub(crate) unsafe fn cleared_outputs<'a>(
     (json, diagnostics)
 }
 
+/// [`cleared_outputs`] for a call that must be asked for at least one of
+/// them: `NULL_POINTER` when both are NULL.
+///
+/// # Safety
+/// As for [`cleared_outputs`].
+pub(crate) unsafe fn requested_outputs<'a>(
+    json_out: *mut x12kit_string,
+    diagnostics_out: *mut *mut x12kit_diagnostics,
+) -> Result<
+    (
+        Option<&'a mut x12kit_string>,
+        Option<&'a mut *mut x12kit_diagnostics>,
+    ),
+    crate::error::Failure,
+> {
+    // SAFETY: forwarded to the caller.
+    let (json, diagnostics) = unsafe { cleared_outputs(json_out, diagnostics_out) };
+    if json.is_none() && diagnostics.is_none() {
+        return Err(crate::error::Failure::null("json_out and diagnostics_out"));
+    }
+    Ok((json, diagnostics))
+}
+
 /// Gives `diagnostics` and the JSON `json` builds to whichever of the
 /// outputs of [`cleared_outputs`] the caller asked for.
 pub(crate) fn give_outputs(

@@ -1,8 +1,8 @@
 //! The JSON-level calls: X12 in, JSON parse result out (`x12kit_parse`), and
 //! back (`x12kit_write`). Each mirrors one core function.
 
-use crate::diagnostics::{cleared_outputs, give_outputs, x12kit_diagnostics};
-use crate::error::{Failure, bytes, call, json_options, out, text, x12kit_error, x12kit_status};
+use crate::diagnostics::{give_outputs, requested_outputs, x12kit_diagnostics};
+use crate::error::{bytes, call, json_options, out, text, x12kit_error, x12kit_status};
 use crate::string::{give, x12kit_string};
 use std::ffi::c_char;
 use x12kit_core::JsonOptions;
@@ -42,10 +42,7 @@ pub unsafe extern "C" fn x12kit_parse(
 ) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or writable outputs.
-        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
-        if json_out.is_none() && diagnostics_out.is_none() {
-            return Err(Failure::null("json_out and diagnostics_out"));
-        }
+        let (json_out, diagnostics_out) = unsafe { requested_outputs(json_out, diagnostics_out) }?;
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
         let doc = x12kit_core::parse(input);
@@ -95,10 +92,7 @@ pub unsafe extern "C" fn x12kit_parse_with_json_options(
 ) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or writable outputs.
-        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
-        if json_out.is_none() && diagnostics_out.is_none() {
-            return Err(Failure::null("json_out and diagnostics_out"));
-        }
+        let (json_out, diagnostics_out) = unsafe { requested_outputs(json_out, diagnostics_out) }?;
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
         // SAFETY: forwarded to the caller.

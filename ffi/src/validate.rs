@@ -1,7 +1,7 @@
 //! Envelope validation (`x12kit::validate`) and TA1 / 997 / 999
 //! acknowledgements (`x12kit::acknowledge`) of X12 input.
 
-use crate::diagnostics::{cleared_outputs, give_outputs, x12kit_diagnostics};
+use crate::diagnostics::{cleared_outputs, give_outputs, requested_outputs, x12kit_diagnostics};
 use crate::error::{
     Failure, bytes, call, free_box, json_options, now_or_clock, out, text, x12kit_error,
     x12kit_status,
@@ -210,10 +210,7 @@ pub unsafe extern "C" fn x12kit_validate_with(
 ) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or writable outputs.
-        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
-        if json_out.is_none() && diagnostics_out.is_none() {
-            return Err(Failure::null("json_out and diagnostics_out"));
-        }
+        let (json_out, diagnostics_out) = unsafe { requested_outputs(json_out, diagnostics_out) }?;
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
         // SAFETY: forwarded to the caller.
@@ -260,10 +257,7 @@ pub unsafe extern "C" fn x12kit_validate_with_json_options(
 ) -> x12kit_status {
     call(err, || {
         // SAFETY: the caller passes NULL or writable outputs.
-        let (json_out, diagnostics_out) = unsafe { cleared_outputs(json_out, diagnostics_out) };
-        if json_out.is_none() && diagnostics_out.is_none() {
-            return Err(Failure::null("json_out and diagnostics_out"));
-        }
+        let (json_out, diagnostics_out) = unsafe { requested_outputs(json_out, diagnostics_out) }?;
         // SAFETY: forwarded to the caller.
         let input = unsafe { bytes(input, input_len, "input") }?;
         // SAFETY: forwarded to the caller.
