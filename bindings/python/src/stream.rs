@@ -12,7 +12,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
 use std::io::Read;
 use x12kit::stream::{Pull, StreamTokenizer};
-use x12kit::validate::{Options, Retain, StreamValidator};
 use x12kit::{Token, ops};
 
 /// Default bytes read at a time.
@@ -237,54 +236,22 @@ pub fn validate_stream(
     retain: &str,
     chunk_size: usize,
 ) -> PyResult<PyValidation> {
-    let o: ops::ValidateOptions = options(&[("structure", structure)])?;
-    let retain = match retain {
-        "all" => Retain::All,
-        "errors" => Retain::Errors,
-        "counts" => Retain::Counts,
-        other => {
-            return Err(core_err(
-                x12kit::Error::new(
-                    x12kit::ErrorCode::InvalidOptions,
-                    format!("retain must be \"all\", \"errors\" or \"counts\", not {other:?}"),
-                )
-                .at("/retain"),
-            ));
-        }
-    };
+    let mut o: ops::ValidateOptions = options(&[("structure", structure)])?;
+    // The core reads "retain" (and names a bad value INVALID_OPTIONS at /retain).
+    o.retain = ops::options::<ops::ValidateOptions>(serde_json::json!({ "retain": retain }))
+        .map_err(core_err)?
+        .retain;
     let chunk = self::chunk_size(chunk_size)?;
     let mut src = Source::of(source)?;
-    let v = StreamValidator::new(Options {
-        structure: o.structure,
-        retain,
-        ..Options::default()
-    });
+    let v = ops::stream_validator(&o);
     let mut buf = Vec::new();
-    let mut w = SameThread(v);
+    let mut w = v;
     loop {
-        let more = guard(|| src.next_chunk(py, &mut buf, chunk, &mut |c| w.get().feed(c)))?;
+        let more = guard(|| src.next_chunk(py, &mut buf, chunk, &mut |c| w.feed(c)))?;
         if !more {
             break;
         }
     }
-    let v = py.detach(move || guard(|| Ok(w.into_inner().finish())))?;
+    let v = py.detach(move || guard(|| Ok(w.finish())))?;
     Ok(PyValidation { v })
-}
-
-/// Carries a value that is not `Send` (the core's `StreamValidator` holds a
-/// `Box<dyn SetRules>` without a `Send` bound) into `Python::detach`.
-struct SameThread<T>(T);
-
-// SAFETY: `Python::detach` runs its closure on the calling thread (it only
-// releases the GIL around it), so the value never changes threads; and a
-// `StreamValidator` holds no Python objects, so it needs no GIL either.
-unsafe impl<T> Send for SameThread<T> {}
-
-impl<T> SameThread<T> {
-    fn get(&mut self) -> &mut T {
-        &mut self.0
-    }
-    fn into_inner(self) -> T {
-        self.0
-    }
 }

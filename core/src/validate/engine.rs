@@ -227,7 +227,7 @@ struct SetState {
 pub struct Validator<S: Sink = Validation> {
     options: Options,
     sink: S,
-    rules: Option<Box<dyn SetRules>>,
+    rules: Option<Box<dyn SetRules + Send>>,
     isa13_seen: Seen,
     interchange: Option<InterchangeState>,
     group: Option<GroupState>,
@@ -256,8 +256,9 @@ impl<S: Sink> Validator<S> {
     /// With [`Options::structure`], the structure rules of the 18 known sets
     /// are installed (as if by [`Validator::with_rules`]).
     pub fn with_sink(options: Options, sink: S) -> Self {
-        let rules: Option<Box<dyn SetRules>> = options.structure.then(|| {
-            Box::new(super::Buffered::new(crate::documents::StructureRules)) as Box<dyn SetRules>
+        let rules: Option<Box<dyn SetRules + Send>> = options.structure.then(|| {
+            Box::new(super::Buffered::new(crate::documents::StructureRules))
+                as Box<dyn SetRules + Send>
         });
         Validator {
             options,
@@ -273,7 +274,7 @@ impl<S: Sink> Validator<S> {
 
     /// Adds transaction set body checks (replacing the structure rules that
     /// [`Options::structure`] installs, if any).
-    pub fn with_rules(mut self, rules: Box<dyn SetRules>) -> Self {
+    pub fn with_rules(mut self, rules: Box<dyn SetRules + Send>) -> Self {
         self.rules = Some(rules);
         self
     }
