@@ -1,5 +1,5 @@
 //! Integration tests of `x12kit::webhook`: signing and verification of the
-//! service scheme (service-api.md §5), deliveries (§2.5, §6), Standard Webhooks
+//! service scheme (§5 of the EDI integration service's API), deliveries (§2.5, §6), Standard Webhooks
 //! vectors, an independent check against Python's hmac module, and property
 //! tests that nothing panics.
 

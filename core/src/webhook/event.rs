@@ -1,4 +1,4 @@
-//! Event kinds and the delivery body of service-api.md §2.5 and §6:
+//! Event kinds and the delivery body of the EDI integration service's API (§2.5 and §6; the service's specification, not part of this repository):
 //! `{"event":…,"timestamp":"<unix seconds>","data":{"documentId":…,
 //! "partnerId":…,"documentTypeCode":…,"status":…}}`, always serialized in that
 //! field order so the same event gives the same bytes in every language.

@@ -1,4 +1,4 @@
-//! Webhook signing, verification and delivery building (service-api.md §2.5, §5, §6).
+//! Webhook signing, verification and delivery building (the EDI integration service's API, §2.5, §5 and §6 of its specification, which is not in this repository).
 //!
 //! This module owns everything a sender or a receiver of x12kit webhooks needs
 //! and nothing about HTTP: [`sign`] and [`verify`] (with [`Verifier`] for

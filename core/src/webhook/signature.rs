@@ -1,4 +1,4 @@
-//! The service's own signature scheme (service-api.md §5): `X-Service-Signature:
+//! The service's own signature scheme (§5 of the EDI integration service's API): `X-Service-Signature:
 //! sha256=<hex>` is HMAC-SHA256, keyed with the secret's bytes, over the bytes
 //! `timestamp + "." + raw_body`; receivers check it against one or more secrets
 //! and reject timestamps outside a tolerance.
