@@ -36,6 +36,9 @@ enum Command {
         /// types): several times faster for bulk conversion.
         #[arg(long)]
         no_documents: bool,
+        /// The options as JSON, with the names every language uses (`{"documents": false}`), instead of the flags.
+        #[arg(long, value_name = "JSON", conflicts_with = "no_documents")]
+        options: Option<String>,
     },
     /// Turn a JSON parse result back into X12.
     Write {
@@ -45,6 +48,9 @@ enum Command {
         /// Line breaks after each segment terminator: keep those recorded in the JSON, or force one.
         #[arg(long, value_enum, default_value_t = LineBreak::Keep)]
         line_break: LineBreak,
+        /// The options as JSON (`{"lineBreak": "\r\n"}`), instead of the flags.
+        #[arg(long, value_name = "JSON", conflicts_with = "line_break")]
+        options: Option<String>,
     },
     /// Print a human-readable outline of an X12 file, streaming it with bounded memory.
     Inspect {
@@ -62,6 +68,12 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Write the TA1 / 997 / 999 acknowledgement of an X12 file to stdout.
     Ack(validate::AckArgs),
+    /// Print what the TA1 / 997 / 999 in an X12 file accept or reject, as JSON.
+    ReadAck {
+        /// X12 file holding acknowledgements, or `-` for standard input.
+        #[arg(default_value = "-")]
+        file: PathBuf,
+    },
     /// Sign or verify webhook deliveries (HMAC-SHA256 over `timestamp.body`).
     #[command(subcommand)]
     Webhook(webhook::WebhookCommand),
@@ -91,8 +103,28 @@ fn main() -> ExitCode {
             file,
             pretty,
             no_documents,
-        } => parse(&file, pretty, !no_documents),
-        Command::Write { file, line_break } => write(&file, line_break),
+            options,
+        } => match options
+            .as_deref()
+            .map(x12kit::ops::options_str::<x12kit::ops::ParseOptions>)
+        {
+            None => parse(&file, pretty, !no_documents),
+            Some(Ok(o)) => parse(&file, pretty, o.documents),
+            Some(Err(e)) => usage_error(&e),
+        },
+        Command::Write {
+            file,
+            line_break,
+            options,
+        } => write(&file, line_break, options.as_deref()),
+        Command::ReadAck { file } => match read_input(&file) {
+            Ok(input) => {
+                let mut json = x12kit::ops::read_acknowledgement_json(&input);
+                json.push(b'\n');
+                emit(&file, &json)
+            }
+            Err(e) => fail(&file, e),
+        },
         Command::Inspect {
             file,
             no_progress,
@@ -109,6 +141,12 @@ fn main() -> ExitCode {
 /// Reports an I/O or usage problem and returns exit code 2.
 pub(crate) fn fail(file: &Path, e: impl std::fmt::Display) -> ExitCode {
     eprintln!("x12kit: {}: {e}", show(file));
+    ExitCode::from(2)
+}
+
+/// Reports options that cannot be used (`--options`): exit 2.
+pub(crate) fn usage_error(e: &x12kit::Error) -> ExitCode {
+    eprintln!("x12kit: --options: {e}");
     ExitCode::from(2)
 }
 
@@ -211,17 +249,21 @@ fn parse(file: &Path, pretty: bool, documents: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn write(file: &Path, line_break: LineBreak) -> ExitCode {
+fn write(file: &Path, line_break: LineBreak, options: Option<&str>) -> ExitCode {
     let input = match read_input(file) {
         Ok(b) => b,
         Err(e) => return fail(file, e),
     };
-    let options = x12kit::ops::WriteOptions {
-        line_break: match line_break {
-            LineBreak::Keep => None,
-            LineBreak::None => Some(String::new()),
-            LineBreak::Lf => Some("\n".into()),
-            LineBreak::Crlf => Some("\r\n".into()),
+    let options = match options.map(x12kit::ops::options_str::<x12kit::ops::WriteOptions>) {
+        Some(Ok(o)) => o,
+        Some(Err(e)) => return usage_error(&e),
+        None => x12kit::ops::WriteOptions {
+            line_break: match line_break {
+                LineBreak::Keep => None,
+                LineBreak::None => Some(String::new()),
+                LineBreak::Lf => Some("\n".into()),
+                LineBreak::Crlf => Some("\r\n".into()),
+            },
         },
     };
     match x12kit::ops::write_json(&input, &options) {

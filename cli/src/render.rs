@@ -38,6 +38,15 @@ pub struct RenderArgs {
     /// in, empty members (null, {}, []) left out, as `parse` maps it back.
     #[arg(long)]
     document: bool,
+    /// The options as JSON, with the names every language uses
+    /// (`{"controlNumbers": {"interchange": 7}, "date": "20261122", "time": "0930"}`),
+    /// instead of the control number, date and time flags.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["control_number", "group_control_number", "set_control_number", "date", "time"])]
+    options: Option<String>,
+    /// The current time in Unix seconds (default: the system clock), which
+    /// dates the interchange unless a date and time are given.
+    #[arg(long, value_name = "UNIX_SECONDS")]
+    now: Option<u64>,
 }
 
 /// Arguments of `x12kit schema`.
@@ -47,30 +56,49 @@ pub struct SchemaArgs {
     what: String,
 }
 
-fn read_json(path: &std::path::Path) -> Result<serde_json::Value, ExitCode> {
+/// A JSON file's text; `INVALID_UTF8` (exit 1) when it is not UTF-8.
+fn read_text(path: &std::path::Path) -> Result<String, ExitCode> {
     let bytes = crate::read_input(path).map_err(|e| crate::fail(path, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        crate::report(path, &x12kit::Error::from(e));
+    String::from_utf8(bytes).map_err(|e| {
+        let e = x12kit::Error::new(
+            x12kit::ErrorCode::InvalidUtf8,
+            format!(
+                "the file is not UTF-8 text (byte {} is not valid UTF-8); JSON is UTF-8",
+                e.utf8_error().valid_up_to()
+            ),
+        );
+        crate::report(path, &e);
         ExitCode::from(1)
     })
 }
 
 /// Runs `x12kit render`.
 pub fn run_render(a: RenderArgs) -> ExitCode {
-    let (partner, payload) = match (read_json(&a.partner), read_json(&a.payload)) {
+    let (partner, payload) = match (read_text(&a.partner), read_text(&a.payload)) {
         (Ok(p), Ok(v)) => (p, v),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    let options = ops::RenderOptions {
-        control_numbers: ops::RenderControlNumbers {
-            interchange: a.control_number,
-            group: a.group_control_number,
-            transaction: a.set_control_number,
+    let options = match a
+        .options
+        .as_deref()
+        .map(ops::options_str::<ops::RenderOptions>)
+    {
+        None => ops::RenderOptions {
+            control_numbers: ops::RenderControlNumbers {
+                interchange: a.control_number,
+                group: a.group_control_number,
+                transaction: a.set_control_number,
+            },
+            date: a.date,
+            time: a.time,
         },
-        date: a.date,
-        time: a.time,
+        Some(Ok(o)) => o,
+        Some(Err(e)) => return crate::usage_error(&e),
     };
-    match ops::render(&a.kind, &payload, &partner, &options, x12kit::clock::now()) {
+    let now = a
+        .now
+        .map_or_else(x12kit::clock::now, x12kit::DateTime::from_unix);
+    match ops::render_str(&a.kind, &payload, &partner, &options, now) {
         Ok(r) => {
             for w in &r.warnings {
                 eprintln!(
@@ -91,7 +119,9 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
             crate::emit(&a.payload, &bytes)
         }
         Err(e) => {
-            let at = if e.code() == x12kit::ErrorCode::InvalidPartner {
+            let at = if e.code() == x12kit::ErrorCode::InvalidPartner
+                || e.pointer() == Some("/partner")
+            {
                 &a.partner
             } else {
                 &a.payload

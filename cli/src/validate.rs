@@ -37,6 +37,10 @@ pub struct ValidateArgs {
     /// order, loops, mandatory segments and elements, types, codes).
     #[arg(long)]
     structure: bool,
+    /// The options as JSON, with the names every language uses
+    /// (`{"structure": true, "retain": "errors"}`), instead of `--structure`.
+    #[arg(long, value_name = "JSON", conflicts_with = "structure")]
+    options: Option<String>,
 }
 
 /// Which acknowledgement `x12kit ack` writes.
@@ -104,15 +108,14 @@ pub struct AckArgs {
     /// are reported in AK3/AK4 or IK3/IK4).
     #[arg(long)]
     envelope_only: bool,
-}
-
-/// Validates a parsed document, with the transaction-set structure rules when asked.
-fn run_validation(doc: &x12kit::Document<'_>, structure: bool) -> Validation {
-    let options = Options {
-        structure,
-        ..Options::default()
-    };
-    x12kit::validate::validate_with(doc, &options)
+    /// The options as JSON, with the names every language uses
+    /// (`{"kind": "997", "errorsOnly": true}`), instead of the flags above.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["kind", "errors_only", "interchange_control", "group_control", "set_control", "delimiters", "timestamp", "line_break", "envelope_only"])]
+    options: Option<String>,
+    /// The current time in Unix seconds (default: the system clock), which
+    /// dates the acknowledgement unless a date and time are given.
+    #[arg(long, value_name = "UNIX_SECONDS")]
+    now: Option<u64>,
 }
 
 fn code_of(d: &Diagnostic) -> String {
@@ -355,15 +358,26 @@ impl<W: Write> Sink for Printer<W> {
 /// `x12kit validate`.
 pub fn run_validate(args: ValidateArgs) -> ExitCode {
     let file = &args.file;
+    let options = match args
+        .options
+        .as_deref()
+        .map(ops::options_str::<ops::ValidateOptions>)
+    {
+        None => ops::ValidateOptions {
+            structure: args.structure,
+            ..Default::default()
+        },
+        Some(Ok(o)) => o,
+        Some(Err(e)) => return crate::usage_error(&e),
+    };
     if args.stream {
-        return stream(file, args.max_sets, args.structure);
+        return stream(file, args.max_sets, options.structure);
     }
     let input = match map_input(file) {
         Ok(b) => b,
         Err(e) => return fail(file, e),
     };
-    let doc = x12kit::parse(&input);
-    let v = run_validation(&doc, args.structure);
+    let v = ops::validate(&input, &options);
     let stdout = io::stdout().lock();
     let mut out = io::BufWriter::new(stdout);
     let written = if args.json {
@@ -467,7 +481,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let options = ops::AcknowledgeOptions {
+    let flags = ops::AcknowledgeOptions {
         kind: match args.kind {
             Kind::Ta1 => AckKind::Ta1,
             Kind::F997 => AckKind::Fa997,
@@ -489,6 +503,18 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
         },
         delimiters,
     };
+    let options = match args
+        .options
+        .as_deref()
+        .map(ops::options_str::<ops::AcknowledgeOptions>)
+    {
+        None => flags,
+        Some(Ok(o)) => o,
+        Some(Err(e)) => return crate::usage_error(&e),
+    };
+    let now = args
+        .now
+        .map_or_else(x12kit::clock::now, x12kit::DateTime::from_unix);
     let input = match map_input(file) {
         Ok(b) => b,
         Err(e) => return fail(file, e),
@@ -500,7 +526,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
             ..Default::default()
         },
     );
-    let x12 = match ops::acknowledge_validation(&v, &options, x12kit::clock::now()) {
+    let x12 = match ops::acknowledge_validation(&v, &options, now) {
         Ok(x12) => x12,
         Err(e) => {
             crate::report(file, &e);

@@ -65,6 +65,9 @@ pub struct VerifyArgs {
     /// Largest accepted distance between the timestamp and now, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     pub tolerance: u64,
+    /// The options as JSON, with the names every language uses (`{"tolerance": 600}`), instead of `--tolerance`.
+    #[arg(long, value_name = "JSON", conflicts_with = "tolerance")]
+    pub options: Option<String>,
     /// The raw body as received, or `-` for standard input.
     pub file: PathBuf,
 }
@@ -167,7 +170,15 @@ impl Io<'_> {
             Some(seconds) => Duration::from_secs(seconds),
             None => webhook::system_now(),
         };
-        let tolerance = Duration::from_secs(args.tolerance);
+        let tolerance = match args.options.as_deref() {
+            None => args.tolerance,
+            Some(text) => {
+                x12kit::ops::options_str::<x12kit::ops::VerifyOptions>(text)
+                    .map_err(|e| Failure::usage(format!("--options: {e}")))?
+                    .tolerance
+            }
+        };
+        let tolerance = Duration::from_secs(tolerance);
         let verified = match &args.webhook_id {
             None => webhook::verify(
                 &secrets,
