@@ -103,10 +103,14 @@ impl Failure {
         Self { exit: 2, message }
     }
 
-    fn webhook(e: WebhookError) -> Self {
+    fn webhook(e: x12kit::Error) -> Self {
         Self {
-            exit: if e.is_rejection() { 1 } else { 2 },
-            message: format!("{}: {e}", e.code()),
+            exit: if e.kind() == x12kit::ErrorKind::Rejected {
+                1
+            } else {
+                2
+            },
+            message: format!("{}: {}", e.code(), e.message()),
         }
     }
 }
@@ -277,9 +281,9 @@ impl std::fmt::Display for Source {
 /// A Standard Webhooks secret (`whsec_<base64>`) from raw secret bytes.
 fn standard_secret(bytes: &[u8], source: &Source) -> Result<standard::StandardSecret, Failure> {
     let text = std::str::from_utf8(bytes).map_err(|_| {
-        Failure::webhook(WebhookError::MalformedSecret {
+        Failure::webhook(x12kit::Error::from(WebhookError::MalformedSecret {
             reason: "it is not UTF-8 text",
-        })
+        }))
     })?;
     standard::StandardSecret::parse(text).map_err(|e| {
         let mut failure = Failure::webhook(e);

@@ -585,7 +585,7 @@ impl Default for VerifyOptions {
 /// signed at `timestamp` (Unix seconds) with `secret`.
 #[cfg(feature = "webhook")]
 pub fn webhook_sign(secret: &[u8], timestamp: u64, body: &[u8]) -> Result<String, Error> {
-    Ok(webhook::sign(secret, timestamp, body)?)
+    webhook::sign(secret, timestamp, body)
 }
 
 /// Verifies a delivery: the signature header, the timestamp header and the
@@ -602,7 +602,7 @@ pub fn webhook_verify<S: AsRef<[u8]>>(
     now: u64,
 ) -> Result<Verified, Error> {
     let verifier = Verifier::new(secrets)?.with_tolerance(Duration::from_secs(o.tolerance));
-    Ok(verifier.verify(signature, timestamp, body, Duration::from_secs(now))?)
+    verifier.verify(signature, timestamp, body, Duration::from_secs(now))
 }
 
 /// The `data` of a webhook event from JSON (`documentId`, `partnerId`,
@@ -630,7 +630,7 @@ pub fn webhook_deliver(
 ) -> Result<Delivery, Error> {
     let event: EventKind = event.parse()?;
     let data = webhook_event_data(data)?;
-    Ok(Signer::new(secret)?.deliver(event, data, Duration::from_secs(now))?)
+    Signer::new(secret)?.deliver(event, data, Duration::from_secs(now))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ fn check(
     timestamp: &str,
     body: &[u8],
     now: u64,
-) -> Result<Verified, WebhookError> {
+) -> Result<Verified, x12kit::Error> {
     verify(
         secrets,
         signature,
@@ -40,10 +40,10 @@ fn check(
     )
 }
 
-fn code(result: Result<Verified, WebhookError>) -> &'static str {
+fn code(result: Result<Verified, x12kit::Error>) -> &'static str {
     match result {
         Ok(_) => "OK",
-        Err(e) => e.code(),
+        Err(e) => e.code().as_str(),
     }
 }
 
@@ -392,9 +392,9 @@ fn one_good_and_one_bad_signature() {
     // Only malformed entries: the first problem is reported.
     assert_eq!(
         check(&[SECRET], "sha256=zz,v1,abc", &ts, body, T).unwrap_err(),
-        WebhookError::MalformedSignature {
+        x12kit::Error::from(WebhookError::MalformedSignature {
             reason: "the digest after `sha256=` must be exactly 64 hex digits (32 bytes)"
-        }
+        })
     );
 }
 
@@ -439,7 +439,7 @@ fn system_clock_conveniences() {
 
 // ---------------------------------------------------------------- events and deliveries
 
-fn verify_delivery(d: &Delivery, secrets: &[&[u8]], now: u64) -> Result<Verified, WebhookError> {
+fn verify_delivery(d: &Delivery, secrets: &[&[u8]], now: u64) -> Result<Verified, x12kit::Error> {
     check(
         secrets,
         d.header("x-service-signature").unwrap(),
@@ -624,7 +624,7 @@ fn sw_check(
     timestamp: &str,
     body: &[u8],
     now: u64,
-) -> Result<Verified, WebhookError> {
+) -> Result<Verified, x12kit::Error> {
     let secret = standard::StandardSecret::parse(secret)?;
     standard::verify(
         &[secret],

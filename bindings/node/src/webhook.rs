@@ -73,8 +73,7 @@ impl Verifier {
     pub fn new(secrets: Vec<Uint8Array>, options: Option<Value>) -> Result<Self> {
         guard(|| {
             let o: ops::VerifyOptions = opts(options)?;
-            let inner = webhook::Verifier::new(secrets.iter().map(|s| &s[..]))
-                .map_err(x12kit::Error::from)?
+            let inner = webhook::Verifier::new(secrets.iter().map(|s| &s[..]))?
                 .with_tolerance(Duration::from_secs(o.tolerance));
             Ok(Verifier { inner })
         })
@@ -97,10 +96,7 @@ impl Verifier {
     ) -> Result<Verified> {
         guard(|| {
             let now = Duration::from_secs(unix_from(now)?);
-            let v = self
-                .inner
-                .verify(&signature, &timestamp, body, now)
-                .map_err(x12kit::Error::from)?;
+            let v = self.inner.verify(&signature, &timestamp, body, now)?;
             Ok(verified(v))
         })
     }
@@ -134,7 +130,7 @@ impl Signer {
     #[napi(constructor)]
     pub fn new(secret: &[u8]) -> Result<Self> {
         guard(|| {
-            let inner = webhook::Signer::new(secret).map_err(x12kit::Error::from)?;
+            let inner = webhook::Signer::new(secret)?;
             Ok(Signer {
                 secret: secret.to_vec(),
                 inner,
@@ -152,12 +148,11 @@ impl Signer {
     #[napi]
     pub fn deliver(&self, event: String, data: Value, now: Option<f64>) -> Result<Delivery> {
         guard(|| {
-            let kind: webhook::EventKind = event.parse().map_err(x12kit::Error::from)?;
+            let kind: webhook::EventKind = event.parse()?;
             let data = ops::webhook_event_data(&data)?;
             let d = self
                 .inner
-                .deliver(kind, data, Duration::from_secs(unix_from(now)?))
-                .map_err(x12kit::Error::from)?;
+                .deliver(kind, data, Duration::from_secs(unix_from(now)?))?;
             Ok(Delivery {
                 id: d.id().to_string(),
                 event: d.event().as_str().to_string(),

@@ -174,7 +174,7 @@ impl PyVerifier {
         let secrets = secrets_of(secrets)?;
         let o: ops::VerifyOptions = options(&[("tolerance", tolerance)])?;
         let keys: Vec<&[u8]> = secrets.iter().map(|s| s.as_slice()).collect();
-        let v = Verifier::new(&keys).map_err(|e| core_err(e.into()))?;
+        let v = Verifier::new(&keys).map_err(core_err)?;
         Ok(PyVerifier {
             inner: v.with_tolerance(Duration::from_secs(o.tolerance)),
         })
@@ -206,7 +206,7 @@ impl PyVerifier {
                     Duration::from_secs(now),
                 )
                 .map(PyVerified::from)
-                .map_err(|e| core_err(e.into()))
+                .map_err(core_err)
         })
     }
     /// Verifies a delivery from a headers mapping (any case) and the raw body.
@@ -240,7 +240,7 @@ impl PyVerifier {
                     Duration::from_secs(now),
                 )
                 .map(PyVerified::from)
-                .map_err(|e| core_err(e.into()))
+                .map_err(core_err)
         })
     }
     fn __repr__(&self) -> String {
@@ -313,7 +313,7 @@ impl PySigner {
     #[new]
     fn new(secret: &Bound<'_, PyAny>) -> PyResult<Self> {
         let secret = input::text_or_bytes(secret, "secret")?.as_slice().to_vec();
-        let inner = Signer::new(&secret).map_err(|e| core_err(e.into()))?;
+        let inner = Signer::new(&secret).map_err(core_err)?;
         Ok(PySigner { secret, inner })
     }
     /// `sha256=<hex>` of `body` at `timestamp` (Unix seconds).

@@ -26,7 +26,7 @@ pub struct DeliveryId([u8; 16]);
 
 impl DeliveryId {
     /// A new id for time `now` (since the Unix epoch), with random bits from the OS or browser.
-    pub fn generate(now: Duration) -> Result<Self, WebhookError> {
+    pub fn generate(now: Duration) -> Result<Self, crate::Error> {
         let mut random = [0u8; 8];
         getrandom::fill(&mut random).map_err(|e| WebhookError::RandomnessUnavailable {
             reason: e.to_string(),
@@ -82,11 +82,11 @@ impl fmt::Debug for DeliveryId {
 }
 
 impl FromStr for DeliveryId {
-    type Err = WebhookError;
+    type Err = crate::Error;
 
     /// Parses the hyphenated text form (either case) of a version 7 UUID.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let malformed = |reason| WebhookError::MalformedDeliveryId { reason };
+        let malformed = |reason| WebhookError::MalformedDeliveryId { reason }.into();
         let text = s.as_bytes();
         if text.len() != 36 || [8, 13, 18, 23].iter().any(|&i| text[i] != b'-') {
             return Err(malformed(
@@ -187,7 +187,7 @@ impl fmt::Debug for Signer {
 
 impl Signer {
     /// A signer keyed with the webhook signing secret's bytes; refuses an empty secret.
-    pub fn new(secret: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
+    pub fn new(secret: impl AsRef<[u8]>) -> Result<Self, crate::Error> {
         Ok(Self {
             key: keyed(secret.as_ref())?,
             standard: None,
@@ -207,14 +207,14 @@ impl Signer {
         event: EventKind,
         data: EventData,
         now: Duration,
-    ) -> Result<Delivery, WebhookError> {
+    ) -> Result<Delivery, crate::Error> {
         let id = DeliveryId::generate(now)?;
         Ok(self.deliver_payload(id, &Payload::new(event, now.as_secs(), data), now))
     }
 
     /// A first attempt of an event at the system clock's time (not on wasm32-unknown-unknown).
     #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-    pub fn deliver_now(&self, event: EventKind, data: EventData) -> Result<Delivery, WebhookError> {
+    pub fn deliver_now(&self, event: EventKind, data: EventData) -> Result<Delivery, crate::Error> {
         self.deliver(event, data, super::system_now())
     }
 

@@ -1,7 +1,9 @@
 //! The one error type of the webhook module: every failure of signing,
 //! verification, secret parsing and delivery building, each with a stable code.
 
-/// A webhook call that could not be completed; [`WebhookError::code`] is stable.
+/// Why a webhook call could not be completed. The module's calls return it
+/// as the crate's [`Error`](crate::Error) (same code, same message);
+/// [`WebhookError::code`] is stable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum WebhookError {

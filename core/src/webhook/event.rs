@@ -56,14 +56,14 @@ impl fmt::Display for EventKind {
 }
 
 impl FromStr for EventKind {
-    type Err = WebhookError;
+    type Err = crate::Error;
 
-    /// Parses a wire name; anything else is [`WebhookError::UnknownEvent`].
+    /// Parses a wire name; anything else is [`WebhookError::UnknownEvent.into()`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         EventKind::ALL
             .into_iter()
             .find(|kind| kind.as_str() == s)
-            .ok_or_else(|| WebhookError::UnknownEvent { found: cut(s, 64) })
+            .ok_or_else(|| WebhookError::UnknownEvent { found: cut(s, 64) }.into())
     }
 }
 
@@ -109,9 +109,12 @@ impl Payload {
     }
 
     /// Parses a received body (after verifying it); unknown extra fields are ignored.
-    pub fn from_slice(body: &[u8]) -> Result<Self, WebhookError> {
-        serde_json::from_slice(body).map_err(|e| WebhookError::MalformedBody {
-            reason: e.to_string(),
+    pub fn from_slice(body: &[u8]) -> Result<Self, crate::Error> {
+        serde_json::from_slice(body).map_err(|e| {
+            WebhookError::MalformedBody {
+                reason: e.to_string(),
+            }
+            .into()
         })
     }
 }

@@ -12,7 +12,8 @@
 //! `webhook-timestamp`, `webhook-signature: v1,<base64>`) beside the service's
 //! own. Time is always a parameter (`now`, since the Unix epoch) so that every
 //! call works in WASM; the `*_now` conveniences read the system clock. Every
-//! failure is a [`WebhookError`] with a stable code; no input panics.
+//! failure is an [`Error`](crate::Error) with a stable code (the reasons are
+//! the [`WebhookError`] variants, converted); no input panics.
 //!
 //! ```
 //! use std::time::Duration;
@@ -37,7 +38,7 @@
 //!     now + Duration::from_secs(2),
 //! )?;
 //! assert_eq!(verified.timestamp, 1_700_000_000);
-//! # Ok::<(), x12kit::webhook::WebhookError>(())
+//! # Ok::<(), x12kit::Error>(())
 //! ```
 
 mod delivery;

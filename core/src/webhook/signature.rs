@@ -25,8 +25,8 @@ const DIGEST_LEN: usize = 32;
 /// Signs a delivery: `sha256=` + lower-case hex HMAC-SHA256 of `timestamp.raw_body`.
 ///
 /// The secret is used as the bytes given (no decoding); an empty secret is
-/// refused with [`WebhookError::EmptySecret`].
-pub fn sign(secret: &[u8], timestamp: u64, raw_body: &[u8]) -> Result<String, WebhookError> {
+/// refused with [`WebhookError::EmptySecret.into()`].
+pub fn sign(secret: &[u8], timestamp: u64, raw_body: &[u8]) -> Result<String, crate::Error> {
     let key = keyed(secret)?;
     Ok(signature_with(&key, &timestamp.to_string(), raw_body))
 }
@@ -44,7 +44,7 @@ pub fn verify<S: AsRef<[u8]>>(
     raw_body: &[u8],
     now: Duration,
     tolerance: Duration,
-) -> Result<Verified, WebhookError> {
+) -> Result<Verified, crate::Error> {
     Verifier::new(secrets)?.with_tolerance(tolerance).verify(
         signature_header,
         timestamp_header,
@@ -81,7 +81,7 @@ impl std::fmt::Debug for Verifier {
 
 impl Verifier {
     /// Keys a verifier with the given secrets (as bytes); fails on none or on an empty one.
-    pub fn new<I, S>(secrets: I) -> Result<Self, WebhookError>
+    pub fn new<I, S>(secrets: I) -> Result<Self, crate::Error>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<[u8]>,
@@ -91,7 +91,7 @@ impl Verifier {
             .map(|s| keyed(s.as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
         if keys.is_empty() {
-            return Err(WebhookError::EmptySecret);
+            return Err(WebhookError::EmptySecret.into());
         }
         Ok(Self {
             keys,
@@ -117,7 +117,7 @@ impl Verifier {
         timestamp_header: &str,
         raw_body: &[u8],
         now: Duration,
-    ) -> Result<Verified, WebhookError> {
+    ) -> Result<Verified, crate::Error> {
         let candidates = parse_signature_header(signature_header)?;
         let (timestamp_text, timestamp) = parse_timestamp(timestamp_header)?;
         check_tolerance(timestamp, now, self.tolerance)?;
@@ -134,7 +134,7 @@ impl Verifier {
                 });
             }
         }
-        Err(WebhookError::SignatureMismatch)
+        Err(WebhookError::SignatureMismatch.into())
     }
 
     /// Verifies one delivery against the system clock (not available on wasm32-unknown-unknown).
@@ -144,7 +144,7 @@ impl Verifier {
         signature_header: &str,
         timestamp_header: &str,
         raw_body: &[u8],
-    ) -> Result<Verified, WebhookError> {
+    ) -> Result<Verified, crate::Error> {
         self.verify(signature_header, timestamp_header, raw_body, system_now())
     }
 }
@@ -156,9 +156,9 @@ pub fn system_now() -> Duration {
 }
 
 /// An HMAC-SHA256 keyed with `secret`, refusing an empty secret.
-pub(crate) fn keyed(secret: &[u8]) -> Result<HmacSha256, WebhookError> {
+pub(crate) fn keyed(secret: &[u8]) -> Result<HmacSha256, crate::Error> {
     if secret.is_empty() {
-        return Err(WebhookError::EmptySecret);
+        return Err(WebhookError::EmptySecret.into());
     }
     // HMAC takes keys of any length, so this never fails.
     Ok(<HmacSha256 as Mac>::new_from_slice(secret).expect("HMAC accepts keys of any length"))
@@ -223,17 +223,19 @@ fn parse_signature_entry(entry: &str) -> Result<[u8; DIGEST_LEN], &'static str> 
 /// Parses a timestamp header: Unix seconds as ASCII digits, surrounding spaces or tabs ignored.
 ///
 /// Returns the digits as sent (they are what was signed) and their value.
-pub(crate) fn parse_timestamp(header: &str) -> Result<(&str, u64), WebhookError> {
+pub(crate) fn parse_timestamp(header: &str) -> Result<(&str, u64), crate::Error> {
     let text = header.trim_matches([' ', '\t']);
     if text.is_empty() {
         return Err(WebhookError::MalformedTimestamp {
             reason: "the timestamp header is missing or empty",
-        });
+        }
+        .into());
     }
     if !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(WebhookError::MalformedTimestamp {
             reason: "it must be Unix time in seconds, written with the digits 0-9 only",
-        });
+        }
+        .into());
     }
     let value = text
         .parse::<u64>()
@@ -248,7 +250,7 @@ pub(crate) fn check_tolerance(
     timestamp: u64,
     now: Duration,
     tolerance: Duration,
-) -> Result<(), WebhookError> {
+) -> Result<(), crate::Error> {
     let now = now.as_secs();
     let tolerance = tolerance.as_secs();
     if timestamp.abs_diff(now) > tolerance {
@@ -256,7 +258,8 @@ pub(crate) fn check_tolerance(
             timestamp,
             now,
             tolerance,
-        });
+        }
+        .into());
     }
     Ok(())
 }

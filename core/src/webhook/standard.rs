@@ -43,11 +43,11 @@ impl fmt::Debug for StandardSecret {
 
 impl StandardSecret {
     /// Parses `whsec_<base64>` (the prefix is optional, as in the reference libraries).
-    pub fn parse(secret: &str) -> Result<Self, WebhookError> {
+    pub fn parse(secret: &str) -> Result<Self, crate::Error> {
         let encoded = secret.trim();
         let encoded = encoded.strip_prefix(SECRET_PREFIX).unwrap_or(encoded);
         if encoded.is_empty() {
-            return Err(WebhookError::EmptySecret);
+            return Err(WebhookError::EmptySecret.into());
         }
         let key = BASE64
             .decode(encoded)
@@ -58,16 +58,16 @@ impl StandardSecret {
     }
 
     /// Uses raw key bytes (not base64) as the secret; refuses an empty key.
-    pub fn from_bytes(key: impl Into<Vec<u8>>) -> Result<Self, WebhookError> {
+    pub fn from_bytes(key: impl Into<Vec<u8>>) -> Result<Self, crate::Error> {
         let key = key.into();
         if key.is_empty() {
-            return Err(WebhookError::EmptySecret);
+            return Err(WebhookError::EmptySecret.into());
         }
         Ok(Self { key })
     }
 
     /// A new random 32-byte secret.
-    pub fn generate() -> Result<Self, WebhookError> {
+    pub fn generate() -> Result<Self, crate::Error> {
         let mut key = vec![0u8; 32];
         getrandom::fill(&mut key).map_err(|e| WebhookError::RandomnessUnavailable {
             reason: e.to_string(),
@@ -92,7 +92,7 @@ impl StandardSecret {
 }
 
 impl FromStr for StandardSecret {
-    type Err = WebhookError;
+    type Err = crate::Error;
 
     /// Same as [`StandardSecret::parse`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -128,7 +128,7 @@ pub fn verify(
     body: &[u8],
     now: Duration,
     tolerance: Duration,
-) -> Result<Verified, WebhookError> {
+) -> Result<Verified, crate::Error> {
     Verifier::new(secrets)?.with_tolerance(tolerance).verify(
         id_header,
         signature_header,
@@ -156,9 +156,9 @@ impl fmt::Debug for Verifier {
 
 impl Verifier {
     /// A verifier for the given secrets; fails when there are none.
-    pub fn new(secrets: &[StandardSecret]) -> Result<Self, WebhookError> {
+    pub fn new(secrets: &[StandardSecret]) -> Result<Self, crate::Error> {
         if secrets.is_empty() {
-            return Err(WebhookError::EmptySecret);
+            return Err(WebhookError::EmptySecret.into());
         }
         Ok(Self {
             keys: secrets.iter().map(StandardSecret::keyed).collect(),
@@ -180,10 +180,10 @@ impl Verifier {
         timestamp_header: &str,
         body: &[u8],
         now: Duration,
-    ) -> Result<Verified, WebhookError> {
+    ) -> Result<Verified, crate::Error> {
         let id = id_header.trim_matches([' ', '\t']);
         if id.is_empty() {
-            return Err(WebhookError::MissingId);
+            return Err(WebhookError::MissingId.into());
         }
         let candidates = parse_signature_header(signature_header)?;
         let (_, timestamp) = parse_timestamp(timestamp_header)?;
@@ -206,7 +206,7 @@ impl Verifier {
                 });
             }
         }
-        Err(WebhookError::SignatureMismatch)
+        Err(WebhookError::SignatureMismatch.into())
     }
 
     /// Verifies one message against the system clock (not available on wasm32-unknown-unknown).
@@ -217,7 +217,7 @@ impl Verifier {
         signature_header: &str,
         timestamp_header: &str,
         body: &[u8],
-    ) -> Result<Verified, WebhookError> {
+    ) -> Result<Verified, crate::Error> {
         self.verify(
             id_header,
             signature_header,
