@@ -112,6 +112,12 @@ export interface ParseOptions {
 export interface ValidateOptions {
   /** Also check each known set's structure (segments, loops, elements, codes). Default false. */
   structure?: boolean
+  /**
+   * Which group and set summaries the result keeps: `all` (default), `errors` (only the sets
+   * not accepted cleanly: enough for an errors-only acknowledgement) or `counts` (none: a
+   * stream of millions of sets validates in flat memory; verdict and counts are unchanged).
+   */
+  retain?: 'all' | 'errors' | 'counts'
 }
 
 /** Options of the `*Async` calls. */
@@ -321,8 +327,11 @@ export declare class Segment {
   toJSON(): { id: string; index: number; offset: number; elements: string[] }
 }
 
-/** Iterates the segments of an input as lazy views (no tree is built; the views keep the buffer). */
-export declare function segments(input: Input): Generator<Segment, void, undefined>
+/**
+ * Iterates the segments of an input as lazy views (no tree is built; the views keep the buffer).
+ * The core finds the segments a batch at a time; `break` releases the iterator.
+ */
+export declare function segments(input: Input): IterableIterator<Segment>
 /** A Transform stream: X12 chunks in, `Segment` views out (object mode), memory bounded. */
 export declare function createSegmentStream(): Transform
 
