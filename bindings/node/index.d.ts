@@ -238,10 +238,15 @@ export declare class X12kitError extends Error {
  */
 export declare class X12kitTypeError extends TypeError {
   constructor(message: string, fields?: Partial<ErrorJson>)
+  /** The stable UPPER_SNAKE code (`INVALID_ARGUMENT`, `INVALID_OPTIONS`, `INVALID_JSON`, ...). */
   code: string
+  /** Always `invalid_input` for this class. */
   kind: ErrorKind
+  /** JSON pointer of the offending value, when there is one. */
   pointer?: string
+  /** Every problem found, errors first. */
   details: Problem[]
+  /** The error as the core's JSON. */
   toJSON(): ErrorJson
 }
 
@@ -324,6 +329,7 @@ export declare class Segment {
   components(n: number): string[]
   /** The repetitions of element `n`. */
   repetitions(n: number): string[]
+  /** `{ id, index, offset, elements }` (for `JSON.stringify` and logging). */
   toJSON(): { id: string; index: number; offset: number; elements: string[] }
 }
 

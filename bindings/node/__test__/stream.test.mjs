@@ -61,6 +61,33 @@ test('segments(): lazy views with id, element, components, repetitions', () => {
   assert.equal(segs[2].element(2), '0001')
 })
 
+test('segments(): views of every batch stay valid; break releases the iterator', () => {
+  // More segments than one native batch (1024), so views span several batches.
+  const input = generate850(200e3)
+  const all = [...x12kit.segments(input)]
+  assert.ok(all.length > 3 * 1024, `${all.length} segments`)
+  const text = input.toString('latin1')
+  for (const i of [0, 1, 1023, 1024, 1025, 2047, 2048, all.length - 1]) {
+    const s = all[i]
+    assert.equal(s.index, i)
+    assert.equal(text.slice(s.offset, s.offset + s.raw.length), s.raw)
+    assert.equal(s.raw.split('*')[0], s.id)
+  }
+  const it = x12kit.segments(input)
+  assert.equal(it[Symbol.iterator](), it)
+  let n = 0
+  for (const s of it) {
+    if (++n === 1500) {
+      assert.equal(s.index, 1499)
+      break
+    }
+  }
+  assert.deepStrictEqual(it.next(), { value: undefined, done: true })
+  // Identifiers are decoded once per distinct one, the same for every view.
+  const po1 = all.filter((s) => s.id === 'PO1')
+  assert.equal(po1.length, 200 * input.toString('latin1').split('ST*850*').length - 200)
+})
+
 test('memory stays flat: validateStream over 256 MB never held in memory', async () => {
   global.gc?.()
   const mb = Number(process.env.X12KIT_STREAM_MB || 256)
