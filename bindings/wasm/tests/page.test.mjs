@@ -216,6 +216,20 @@ test('a 40 MB file streams in the worker with progress while the page stays resp
   }
 });
 
+test('works offline once loaded: a sample and pasted text are checked with the network off', async () => {
+  await context.setOffline(true);
+  try {
+    await page.click('#sample-bad');
+    await resultsFor('850-wrong-se01.x12');
+    assert.match(await page.textContent('#verdict'), /1 error/);
+    await page.click('#sample-valid');
+    await resultsFor('850-valid.x12');
+    assert.match(await page.textContent('#verdict'), /valid — 0 warnings/);
+  } finally {
+    await context.setOffline(false);
+  }
+});
+
 test('readable at 200% zoom: no horizontal scrolling of the page', async () => {
   await page.click('#sample-bad');
   await resultsFor('850-wrong-se01.x12');

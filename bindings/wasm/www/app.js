@@ -72,9 +72,16 @@ $('paste-go').addEventListener('click', () => {
   if (!text.trim()) return status('Paste some X12 first.');
   analyze(new TextEncoder().encode(text), 'pasted text');
 });
+// The samples are fetched with the page (842 bytes each), so that they load offline too.
+const samples = Object.fromEntries(['850-valid.x12', '850-wrong-se01.x12'].map((f) => [
+  f, fetch(new URL(`./samples/${f}`, import.meta.url)).then((r) => r.arrayBuffer()),
+]));
 async function sample(file) {
-  const r = await fetch(new URL(`./samples/${file}`, import.meta.url));
-  analyze(new Uint8Array(await r.arrayBuffer()), file);
+  try {
+    analyze(new Uint8Array(await samples[file]), file);
+  } catch (e) {
+    status(`Could not load the sample ${file}: ${e.message}`);
+  }
 }
 $('sample-valid').addEventListener('click', () => sample('850-valid.x12'));
 $('sample-bad').addEventListener('click', () => sample('850-wrong-se01.x12'));
