@@ -225,6 +225,11 @@ test('works offline once loaded: a sample and pasted text are checked with the n
     await page.click('#sample-valid');
     await resultsFor('850-valid.x12');
     assert.match(await page.textContent('#verdict'), /valid — 0 warnings/);
+    // The paste box is open since the earlier test; the worker checks the text offline.
+    await page.fill('#paste', readFileSync(join(here, '..', 'www', 'samples', '850-valid.x12'), 'utf8'));
+    await page.click('#paste-go');
+    await resultsFor('pasted text');
+    assert.match(await page.textContent('#verdict'), /valid — 0 warnings/);
   } finally {
     await context.setOffline(false);
   }
