@@ -6,15 +6,19 @@
 //! Declarations live in `sets/<code>.x12d` (the language is described in
 //! `dsl.rs`) with shared building blocks (parties, references, dates,
 //! product ids) in `sets/common.x12d`. Each is compiled once per edition:
-//! the base edition (004010; 004030 for 753/754) and 005010. To add a set,
+//! the base edition (004010; 004030 for 753/754) and 005010, the versions
+//! with a structure of their own (others: [`coverage`]). To add a set,
 //! write its file and add it to `SOURCES`: the renderer, mapper, validator
 //! and schema follow. The test `declarations_compile_and_resolve` checks
 //! every declaration and names the file and line of a fault.
 //!
 //! Public here: the set registry ([`TYPES`], [`is_known`], [`name`],
 //! [`functional_id`], [`since`], [`edition`], [`describe_segment`]), map-back ([`map_back`],
-//! [`canonical`]), the structure checks ([`validate_transaction`],
-//! [`validate_document`], [`diagnostics`], [`StructureRules`], [`Finding`]),
+//! [`canonical`]; a mapped document lists the received segments it could
+//! not place under `unmapped`), the structure checks ([`validate_transaction`],
+//! [`validate_document`], [`diagnostics`], [`StructureRules`], [`Finding`],
+//! with the versions that have their own structure: [`versions`],
+//! [`coverage`], [`Coverage`]),
 //! and the payload shapes and JSON Schemas ([`schema`], with the field
 //! types [`PType`], [`XType`] and [`Edition`]). Rendering is reached through
 //! [`crate::render()`] and [`crate::ops`]. The rest is internal, one module
