@@ -1,4 +1,7 @@
-// Measures the ways to turn X12 into the parse result objects.
+// Measures the ways to turn X12 into the parse result objects, in one
+// process, best of 5 after a warm-up: the core's JSON bytes handed to
+// JSON.parse (what parse() does) against objects built natively with
+// Node-API calls (parseToObjects). Usage: node bench/parse-paths.mjs FILE
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
 const require = createRequire(import.meta.url)
@@ -22,5 +25,10 @@ time('JSON.parse(native string)', () => JSON.parse(n.parseToString(b)))
 time('JSON.parse(buffer.toString())', () => JSON.parse(n.parseToJson(b).toString()))
 const { isAscii } = require('node:buffer')
 if (isAscii) time('JSON.parse(isAscii ? latin1 : utf8)', () => { const j = n.parseToJson(b); return JSON.parse(isAscii(j) ? j.latin1Slice() : j.toString()) })
+time('parseToObjects (napi builder over the JSON bytes)', () => n.parseToObjects(b))
+const json = n.parseToJson(b)
+const text = json.toString()
+time('  its builder alone: jsonToObjects(bytes)', () => n.jsonToObjects(json))
+time('  JSON.parse alone: JSON.parse(string)', () => JSON.parse(text))
 time('JSON.parse(buffer.toString()) again', () => JSON.parse(n.parseToJson(b).toString()))
 time('JSON.parse(native string) again', () => JSON.parse(n.parseToString(b)))

@@ -161,14 +161,24 @@ fn webhook_sign_and_verify() {
 
 #[wasm_bindgen_test]
 fn segments_and_describe() {
-    let segs = x12kit_wasm::segments(&js(SAMPLE)).unwrap();
-    assert_eq!(
-        segs.length() as usize,
-        x12kit::segments(SAMPLE.as_bytes()).count()
-    );
-    let first = segs.get(0);
-    assert_eq!(prop(&first, "id"), js("ISA"));
-    assert_eq!(prop(&first, "offset"), JsValue::from_f64(0.0));
+    // The lazy iterator yields the core tokenizer's segments, one view per `next()`.
+    let it = x12kit_wasm::segments(&js(SAMPLE)).unwrap();
+    let iterator = js_sys::Iterator::unchecked_from_js_ref(&it);
+    let mut n = 0;
+    for core in x12kit::segments(SAMPLE.as_bytes()) {
+        let step = iterator.next().unwrap();
+        assert!(!step.done());
+        let view = step.value();
+        assert_eq!(prop(&view, "id"), js(&String::from_utf8_lossy(core.id())));
+        assert_eq!(
+            prop(&view, "offset"),
+            JsValue::from_f64(core.offset() as f64)
+        );
+        assert_eq!(prop(&view, "raw"), js(&String::from_utf8_lossy(core.raw())));
+        n += 1;
+    }
+    assert!(n > 10);
+    assert!(iterator.next().unwrap().done());
     let beg = x12kit_wasm::describe_segment("850", "004010", &js("BEG")).unwrap();
     assert_eq!(prop(&beg, "setName"), js("Purchase Order"));
     assert!(

@@ -5,8 +5,11 @@ mod api;
 mod config;
 mod error;
 mod guard;
+mod inbound;
+mod lifecycle;
 mod openapi;
 mod store;
+mod transport;
 mod x12;
 
 use axum::http::{HeaderValue, Request};
@@ -37,6 +40,9 @@ struct Cli {
     /// SQLite database file, overriding the file (created and migrated on start).
     #[arg(long)]
     database: Option<PathBuf>,
+    /// Serve the API only: no lifecycle, routing, inbox or webhook workers in this process.
+    #[arg(long)]
+    no_workers: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -117,6 +123,9 @@ fn main() -> ExitCode {
     if let Some(d) = cli.database {
         config.database = d;
     }
+    if cli.no_workers {
+        config.workers.enabled = false;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -157,7 +166,12 @@ async fn serve(config: config::Config) -> Result<(), String> {
         config,
         store,
         limits,
+        wake: Arc::default(),
     });
+    if app.config.workers.enabled {
+        lifecycle::start(app.clone());
+        tracing::info!("workers started");
+    }
     let router = api::router(app)
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(CatchPanicLayer::custom(|_| {

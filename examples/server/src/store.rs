@@ -18,7 +18,10 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 /// Versioned migrations, applied in order once each.
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../migrations/0001_documents.sql"))];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../migrations/0001_documents.sql")),
+    (2, include_str!("../migrations/0002_lifecycle.sql")),
+];
 
 /// Largest number of jobs committed in one transaction.
 const GROUP: usize = 512;
@@ -34,10 +37,9 @@ pub const STATUSES: &[&str] = &[
     "queued",
     "validated",
     "routed",
-    "sent",
     "acknowledged",
-    "rejected",
     "failed",
+    "received",
 ];
 
 /// Handle on the store (cheap to clone).
@@ -77,9 +79,18 @@ pub struct Accepted {
     pub replayed: bool,
 }
 
-#[derive(Debug)]
-enum Job {
-    Accept(Box<Accept>, oneshot::Sender<ApiResult<Accepted>>),
+/// A write run by the writer thread inside the group's transaction (in its own
+/// savepoint): it returns whether it succeeded (else its savepoint is rolled
+/// back) and what to do once the group's commit is known (`true`: durable).
+type Work = Box<dyn FnOnce(&Connection) -> (bool, Finish) + Send>;
+type Finish = Box<dyn FnOnce(bool) + Send>;
+
+struct Job(Work);
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Job")
+    }
 }
 
 fn open(path: &Path) -> rusqlite::Result<Connection> {
@@ -171,14 +182,33 @@ impl Store {
 
     /// Accepts an outbound document: idempotency, control numbers, render, insert; durable on return.
     pub async fn accept(&self, job: Accept) -> ApiResult<Accepted> {
-        let (tx, rx) = oneshot::channel();
-        self.writer
-            .send(Job::Accept(Box::new(job), tx))
-            .await
-            .map_err(|_| {
-                tracing::error!("the store writer has stopped");
-                ApiError::internal()
-            })?;
+        self.write(move |c| accept(c, &job)).await
+    }
+
+    /// Runs `f` in the writer thread, inside a transaction committed with
+    /// others (group commit); answers once the commit is durable. An `Err`
+    /// from `f` rolls back what `f` wrote (and only that).
+    pub async fn write<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> ApiResult<R> + Send + 'static,
+    ) -> ApiResult<R> {
+        let (tx, rx) = oneshot::channel::<ApiResult<R>>();
+        let work: Work = Box::new(move |c| {
+            let r = f(c);
+            let ok = r.is_ok();
+            let finish: Finish = Box::new(move |committed| {
+                let _ = tx.send(if committed {
+                    r
+                } else {
+                    r.and(Err(ApiError::internal()))
+                });
+            });
+            (ok, finish)
+        });
+        self.writer.send(Job(work)).await.map_err(|_| {
+            tracing::error!("the store writer has stopped");
+            ApiError::internal()
+        })?;
         rx.await.unwrap_or_else(|_| {
             tracing::error!("the store writer dropped a job");
             Err(ApiError::internal())
@@ -242,37 +272,36 @@ fn writer(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let mut replies = Vec::with_capacity(batch.len());
+        let mut finishers: Vec<Finish> = Vec::with_capacity(batch.len());
         let committed = (|| -> rusqlite::Result<()> {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            for job in batch.drain(..) {
-                match job {
-                    Job::Accept(a, reply) => {
-                        tx.execute_batch("SAVEPOINT job")?;
-                        let r = accept(&tx, &a);
-                        if r.is_ok() {
-                            tx.execute_batch("RELEASE job")?;
-                        } else {
-                            tx.execute_batch("ROLLBACK TO job; RELEASE job")?;
-                        }
-                        replies.push((reply, r));
+            for Job(work) in batch.drain(..) {
+                tx.execute_batch("SAVEPOINT job")?;
+                // A panic in a job (a bug) loses that job, not the writer.
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&tx))) {
+                    Ok((true, finish)) => {
+                        tx.execute_batch("RELEASE job")?;
+                        finishers.push(finish);
+                    }
+                    Ok((false, finish)) => {
+                        tx.execute_batch("ROLLBACK TO job; RELEASE job")?;
+                        finishers.push(finish);
+                    }
+                    Err(_) => {
+                        tracing::error!("a store job panicked");
+                        tx.execute_batch("ROLLBACK TO job; RELEASE job")?;
                     }
                 }
             }
             tx.commit()
         })();
-        if let Err(e) = committed {
+        if let Err(e) = &committed {
             tracing::error!(error = %e, "store commit failed");
-            for (reply, r) in replies.drain(..) {
-                let _ = reply.send(r.and(Err(ApiError::internal())));
-            }
-            for Job::Accept(_, reply) in batch.drain(..) {
-                let _ = reply.send(Err(ApiError::internal()));
-            }
-            continue;
         }
-        for (reply, r) in replies {
-            let _ = reply.send(r);
+        // Jobs never run (the transaction failed early) are dropped: their callers get a 500.
+        batch.clear();
+        for finish in finishers {
+            finish(committed.is_ok());
         }
     }
 }
@@ -455,15 +484,35 @@ pub fn detail(c: &Connection, account: &str, id: &str) -> rusqlite::Result<Optio
     let Some(mut doc) = summary(c, account, id)? else {
         return Ok(None);
     };
-    let (x12, warnings, diagnostics, ack): (
+    #[allow(clippy::type_complexity)]
+    let (x12, warnings, diagnostics, ack, attempts, failure, payload, direction, deadline): (
         Option<Vec<u8>>,
         String,
         Option<String>,
         Option<String>,
+        Option<String>,
+        Option<String>,
+        String,
+        String,
+        Option<i64>,
     ) = c.query_row(
-        "SELECT x12, warnings, diagnostics, partner_ack FROM documents WHERE id = ?1",
+        "SELECT x12, warnings, diagnostics, partner_ack, route_attempts, failure, payload, direction,
+                ack_deadline
+         FROM documents WHERE id = ?1",
         params![id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+            ))
+        },
     )?;
     let parse = |t: Option<String>| -> Value {
         t.and_then(|t| serde_json::from_str(&t).ok())
@@ -482,18 +531,53 @@ pub fn detail(c: &Connection, account: &str, id: &str) -> rusqlite::Result<Optio
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let mut stmt = c.prepare_cached(
-        "SELECT id, event, attempts, last_result FROM webhook_deliveries WHERE document_id = ?1 ORDER BY created_at, id",
+        "SELECT id, event, attempts, last_result, state, url, next_at, delivered_at
+         FROM webhook_deliveries WHERE document_id = ?1 ORDER BY id",
     )?;
-    let deliveries = stmt
+    let mut deliveries = stmt
         .query_map(params![id], |r| {
+            let state: String = r.get(4)?;
             Ok(json!({
                 "id": r.get::<_, String>(0)?,
                 "event": r.get::<_, String>(1)?,
                 "attempts": r.get::<_, i64>(2)?,
                 "lastResult": r.get::<_, Option<String>>(3)?,
+                "state": state,
+                "url": r.get::<_, String>(5)?,
+                "nextAttemptAt": if state == "pending" {
+                    r.get::<_, Option<i64>>(6)?.map(rfc3339)
+                } else {
+                    None
+                },
+                "deliveredAt": r.get::<_, Option<i64>>(7)?.map(rfc3339),
             }))
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut stmt = c.prepare_cached(
+        "SELECT attempt, at, status, result, duration_ms FROM webhook_attempts
+         WHERE delivery_id = ?1 ORDER BY attempt",
+    )?;
+    for d in &mut deliveries {
+        let delivery_id = d["id"].as_str().unwrap_or_default().to_string();
+        let log = stmt
+            .query_map(params![delivery_id], |r| {
+                Ok(json!({
+                    "attempt": r.get::<_, i64>(0)?,
+                    "at": rfc3339(r.get(1)?),
+                    "httpStatus": r.get::<_, Option<i64>>(2)?,
+                    "result": r.get::<_, String>(3)?,
+                    "durationMs": r.get::<_, i64>(4)?,
+                }))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        d["attemptLog"] = Value::Array(log);
+    }
+    if direction == "inbound" {
+        doc["document"] = parse(Some(payload));
+    }
+    doc["routingAttempts"] = parse(attempts);
+    doc["failureReason"] = failure.map_or(Value::Null, Value::String);
+    doc["acknowledgementDueAt"] = deadline.map_or(Value::Null, |d| Value::String(rfc3339(d)));
     doc["statusHistory"] = Value::Array(history);
     doc["x12"] = x12.map_or(Value::Null, |b| {
         Value::String(String::from_utf8_lossy(&b).into_owned())
