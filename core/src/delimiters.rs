@@ -203,17 +203,16 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
             return invalid(
                 Code::IsaLayout,
                 format!(
-                    "the ISA segment could not be read: it must have 16 elements separated by {}, then a one-character component separator (ISA16) and the segment terminator, but {} were found{}",
+                    "the ISA segment could not be read: it must have 16 elements separated by {}, then a one-character component separator (ISA16) and the segment terminator, but {}",
                     show_byte(e),
-                    if n < 16 {
-                        format!("only {n} element separators")
-                    } else {
-                        "no terminator after ISA16".to_string()
-                    },
-                    if n < 16 && buf.len() >= ISA_SCAN_LIMIT {
-                        " in its first 512 bytes"
-                    } else {
-                        " before the input ends"
+                    match (n < 16, buf.len() >= ISA_SCAN_LIMIT) {
+                        (true, true) =>
+                            format!("only {n} element separators were found in its first 512 bytes"),
+                        (true, false) =>
+                            format!("only {n} element separators were found before the input ends"),
+                        (false, _) =>
+                            "the input ends before the segment terminator that follows ISA16"
+                                .to_string(),
                     },
                 ),
             );

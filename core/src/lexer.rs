@@ -264,7 +264,7 @@ impl Lexer {
                 );
             }
             if padded_from < suffix_end {
-                if let Some(w) = padding_warning(buf, padded_from, suffix_end, base, &d) {
+                if let Some(w) = padding_warning(buf, padded_from, suffix_end, base, &d, seg.id()) {
                     let at = w.offset.unwrap_or(base + padded_from);
                     self.pending.push_back(w.at_segment(&seg).at_offset(at));
                 }
@@ -384,14 +384,16 @@ fn padding_end(buf: &[u8], from: usize, d: &Delimiters, eof: bool) -> Option<usi
     }
 }
 
-/// The `TRAILING_PADDING` warning for the padding bytes in `buf[from..to]`,
-/// if any (its offset is where the padding starts).
+/// The `TRAILING_PADDING` warning for the padding bytes in `buf[from..to]`
+/// after segment `id` (an IEA, or the input's last segment when it has no
+/// terminator), if any (its offset is where the padding starts).
 fn padding_warning(
     buf: &[u8],
     from: usize,
     to: usize,
     base: usize,
     d: &Delimiters,
+    id: &[u8],
 ) -> Option<Diagnostic> {
     let tail = &buf[from..to];
     let first = tail.iter().position(|&b| is_padding(b, d))?;
@@ -417,9 +419,10 @@ fn padding_warning(
         Diagnostic::warning(
             Code::TrailingPadding,
             format!(
-                "{} follow{} the last segment of the interchange; {} not X12 and {} skipped (the parse result keeps {}, so writing it back gives the same bytes)",
+                "{} follow{} the {} segment; {} not X12 and {} skipped (the parse result keeps {}, so writing it back gives the same bytes)",
                 what.join(" and "),
                 if eof + nul == 1 { "s" } else { "" },
+                preview(id, 10),
                 if eof + nul == 1 { "it is" } else { "they are" },
                 if eof + nul == 1 { "was" } else { "were" },
                 if eof + nul == 1 { "it" } else { "them" },

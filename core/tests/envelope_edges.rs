@@ -297,7 +297,7 @@ fn end_of_file_padding_after_the_last_iea_is_a_warning_and_is_written_back() {
     assert!(
         v.diagnostics[0]
             .message
-            .starts_with("a DOS end-of-file byte (0x1A) follows the last segment"),
+            .starts_with("a DOS end-of-file byte (0x1A) follows the IEA segment; it is not X12"),
         "{}",
         v.diagnostics[0].message
     );
