@@ -397,8 +397,16 @@ fn padding_warning(
 ) -> Option<Diagnostic> {
     let tail = &buf[from..to];
     let first = tail.iter().position(|&b| is_padding(b, d))?;
-    let eof = tail.iter().filter(|&&b| b == 0x1A).count();
-    let nul = tail.iter().filter(|&&b| b == 0).count();
+    let eof = tail
+        .iter()
+        .filter(|&&b| b == 0x1A && is_padding(b, d))
+        .count();
+    let nul = tail.iter().filter(|&&b| b == 0 && is_padding(b, d)).count();
+    let after = if id.is_empty() {
+        "the last segment".to_string()
+    } else {
+        format!("the {} segment", preview(id, 10))
+    };
     let count = |n: usize, one: &str, many: &str| match n {
         0 => None,
         1 => Some(one.to_string()),
@@ -419,10 +427,9 @@ fn padding_warning(
         Diagnostic::warning(
             Code::TrailingPadding,
             format!(
-                "{} follow{} the {} segment; {} not X12 and {} skipped (the parse result keeps {}, so writing it back gives the same bytes)",
+                "{} follow{} {after}; {} not X12 and {} skipped (the parse result keeps {}, so writing it back gives the same bytes)",
                 what.join(" and "),
                 if eof + nul == 1 { "s" } else { "" },
-                preview(id, 10),
                 if eof + nul == 1 { "it is" } else { "they are" },
                 if eof + nul == 1 { "was" } else { "were" },
                 if eof + nul == 1 { "it" } else { "them" },
