@@ -1022,12 +1022,11 @@ enum x12kit_status x12kit_validate_with_json_options(const uint8_t *input,
  *
  * Feeding it the input in chunks of any size, then finishing it, gives
  * exactly the result of the core's `validate_reader` over the same bytes,
- * whatever the chunking. That is the result of `x12kit_validate_with` except
- * that acknowledgements in the input (TA1, 997, 999) are not read (no
- * `acknowledgements` in the JSON), interchanges whose ISA cannot be parsed
- * get no summary, and invalid UTF-8 is not reported (`INVALID_UTF8` concerns
- * the parse JSON only). Memory is bounded by the longest segment plus 64 KiB
- * plus the result kept (diagnostics and the summaries `retain` keeps).
+ * whatever the chunking, which is the result of `x12kit_validate_with` over
+ * the whole input (acknowledgements in the input, interchanges whose ISA
+ * cannot be parsed and `INVALID_UTF8` included). Memory is bounded by the
+ * longest segment plus 64 KiB plus the result kept (diagnostics, the
+ * summaries `retain` keeps and the acknowledgements read).
  *
  * Returns the validator, or NULL with `err` filled: an unknown
  * `options->retain` gives `X12KIT_STATUS_INVALID_ARGUMENT`.

@@ -611,7 +611,31 @@ pub fn parse(input: &[u8]) -> Document<'_> {
     doc
 }
 
+/// How many invalid UTF-8 sequences are reported (then [`utf8_limit`]).
+pub(crate) const UTF8_REPORTS: usize = 10;
+
+/// The `INVALID_UTF8` warning for `byte` at `offset`, the start of an invalid sequence.
+pub(crate) fn invalid_utf8(byte: u8, offset: usize) -> Diagnostic {
+    Diagnostic::warning(
+        Code::InvalidUtf8,
+        format!(
+            "byte 0x{byte:02X} at offset {offset} is not valid UTF-8; it appears as U+FFFD in JSON output, so writing the JSON back will not reproduce it (is the file in another encoding such as Latin-1?)"
+        ),
+    )
+    .at_offset(offset)
+}
+
+/// The `INVALID_UTF8` warning that ends the reports.
+pub(crate) fn utf8_limit() -> Diagnostic {
+    Diagnostic::warning(
+        Code::InvalidUtf8,
+        "more invalid UTF-8 sequences follow; only the first 10 are reported",
+    )
+}
+
 /// Reports invalid UTF-8 once per run of bad bytes (up to 10 reports).
+/// [`crate::validate`]'s streaming checker gives the same reports for the
+/// input fed in chunks.
 fn check_utf8(input: &[u8], out: &mut Vec<Diagnostic>) {
     if input.is_ascii() {
         return;
@@ -623,23 +647,11 @@ fn check_utf8(input: &[u8], out: &mut Vec<Diagnostic>) {
             Ok(_) => break,
             Err(e) => {
                 let bad = at + e.valid_up_to();
-                if reported == 10 {
-                    out.push(Diagnostic::warning(
-                        Code::InvalidUtf8,
-                        "more invalid UTF-8 sequences follow; only the first 10 are reported",
-                    ));
+                if reported == UTF8_REPORTS {
+                    out.push(utf8_limit());
                     break;
                 }
-                out.push(
-                    Diagnostic::warning(
-                        Code::InvalidUtf8,
-                        format!(
-                            "byte 0x{:02X} at offset {bad} is not valid UTF-8; it appears as U+FFFD in JSON output, so writing the JSON back will not reproduce it (is the file in another encoding such as Latin-1?)",
-                            input[bad]
-                        ),
-                    )
-                    .at_offset(bad),
-                );
+                out.push(invalid_utf8(input[bad], bad));
                 reported += 1;
                 at = bad + e.error_len().unwrap_or(input.len() - bad);
             }

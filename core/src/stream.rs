@@ -89,6 +89,15 @@ impl StreamTokenizer {
         self.base + self.pos
     }
 
+    /// The input held from byte `offset` of the whole input to the end of
+    /// what was fed; `None` when bytes before `offset` were already dropped.
+    /// Bytes are dropped only when more are fed, so a token's bytes are held
+    /// until the next feed.
+    pub(crate) fn held_from(&self, offset: usize) -> Option<&[u8]> {
+        let at = offset.checked_sub(self.base)?;
+        self.buf[..self.end].get(at..)
+    }
+
     /// The next token, or what is needed to produce one.
     ///
     /// Not an `Iterator`: the token borrows the tokenizer until the next call.

@@ -873,6 +873,7 @@ fn streaming_equals_document_validation_for_crafted_inputs() {
             let streamed = x12kit::validate_reader(r, &Options::default()).unwrap();
             assert_eq!(streamed.diagnostics, whole.diagnostics, "{input}");
             assert_eq!(streamed.interchanges, whole.interchanges, "{input}");
+            assert_eq!(streamed, whole, "{input}");
         }
     }
 }

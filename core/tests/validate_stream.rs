@@ -459,3 +459,93 @@ fn push_validation_memory_is_bounded() {
         );
     }
 }
+
+/// Counts what the stream reads instead of keeping it.
+#[derive(Default)]
+struct AckCounts {
+    interchange_acks: u64,
+    group_acks: u64,
+    ak2: u64,
+    utf8: u64,
+    recovered: u64,
+    interchanges: u64,
+}
+
+impl Sink for AckCounts {
+    fn diagnostic(&mut self, d: Diagnostic) {
+        if d.code == Code::InvalidUtf8 {
+            self.utf8 += 1;
+        }
+    }
+
+    fn interchange(&mut self, i: InterchangeSummary) {
+        self.interchanges += 1;
+        if i.recovered {
+            self.recovered += 1;
+        }
+    }
+
+    fn interchange_ack(&mut self, _ack: x12kit::ack::InterchangeAck) {
+        self.interchange_acks += 1;
+    }
+
+    fn group_ack(&mut self, ack: x12kit::ack::GroupAck) {
+        self.group_acks += 1;
+        self.ak2 += ack.transactions.len() as u64;
+    }
+}
+
+/// `n` interchanges, each carrying a TA1, a 997 of 50 AK2s and a set with
+/// text that is not UTF-8, each followed by an ISA that cannot be parsed
+/// (ISA16 a space), pushed in 7-byte chunks with `Retain::Counts` into a sink
+/// that counts: the acknowledgements are read, the unreadable interchanges
+/// recovered and the UTF-8 checked, and the heap does not grow with `n`.
+fn push_acks(n: u64) -> (AckCounts, usize) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let options = Options {
+        retain: Retain::Counts,
+        max_control_numbers: 1_000,
+        ..Options::default()
+    };
+    let mut v =
+        StreamValidator::with_validator(Validator::with_sink(options, AckCounts::default()));
+    let mut one = Vec::new();
+    for i in 1..=n {
+        one.clear();
+        one.extend_from_slice(format!("ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*{i:09}*0*P*>~\nTA1*{i:09}*230101*1200*A*000~\nGS*FA*SENDER*RECEIVER*20230101*1200*1*X*004010~\nST*997*0001~\nAK1*PO*1~\n").as_bytes());
+        for s in 1..=50 {
+            one.extend_from_slice(format!("AK2*850*{s:04}~\nAK5*A~\n").as_bytes());
+        }
+        one.extend_from_slice(b"AK9*A*50*50*50~\nSE*104*0001~\nGE*1*1~\nGS*PO*SENDER*RECEIVER*20230101*1200*2*X*004010~\nST*850*0001~\nN1*ST*Caf\xe9 \xc3\xa9~\nSE*3*0001~\nGE*1*2~\n");
+        one.extend_from_slice(format!("IEA*2*{i:09}~\nISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*{i:09}*0*P* ~\n").as_bytes());
+        for chunk in one.chunks(7) {
+            v.feed(chunk);
+        }
+    }
+    let counts = v.finish();
+    (counts, PEAK.load(Ordering::Relaxed) - before)
+}
+
+#[test]
+fn reading_acknowledgements_utf8_and_unreadable_isas_keeps_memory_bounded() {
+    let _serial = serial();
+    let (small, small_peak) = push_acks(20);
+    let (large, large_peak) = push_acks(2_000);
+    for (c, n) in [(&small, 20), (&large, 2_000)] {
+        assert_eq!(c.interchange_acks, n);
+        assert_eq!(c.group_acks, n);
+        assert_eq!(c.ak2, 50 * n);
+        assert_eq!(c.recovered, n);
+        assert_eq!(c.interchanges, 2 * n);
+        // Ten reports, then one saying more follow.
+        assert_eq!(c.utf8, 11);
+    }
+    eprintln!("peak heap: {small_peak} bytes for 20 interchanges, {large_peak} for 2000");
+    // The only growth allowed: the ISA13 duplicate check, capped at 1000
+    // numbers (as in `push_validation_memory_is_bounded`).
+    assert!(
+        large_peak <= small_peak + 48 * 1_000 + 16 * 1024,
+        "peak heap {large_peak} for 2000 interchanges vs {small_peak} for 20"
+    );
+}

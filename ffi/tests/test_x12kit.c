@@ -506,6 +506,33 @@ static void test_stream_validator(void) {
         }
         x12kit_string_free(&whole);
     }
+    /* What the stream reads as it goes, the same as the whole buffer: a TA1
+       (acknowledgements), invalid UTF-8 (split across chunks of 1) and an ISA
+       that cannot be parsed (its interchange recovered for a TA1). */
+    char *with_ta1 = replace(ok, "GS*PO*", "TA1*000000001*230101*1200*A*000~\nGS*PO*");
+    char *latin = replace(ok, "BEG*00*SA*PO1", "BEG*00*SA*PO\xff\xfe\xc3\xa9");
+    char *isa16 = replace(ok, "*T*:~", "*T* ~");
+    const char *streamed[] = {with_ta1, latin, isa16};
+    const char *shows[] = {"\"acknowledgements\":{\"interchangeAcks\":[{\"controlNumber\":\"000000001\"",
+                           "\"code\":\"INVALID_UTF8\"", "\"recovered\":true"};
+    for (size_t i = 0; i < sizeof streamed / sizeof *streamed; i++) {
+        CHECK(streamed[i] != NULL);
+        if (streamed[i] == NULL) continue;
+        x12kit_string whole = {0};
+        CHECK_OK(x12kit_validate((const uint8_t *)streamed[i], strlen(streamed[i]), &whole, NULL, err));
+        CHECK(whole.data != NULL && strstr(whole.data, shows[i]) != NULL);
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+            x12kit_string json = stream_json(streamed[i], chunks[c], NULL);
+            CHECK(json.data != NULL && whole.data != NULL && json.len == whole.len &&
+                  memcmp(json.data, whole.data, whole.len) == 0);
+            x12kit_string_free(&json);
+        }
+        x12kit_string_free(&whole);
+    }
+    free(with_ta1);
+    free(latin);
+    free(isa16);
+
     x12kit_string json = stream_json(both, 7, NULL);
     CHECK(starts_with(json.data, "{\"valid\":false,"));
     CHECK(json.data != NULL && strstr(json.data, "\"code\":\"SE01_COUNT\"") != NULL);

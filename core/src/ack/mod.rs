@@ -48,6 +48,7 @@ mod read;
 pub use read::{
     Acknowledgements, CodeText, ElementAck, GroupAck, InterchangeAck, SegmentAck, SetAck, read,
 };
+pub(crate) use read::{group_ack, group_ack_segment, interchange_ack, is_group_ack};
 
 use crate::delimiters::Delimiters;
 use crate::error::Error;

@@ -206,113 +206,135 @@ fn code_text(b: &[u8], describe: fn(&str) -> &'static str) -> Option<CodeText> {
     })
 }
 
+/// What a TA1 segment says, carried by the interchange whose ISA13 is `carried_by`.
+pub(crate) fn interchange_ack(seg: &Segment<'_>, carried_by: &str) -> InterchangeAck {
+    InterchangeAck {
+        control_number: text(seg.value(1)),
+        date: text(seg.value(2)),
+        time: text(seg.value(3)),
+        code: text(seg.value(4)),
+        status: status(seg.value(4)),
+        note: CodeText {
+            code: text(seg.value(5)),
+            description: ta1_note(&text(seg.value(5))),
+        },
+        segment_index: seg.index(),
+        carried_by: carried_by.to_string(),
+    }
+}
+
+/// A 997 / 999 set starting at `st`: what it says so far (nothing). Its body
+/// segments are added with [`group_ack_segment`].
+pub(crate) fn group_ack(st: &Segment<'_>, carried_by: &str) -> GroupAck {
+    GroupAck {
+        kind: text(st.value(1)),
+        ack_control_number: text(st.value(2)),
+        segment_index: st.index(),
+        carried_by: carried_by.to_string(),
+        functional_id: String::new(),
+        group_control_number: String::new(),
+        version: None,
+        code: String::new(),
+        status: None,
+        included: None,
+        received: None,
+        accepted: None,
+        errors: Vec::new(),
+        transactions: Vec::new(),
+    }
+}
+
+/// True for the ST01 of a functional acknowledgement (997 or 999).
+pub(crate) fn is_group_ack(kind: &[u8]) -> bool {
+    kind == b"997" || kind == b"999"
+}
+
+/// Reads one body segment of a 997 / 999 set into `ack`; `component` is the
+/// component separator of its interchange.
+pub(crate) fn group_ack_segment(ack: &mut GroupAck, seg: &Segment<'_>, component: u8) {
+    match seg.id() {
+        b"AK1" => {
+            ack.functional_id = text(seg.value(1));
+            ack.group_control_number = text(seg.value(2));
+            ack.version = opt(seg.value(3));
+        }
+        b"AK2" => ack.transactions.push(SetAck {
+            kind: text(seg.value(1)),
+            control_number: text(seg.value(2)),
+            implementation_reference: opt(seg.value(3)),
+            code: String::new(),
+            status: None,
+            errors: Vec::new(),
+            segment_errors: Vec::new(),
+        }),
+        b"AK3" | b"IK3" => {
+            if let Some(set) = ack.transactions.last_mut() {
+                set.segment_errors.push(SegmentAck {
+                    segment_id: text(seg.value(1)),
+                    position: num(seg.value(2)),
+                    loop_id: opt(seg.value(3)),
+                    error: code_text(seg.value(4), segment_error),
+                    elements: Vec::new(),
+                });
+            }
+        }
+        b"AK4" | b"IK4" => {
+            let Some(s) = ack
+                .transactions
+                .last_mut()
+                .and_then(|t| t.segment_errors.last_mut())
+            else {
+                return;
+            };
+            let pos = seg.value(1);
+            let mut parts = pos.split(|&b| b == component);
+            let mut next = || parts.next().and_then(num::<u32>);
+            let (position, component, repetition) = (next(), next(), next());
+            s.elements.push(ElementAck {
+                position,
+                component,
+                repetition,
+                reference: num(seg.value(2)),
+                error: code_text(seg.value(3), element_error),
+                value: opt(seg.value(4)),
+            });
+        }
+        b"AK5" | b"IK5" => {
+            if let Some(set) = ack.transactions.last_mut() {
+                set.code = text(seg.value(1));
+                set.status = status(seg.value(1));
+                set.errors = codes(seg, 2, 6, ak5_error);
+            }
+        }
+        b"AK9" => {
+            ack.code = text(seg.value(1));
+            ack.status = status(seg.value(1));
+            ack.included = num(seg.value(2));
+            ack.received = num(seg.value(3));
+            ack.accepted = num(seg.value(4));
+            ack.errors = codes(seg, 5, 9, ak9_error);
+        }
+        _ => {}
+    }
+}
+
 /// Reads every TA1, 997 and 999 of a parsed input.
 pub fn read(doc: &Document<'_>) -> Acknowledgements {
     let mut out = Acknowledgements::default();
     for ic in &doc.interchanges {
         let carried_by = text(&crate::envelope::isa_value(&ic.isa, 13));
         for seg in ic.segments.iter().filter(|s| s.is(b"TA1")) {
-            out.interchange_acks.push(InterchangeAck {
-                control_number: text(seg.value(1)),
-                date: text(seg.value(2)),
-                time: text(seg.value(3)),
-                code: text(seg.value(4)),
-                status: status(seg.value(4)),
-                note: CodeText {
-                    code: text(seg.value(5)),
-                    description: ta1_note(&text(seg.value(5))),
-                },
-                segment_index: seg.index(),
-                carried_by: carried_by.clone(),
-            });
+            out.interchange_acks.push(interchange_ack(seg, &carried_by));
         }
         for g in &ic.groups {
             for t in &g.transactions {
-                if t.kind() != b"997" && t.kind() != b"999" {
+                if !is_group_ack(t.kind()) {
                     continue;
                 }
-                let mut ack = GroupAck {
-                    kind: text(t.kind()),
-                    ack_control_number: text(t.control_number()),
-                    segment_index: t.st.index(),
-                    carried_by: carried_by.clone(),
-                    functional_id: String::new(),
-                    group_control_number: String::new(),
-                    version: None,
-                    code: String::new(),
-                    status: None,
-                    included: None,
-                    received: None,
-                    accepted: None,
-                    errors: Vec::new(),
-                    transactions: Vec::new(),
-                };
+                let mut ack = group_ack(&t.st, &carried_by);
                 let component = t.st.delimiters().component;
                 for seg in doc.body(t) {
-                    match seg.id() {
-                        b"AK1" => {
-                            ack.functional_id = text(seg.value(1));
-                            ack.group_control_number = text(seg.value(2));
-                            ack.version = opt(seg.value(3));
-                        }
-                        b"AK2" => ack.transactions.push(SetAck {
-                            kind: text(seg.value(1)),
-                            control_number: text(seg.value(2)),
-                            implementation_reference: opt(seg.value(3)),
-                            code: String::new(),
-                            status: None,
-                            errors: Vec::new(),
-                            segment_errors: Vec::new(),
-                        }),
-                        b"AK3" | b"IK3" => {
-                            if let Some(set) = ack.transactions.last_mut() {
-                                set.segment_errors.push(SegmentAck {
-                                    segment_id: text(seg.value(1)),
-                                    position: num(seg.value(2)),
-                                    loop_id: opt(seg.value(3)),
-                                    error: code_text(seg.value(4), segment_error),
-                                    elements: Vec::new(),
-                                });
-                            }
-                        }
-                        b"AK4" | b"IK4" => {
-                            let Some(s) = ack
-                                .transactions
-                                .last_mut()
-                                .and_then(|t| t.segment_errors.last_mut())
-                            else {
-                                continue;
-                            };
-                            let pos = seg.value(1);
-                            let mut parts = pos.split(|&b| b == component);
-                            let mut next = || parts.next().and_then(num::<u32>);
-                            let (position, component, repetition) = (next(), next(), next());
-                            s.elements.push(ElementAck {
-                                position,
-                                component,
-                                repetition,
-                                reference: num(seg.value(2)),
-                                error: code_text(seg.value(3), element_error),
-                                value: opt(seg.value(4)),
-                            });
-                        }
-                        b"AK5" | b"IK5" => {
-                            if let Some(set) = ack.transactions.last_mut() {
-                                set.code = text(seg.value(1));
-                                set.status = status(seg.value(1));
-                                set.errors = codes(&seg, 2, 6, ak5_error);
-                            }
-                        }
-                        b"AK9" => {
-                            ack.code = text(seg.value(1));
-                            ack.status = status(seg.value(1));
-                            ack.included = num(seg.value(2));
-                            ack.received = num(seg.value(3));
-                            ack.accepted = num(seg.value(4));
-                            ack.errors = codes(&seg, 5, 9, ak9_error);
-                        }
-                        _ => {}
-                    }
+                    group_ack_segment(&mut ack, &seg, component);
                 }
                 out.group_acks.push(ack);
             }

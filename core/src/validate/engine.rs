@@ -2,6 +2,7 @@
 //! structure streams by, keeping only per-interchange, per-group and per-set
 //! counters and control numbers.
 
+use super::acks::AckReader;
 use super::check;
 use super::mapping::{Scope, parser_codes};
 use super::summary::{
@@ -9,6 +10,7 @@ use super::summary::{
     SetSummary, Status, Ta1Outcome, Validation,
 };
 use super::tables;
+use crate::ack::{GroupAck, InterchangeAck};
 use crate::diagnostics::{AckCodes, Code, Diagnostic};
 use crate::envelope::{Handler, isa_value};
 use crate::lexer::preview;
@@ -73,6 +75,11 @@ pub trait Sink {
     fn group(&mut self, _group: &GroupSummary) {}
     /// An interchange ended (its groups as [`Options::retain`] says).
     fn interchange(&mut self, interchange: InterchangeSummary);
+    /// A TA1 segment the input carries (see [`crate::ack::read`]), read
+    /// when it streams by.
+    fn interchange_ack(&mut self, _ack: InterchangeAck) {}
+    /// A 997 or 999 set the input carries, read when the set ends.
+    fn group_ack(&mut self, _ack: GroupAck) {}
 }
 
 impl Sink for Validation {
@@ -82,6 +89,20 @@ impl Sink for Validation {
 
     fn interchange(&mut self, interchange: InterchangeSummary) {
         self.interchanges.push(interchange);
+    }
+
+    fn interchange_ack(&mut self, ack: InterchangeAck) {
+        self.acknowledgements
+            .get_or_insert_with(Default::default)
+            .interchange_acks
+            .push(ack);
+    }
+
+    fn group_ack(&mut self, ack: GroupAck) {
+        self.acknowledgements
+            .get_or_insert_with(Default::default)
+            .group_acks
+            .push(ack);
     }
 }
 
@@ -232,6 +253,7 @@ pub struct Validator<S: Sink = Validation> {
     group: Option<GroupState>,
     set: Option<SetState>,
     scratch: Vec<Diagnostic>,
+    acks: AckReader,
 }
 
 impl<S: Sink> fmt::Debug for Validator<S> {
@@ -268,6 +290,7 @@ impl<S: Sink> Validator<S> {
             group: None,
             set: None,
             scratch: Vec::new(),
+            acks: AckReader::default(),
         }
     }
 
@@ -293,7 +316,8 @@ impl<S: Sink> Validator<S> {
     /// checks and the summaries of the open interchange, group and set),
     /// excluding what the sink keeps.
     pub fn retained_bytes(&self) -> usize {
-        let mut n = self.isa13_seen.bytes() + self.scratch.capacity() * 64;
+        let mut n =
+            self.isa13_seen.bytes() + self.scratch.capacity() * 64 + self.acks.retained_bytes();
         if let Some(i) = &self.interchange {
             n += i.gs06_seen.bytes()
                 + i.summary.groups.capacity() * std::mem::size_of::<GroupSummary>()
@@ -308,6 +332,22 @@ impl<S: Sink> Validator<S> {
                 + g.summary.transactions.capacity() * std::mem::size_of::<SetSummary>();
         }
         n
+    }
+
+    /// Stops reading acknowledgements from the events (a parsed document's
+    /// are read from its tree instead).
+    pub(crate) fn read_acks_from_events(&mut self, on: bool) {
+        self.acks.off = !on;
+    }
+
+    /// Passes the acknowledgements read from a parsed document to the sink.
+    pub(crate) fn acknowledgements(&mut self, acks: crate::ack::Acknowledgements) {
+        for a in acks.interchange_acks {
+            self.sink.interchange_ack(a);
+        }
+        for a in acks.group_acks {
+            self.sink.group_ack(a);
+        }
     }
 
     pub(crate) fn has_rules(&self) -> bool {
@@ -405,7 +445,7 @@ impl<S: Sink> Validator<S> {
     }
 
     /// A TA1 for an interchange whose ISA could not be parsed, when its
-    /// identity can be read at the fixed positions (document mode only).
+    /// identity can be read at the fixed positions.
     pub(crate) fn unreadable_isa(&mut self, bytes: &[u8], offset: usize, note: &'static str) {
         if let Some(summary) = super::recover::recover(bytes, offset, note) {
             self.sink.interchange(summary);
@@ -850,6 +890,7 @@ fn describe_set(st01: &[u8], st02: &[u8]) -> String {
 
 impl<'a, S: Sink> Handler<'a> for Validator<S> {
     fn interchange_start(&mut self, isa: Segment<'a>) {
+        self.acks.interchange_start(&isa);
         let v: Vec<Cow<'_, [u8]>> = (1..=16).map(|n| isa_value(&isa, n)).collect();
         let get = |n: usize| &*v[n - 1];
         let trim = |b: &[u8]| text(b).trim_end().to_string();
@@ -911,7 +952,11 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         }
     }
 
-    fn interchange_segment(&mut self, _seg: Segment<'a>) {}
+    fn interchange_segment(&mut self, seg: Segment<'a>) {
+        if let Some(ack) = self.acks.interchange_segment(&seg) {
+            self.sink.interchange_ack(ack);
+        }
+    }
 
     fn group_start(&mut self, gs: Option<Segment<'a>>) {
         let explicit = gs.is_some();
@@ -1006,6 +1051,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
     fn group_segment(&mut self, _seg: Segment<'a>) {}
 
     fn transaction_start(&mut self, st: Segment<'a>) {
+        self.acks.transaction_start(&st);
         let st01 = st.value(1);
         let st02 = st.value(2);
         let st03 = st.element(3).map(|e| text(e.raw()));
@@ -1176,6 +1222,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
 
     #[inline]
     fn segment(&mut self, seg: Segment<'a>) {
+        self.acks.segment(&seg);
         let Some(set) = self.set.as_mut() else { return };
         set.count += 1;
         if let Some(rules) = self.rules.as_mut() {
@@ -1190,6 +1237,9 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
     }
 
     fn transaction_end(&mut self, se: Option<Segment<'a>>) {
+        if let Some(ack) = self.acks.transaction_end() {
+            self.sink.group_ack(ack);
+        }
         if let Some(rules) = self.rules.as_mut() {
             let mut out = std::mem::take(&mut self.scratch);
             rules.end(se.as_ref(), &mut out);

@@ -26,6 +26,7 @@
 //! assert_eq!(v.interchanges[0].groups[0].ak9.code, "R");
 //! ```
 
+mod acks;
 pub(crate) mod check;
 mod engine;
 pub(crate) mod mapping;
@@ -34,6 +35,7 @@ pub(crate) mod replay;
 mod stream;
 mod summary;
 pub(crate) mod tables;
+mod utf8;
 mod whole;
 
 pub use engine::{Options, Retain, SetRules, Sink, Validator};
@@ -58,27 +60,26 @@ pub fn validate(doc: &Document<'_>) -> Validation {
 /// Validates a parsed document. Also reads the acknowledgements the input
 /// carries (TA1, 997, 999) into [`Validation::acknowledgements`].
 pub fn validate_with(doc: &Document<'_>, options: &Options) -> Validation {
-    let mut v = Validator::new(options.clone()).run(doc);
-    let acks = crate::ack::read(doc);
-    if !acks.is_empty() {
-        v.acknowledgements = Some(acks);
-    }
-    v
+    Validator::new(options.clone()).run(doc)
 }
 
 /// Validates X12 read from `reader` in chunks, with memory bounded by the
 /// longest segment plus what `options.retain` keeps (see [`Retain::Counts`]
-/// for inputs with millions of sets). Acknowledgements in the input are not
-/// read in this mode; interchanges whose ISA cannot be parsed get no summary.
+/// for inputs with millions of sets). The result is that of
+/// [`validate_with`] over the whole input (see [`StreamValidator`]).
 pub fn validate_reader<R: io::Read>(reader: R, options: &Options) -> io::Result<Validation> {
     Validator::new(options.clone()).read(reader)
 }
 
 impl<S: Sink> Validator<S> {
     /// Runs the validator over a parsed document (replaying its events, not
-    /// tokenizing again) and returns the sink.
+    /// tokenizing again) and returns the sink, which also gets the
+    /// acknowledgements the document carries ([`crate::ack::read`]).
     pub fn run(mut self, doc: &Document<'_>) -> S {
+        self.read_acks_from_events(false);
         replay::replay(doc, &mut self);
+        self.read_acks_from_events(true);
+        self.acknowledgements(crate::ack::read(doc));
         self.finish()
     }
 

@@ -1,9 +1,15 @@
 //! Push-style validation: the caller feeds chunks as they arrive.
 
 use super::engine::{Options, Sink, Validator};
+use super::mapping;
 use super::summary::Validation;
+use super::utf8::Utf8Check;
+use crate::delimiters::ISA_LEN;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::envelope::Envelope;
+use crate::lexer::Token;
 use crate::stream::{Pull, StreamTokenizer};
+use std::collections::VecDeque;
 use std::io;
 
 /// The most input [`StreamValidator::feed`] copies into its buffer before
@@ -16,13 +22,15 @@ const PIECE: usize = 64 * 1024;
 ///
 /// It runs a [`StreamTokenizer`], the [`Envelope`] machine and a
 /// [`Validator`] — the same path as [`validate_reader`](super::validate_reader),
-/// which is built on it — so whatever the chunking, the result equals that of
-/// `validate_reader` over the same bytes. Memory is bounded by the longest
-/// segment plus 64 KiB (a larger chunk is validated piece by piece) plus what
-/// [`Options::retain`] keeps: use [`Retain::Counts`](super::Retain::Counts)
-/// for inputs with millions of sets. As with `validate_reader`,
-/// acknowledgements in the input are not read and interchanges whose ISA
-/// cannot be parsed get no summary.
+/// which is built on it — and, whatever the chunking, the result equals that
+/// of [`validate_with`](super::validate_with) over the whole input: the
+/// acknowledgements the input carries (TA1, 997, 999) are read as they
+/// stream by, an interchange whose ISA cannot be parsed is recovered from its
+/// first 106 bytes, and the input is checked as UTF-8 across chunk
+/// boundaries. Memory is bounded by the longest segment plus 64 KiB (a larger
+/// chunk is validated piece by piece) plus what [`Options::retain`] keeps
+/// (and the acknowledgements read): use
+/// [`Retain::Counts`](super::Retain::Counts) for inputs with millions of sets.
 ///
 /// ```
 /// use x12kit::validate::{Options, StreamValidator};
@@ -36,12 +44,32 @@ const PIECE: usize = 64 * 1024;
 /// let result = v.finish();
 /// assert_eq!(result.diagnostics[0].code.as_str(), "SE01_COUNT");
 /// assert_eq!(result, x12kit::validate_reader(x12, &Options::default()).unwrap());
+/// assert_eq!(result, x12kit::validate(&x12kit::parse(x12)));
 /// ```
 #[derive(Debug)]
 pub struct StreamValidator<S: Sink = Validation> {
     tokens: StreamTokenizer,
     envelope: Envelope,
     validator: Validator<S>,
+    /// Input bytes fed so far.
+    fed: usize,
+    /// The input ended ([`finish`](Self::finish)).
+    eof: bool,
+    utf8: Utf8Check,
+    /// Interchanges whose ISA could not be parsed, waiting for the bytes
+    /// their identity is read from (at most 106 each, and fewer than 36
+    /// waiting: each starts 3 bytes or more after the one before, and all
+    /// of them are within the 106 bytes the first one waits for).
+    unreadable: VecDeque<Unreadable>,
+}
+
+/// An interchange whose ISA could not be parsed.
+#[derive(Debug)]
+struct Unreadable {
+    offset: usize,
+    note: &'static str,
+    /// The input from `offset`, up to [`ISA_LEN`] bytes.
+    bytes: Vec<u8>,
 }
 
 impl StreamValidator<Validation> {
@@ -59,6 +87,10 @@ impl<S: Sink> StreamValidator<S> {
             tokens: StreamTokenizer::new(),
             envelope: Envelope::new(),
             validator,
+            fed: 0,
+            eof: false,
+            utf8: Utf8Check::default(),
+            unreadable: VecDeque::new(),
         }
     }
 
@@ -67,6 +99,7 @@ impl<S: Sink> StreamValidator<S> {
     pub fn feed(&mut self, chunk: &[u8]) {
         for piece in chunk.chunks(PIECE) {
             self.tokens.feed(piece);
+            self.arrived(piece.len());
             self.drain();
         }
     }
@@ -75,9 +108,15 @@ impl<S: Sink> StreamValidator<S> {
     /// segment without terminator, unclosed envelopes) and returns the sink.
     pub fn finish(mut self) -> S {
         self.tokens.finish();
+        self.eof = true;
         self.drain();
+        self.recover();
         self.envelope
             .finish(self.tokens.consumed(), &mut self.validator);
+        // `parse` checks UTF-8 after the rest, and its warnings come last.
+        for d in self.utf8.finish() {
+            crate::envelope::Handler::diagnostic(&mut self.validator, d);
+        }
         self.validator.finish()
     }
 
@@ -90,7 +129,14 @@ impl<S: Sink> StreamValidator<S> {
     /// Bytes held by the validator: the incomplete segment and the
     /// [`Validator::retained_bytes`] of its state (not the buffer capacity).
     pub fn retained_bytes(&self) -> usize {
-        self.tokens.buffered() + self.validator.retained_bytes()
+        self.tokens.buffered()
+            + self.validator.retained_bytes()
+            + self.utf8.retained_bytes()
+            + self
+                .unreadable
+                .iter()
+                .map(|u| u.bytes.capacity())
+                .sum::<usize>()
     }
 
     /// The validator, e.g. to look at its [`sink`](Validator::sink) so far.
@@ -98,19 +144,85 @@ impl<S: Sink> StreamValidator<S> {
         &self.validator
     }
 
+    /// Checks the `n` bytes just fed to the tokenizer as UTF-8 and gives
+    /// the unreadable interchanges waiting for them their bytes.
+    fn arrived(&mut self, n: usize) {
+        let from = self.fed;
+        self.fed += n;
+        let new = self.tokens.held_from(from).unwrap_or_default();
+        self.utf8.feed(new);
+        for u in &mut self.unreadable {
+            let want = ISA_LEN - u.bytes.len();
+            u.bytes.extend_from_slice(&new[..want.min(new.len())]);
+        }
+        self.recover();
+    }
+
     /// Pushes every complete token to the envelope machine.
     fn drain(&mut self) {
         while let Pull::Token(t) = self.tokens.next() {
+            // An ISA that cannot be parsed: its interchange is recovered
+            // right after the diagnostic, as `validate` does (replay.rs).
+            let unreadable = match &t {
+                Token::Diagnostic(d) if is_unreadable_isa(d) => Some(d.clone()),
+                _ => None,
+            };
             self.envelope.push(t, &mut self.validator);
+            if let Some(d) = unreadable {
+                self.unreadable_isa(&d);
+            }
+        }
+    }
+
+    /// Notes an interchange whose ISA could not be parsed; it is recovered
+    /// once its first 106 bytes (or all that is left of the input) are fed.
+    fn unreadable_isa(&mut self, d: &Diagnostic) {
+        let scope = self.validator.current_scope();
+        let Some(note) = mapping::parser_codes(d, scope).and_then(|a| a.ta1) else {
+            return;
+        };
+        let Some(offset) = d.offset else { return };
+        let Some(held) = self.tokens.held_from(offset).filter(|b| !b.is_empty()) else {
+            return;
+        };
+        self.unreadable.push_back(Unreadable {
+            offset,
+            note,
+            bytes: held[..held.len().min(ISA_LEN)].to_vec(),
+        });
+        self.recover();
+    }
+
+    /// Recovers the waiting interchanges whose bytes are all there (all of
+    /// them once the input has ended), in input order.
+    fn recover(&mut self) {
+        while let Some(u) = self.unreadable.front() {
+            if u.bytes.len() < ISA_LEN && !self.eof {
+                return;
+            }
+            if let Some(u) = self.unreadable.pop_front() {
+                self.validator.unreadable_isa(&u.bytes, u.offset, u.note);
+            }
         }
     }
 
     /// Reads `reader` to its end (straight into the tokenizer's buffer,
     /// [`PIECE`] bytes at a time) and returns the sink.
     pub(super) fn read<R: io::Read>(mut self, mut reader: R) -> io::Result<S> {
-        while self.tokens.fill_from(&mut reader, PIECE)? > 0 {
+        loop {
+            let n = self.tokens.fill_from(&mut reader, PIECE)?;
+            if n == 0 {
+                break;
+            }
+            self.arrived(n);
             self.drain();
         }
         Ok(self.finish())
     }
+}
+
+/// An error about an ISA whose delimiters or layout cannot be read (the
+/// diagnostics after which `validate` recovers the interchange).
+fn is_unreadable_isa(d: &Diagnostic) -> bool {
+    matches!(d.code, Code::Delimiters | Code::IsaLayout) && d.is_error()
 }
