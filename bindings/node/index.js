@@ -187,8 +187,9 @@ function signalOf(o) {
 /**
  * Parses X12 into the parse result: exactly the JSON contract of `x12kit parse`.
  * The core writes its JSON bytes and V8's JSON.parse builds the objects
- * (measured faster than building them natively, and Node's UTF-8 decoding of
- * a Buffer faster than napi's string creation; see README).
+ * (measured faster than building them natively with Node-API calls, which
+ * `native.parseToObjects` does for bench/parse-paths.mjs, and Node's UTF-8
+ * decoding of a Buffer no slower than napi's string creation; see README).
  */
 function parse(input, opts) {
   const b = bytes(input)

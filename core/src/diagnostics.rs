@@ -205,6 +205,11 @@ codes! {
         ElementInvalidTime = "ELEMENT_INVALID_TIME",
         /// More than one element of an exclusion (E) rule is present (AK403/IK403 `10`).
         ElementExclusionViolated = "ELEMENT_EXCLUSION_VIOLATED",
+        /// An element that does not repeat holds a repetition separator (AK403/IK403 `12`).
+        ElementTooManyRepetitions = "ELEMENT_TOO_MANY_REPETITIONS",
+        /// The set's version (GS08) has no structure of its own in x12kit: it was checked
+        /// against the nearest earlier version's, its findings as warnings, or not at all (a warning).
+        StructureVersion = "STRUCTURE_VERSION",
     }
 }
 

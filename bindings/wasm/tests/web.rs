@@ -196,3 +196,33 @@ fn segments_and_describe() {
             .is_some()
     );
 }
+
+#[wasm_bindgen_test]
+fn segment_views_split_elements_on_demand() {
+    let input = "ISA*00*          *00*          *ZZ*A              *ZZ*B              *230101*1200*^*00501*000000001*0*T*:~REF*AA*1^2*X:Y:Z~";
+    let it = x12kit_wasm::segments(&js(input)).unwrap();
+    let iterator = js_sys::Iterator::unchecked_from_js_ref(&it);
+    let _isa = iterator.next().unwrap();
+    let reference = iterator.next().unwrap().value();
+    assert!(iterator.next().unwrap().done());
+    let call = |name: &str, args: &[JsValue]| -> JsValue {
+        let f: js_sys::Function = prop(&reference, name).unchecked_into();
+        f.apply(&reference, &args.iter().collect::<js_sys::Array>())
+            .unwrap()
+    };
+    assert_eq!(prop(&reference, "id"), js("REF"));
+    assert_eq!(call("element", &[JsValue::from_f64(1.0)]), js("AA"));
+    assert!(call("element", &[JsValue::from_f64(4.0)]).is_undefined());
+    let reps = js_sys::Array::from(&call("repetitions", &[JsValue::from_f64(2.0)]));
+    assert_eq!(reps.to_vec(), vec![js("1"), js("2")]);
+    let comps = js_sys::Array::from(&call("components", &[JsValue::from_f64(3.0)]));
+    assert_eq!(comps.to_vec(), vec![js("X"), js("Y"), js("Z")]);
+    let f: js_sys::Function = prop(&reference, "element").unchecked_into();
+    let e = f.call1(&reference, &JsValue::from_f64(1.5)).unwrap_err();
+    assert_eq!(prop(&e, "code"), js("INVALID_ARGUMENT"));
+    let json: JsValue = js_sys::JSON::stringify(&reference).unwrap().into();
+    assert_eq!(
+        json,
+        js(r#"{"id":"REF","index":1,"offset":106,"elements":["AA","1^2","X:Y:Z"]}"#)
+    );
+}

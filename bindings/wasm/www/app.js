@@ -283,6 +283,8 @@ function highlight(segmentIndex, diag) {
   }
   span.classList.add('hl');
   span.scrollIntoView({ block: 'center' });
+  const d = current.validation.diagnostics[diag];
+  pointed = { segmentIndex, element: d && d.element, code: d && d.code };
   select(Number(span.dataset.i));
   status(`Segment ${segmentIndex} (${current.segments[Number(span.dataset.i)].id}) highlighted.`);
 }
@@ -352,6 +354,7 @@ function codeMeaning(d, value) {
 }
 
 let inspectSeq = 0;
+let pointed = null; // {segmentIndex, element, code} of the diagnostic last chosen
 async function inspect(i) {
   const s = current.segments[i];
   if (!s) return;
@@ -384,6 +387,11 @@ async function inspect(i) {
       el('td', { class: 'value' }, value),
       el('td', {}, codeMeaning(d, value)));
   });
+  // The element the chosen diagnostic points at.
+  if (pointed && pointed.segmentIndex === s.index && pointed.element >= 1 && rows[pointed.element - 1]) {
+    rows[pointed.element - 1].classList.add('current');
+    ctx.append(` The ${pointed.code} diagnostic points at ${s.id}${String(pointed.element).padStart(2, '0')}.`);
+  }
   body.replaceChildren(...rows);
 }
 

@@ -32,6 +32,8 @@ pub struct App {
     pub limits: RateLimits,
     /// Wake-ups of the background workers.
     pub wake: Arc<crate::lifecycle::Wake>,
+    /// This process's id in claims and heartbeats (a UUIDv7 per start).
+    pub worker_id: String,
 }
 
 type AppState = State<Arc<App>>;

@@ -15,7 +15,7 @@ pub struct FileConfig {
     /// Address to listen on (`127.0.0.1:8080`; port 0 picks a free port).
     #[serde(default = "default_listen")]
     pub listen: String,
-    /// SQLite database file (relative to the configuration file).
+    /// SQLite database file (relative to the configuration file), or a `postgres://` URL.
     #[serde(default = "default_database")]
     pub database: PathBuf,
     /// Largest request body accepted, in bytes (default 32 MiB).
@@ -443,7 +443,8 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
             webhooks: a.webhooks,
         }));
     }
-    let database = if file.database.is_absolute() {
+    let url = file.database.to_string_lossy().starts_with("postgres");
+    let database = if file.database.is_absolute() || url {
         file.database
     } else {
         base.join(file.database)

@@ -16,11 +16,12 @@
 
 use crate::api::App;
 use crate::config::Partner;
+use crate::db::{Db, DbError, DbResult, Val};
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Changes, DocKey, transition};
 use crate::store::now_ms;
+use crate::vals;
 use axum::http::StatusCode;
-use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tracing::Instrument;
@@ -140,7 +141,7 @@ pub async fn receive(
     Ok(result)
 }
 
-fn db(e: rusqlite::Error) -> ApiError {
+fn db(e: DbError) -> ApiError {
     tracing::error!(error = %e, "store write failed (inbound)");
     ApiError::internal()
 }
@@ -150,20 +151,21 @@ struct Target {
     status: String,
 }
 
-fn find(c: &Connection, sql: &str, p: &[&dyn rusqlite::ToSql]) -> rusqlite::Result<Vec<Target>> {
-    let mut stmt = c.prepare_cached(sql)?;
-    let rows = stmt.query_map(p, |r| {
-        Ok(Target {
-            key: DocKey {
-                id: r.get(0)?,
-                account: r.get(1)?,
-                partner_id: r.get(2)?,
-                document_type: r.get(3)?,
-            },
-            status: r.get(4)?,
+fn find(c: &dyn Db, sql: &str, p: &[Val]) -> DbResult<Vec<Target>> {
+    c.query(sql, p)?
+        .iter()
+        .map(|r| {
+            Ok(Target {
+                key: DocKey {
+                    id: r.get(0)?,
+                    account: r.get(1)?,
+                    partner_id: r.get(2)?,
+                    document_type: r.get(3)?,
+                },
+                status: r.get(4)?,
+            })
         })
-    })?;
-    rows.collect()
+        .collect()
 }
 
 const TARGET: &str = "SELECT id, account, partner_id, document_type, status FROM documents
@@ -171,7 +173,7 @@ const TARGET: &str = "SELECT id, account, partner_id, document_type, status FROM
 
 #[allow(clippy::too_many_arguments)]
 fn settle(
-    c: &Connection,
+    c: &dyn Db,
     app: &App,
     targets: Vec<Target>,
     accepted: bool,
@@ -238,7 +240,7 @@ fn settle(
 }
 
 fn apply(
-    c: &Connection,
+    c: &dyn Db,
     app: &App,
     account: &str,
     partner: &Partner,
@@ -257,22 +259,21 @@ fn apply(
             continue;
         };
         let seen: Option<i64> = c
-            .query_row(
+            .one(
                 "SELECT received_at FROM inbound_interchanges WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
-                params![account, partner.id, control],
-                |r| r.get(0),
+                vals![account, &partner.id, control],
             )
-            .optional()
+            .and_then(|r| r.map_or(Ok(None), |r| r.get(0)))
             .map_err(db)?;
         if let Some(at) = seen {
             interchanges.push(json!({"controlNumber": control_text, "duplicate": true,
                 "result": format!("already received at {}: not processed again", crate::store::rfc3339(at))}));
             continue;
         }
-        c.execute(
+        c.exec(
             "INSERT INTO inbound_interchanges (account, partner_id, control, received_at, source, result)
              VALUES (?1, ?2, ?3, ?4, ?5, '{}')",
-            params![account, partner.id, control, now, source],
+            vals![account, &partner.id, control, now, source],
         )
         .map_err(db)?;
         fresh.insert(control_text.clone());
@@ -292,7 +293,7 @@ fn apply(
         let targets = find(
             c,
             &format!("{TARGET} AND interchange_control = ?3"),
-            &[&account, &partner.id, &n],
+            vals![account, &partner.id, n],
         )
         .map_err(db)?;
         let accepted = ta1.status.is_some_and(|s| s.is_accepted());
@@ -323,7 +324,7 @@ fn apply(
             let targets = find(
                 c,
                 &format!("{TARGET} AND group_control = ?3"),
-                &[&account, &partner.id, &g],
+                vals![account, &partner.id, g],
             )
             .map_err(db)?;
             let accepted = group.status.is_some_and(|s| s.is_accepted());
@@ -348,7 +349,7 @@ fn apply(
             let targets = find(
                 c,
                 &format!("{TARGET} AND group_control = ?3 AND transaction_control = ?4"),
-                &[&account, &partner.id, &g, &t],
+                vals![account, &partner.id, g, t],
             )
             .map_err(db)?;
             let accepted = set.status.is_some_and(|s| s.is_accepted());
@@ -398,15 +399,15 @@ fn apply(
                     continue;
                 }
                 let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
-                c.execute(
+                c.exec(
                     "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
                         updated_at, interchange_control, group_control, transaction_control, payload, x12)
                      VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10)",
-                    params![
-                        id,
+                    vals![
+                        &id,
                         account,
-                        partner.id,
-                        kind,
+                        &partner.id,
+                        &kind,
                         now,
                         number(&i["header"]["controlNumber"]),
                         number(&g["header"]["controlNumber"]),
@@ -416,9 +417,9 @@ fn apply(
                     ],
                 )
                 .map_err(db)?;
-                c.execute(
+                c.exec(
                     "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'received', ?2, ?3)",
-                    params![id, format!("received from the partner ({source})"), now],
+                    vals![&id, format!("received from the partner ({source})"), now],
                 )
                 .map_err(db)?;
                 received.push(json!({"documentId": id, "documentTypeCode": kind}));
@@ -428,14 +429,7 @@ fn apply(
     // The acknowledgement the partner asked for, as an outbound document.
     let mut reply = Value::Null;
     if let (Some(kind), false) = (&partner.acknowledge_inbound, received.is_empty()) {
-        let number: i64 = c
-            .query_row(
-                "INSERT INTO control_numbers (account, partner_id, last) VALUES (?1, ?2, 1)
-                 ON CONFLICT (account, partner_id) DO UPDATE SET last = last + 1 RETURNING last",
-                params![account, partner.id],
-                |r| r.get(0),
-            )
-            .map_err(db)?;
+        let number = crate::store::next_control(c, account, &partner.id)?;
         let options: ops::AcknowledgeOptions = ops::options(json!({
             "kind": kind,
             "interchangeControlNumber": number,
@@ -449,16 +443,16 @@ fn apply(
             .map_err(|e| ApiError::from_core(&e))?;
         let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
         let about: Vec<&Value> = received.iter().map(|r| &r["documentId"]).collect();
-        c.execute(
+        c.exec(
             "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
                 updated_at, interchange_control, group_control, transaction_control, payload, x12)
              VALUES (?1, ?2, ?3, ?4, 'outbound', 'queued', ?5, ?5, ?6, ?6, ?6, ?7, ?8)",
-            params![id, account, partner.id, kind, now, number, json!({"acknowledges": about}).to_string(), x12],
+            vals![&id, account, &partner.id, kind, now, number, json!({"acknowledges": about}).to_string(), x12],
         )
         .map_err(db)?;
-        c.execute(
+        c.exec(
             "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'queued', ?2, ?3)",
-            params![id, format!("{kind} answering the partner's interchange"), now],
+            vals![&id, format!("{kind} answering the partner's interchange"), now],
         )
         .map_err(db)?;
         reply = json!({"documentId": id, "documentTypeCode": kind});
@@ -476,9 +470,9 @@ fn apply(
                 .as_str()
                 .and_then(|s| s.parse::<i64>().ok())
             {
-                c.execute(
+                c.exec(
                     "UPDATE inbound_interchanges SET result = ?4 WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
-                    params![account, partner.id, n, result.to_string()],
+                    vals![account, &partner.id, n, result.to_string()],
                 )
                 .map_err(db)?;
             }
@@ -503,6 +497,9 @@ pub async fn inbox_loop(app: Arc<App>) {
                 let names = tokio::task::spawn_blocking({
                     let dir = dir.clone();
                     move || -> Vec<std::path::PathBuf> {
+                        if let Err(e) = std::fs::create_dir_all(&dir) {
+                            tracing::warn!(error = %e, dir = %dir.display(), "cannot create the inbox");
+                        }
                         let mut v: Vec<_> = std::fs::read_dir(&dir)
                             .into_iter()
                             .flatten()

@@ -13,9 +13,10 @@
 
 use crate::api::App;
 use crate::config::{Config, Partner, TransportConfig};
+use crate::db::{Db, DbError, DbResult, Row};
 use crate::error::ApiError;
 use crate::store::{now_ms, rfc3339};
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::vals;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::str::FromStr;
@@ -69,7 +70,7 @@ pub struct Changes {
 /// Returns false (and writes nothing) when the document is no longer in `from`.
 #[allow(clippy::too_many_arguments)]
 pub fn transition(
-    c: &Connection,
+    c: &dyn Db,
     config: &Config,
     doc: &DocKey,
     from: &str,
@@ -77,18 +78,19 @@ pub fn transition(
     reason: &str,
     events: &[EventKind],
     changes: Changes,
-) -> rusqlite::Result<bool> {
+) -> DbResult<bool> {
     let now = now_ms();
-    let n = c.execute(
+    let n = c.exec(
         "UPDATE documents SET status = ?3, updated_at = ?4,
             diagnostics = COALESCE(?5, diagnostics),
             route_attempts = COALESCE(?6, route_attempts),
             ack_deadline = ?7,
             partner_ack = COALESCE(?8, partner_ack),
-            failure = COALESCE(?9, failure)
+            failure = COALESCE(?9, failure),
+            lease_owner = NULL
          WHERE id = ?1 AND status = ?2",
-        params![
-            doc.id,
+        vals![
+            &doc.id,
             from,
             to,
             now,
@@ -102,9 +104,9 @@ pub fn transition(
     if n == 0 {
         return Ok(false);
     }
-    c.execute(
+    c.exec(
         "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, ?2, ?3, ?4)",
-        params![doc.id, to, reason, now],
+        vals![&doc.id, to, reason, now],
     )?;
     enqueue_events(c, config, doc, to, events, now)?;
     Ok(true)
@@ -112,13 +114,13 @@ pub fn transition(
 
 /// Writes the outbox rows of `events` (status `status`) for every webhook endpoint of the account.
 pub fn enqueue_events(
-    c: &Connection,
+    c: &dyn Db,
     config: &Config,
     doc: &DocKey,
     status: &str,
     events: &[EventKind],
     now: i64,
-) -> rusqlite::Result<()> {
+) -> DbResult<()> {
     let Some(account) = config.accounts.iter().find(|a| a.id == doc.account) else {
         return Ok(());
     };
@@ -136,23 +138,22 @@ pub fn enqueue_events(
         );
         let body = payload.to_bytes();
         for hook in &account.webhooks {
-            let id = DeliveryId::generate(at).map_err(|e| {
-                rusqlite::Error::ToSqlConversionFailure(Box::new(std::io::Error::other(
-                    e.message().to_string(),
-                )))
-            })?;
-            c.execute(
+            let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
+            // Events of one document are written one transition at a time (the status
+            // compare-and-set serializes them), so this number orders them.
+            c.exec(
                 "INSERT INTO webhook_deliveries (id, document_id, event, body, attempts, next_at,
-                    created_at, account, url, state)
-                 VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5, ?6, ?7, 'pending')",
-                params![
+                    created_at, account, url, state, event_no)
+                 VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5, ?6, ?7, 'pending',
+                    (SELECT COUNT(*) + 1 FROM webhook_deliveries WHERE document_id = ?2 AND url = ?7))",
+                vals![
                     id.to_string(),
-                    doc.id,
+                    &doc.id,
                     event.as_str(),
-                    body,
+                    body.clone(),
                     now,
-                    doc.account,
-                    hook.url
+                    &doc.account,
+                    &hook.url
                 ],
             )?;
         }
@@ -160,7 +161,7 @@ pub fn enqueue_events(
     Ok(())
 }
 
-fn db(e: rusqlite::Error) -> ApiError {
+fn db(e: DbError) -> ApiError {
     tracing::error!(error = %e, "store write failed");
     ApiError::internal()
 }
@@ -179,8 +180,68 @@ pub fn partner<'a>(config: &'a Config, account: &str, partner: &str) -> Option<&
         .and_then(|a| a.partners.get(partner))
 }
 
-/// Starts every worker on the runtime.
-pub fn start(app: Arc<App>) {
+/// A claim is void once its owner's heartbeat is older than this (the owner is gone).
+const HEARTBEAT_STALE_MS: i64 = 5_000;
+
+fn doc_key(r: &Row) -> DbResult<DocKey> {
+    Ok(DocKey {
+        id: r.get(0)?,
+        account: r.get(1)?,
+        partner_id: r.get(2)?,
+        document_type: r.get(3)?,
+    })
+}
+
+/// Records this process's heartbeat every second (claims of a silent process are void
+/// after [`HEARTBEAT_STALE_MS`]); on SQLite (one process) a start voids every older claim.
+async fn heartbeat_loop(app: Arc<App>) {
+    let me = app.worker_id.clone();
+    loop {
+        let me = me.clone();
+        let _ = app
+            .store
+            .write(move |c| {
+                let now = now_ms();
+                c.exec(
+                    "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)
+                     ON CONFLICT (id) DO UPDATE SET heartbeat_at = ?2",
+                    vals![&me, now],
+                )
+                .map_err(db)?;
+                Ok(())
+            })
+            .await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Starts every worker on the runtime, after a first heartbeat.
+pub async fn start(app: Arc<App>) {
+    let sqlite = !app.store.location().is_postgres();
+    let me = app.worker_id.clone();
+    let first = app
+        .store
+        .write(move |c| {
+            if sqlite {
+                c.exec("DELETE FROM workers", &[]).map_err(db)?;
+            } else {
+                c.exec(
+                    "DELETE FROM workers WHERE heartbeat_at < ?1",
+                    vals![now_ms() - 3_600_000],
+                )
+                .map_err(db)?;
+            }
+            c.exec(
+                "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)",
+                vals![&me, now_ms()],
+            )
+            .map_err(db)?;
+            Ok(())
+        })
+        .await;
+    if first.is_err() {
+        tracing::error!("cannot record the workers' heartbeat");
+    }
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .pool_max_idle_per_host(app.config.workers.concurrency)
@@ -189,6 +250,7 @@ pub fn start(app: Arc<App>) {
             tracing::error!(error = %e, "cannot build the HTTP client; using the default one");
             reqwest::Client::new()
         });
+    tokio::spawn(heartbeat_loop(app.clone()));
     tokio::spawn(validate_loop(app.clone()));
     tokio::spawn(route_loop(app.clone(), client.clone()));
     tokio::spawn(deliver_loop(app.clone(), client));
@@ -214,23 +276,33 @@ async fn validate_loop(app: Arc<App>) {
     loop {
         let batch = app
             .store
-            .read(|c| {
-                let mut stmt = c.prepare_cached(
-                    "SELECT id, account, partner_id, document_type, x12 FROM documents
-                     WHERE status = 'queued' ORDER BY seq LIMIT 256",
-                )?;
-                let rows = stmt.query_map([], |r| {
-                    Ok(Queued {
-                        key: DocKey {
-                            id: r.get(0)?,
-                            account: r.get(1)?,
-                            partner_id: r.get(2)?,
-                            document_type: r.get(3)?,
-                        },
-                        x12: r.get::<_, Option<Vec<u8>>>(4)?.unwrap_or_default(),
-                    })
-                })?;
-                rows.collect::<rusqlite::Result<Vec<_>>>()
+            .write({
+                let owner = app.worker_id.clone();
+                move |c| {
+                    // Claimed like routing, so that two processes never hold each other's rows.
+                    let sql = format!(
+                        "UPDATE documents SET lease_owner = ?1
+                         WHERE id IN (SELECT id FROM documents
+                             WHERE status = 'queued'
+                               AND (lease_owner IS NULL OR lease_owner = ?1
+                                    OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
+                             ORDER BY seq LIMIT 256 {})
+                         RETURNING id, account, partner_id, document_type, x12",
+                        c.skip_locked()
+                    );
+                    c.query(&sql, vals![&owner, now_ms() - HEARTBEAT_STALE_MS])
+                        .and_then(|rows| {
+                            rows.iter()
+                                .map(|r| {
+                                    Ok(Queued {
+                                        key: doc_key(r)?,
+                                        x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
+                                    })
+                                })
+                                .collect::<DbResult<Vec<_>>>()
+                        })
+                        .map_err(db)
+                }
             })
             .await;
         let batch = match batch {
@@ -353,26 +425,39 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
         let busy = in_flight.lock().map_or(0, |s| s.busy());
         let limit = (free + busy) as i64;
         let began = std::time::Instant::now();
+        let owner = app.worker_id.clone();
         let batch = app
             .store
-            .read(move |c| {
-                let mut stmt = c.prepare_cached(
-                    "SELECT id, account, partner_id, document_type, x12, interchange_control
-                     FROM documents WHERE status = 'validated' ORDER BY seq LIMIT ?1",
-                )?;
-                let rows = stmt.query_map([limit], |r| {
-                    Ok(Validated {
-                        key: DocKey {
-                            id: r.get(0)?,
-                            account: r.get(1)?,
-                            partner_id: r.get(2)?,
-                            document_type: r.get(3)?,
-                        },
-                        x12: r.get::<_, Option<Vec<u8>>>(4)?.unwrap_or_default(),
-                        interchange_control: r.get::<_, Option<i64>>(5)?.unwrap_or(0),
+            .write(move |c| {
+                // Claim: ours, unclaimed, or claimed by a process whose heartbeat stopped.
+                let sql = format!(
+                    "UPDATE documents SET lease_owner = ?1
+                     WHERE id IN (SELECT id FROM documents
+                         WHERE status = 'validated'
+                           AND (lease_owner IS NULL OR lease_owner = ?1
+                                OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
+                         ORDER BY seq LIMIT ?3 {})
+                     RETURNING id, account, partner_id, document_type, x12, interchange_control, seq",
+                    c.skip_locked()
+                );
+                let mut rows = c
+                    .query(&sql, vals![&owner, now_ms() - HEARTBEAT_STALE_MS, limit])
+                    .map_err(db)?
+                    .iter()
+                    .map(|r| {
+                        Ok((
+                            r.get::<i64>(6)?,
+                            Validated {
+                                key: doc_key(r)?,
+                                x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
+                                interchange_control: r.get::<Option<i64>>(5)?.unwrap_or(0),
+                            },
+                        ))
                     })
-                })?;
-                rows.collect::<rusqlite::Result<Vec<_>>>()
+                    .collect::<DbResult<Vec<_>>>()
+                    .map_err(db)?;
+                rows.sort_by_key(|(seq, _)| *seq);
+                Ok(rows.into_iter().map(|(_, v)| v).collect::<Vec<_>>())
             })
             .await
             .unwrap_or_default();
@@ -492,23 +577,15 @@ async fn sweep_loop(app: Arc<App>) {
         let due = app
             .store
             .read(move |c| {
-                let mut stmt = c.prepare_cached(
+                c.query(
                     "SELECT id, account, partner_id, document_type, ack_deadline FROM documents
                      WHERE status = 'routed' AND ack_deadline IS NOT NULL AND ack_deadline <= ?1
                      LIMIT 256",
-                )?;
-                let rows = stmt.query_map([now], |r| {
-                    Ok((
-                        DocKey {
-                            id: r.get(0)?,
-                            account: r.get(1)?,
-                            partner_id: r.get(2)?,
-                            document_type: r.get(3)?,
-                        },
-                        r.get::<_, i64>(4)?,
-                    ))
-                })?;
-                rows.collect::<rusqlite::Result<Vec<_>>>()
+                    vals![now],
+                )?
+                .iter()
+                .map(|r| Ok((doc_key(r)?, r.get::<i64>(4)?)))
+                .collect::<DbResult<Vec<_>>>()
             })
             .await
             .unwrap_or_default();
@@ -585,29 +662,41 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
         let limit = (free + busy) as i64;
         let now = now_ms();
         let began = std::time::Instant::now();
+        let owner = app.worker_id.clone();
         let batch = app
             .store
-            .read(move |c| {
-                let mut stmt = c.prepare_cached(
-                    "SELECT d.id, d.account, d.url, d.body, d.attempts, d.document_id
-                     FROM webhook_deliveries d
-                     WHERE d.state = 'pending' AND d.next_at <= ?1
-                       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                           WHERE e.document_id = d.document_id AND e.url = d.url
-                             AND e.state = 'pending' AND e.rowid < d.rowid)
-                     ORDER BY d.next_at, d.rowid LIMIT ?2",
-                )?;
-                let rows = stmt.query_map(params![now, limit], |r| {
-                    Ok(Pending {
-                        id: r.get(0)?,
-                        account: r.get(1)?,
-                        url: r.get(2)?,
-                        body: r.get(3)?,
-                        attempts: r.get(4)?,
-                        document_id: r.get(5)?,
+            .write(move |c| {
+                // Due, not waiting for an earlier event of its document to the same endpoint,
+                // and not claimed by a live process.
+                let sql = format!(
+                    "UPDATE webhook_deliveries SET lease_owner = ?1
+                     WHERE id IN (SELECT d.id FROM webhook_deliveries d
+                         WHERE d.state = 'pending' AND d.next_at <= ?2
+                           AND (d.lease_owner IS NULL OR d.lease_owner = ?1
+                                OR d.lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?3))
+                           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                               WHERE e.document_id = d.document_id AND e.url = d.url
+                                 AND e.state = 'pending' AND e.event_no < d.event_no)
+                         ORDER BY d.next_at, d.id LIMIT ?4 {})
+                     RETURNING id, account, url, body, attempts, document_id",
+                    c.skip_locked()
+                );
+                c.query(&sql, vals![&owner, now, now_ms() - HEARTBEAT_STALE_MS, limit])
+                    .and_then(|rows| {
+                        rows.iter()
+                            .map(|r| {
+                                Ok(Pending {
+                                    id: r.get(0)?,
+                                    account: r.get(1)?,
+                                    url: r.get(2)?,
+                                    body: r.get(3)?,
+                                    attempts: r.get(4)?,
+                                    document_id: r.get(5)?,
+                                })
+                            })
+                            .collect::<DbResult<Vec<_>>>()
                     })
-                })?;
-                rows.collect::<rusqlite::Result<Vec<_>>>()
+                    .map_err(db)
             })
             .await
             .unwrap_or_default();
@@ -737,18 +826,18 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, d: Pending) {
                 },
             };
             let n = c
-                .execute(
+                .exec(
                     "UPDATE webhook_deliveries SET attempts = ?2, last_result = ?3, state = ?4,
-                        next_at = ?5, delivered_at = ?6
-                     WHERE id = ?1 AND state = 'pending' AND attempts = ?2 - 1",
-                    params![id, attempt, text, state, next_at, delivered_at],
+                        next_at = ?5, delivered_at = ?6, lease_owner = NULL
+                     WHERE id = ?1 AND state = 'pending' AND attempts = ?7",
+                    vals![&id, attempt, &text, state, next_at, delivered_at, attempt - 1],
                 )
                 .map_err(db)?;
             if n == 1 {
-                c.execute(
+                c.exec(
                     "INSERT INTO webhook_attempts (delivery_id, attempt, at, status, result, duration_ms)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![id, attempt, at, status, text, duration],
+                    vals![&id, attempt, at, status.map(i64::from), &text, duration],
                 )
                 .map_err(db)?;
             }
@@ -764,46 +853,39 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, d: Pending) {
 // ---------------------------------------------------------------- stats
 
 /// Queue depths and counts of the account (`GET /stats`).
-pub fn stats(c: &Connection, account: &str) -> rusqlite::Result<Value> {
+pub fn stats(c: &dyn Db, account: &str) -> DbResult<Value> {
     let mut documents = serde_json::Map::new();
     for s in crate::store::STATUSES {
         documents.insert((*s).to_string(), json!(0));
     }
-    let mut stmt = c.prepare_cached(
-        "SELECT status, count(*) FROM documents WHERE account = ?1 GROUP BY status",
-    )?;
-    for row in stmt.query_map([account], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-    })? {
-        let (s, n) = row?;
-        documents.insert(s, json!(n));
+    for r in c.query(
+        "SELECT status, COUNT(*) FROM documents WHERE account = ?1 GROUP BY status",
+        vals![account],
+    )? {
+        documents.insert(r.get::<String>(0)?, json!(r.get::<i64>(1)?));
     }
     let mut webhooks = serde_json::Map::new();
     for s in ["pending", "delivered", "failed"] {
         webhooks.insert(s.to_string(), json!(0));
     }
-    let mut stmt = c.prepare_cached(
-        "SELECT state, count(*) FROM webhook_deliveries WHERE account = ?1 GROUP BY state",
-    )?;
-    for row in stmt.query_map([account], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-    })? {
-        let (s, n) = row?;
-        webhooks.insert(s, json!(n));
+    for r in c.query(
+        "SELECT state, COUNT(*) FROM webhook_deliveries WHERE account = ?1 GROUP BY state",
+        vals![account],
+    )? {
+        webhooks.insert(r.get::<String>(0)?, json!(r.get::<i64>(1)?));
     }
-    let retrying: i64 = c.query_row(
-        "SELECT count(*) FROM webhook_deliveries WHERE account = ?1 AND state = 'pending' AND attempts > 0",
-        [account],
-        |r| r.get(0),
-    )?;
+    let retrying: i64 = c
+        .one(
+            "SELECT COUNT(*) FROM webhook_deliveries WHERE account = ?1 AND state = 'pending' AND attempts > 0",
+            vals![account],
+        )?
+        .map_or(Ok(0), |r| r.get(0))?;
     let oldest_queued: Option<i64> = c
-        .query_row(
-            "SELECT min(created_at) FROM documents WHERE account = ?1 AND status IN ('queued', 'validated')",
-            [account],
-            |r| r.get(0),
-        )
-        .optional()?
-        .flatten();
+        .one(
+            "SELECT MIN(created_at) FROM documents WHERE account = ?1 AND status IN ('queued', 'validated')",
+            vals![account],
+        )?
+        .map_or(Ok(None), |r| r.get(0))?;
     let queues = json!({
         "toValidate": documents.get("queued").cloned().unwrap_or(json!(0)),
         "toRoute": documents.get("validated").cloned().unwrap_or(json!(0)),
