@@ -653,13 +653,10 @@ impl<'a> Tree<'a> {
         let els = &buf[..];
         // Data after the last declared position is not mapped.
         let mut whole = !beyond(seg, els, last);
-        // Positions the declaration maps (1-based bits).
-        let mut mapped: u128 = 0;
         let raw = |p: usize| -> &'a [u8] { if p >= 1 && p <= n { els[p - 1] } else { &[] } };
         for e in &map.elements {
             match &e.target {
                 Target::Field(path) => {
-                    mapped |= 1 << e.pos;
                     if Some(e.pos) == fixed {
                         continue;
                     }
@@ -671,17 +668,12 @@ impl<'a> Tree<'a> {
                     whole &= self.set(obj, path, v);
                 }
                 Target::Const(c) => {
-                    mapped |= 1 << e.pos;
                     let bytes = raw(e.pos as usize);
                     whole &= bytes.is_empty() || eq_bytes(bytes, c.as_bytes());
                 }
-                Target::Derived(_) => mapped |= 1 << e.pos,
-                Target::Unmapped => {}
+                Target::Derived(_) | Target::Unmapped => {}
                 Target::Pairs(p) => {
                     let pos = e.pos as usize;
-                    for k in 0..2 * p.count as usize {
-                        mapped |= 1 << (pos + k).min(127);
-                    }
                     for k in 0..p.count as usize {
                         if pos + 2 * k > n {
                             // This pair and the ones after it are absent.
@@ -732,6 +724,8 @@ impl<'a> Tree<'a> {
             }
         }
         if whole {
+            // Data at a position the declaration does not map.
+            let mapped = map.mapped;
             whole = els
                 .iter()
                 .enumerate()
