@@ -311,7 +311,8 @@ impl<'a> Tree<'a> {
     }
 
     /// True when a node bound with `.` (merge into the current object) fits
-    /// `obj`: none of its start segment's fields is set there yet.
+    /// `obj`: none of its start segment's fields is set there yet (for a
+    /// node list longer than 128, where [`Tree::decode`]'s bits do not reach).
     fn fits(&self, node: &Node, obj: u32) -> bool {
         let seg = match &node.children {
             Some(c) => &c[0],
@@ -551,6 +552,9 @@ impl<'a> Tree<'a> {
         fixed: Option<u8>,
     ) {
         let mut hier_done: Option<usize> = None;
+        // Nodes (by index, below 128) merged into `obj` with `.` in this
+        // occurrence: a repeat goes to the binding after it.
+        let mut merged: u128 = 0;
         let mut i = from;
         while i < to {
             let at = i;
@@ -589,7 +593,11 @@ impl<'a> Tree<'a> {
                         .is_none_or(|(p, v)| seg.value(*p as usize) == v.as_bytes());
                     cond && (b.array
                         || if b.path.is_empty() {
-                            self.fits(node, obj)
+                            if j < 128 {
+                                merged & (1 << j) == 0
+                            } else {
+                                self.fits(node, obj)
+                            }
                         } else {
                             self.is_free(obj, &b.path)
                         })
@@ -600,6 +608,9 @@ impl<'a> Tree<'a> {
                 };
                 if b.path.is_empty() {
                     // `.`: the occurrence merges into the current object.
+                    if j < 128 {
+                        merged |= 1 << j;
+                    }
                     (obj, None)
                 } else {
                     let s = self.entry(obj, &b.path);

@@ -172,14 +172,16 @@ pub fn check_segment(
     let val = |p: usize| String::from_utf8_lossy(raw(p)).into_owned();
     // The repetition separator (00402 on): none of the declared elements repeats.
     let rep = seg.delimiters().repetition;
-    let repeated = |p: &usize| rep.is_some_and(|r| raw(*p).contains(&r));
     for e in &map.elements {
         let pos = e.pos as usize;
-        let mut span = match &e.target {
-            Target::Pairs(p) => pos..pos + 2 * p.count as usize,
-            _ => pos..pos + 1,
-        };
-        if let Some(p) = span.find(repeated) {
+        let repeated = rep.and_then(|r| {
+            let mut span = match &e.target {
+                Target::Pairs(p) => pos..(pos + 2 * p.count as usize).min(els.len() + 1),
+                _ => pos..pos + 1,
+            };
+            span.find(|p| raw(*p).contains(&r))
+        });
+        if let Some(p) = repeated {
             out.push(el_finding(
                 seg,
                 p as u32,
