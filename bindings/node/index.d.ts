@@ -65,6 +65,8 @@ export interface ParseResult {
   interchanges: Interchange[]
   diagnostics: Diagnostic[]
   prefix?: string
+  /** Present when the input's last segment has no terminator (TERMINATOR_MISSING); `write` leaves it off too. */
+  unterminated?: true
   [key: string]: unknown
 }
 

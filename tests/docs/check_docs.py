@@ -19,7 +19,7 @@ fresh reference server started for it (`x12kit-server --config CONFIG
 --listen 127.0.0.1:0` on an empty SQLite file in a temporary folder, stopped
 after the block): `http://127.0.0.1:8080` in its commands is replaced by the
 address the server bound, and, in expected and actual output alike, UUIDs,
-RFC 3339 times, X12 dates/times of the envelope headers and the
+prefixed ids such as `doc_<32 hex digits>`, RFC 3339 times, X12 dates/times of the envelope headers and the
 `X-RateLimit-Reset` value are replaced by placeholders, since they change
 from run to run; everything else must match.
 
@@ -112,6 +112,7 @@ def scratch():
 DEMO_ADDRESS = "http://127.0.0.1:8080"
 VOLATILE = [
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+    (re.compile(r"\b([a-z]+)_[0-9a-f]{32}\b"), r"\1_<id>"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"), "<time>"),
     (re.compile(r"(X-RateLimit-Reset: )\d+", re.I), r"\1<unix time>"),
     # ISA09/ISA10 and GS04/GS05: the date and time a document was rendered.

@@ -46,6 +46,10 @@ struct Cli {
     /// Answer 503 to the first N attempts of each delivery.
     #[arg(long, default_value_t = 0)]
     fail_first: u32,
+    /// Also stand in for a trading partner's `http` transport on this path (e.g. `/edi`):
+    /// every POST there is answered 200 and not verified (for the benchmark and trying it).
+    #[arg(long)]
+    partner_path: Option<String>,
 }
 
 struct Receiver {
@@ -196,9 +200,11 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     }
-    let app = axum::Router::new()
-        .fallback(axum::routing::post(receive))
-        .with_state(state);
+    let mut app = axum::Router::new();
+    if let Some(path) = &cli.partner_path {
+        app = app.route(path, axum::routing::post(|| async { StatusCode::OK }));
+    }
+    let app = app.fallback(axum::routing::post(receive)).with_state(state);
     match axum::serve(listener, app).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

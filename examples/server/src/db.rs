@@ -27,7 +27,15 @@ impl From<rusqlite::Error> for DbError {
 
 impl From<postgres::Error> for DbError {
     fn from(e: postgres::Error) -> Self {
-        DbError(format!("postgres: {e}"))
+        match e.as_db_error() {
+            Some(d) => DbError(format!(
+                "postgres: {} ({}): {}",
+                d.message(),
+                d.code().code(),
+                d.detail().unwrap_or("")
+            )),
+            None => DbError(format!("postgres: {e}")),
+        }
     }
 }
 

@@ -208,11 +208,6 @@ async fn heartbeat_loop(app: Arc<App>) {
                     vals![&me, now],
                 )
                 .map_err(db)?;
-                c.exec(
-                    "DELETE FROM workers WHERE heartbeat_at < ?1",
-                    vals![now - 3_600_000],
-                )
-                .map_err(db)?;
                 Ok(())
             })
             .await;
@@ -229,6 +224,12 @@ pub async fn start(app: Arc<App>) {
         .write(move |c| {
             if sqlite {
                 c.exec("DELETE FROM workers", &[]).map_err(db)?;
+            } else {
+                c.exec(
+                    "DELETE FROM workers WHERE heartbeat_at < ?1",
+                    vals![now_ms() - 3_600_000],
+                )
+                .map_err(db)?;
             }
             c.exec(
                 "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)",
@@ -275,20 +276,33 @@ async fn validate_loop(app: Arc<App>) {
     loop {
         let batch = app
             .store
-            .read(|c| {
-                c.query(
-                    "SELECT id, account, partner_id, document_type, x12 FROM documents
-                     WHERE status = 'queued' ORDER BY seq LIMIT 256",
-                    &[],
-                )?
-                .iter()
-                .map(|r| {
-                    Ok(Queued {
-                        key: doc_key(r)?,
-                        x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
-                    })
-                })
-                .collect::<DbResult<Vec<_>>>()
+            .write({
+                let owner = app.worker_id.clone();
+                move |c| {
+                    // Claimed like routing, so that two processes never hold each other's rows.
+                    let sql = format!(
+                        "UPDATE documents SET lease_owner = ?1
+                         WHERE id IN (SELECT id FROM documents
+                             WHERE status = 'queued'
+                               AND (lease_owner IS NULL OR lease_owner = ?1
+                                    OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
+                             ORDER BY seq LIMIT 256 {})
+                         RETURNING id, account, partner_id, document_type, x12",
+                        c.skip_locked()
+                    );
+                    c.query(&sql, vals![&owner, now_ms() - HEARTBEAT_STALE_MS])
+                        .and_then(|rows| {
+                            rows.iter()
+                                .map(|r| {
+                                    Ok(Queued {
+                                        key: doc_key(r)?,
+                                        x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
+                                    })
+                                })
+                                .collect::<DbResult<Vec<_>>>()
+                        })
+                        .map_err(db)
+                }
             })
             .await;
         let batch = match batch {

@@ -148,7 +148,11 @@ fn main() -> ExitCode {
 }
 
 async fn serve(config: config::Config) -> Result<(), String> {
-    let store = store::Store::open(store::Location::of(&config.database))?;
+    // Off the async threads: the PostgreSQL client blocks on its own runtime.
+    let location = store::Location::of(&config.database);
+    let store = tokio::task::spawn_blocking(move || store::Store::open(location))
+        .await
+        .map_err(|e| format!("cannot open the store: {e}"))??;
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;

@@ -63,6 +63,36 @@ pub struct Options {
     pub secrets: Option<Vec<String>>,
     /// Replaces the `[workers]` table's settings (default: fast polls and short retries).
     pub workers_toml: String,
+    /// The database URL (PostgreSQL); `None`: a SQLite file in the server's folder, or a fresh
+    /// PostgreSQL database when `X12KIT_TEST_POSTGRES` is set.
+    pub database: Option<String>,
+}
+
+/// A fresh, empty database on the PostgreSQL server of `X12KIT_TEST_POSTGRES` (a URL of
+/// its maintenance database); its URL.
+pub fn fresh_postgres_database(base: &str) -> String {
+    let mut client = postgres::Client::connect(base, postgres::NoTls)
+        .unwrap_or_else(|e| panic!("cannot connect to {base}: {e}"));
+    let name = format!("t_{}", uuid_like());
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .unwrap();
+    let cut = base.rfind('/').expect("a URL with a database name");
+    format!("{}/{name}", &base[..cut])
+}
+
+fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "{}_{t}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    )
 }
 
 /// Fast polls and a short webhook retry schedule, for tests.
@@ -79,6 +109,7 @@ impl Default for Options {
             webhook_url: None,
             secrets: None,
             workers_toml: FAST_WORKERS.to_string(),
+            database: None,
         }
     }
 }
@@ -192,13 +223,22 @@ impl Server {
     }
 
     /// Starts on an existing directory (its `server.db` survives restarts).
-    pub fn start_in(dir: tempfile::TempDir, options: Options) -> Server {
+    pub fn start_in(dir: tempfile::TempDir, mut options: Options) -> Server {
+        if options.database.is_none() {
+            if let Ok(base) = std::env::var("X12KIT_TEST_POSTGRES") {
+                options.database = Some(fresh_postgres_database(&base));
+            }
+        }
+        let database = match &options.database {
+            Some(url) => std::ffi::OsString::from(url),
+            None => dir.path().join("server.db").into_os_string(),
+        };
         let config = write_config(dir.path(), &options);
         let mut child = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
             .arg("--config")
             .arg(&config)
             .args(["--listen", "127.0.0.1:0", "--database"])
-            .arg(dir.path().join("server.db"))
+            .arg(&database)
             .args(if options.workers {
                 &[][..]
             } else {
@@ -490,8 +530,11 @@ impl Server {
 }
 
 impl Server {
-    /// Changes the options the next `restart` starts with.
-    pub fn set_options(&mut self, options: Options) {
+    /// Changes the options the next `restart` starts with (on the same database).
+    pub fn set_options(&mut self, mut options: Options) {
+        if options.database.is_none() {
+            options.database = self.options.database.clone();
+        }
         self.options = options;
     }
 }
