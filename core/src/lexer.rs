@@ -321,6 +321,13 @@ impl Lexer {
         }
     }
 
+    /// Blocks of the structural index classified so far (tests check that
+    /// the work is linear in the input).
+    #[cfg(test)]
+    pub(crate) fn blocks(&self) -> usize {
+        self.cursor.blocks
+    }
+
     fn isa(&mut self, buf: &[u8], pos: &mut usize, base: usize, eof: bool) -> Step {
         let start = *pos;
         let rest = &buf[start..];
