@@ -161,6 +161,8 @@ impl Lexer {
                 }
             }
             let lead = match self.delimiters {
+                // Usually the byte after a segment's line breaks starts the next one.
+                Some(_) if rest.first().is_some_and(|&b| !is_ws(b)) => Some(0),
                 Some(d) => self
                     .cursor
                     .find(Find::NotSkippable, buf, base, *pos, &d)

@@ -175,7 +175,7 @@ pub fn classify_with(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Mas
 }
 
 /// Runs `kernel`, which must be available on this processor.
-#[inline]
+#[inline(always)]
 fn dispatch(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Masks {
     let bytes = delimiter_bytes(d);
     let mut m = match kernel {
@@ -271,17 +271,21 @@ pub(crate) enum Find {
 }
 
 /// Walks one input forward, one classified block at a time, keeping the
-/// last block's masks so that consecutive searches (a segment's terminator,
-/// then the end of the whitespace after it, then the next terminator ...)
-/// classify each byte about once. Positions are absolute input offsets, so
-/// the cache stays valid when a stream buffer drops the bytes before it.
+/// last block's terminator and non-whitespace bits so that consecutive
+/// searches (a segment's terminator, then the end of the whitespace after
+/// it, then the next terminator ...) classify each byte about once.
+/// Positions are absolute input offsets, so the cache stays valid when a
+/// stream buffer drops the bytes before it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Cursor {
     /// Absolute offset of the cached block's first byte.
     at: usize,
     /// Bytes of the cached block that were classified (0: no block).
     len: usize,
-    masks: Masks,
+    /// Segment terminators of the cached block.
+    terminators: u64,
+    /// Bytes of the cached block that are not skippable whitespace.
+    solid: u64,
     /// Blocks classified so far (tests check that the work is linear).
     pub(crate) blocks: usize,
 }
@@ -296,7 +300,7 @@ impl Cursor {
     /// Position in `buf` (whose first byte is at input offset `base`) of the
     /// first byte of class `what` at or after `from`, or `None` if there is
     /// none in `buf`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn find(
         &mut self,
         what: Find,
@@ -306,40 +310,47 @@ impl Cursor {
         d: &Delimiters,
     ) -> Option<usize> {
         loop {
-            if from >= buf.len() {
-                return None;
-            }
             let abs = base + from;
-            if abs < self.at || abs >= self.at + self.len {
-                self.at = abs;
-                self.blocks += 1;
-                match buf[from..].first_chunk::<BLOCK>() {
-                    Some(block) => {
-                        self.masks = classify(block, d);
-                        self.len = BLOCK;
-                    }
-                    None => {
-                        self.masks = classify_prefix(&buf[from..], d);
-                        self.len = buf.len() - from;
-                    }
+            let off = abs.wrapping_sub(self.at);
+            if off >= self.len {
+                if from >= buf.len() {
+                    return None;
                 }
+                self.load(buf, base, from, d);
+                continue;
             }
-            let off = abs - self.at;
             let bits = match what {
-                Find::Terminator => self.masks.segment,
-                Find::NotSkippable => !self.masks.skippable(),
+                Find::Terminator => self.terminators,
+                Find::NotSkippable => self.solid,
             } >> off;
             let valid = self.len - off;
-            let bits = if valid < BLOCK {
-                bits & ((1u64 << valid) - 1)
-            } else {
-                bits
-            };
+            // Bits past a partial block are clear (`load`).
             if bits != 0 {
                 return Some(from + bits.trailing_zeros() as usize);
             }
             from += valid;
         }
+    }
+
+    /// Classifies the block of `buf` starting at `from`.
+    #[inline(never)]
+    fn load(&mut self, buf: &[u8], base: usize, from: usize, d: &Delimiters) {
+        self.at = base + from;
+        self.blocks += 1;
+        let (m, len) = match buf[from..].first_chunk::<BLOCK>() {
+            Some(block) => (classify(block, d), BLOCK),
+            None => {
+                let rest = &buf[from..];
+                (classify_prefix(rest, d), rest.len())
+            }
+        };
+        self.len = len;
+        self.terminators = m.segment;
+        self.solid = if len == BLOCK {
+            !m.skippable()
+        } else {
+            !m.skippable() & ((1u64 << len) - 1)
+        };
     }
 }
 
