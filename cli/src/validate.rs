@@ -457,7 +457,7 @@ impl<R: io::Read> io::Read for Watch<R> {
             edge.extend_from_slice(&got[..got.len().min(2)]);
             self.needs_document = !got.is_ascii()
                 || edge.windows(3).any(|w| w == b"TA1")
-                || got.windows(3).any(|w| w == b"TA1");
+                || memchr::memmem::find(got, b"TA1").is_some();
             self.carry = match got.len() {
                 1 => [self.carry[1], got[0]],
                 _ => [got[got.len() - 2], got[got.len() - 1]],

@@ -2,14 +2,9 @@
 //!
 //! A [`Segment`] is a slice of the input plus its position; elements,
 //! repetitions and components are split lazily, on demand, without
-//! allocating. Splitting reads the delimiter positions from the structural
-//! index ([`crate::index`]): the elements of a segment are found by walking
-//! the set bits of its bitmasks, and each element carries the component and
-//! repetition bits of its own bytes, so its components and repetitions are
-//! found without searching its bytes again.
+//! allocating.
 
 use crate::delimiters::Delimiters;
-use crate::index::{BLOCK, Masks, classify_prefix};
 use std::fmt;
 
 /// One segment: its bytes (without terminator) borrowed from the input.
@@ -116,11 +111,9 @@ impl<'a> Segment<'a> {
         };
         Parts {
             rest,
-            which: Which::Element,
+            sep: Some(self.delimiters.element),
             done: id_len >= self.raw.len(),
             delimiters: self.delimiters,
-            masks: Masks::default(),
-            known: 0,
         }
     }
 
@@ -213,24 +206,11 @@ pub(crate) fn is_valid_id(id: &[u8]) -> bool {
 pub type Elements<'a> = Parts<'a>;
 
 /// One element; may hold repetitions and components.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Element<'a> {
     raw: &'a [u8],
     delimiters: Delimiters,
-    /// The component and repetition bits of `raw` (element bits unused),
-    /// valid when `indexed`.
-    masks: Masks,
-    /// True when `masks` covers all of `raw`.
-    indexed: bool,
 }
-
-impl PartialEq for Element<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.raw == other.raw && self.delimiters == other.delimiters
-    }
-}
-
-impl Eq for Element<'_> {}
 
 impl<'a> Element<'a> {
     /// The element's bytes as they appear in the input.
@@ -248,9 +228,6 @@ impl<'a> Element<'a> {
     /// True if the element holds more than one repetition.
     #[inline]
     pub fn is_repeated(&self) -> bool {
-        if self.indexed {
-            return self.masks.repetition != 0;
-        }
         self.delimiters
             .repetition
             .is_some_and(|r| self.raw.contains(&r))
@@ -259,34 +236,19 @@ impl<'a> Element<'a> {
     /// True if the element (or one of its repetitions) is a composite.
     #[inline]
     pub fn is_composite(&self) -> bool {
-        if self.indexed {
-            return self.masks.component != 0;
-        }
         self.raw.contains(&self.delimiters.component)
     }
 
     /// The repetitions (one, when the element does not repeat).
     #[inline]
     pub fn repetitions(&self) -> Parts<'a> {
-        self.parts(Which::Repetition)
+        Parts::new(self.raw, self.delimiters.repetition, self.delimiters)
     }
 
     /// The components of a non-repeated element (one, for a simple element).
     #[inline]
     pub fn components(&self) -> Parts<'a> {
-        self.parts(Which::Component)
-    }
-
-    #[inline]
-    fn parts(&self, which: Which) -> Parts<'a> {
-        Parts {
-            rest: self.raw,
-            which,
-            done: false,
-            delimiters: self.delimiters,
-            masks: self.masks,
-            known: if self.indexed { self.raw.len() } else { 0 },
-        }
+        Parts::new(self.raw, Some(self.delimiters.component), self.delimiters)
     }
 
     /// Component `n`, 1-based.
@@ -304,59 +266,25 @@ impl fmt::Debug for Element<'_> {
     }
 }
 
-/// Which delimiter a [`Parts`] splits on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Which {
-    Element,
-    Repetition,
-    Component,
-}
-
 /// Iterator over the parts of a segment or element split on one delimiter:
 /// its elements, an element's repetitions, or its components.
 #[derive(Debug, Clone)]
 pub struct Parts<'a> {
     rest: &'a [u8],
-    which: Which,
+    sep: Option<u8>,
     done: bool,
     delimiters: Delimiters,
-    /// The delimiter bits of `rest[..known]` (bit 0 is `rest[0]`).
-    masks: Masks,
-    /// How many bytes of `rest` the masks cover (at most 64).
-    known: usize,
 }
 
-impl Parts<'_> {
-    /// The separator this iterator splits on, if the interchange has one.
-    #[inline]
-    fn sep(&self) -> Option<u8> {
-        match self.which {
-            Which::Element => Some(self.delimiters.element),
-            Which::Component => Some(self.delimiters.component),
-            Which::Repetition => self.delimiters.repetition,
+impl<'a> Parts<'a> {
+    fn new(raw: &'a [u8], sep: Option<u8>, delimiters: Delimiters) -> Self {
+        Parts {
+            rest: raw,
+            sep,
+            done: false,
+            delimiters,
         }
     }
-
-    #[inline]
-    fn bits(&self) -> u64 {
-        match self.which {
-            Which::Element => self.masks.element,
-            Which::Component => self.masks.component,
-            Which::Repetition => self.masks.repetition,
-        }
-    }
-}
-
-/// `m` without its bits at and above `n`.
-#[inline]
-fn below(m: u64, n: usize) -> u64 {
-    if n >= BLOCK { m } else { m & ((1u64 << n) - 1) }
-}
-
-/// `m` shifted down by `n` (nothing left when `n` is 64).
-#[inline]
-fn shift(m: u64, n: usize) -> u64 {
-    m.checked_shr(n as u32).unwrap_or(0)
 }
 
 impl<'a> Iterator for Parts<'a> {
@@ -367,67 +295,10 @@ impl<'a> Iterator for Parts<'a> {
         if self.done {
             return None;
         }
-        if self.sep().is_none() {
-            // No repetition separator: the element is its only repetition.
-            self.done = true;
-            return Some(Element {
-                raw: self.rest,
-                delimiters: self.delimiters,
-                masks: self.masks,
-                indexed: self.known >= self.rest.len(),
-            });
-        }
-        if self.known == 0 && !self.rest.is_empty() {
-            self.masks = classify_prefix(self.rest, &self.delimiters);
-            self.known = self.rest.len().min(BLOCK);
-        }
-        let bits = self.bits();
-        if bits != 0 {
-            // The next separator is in the indexed bytes: so is the whole part.
-            let i = bits.trailing_zeros() as usize;
-            let raw = &self.rest[..i];
-            let m = &self.masks;
-            let part = Element {
-                raw,
-                delimiters: self.delimiters,
-                masks: Masks {
-                    element: below(m.element, i),
-                    component: below(m.component, i),
-                    repetition: below(m.repetition, i),
-                    segment: 0,
-                    whitespace: 0,
-                },
-                indexed: true,
-            };
-            let m = &mut self.masks;
-            m.element = shift(m.element, i + 1);
-            m.component = shift(m.component, i + 1);
-            m.repetition = shift(m.repetition, i + 1);
-            self.known -= i + 1;
-            self.rest = &self.rest[i + 1..];
-            return Some(part);
-        }
-        if self.known >= self.rest.len() {
-            // No separator left: the rest is the last part.
-            self.done = true;
-            return Some(Element {
-                raw: self.rest,
-                delimiters: self.delimiters,
-                masks: self.masks,
-                indexed: true,
-            });
-        }
-        // The part goes on past the indexed bytes: index from its start, and
-        // search past 64 bytes for a part longer than that.
-        if self.known < BLOCK {
-            self.masks = classify_prefix(self.rest, &self.delimiters);
-            self.known = self.rest.len().min(BLOCK);
-            if self.bits() != 0 || self.known >= self.rest.len() {
-                return self.next();
-            }
-        }
-        let sep = self.sep().unwrap_or(0);
-        let found = memchr::memchr(sep, &self.rest[BLOCK..]).map(|i| i + BLOCK);
+        // Parts are short: a plain scan beats memchr's setup cost.
+        let found = self
+            .sep
+            .and_then(|s| self.rest.iter().position(|&b| b == s));
         let raw = match found {
             Some(i) => {
                 let v = &self.rest[..i];
@@ -439,13 +310,9 @@ impl<'a> Iterator for Parts<'a> {
                 self.rest
             }
         };
-        self.masks = Masks::default();
-        self.known = 0;
         Some(Element {
             raw,
             delimiters: self.delimiters,
-            masks: Masks::default(),
-            indexed: false,
         })
     }
 }
