@@ -41,10 +41,11 @@ done
 echo "| command | median s | MB/s | peak RSS MiB |"
 echo "|---|---:|---:|---:|"
 for i in "${!cmds[@]}"; do
-    sort -n "$tmp/$i" | awk -v n="${names[$i]}" -v size="$size" -v r="$rounds" '
-        { t[NR] = $1; m[NR] = $2 }
-        END {
-            mid = int((NR + 1) / 2); s = t[mid]; if (s < 0.005) s = 0.005
-            asort(m); printf "| `%s` | %.2f | %.0f | %.1f |\n", n, t[mid], size / 1e6 / s, m[mid] / 1024
-        }'
+    mid=$(((rounds + 1) / 2))
+    t=$(cut -d' ' -f1 "$tmp/$i" | sort -n | sed -n "${mid}p")
+    m=$(cut -d' ' -f2 "$tmp/$i" | sort -n | sed -n "${mid}p")
+    awk -v n="${names[$i]}" -v size="$size" -v t="$t" -v m="$m" 'BEGIN {
+        s = t; if (s < 0.005) s = 0.005
+        printf "| `%s` | %.2f | %.0f | %.1f |\n", n, t, size / 1e6 / s, m / 1024
+    }'
 done
