@@ -862,13 +862,16 @@ enum x12kit_status x12kit_parse_with_json_options(const uint8_t *input,
  * `line_break` chooses what follows each segment terminator: NULL keeps the
  * line breaks (and leading BOM) recorded in the JSON, which reproduces a
  * parsed input byte for byte; otherwise `line_break[0..line_break_len]`
- * (UTF-8, e.g. "\n", "\r\n", or "" with length 0 for none) is written after
- * every terminator.
+ * (CR and LF only, e.g. "\n", "\r\n", or "" with length 0 for none) is
+ * written after every terminator, except in an interchange whose delimiters
+ * include CR or LF (a line feed terminator already ends each line): there
+ * nothing is added.
  *
  * On success `*x12_out` receives the X12 bytes (free with
  * `x12kit_string_free`). On failure it is set to empty and the status is
  * `X12KIT_STATUS_INVALID_INPUT` with code `INVALID_JSON`,
- * `INVALID_PARSE_RESULT` or `INVALID_DELIMITERS`, or
+ * `INVALID_PARSE_RESULT`, `INVALID_DELIMITERS` or `INVALID_OPTIONS` (a line
+ * break that is not CR and LF), or
  * `X12KIT_STATUS_REJECTED` with `CONTAINS_DELIMITER` (and
  * `x12kit_error_path` names the offending value), or
  * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,

@@ -120,6 +120,12 @@ export declare function errorCodes(): Array<ErrorCodeInfo>
 export declare function errorForCode(code: string): void
 
 /**
+ * Builds JS values natively from JSON bytes (the builder of
+ * `parseToObjects`, for tests and benchmarks against `JSON.parse`).
+ */
+export declare function jsonToObjects(json: Uint8Array): any
+
+/**
  * Panics inside the addon on purpose (caught: it throws `INTERNAL`), to
  * test that no panic ever crosses into Node.
  */
@@ -127,6 +133,12 @@ export declare function panicForTest(): void
 
 /** Parses X12; the parse result JSON as UTF-8 bytes. */
 export declare function parseToJson(input: Uint8Array, options?: any | undefined | null): Buffer
+
+/**
+ * Parses X12; the parse result objects built natively (Node-API calls over
+ * the core's JSON bytes instead of `JSON.parse`).
+ */
+export declare function parseToObjects(input: Uint8Array, options?: any | undefined | null): any
 
 /** Parses X12; the parse result JSON as a string (for `JSON.parse`). */
 export declare function parseToString(input: Uint8Array, options?: any | undefined | null): string

@@ -65,6 +65,8 @@ export interface ParseResult {
   interchanges: Interchange[]
   diagnostics: Diagnostic[]
   prefix?: string
+  /** Present when the input's last segment has no terminator (TERMINATOR_MISSING); `write` leaves it off too. */
+  unterminated?: true
   [key: string]: unknown
 }
 
@@ -112,6 +114,12 @@ export interface ParseOptions {
 export interface ValidateOptions {
   /** Also check each known set's structure (segments, loops, elements, codes). Default false. */
   structure?: boolean
+  /**
+   * Which group and set summaries the result keeps: `all` (default), `errors` (only the sets
+   * not accepted cleanly: enough for an errors-only acknowledgement) or `counts` (none: a
+   * stream of millions of sets validates in flat memory; verdict and counts are unchanged).
+   */
+  retain?: 'all' | 'errors' | 'counts'
 }
 
 /** Options of the `*Async` calls. */
@@ -232,10 +240,15 @@ export declare class X12kitError extends Error {
  */
 export declare class X12kitTypeError extends TypeError {
   constructor(message: string, fields?: Partial<ErrorJson>)
+  /** The stable UPPER_SNAKE code (`INVALID_ARGUMENT`, `INVALID_OPTIONS`, `INVALID_JSON`, ...). */
   code: string
+  /** Always `invalid_input` for this class. */
   kind: ErrorKind
+  /** JSON pointer of the offending value, when there is one. */
   pointer?: string
+  /** Every problem found, errors first. */
   details: Problem[]
+  /** The error as the core's JSON. */
   toJSON(): ErrorJson
 }
 
@@ -318,11 +331,15 @@ export declare class Segment {
   components(n: number): string[]
   /** The repetitions of element `n`. */
   repetitions(n: number): string[]
+  /** `{ id, index, offset, elements }` (for `JSON.stringify` and logging). */
   toJSON(): { id: string; index: number; offset: number; elements: string[] }
 }
 
-/** Iterates the segments of an input as lazy views (no tree is built; the views keep the buffer). */
-export declare function segments(input: Input): Generator<Segment, void, undefined>
+/**
+ * Iterates the segments of an input as lazy views (no tree is built; the views keep the buffer).
+ * The core finds the segments a batch at a time; `break` releases the iterator.
+ */
+export declare function segments(input: Input): IterableIterator<Segment>
 /** A Transform stream: X12 chunks in, `Segment` views out (object mode), memory bounded. */
 export declare function createSegmentStream(): Transform
 

@@ -187,8 +187,9 @@ function signalOf(o) {
 /**
  * Parses X12 into the parse result: exactly the JSON contract of `x12kit parse`.
  * The core writes its JSON bytes and V8's JSON.parse builds the objects
- * (measured faster than building them natively, and Node's UTF-8 decoding of
- * a Buffer faster than napi's string creation; see README).
+ * (measured faster than building them natively with Node-API calls, which
+ * `native.parseToObjects` does for bench/parse-paths.mjs, and Node's UTF-8
+ * decoding of a Buffer no slower than napi's string creation; see README).
  */
 function parse(input, opts) {
   const b = bytes(input)
@@ -371,31 +372,38 @@ const FIELDS = 8
 // Identifier strings by their packed bytes (see src/segments.rs): the few
 // distinct identifiers of a file are decoded once.
 const IDS = new Map()
-const BATCH = 512
+// Segments per native call. Each batch gets a fresh Float64Array, which the
+// views of its segments share: a view is 3 fields (buffer, numbers, offset)
+// and reads its numbers only when asked.
+const BATCH = 1024
 
 /** A lazy view of one segment; elements are split by the core on demand. */
 class Segment {
   constructor(buf, f, o) {
     this._buf = buf
-    this._start = f[o]
-    this._len = f[o + 1]
-    this._suffixLen = f[o + 2]
-    /** 0-based position of the segment in the input. */
-    this.index = f[o + 3]
-    this._idLen = f[o + 4]
-    this._packed = f[o + 5]
-    /** Byte offset of the segment in the input. */
-    this.offset = f[o + 6]
-    this._idCode = f[o + 7]
+    this._f = f
+    this._o = o
+  }
+
+  /** 0-based position of the segment in the input. */
+  get index() {
+    return this._f[this._o + 3]
+  }
+
+  /** Byte offset of the segment in the input. */
+  get offset() {
+    return this._f[this._o + 6]
   }
 
   /** The segment identifier (`ISA`, `BEG`, ...). */
   get id() {
-    const code = this._idCode
-    if (code === 0) return this._buf.toString('utf8', this._start, this._start + this._idLen)
+    const f = this._f
+    const o = this._o
+    const code = f[o + 7]
+    if (code === 0) return this._buf.toString('utf8', f[o], f[o] + f[o + 4])
     let id = IDS.get(code)
     if (id === undefined) {
-      id = this._buf.latin1Slice(this._start, this._start + this._idLen)
+      id = this._buf.latin1Slice(f[o], f[o] + f[o + 4])
       if (IDS.size < 4096) IDS.set(code, id)
     }
     return id
@@ -403,28 +411,37 @@ class Segment {
 
   /** The segment's text, terminator excluded. */
   get raw() {
-    return this._buf.toString('utf8', this._start, this._start + this._len)
+    const start = this._f[this._o]
+    return this._buf.toString('utf8', start, start + this._f[this._o + 1])
   }
 
   /** Element `n` (1-based as in X12: `element(1)` of `BEG*00*SA` is `'00'`), or undefined. */
   element(n) {
-    const v = call(() => native.segmentElement(this._buf, this._start, this._len, this._packed, position(n)))
+    const f = this._f
+    const o = this._o
+    const v = call(() => native.segmentElement(this._buf, f[o], f[o + 1], f[o + 5], position(n)))
     return v === null ? undefined : v
   }
 
   /** The elements after the identifier. */
   elements() {
-    return call(() => native.segmentElements(this._buf, this._start, this._len, this._packed))
+    const f = this._f
+    const o = this._o
+    return call(() => native.segmentElements(this._buf, f[o], f[o + 1], f[o + 5]))
   }
 
   /** The components of element `n` (one for a simple element; [] past the end). */
   components(n) {
-    return call(() => native.segmentComponents(this._buf, this._start, this._len, this._packed, position(n)))
+    const f = this._f
+    const o = this._o
+    return call(() => native.segmentComponents(this._buf, f[o], f[o + 1], f[o + 5], position(n)))
   }
 
   /** The repetitions of element `n`. */
   repetitions(n) {
-    return call(() => native.segmentRepetitions(this._buf, this._start, this._len, this._packed, position(n)))
+    const f = this._f
+    const o = this._o
+    return call(() => native.segmentRepetitions(this._buf, f[o], f[o + 1], f[o + 5], position(n)))
   }
 
   toJSON() {
@@ -440,18 +457,58 @@ function position(n) {
 }
 
 /**
+ * The iterator of `segments()`: asks the core for a batch of segment
+ * positions at a time (one native call per 1024 segments) and hands out a
+ * small view per segment.
+ */
+class SegmentIterator {
+  constructor(buf) {
+    this._buf = buf
+    this._cursor = call(() => new native.SegmentCursor(buf))
+    this._f = null
+    this._o = 0
+    this._end = 0
+  }
+
+  next() {
+    if (this._o === this._end && !this._fill()) return { value: undefined, done: true }
+    const s = new Segment(this._buf, this._f, this._o)
+    this._o += FIELDS
+    return { value: s, done: false }
+  }
+
+  _fill() {
+    if (this._cursor === null) return false
+    const f = new Float64Array(FIELDS * BATCH)
+    const n = call(() => this._cursor.fill(f))
+    if (n === 0) {
+      this._cursor = null
+      return false
+    }
+    this._f = f
+    this._o = 0
+    this._end = n * FIELDS
+    return true
+  }
+
+  /** Stops early (a `break` out of `for...of`): the cursor is released. */
+  return(value) {
+    this._cursor = null
+    this._o = this._end = 0
+    return { value, done: true }
+  }
+
+  [Symbol.iterator]() {
+    return this
+  }
+}
+
+/**
  * Iterates the segments of an X12 input as lazy views, without building the
  * tree. The views keep the input buffer (no copy).
  */
-function* segments(input) {
-  const buf = bytes(input)
-  const cursor = call(() => new native.SegmentCursor(buf))
-  const out = new Float64Array(FIELDS * BATCH)
-  for (;;) {
-    const n = call(() => cursor.fill(out))
-    if (n === 0) return
-    for (let i = 0; i < n; i++) yield new Segment(buf, out, i * FIELDS)
-  }
+function segments(input) {
+  return new SegmentIterator(bytes(input))
 }
 
 /**

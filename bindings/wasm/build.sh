@@ -2,8 +2,10 @@
 # Builds the x12kit-wasm package: the release wasm32 library, then
 # wasm-bindgen for the web (ESM, `init()` first), nodejs (CommonJS) and
 # bundler targets into bindings/wasm/pkg/{web,node,bundler}, each with its
-# .d.ts and a package.json saying its module type, then wasm-opt -Oz on each
+# .d.ts and a package.json saying its module type, then wasm-opt -O3 on each
 # .wasm. Installs wasm-bindgen-cli 0.2.130 and the wasm32 target when missing.
+# The wasm32 code uses 128-bit SIMD (`+simd128`: memchr's SIMD search; every
+# current browser and Node >= 16.4 run it), about 17 % faster validation.
 #   bindings/wasm/build.sh            # from anywhere
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,6 +32,8 @@ if v=$(wasm-opt --version 2>/dev/null | sed -n 's/^wasm-opt version \([0-9]*\).*
 fi
 
 cd "$ROOT"
+# test.sh runs its wasm32 unit tests with the same flags.
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:--C target-feature=+simd128}"
 cargo build -p x12kit-wasm --target wasm32-unknown-unknown --release
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 WASM="$TARGET_DIR/wasm32-unknown-unknown/release/x12kit_wasm.wasm"
@@ -45,12 +49,17 @@ for t in web node bundler; do
     "$type" "$([ "$t" = bundler ] && echo '["./x12kit_wasm.js"]' || echo false)" > "$PKG/$t.tmp/package.json"
   # The three targets get the same .wasm (only the JS glue differs): optimize it once.
   if [ "$t" = web ]; then
-    # -Oz: size first (README: what it costs and what makes it up). Skipped
-    # when the input is the one optimized last time (wasm-opt takes ~35 s).
+    # -O3 --low-memory-unused: measured in Chromium (interleaved runs) a few
+    # per cent faster than -Oz and 2 KB smaller gzipped (README, Size). The
+    # flag lets wasm-opt fold constant offsets into loads and stores; it
+    # assumes no pointer arithmetic wraps around into the first 1 KiB of
+    # memory, which holds here: Rust puts the 1 MiB stack first, growing down
+    # towards 0, so only a stack overflow would reach it. Skipped when the
+    # input is the one optimized last time (wasm-opt takes ~35 s).
     sum=$(sha256sum "$PKG/$t.tmp/x12kit_wasm_bg.wasm" | cut -d' ' -f1)
-    [ -f "$OPT" ] && [ "$(cat "$OPT.input-sha256" 2>/dev/null)" = "$sum" ] ||
-    "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --strip-debug --strip-producers "$PKG/$t.tmp/x12kit_wasm_bg.wasm" -o "$OPT"
-    echo "$sum" >"$OPT.input-sha256"
+    [ -f "$OPT" ] && [ "$(cat "$OPT.input-sha256" 2>/dev/null)" = "$sum -O3lm" ] ||
+    "$WASM_OPT" -O3 --low-memory-unused --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd --strip-debug --strip-producers "$PKG/$t.tmp/x12kit_wasm_bg.wasm" -o "$OPT"
+    echo "$sum -O3lm" >"$OPT.input-sha256"
     RAW_WEB="$PKG/$t.tmp/x12kit_wasm_bg.wasm.raw"
     cp "$PKG/$t.tmp/x12kit_wasm_bg.wasm" "$RAW_WEB"
   else

@@ -2,10 +2,10 @@
 # The x12kit-wasm suite (issue 18), runnable on a fresh clone:
 #   bindings/wasm/test.sh
 # Installs what is missing (wasm32 target, wasm-bindgen-cli 0.2.130, npm dev
-# dependencies, Debian chromium), builds the package (build.sh: web, nodejs,
+# dependencies, Debian chromium and chromium-driver), builds the package (build.sh: web, nodejs,
 # bundler + wasm-opt), then checks: the gzipped size budget, the committed
 # .d.ts files against the generated ones (X12KIT_BLESS=1 rewrites them), the
-# wasm-bindgen-test unit tests, the Node tests (tests/vectors byte for byte,
+# wasm-bindgen-test unit tests (in Node and in headless Chromium), the Node tests (tests/vectors byte for byte,
 # bad inputs, error codes, streaming, corpus), the Chromium tests (vectors,
 # errors, clock, a 100 MB stream) and the page test (screenshots).
 # Last line: `wasm: N passed, N failed, N skipped`.
@@ -46,8 +46,8 @@ count_tap() {
 }
 
 # ---- tools (idempotent, quick when present)
-if [ ! -x /usr/bin/chromium ]; then
-  echo "installing chromium (apt)"
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  echo "installing chromium and chromium-driver (apt)"
   export DEBIAN_FRONTEND=noninteractive
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -89,23 +89,35 @@ for t in web node bundler; do
   fi
 done
 
-# ---- wasm-bindgen-test unit tests (wasm32 in Node)
+# ---- wasm-bindgen-test unit tests: the same wasm32 test binaries in Node, then in
+# headless Chromium (wasm-bindgen-test-runner driving Debian's chromedriver;
+# tests/webdriver.json gives it /usr/bin/chromium and its flags).
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
-(cd "$ROOT" && cargo test -p x12kit-wasm --target wasm32-unknown-unknown) >"$LOG/unit.log" 2>&1
-unit_rc=$?
-if grep -qE '^test result:' "$LOG/unit.log"; then
-  # One "test result" line per test binary (unit tests, tests/web.rs, doc tests).
-  read -r n f i < <(awk '/^test result:/ { for (k = 1; k <= NF; k++) { if ($k ~ /^passed/) p += $(k-1); if ($k ~ /^failed/) f += $(k-1); if ($k ~ /^ignored/) i += $(k-1) } } END { print p+0, f+0, i+0 }' "$LOG/unit.log")
-  passed=$((passed + n)) failed=$((failed + f)) skipped=$((skipped + i))
-  echo "wasm-bindgen-test: $n passed, $f failed, $i ignored"
-  if [ "$f" -ne 0 ] || [ "$unit_rc" -ne 0 ]; then
-    grep -E 'panicked|FAIL|failed|error' "$LOG/unit.log" | head -20
-    [ "$f" -ne 0 ] || fail "wasm-bindgen-test exited $unit_rc (see $LOG/unit.log)"
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:--C target-feature=+simd128}" # as build.sh
+unit_tests() { # $1: label; the environment selects the runner's mode
+  local label="$1" log="$LOG/unit-$1.log" rc n f i
+  (cd "$ROOT" && cargo test -p x12kit-wasm --target wasm32-unknown-unknown) >"$log" 2>&1
+  rc=$?
+  if ! grep -qE '^test result:' "$log"; then
+    tail -30 "$log"
+    fail "wasm-bindgen-test in $label (see $log)"
+    return
   fi
-else
-  tail -30 "$LOG/unit.log"
-  fail "wasm-bindgen-test (see $LOG/unit.log)"
-fi
+  # One "test result" line per test binary (unit tests, tests/web.rs).
+  read -r n f i < <(awk '/^test result:/ { for (k = 1; k <= NF; k++) { if ($k ~ /^passed/) p += $(k-1); if ($k ~ /^failed/) f += $(k-1); if ($k ~ /^ignored/) i += $(k-1) } } END { print p+0, f+0, i+0 }' "$log")
+  passed=$((passed + n)) failed=$((failed + f)) skipped=$((skipped + i))
+  echo "wasm-bindgen-test in $label: $n passed, $f failed, $i ignored"
+  if [ "$n" -eq 0 ]; then
+    fail "wasm-bindgen-test in $label ran no test (see $log)"
+  elif [ "$f" -ne 0 ] || [ "$rc" -ne 0 ]; then
+    grep -E 'panicked|FAIL|failed|error' "$log" | head -20
+    [ "$f" -ne 0 ] || fail "wasm-bindgen-test in $label exited $rc (see $log)"
+  fi
+}
+unit_tests node
+export WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$HERE/tests/webdriver.json"
+unit_tests chromium
+unset WASM_BINDGEN_USE_BROWSER CHROMEDRIVER WASM_BINDGEN_TEST_WEBDRIVER_JSON
 
 # ---- Node, Chromium and page tests (node:test, TAP)
 cd "$HERE"

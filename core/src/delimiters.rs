@@ -166,6 +166,14 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
         return Detect::NeedMore;
     }
 
+    // A line break right before ISA16 or the terminator leaves the
+    // separators in place: read it as a wrapping break when what follows is
+    // a component separator and a terminator.
+    if buf.len() >= ISA_LEN && (is_line_break(buf[104]) || is_line_break(buf[105])) {
+        if let Some(found @ (Detect::Found(_) | Detect::NeedMore)) = wrapped(buf, e, eof) {
+            return found;
+        }
+    }
     let fixed = buf.len() >= ISA_LEN
         && ISA_SEPARATORS.iter().all(|&i| buf[i] == e)
         && buf[..ISA_LEN].iter().filter(|&&b| b == e).count() == ISA_SEPARATORS.len();
@@ -195,29 +203,31 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
             return invalid(
                 Code::IsaLayout,
                 format!(
-                    "the ISA segment could not be read: it must have 16 elements separated by {}, then a one-character component separator (ISA16) and the segment terminator, but {} were found{}",
+                    "the ISA segment could not be read: it must have 16 elements separated by {}, then a one-character component separator (ISA16) and the segment terminator, but {}",
                     show_byte(e),
-                    if n < 16 {
-                        format!("only {n} element separators")
-                    } else {
-                        "no terminator after ISA16".to_string()
-                    },
-                    if n < 16 && buf.len() >= ISA_SCAN_LIMIT {
-                        " in its first 512 bytes"
-                    } else {
-                        " before the input ends"
+                    match (n < 16, buf.len() >= ISA_SCAN_LIMIT) {
+                        (true, true) =>
+                            format!("only {n} element separators were found in its first 512 bytes"),
+                        (true, false) =>
+                            format!("only {n} element separators were found before the input ends"),
+                        (false, _) =>
+                            "the input ends before the segment terminator that follows ISA16"
+                                .to_string(),
                     },
                 ),
             );
         }
         let p = seps[15];
-        if let Some(nl) = buf[..p].iter().position(|&b| b == b'\n' || b == b'\r') {
-            return invalid(
-                Code::IsaLayout,
-                format!(
-                    "the ISA segment contains a line break at byte {nl}; the file looks hard-wrapped (for example at 80 columns): remove the line breaks inside segments and try again"
+        if let Some(nl) = buf[..p].iter().position(|&b| is_line_break(b)) {
+            return match wrapped(buf, e, eof) {
+                Some(found) => found,
+                None => invalid(
+                    Code::IsaLayout,
+                    format!(
+                        "the ISA segment contains a line break at byte {nl} and, without its line breaks, is still not the fixed 106-byte layout, so it could not be read; remove the line breaks inside segments and pad every ISA element to its fixed width"
+                    ),
                 ),
-            );
+            };
         }
         let mut off_width = String::new();
         for (k, w) in ISA_WIDTHS.iter().enumerate().take(15) {
@@ -279,11 +289,18 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
 
     let mut warnings = Vec::new();
     if !fixed {
+        let what = if len + 1 == ISA_LEN {
+            "the ISA segment is 106 bytes long, but its element separators are not at the fixed positions".to_string()
+        } else {
+            format!(
+                "the ISA segment is {} bytes long instead of the fixed 106",
+                len + 1
+            )
+        };
         warnings.push(Diagnostic::warning(
             Code::IsaLayout,
             format!(
-                "the ISA segment is {} bytes long instead of the fixed 106{off_width}; its delimiters were recovered from the element separators, but many partners reject an ISA that is not padded to fixed width",
-                len + 1
+                "{what}{off_width}; its delimiters were recovered from the element separators, but many partners reject an ISA that is not padded to fixed width"
             ),
         ));
     }
@@ -309,6 +326,109 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
         fixed,
         warnings,
     })
+}
+
+fn is_line_break(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
+/// Reads an ISA that is the fixed 106-byte layout once the line breaks
+/// inside it are removed: a file hard-wrapped at 80 columns, as some
+/// mainframes send. The segment keeps its bytes (line breaks included, so
+/// that writing the parse result back gives the input); the validator reads
+/// its values without them. `None` when the ISA is not such a layout.
+///
+/// The terminator is the byte after ISA16. When that byte is itself a line
+/// break, it is a wrapping line break if the first byte after the line
+/// breaks can be a delimiter (then that byte is the terminator), and the
+/// terminator otherwise (a segment starts after it with a letter or digit).
+fn wrapped(buf: &[u8], e: u8, eof: bool) -> Option<Detect> {
+    if is_line_break(e) {
+        return None;
+    }
+    // The 105 bytes before the terminator, line breaks removed, and the raw
+    // position after ISA16.
+    let mut isa = [0u8; ISA_LEN];
+    let mut n = 0;
+    let mut at = 0;
+    let mut breaks = Vec::new();
+    while n < ISA_LEN - 1 {
+        let &b = buf.get(at).filter(|_| at < ISA_SCAN_LIMIT)?;
+        if is_line_break(b) {
+            breaks.push(at);
+        } else {
+            isa[n] = b;
+            n += 1;
+        }
+        at += 1;
+    }
+    let layout = ISA_SEPARATORS.iter().all(|&i| isa[i] == e)
+        && isa[..ISA_LEN - 1].iter().filter(|&&b| b == e).count() == ISA_SEPARATORS.len();
+    if !layout {
+        return None;
+    }
+    let len = match buf.get(at) {
+        Some(&b) if is_line_break(b) => {
+            match buf[at..].iter().position(|&c| !is_line_break(c)) {
+                // A line break, then a byte that can be a delimiter: it is the
+                // terminator (a segment would start with a letter or digit).
+                Some(k) if is_valid_delimiter(buf[at + k]) && !crate::lexer::is_ws(buf[at + k]) => {
+                    breaks.extend(at..at + k);
+                    at + k
+                }
+                Some(_) => at,
+                None if eof => at,
+                None => return Some(Detect::NeedMore),
+            }
+        }
+        Some(_) => at,
+        None if eof => return None,
+        None => return Some(Detect::NeedMore),
+    };
+    if breaks.is_empty() {
+        return None;
+    }
+    isa[ISA_LEN - 1] = buf[len];
+    if let Some(d) = multibyte(buf, len, "segment terminator", eof) {
+        return Some(d);
+    }
+    let mut scan = match fixed_scan(&isa) {
+        Detect::Found(scan) => scan,
+        other => return Some(other),
+    };
+    scan.len = len;
+    scan.fixed = false;
+    // One line break per run of CR / LF bytes, named by where it starts.
+    let starts: Vec<usize> = breaks
+        .iter()
+        .enumerate()
+        .filter(|&(k, &b)| k == 0 || breaks[k - 1] + 1 != b)
+        .map(|(_, &b)| b)
+        .collect();
+    let shown: Vec<String> = starts.iter().take(4).map(|b| b.to_string()).collect();
+    let where_ = match starts.len() {
+        1 => format!("a line break at byte {}", shown[0]),
+        n => format!(
+            "{n} line breaks, at bytes {}{}",
+            shown.join(", "),
+            if n > 4 { ", …" } else { "" }
+        ),
+    };
+    scan.warnings.insert(
+        0,
+        Diagnostic::warning(
+            Code::IsaLayout,
+            format!(
+                "the ISA segment contains {where_}: the file looks hard-wrapped (for example at 80 columns); the ISA was read without its line breaks, as the fixed 106-byte layout it is otherwise, but many partners reject a wrapped ISA"
+            ),
+        ),
+    );
+    Some(Detect::Found(scan))
+}
+
+/// [`detect`] over an ISA known to be the fixed layout, complete (`eof`).
+fn fixed_scan(isa: &[u8; ISA_LEN]) -> Detect {
+    detect(isa, true)
 }
 
 fn invalid(code: Code, message: String) -> Detect {

@@ -69,7 +69,7 @@ codes! {
         NotX12 = "NOT_X12",
         /// The delimiters read from the ISA are unusable (not distinct, alphanumeric, multi-byte…).
         Delimiters = "DELIMITERS",
-        /// The ISA segment is not the fixed 106-byte layout (or is truncated).
+        /// The ISA segment is not the fixed 106-byte layout: unreadable or truncated (an error), or readable but unpadded or hard-wrapped with line breaks inside it (a warning).
         IsaLayout = "ISA_LAYOUT",
         /// An interchange has no IEA trailer.
         IeaMissing = "IEA_MISSING",
@@ -81,7 +81,7 @@ codes! {
         StOutsideGroup = "ST_OUTSIDE_GROUP",
         /// A segment identifier is not 2–3 upper-case letters or digits.
         SegmentId = "SEGMENT_ID",
-        /// Non-whitespace data follows the last IEA (or sits between interchanges).
+        /// Data other than whitespace and end-of-file padding follows the last IEA (or sits between interchanges).
         TrailingData = "TRAILING_DATA",
         /// A segment appears where the envelope does not allow it (e.g. data between SE and the next ST, or a GE with no GS).
         UnexpectedSegment = "UNEXPECTED_SEGMENT",
@@ -89,8 +89,10 @@ codes! {
         Bom = "BOM",
         /// The input is not valid UTF-8; invalid bytes are shown as U+FFFD in JSON.
         InvalidUtf8 = "INVALID_UTF8",
-        /// The last segment of the input has no segment terminator.
+        /// The last segment of the input has no segment terminator (a warning; `write` leaves it off too).
         TerminatorMissing = "TERMINATOR_MISSING",
+        /// A DOS end-of-file byte (0x1A) or NUL padding follows an IEA; it is skipped and kept (a warning).
+        TrailingPadding = "TRAILING_PADDING",
     }
     validator {
         /// ISA01 (authorization information qualifier) is not 00–06.
@@ -203,6 +205,11 @@ codes! {
         ElementInvalidTime = "ELEMENT_INVALID_TIME",
         /// More than one element of an exclusion (E) rule is present (AK403/IK403 `10`).
         ElementExclusionViolated = "ELEMENT_EXCLUSION_VIOLATED",
+        /// An element that does not repeat holds a repetition separator (AK403/IK403 `12`).
+        ElementTooManyRepetitions = "ELEMENT_TOO_MANY_REPETITIONS",
+        /// The set's version (GS08) has no structure of its own in x12kit: it was checked
+        /// against the nearest earlier version's, its findings as warnings, or not at all (a warning).
+        StructureVersion = "STRUCTURE_VERSION",
     }
 }
 

@@ -66,6 +66,8 @@ struct Open {
     control: Tag,
     kind: Tag,
     implicit: bool,
+    /// A child level (group of an interchange, set of a group) has been seen.
+    filled: bool,
 }
 
 impl Open {
@@ -75,6 +77,16 @@ impl Open {
             control: Tag::new(seg.value(control)),
             kind: Tag::new(if kind == 0 { b"" } else { seg.value(kind) }),
             implicit: false,
+            filled: false,
+        }
+    }
+
+    /// `functional group 1 (PO)` or `interchange 000000001`, for messages.
+    fn describe(&self, level: &str) -> String {
+        if self.kind.len == 0 {
+            format!("{level} {}", self.control.show())
+        } else {
+            format!("{level} {} ({})", self.control.show(), self.kind.show())
         }
     }
 }
@@ -136,7 +148,9 @@ impl Envelope {
         match seg.id() {
             b"ISA" => {
                 self.close_interchange(&Cause::Segment(&seg), h);
-                self.interchange = Some(Open::of(&seg, 13, 0));
+                let mut open = Open::of(&seg, 13, 0);
+                open.control = Tag::new(&isa_value(&seg, 13));
+                self.interchange = Some(open);
                 h.interchange_start(seg);
             }
             b"IEA" if self.interchange.is_some() => {
@@ -146,6 +160,9 @@ impl Envelope {
             }
             b"GS" if self.interchange.is_some() => {
                 self.close_group(&Cause::Segment(&seg), h);
+                if let Some(i) = self.interchange.as_mut() {
+                    i.filled = true;
+                }
                 self.group = Some(Open::of(&seg, 6, 1));
                 h.group_start(Some(seg));
             }
@@ -172,7 +189,13 @@ impl Envelope {
                         implicit: true,
                         ..Open::default()
                     });
+                    if let Some(i) = self.interchange.as_mut() {
+                        i.filled = true;
+                    }
                     h.group_start(None);
+                }
+                if let Some(g) = self.group.as_mut() {
+                    g.filled = true;
                 }
                 self.transaction = Some(Open::of(&seg, 2, 1));
                 h.transaction_start(seg);
@@ -183,31 +206,11 @@ impl Envelope {
             }
             _ if self.transaction.is_some() => h.segment(seg),
             id => {
-                let service = matches!(id, b"TA1" | b"ISB" | b"ISE" | b"ISX");
-                let why = match (id, self.interchange.is_some(), self.group.is_some()) {
-                    (_, true, false) if service => None,
-                    (_, false, _) => {
-                        Some("outside any interchange (after its IEA or before an ISA)")
-                    }
-                    (b"IEA", ..) | (b"GS", ..) => None,
-                    (b"GE", _, _) => {
-                        Some("without a matching GS: there is no functional group open")
-                    }
-                    (b"SE", _, _) => {
-                        Some("without a matching ST: there is no transaction set open")
-                    }
-                    (_, true, true) => {
-                        Some("between transaction sets: only ST or GE may follow an SE")
-                    }
-                    (_, true, false) => Some(
-                        "between functional groups: only GS, IEA, TA1, ISB or ISE may appear here",
-                    ),
-                };
-                if let Some(why) = why {
+                if let Some(why) = self.misplaced(id) {
                     h.diagnostic(
                         Diagnostic::error(
                             Code::UnexpectedSegment,
-                            format!("unexpected {} segment {why}", preview(seg.id(), 10)),
+                            format!("unexpected {} segment {why}", preview(id, 10)),
                         )
                         .at_segment(&seg),
                     );
@@ -219,6 +222,40 @@ impl Envelope {
                 }
             }
         }
+    }
+
+    /// Why segment `id`, outside any transaction set, is misplaced (`None`
+    /// for a service segment directly inside an interchange). The text says
+    /// where the segment is: what precedes it and what may come there.
+    fn misplaced(&self, id: &[u8]) -> Option<String> {
+        let service = matches!(id, b"TA1" | b"ISB" | b"ISE" | b"ISX");
+        let (Some(i), group) = (self.interchange, self.group) else {
+            return Some("outside any interchange (after its IEA or before an ISA)".to_string());
+        };
+        Some(match (id, group) {
+            (_, None) if service => return None,
+            (b"GE", _) => "without a matching GS: there is no functional group open".to_string(),
+            (b"SE", _) => "without a matching ST: there is no transaction set open".to_string(),
+            (_, Some(g)) if g.implicit => {
+                "between transaction sets that are outside any functional group: only ST, GS or IEA may follow an SE here".to_string()
+            }
+            (_, Some(g)) if g.filled => format!(
+                "between the transaction sets of {}: only ST or GE may follow an SE",
+                g.describe("functional group")
+            ),
+            (_, Some(g)) => format!(
+                "in {} before its first transaction set: only ST or GE may follow a GS",
+                g.describe("functional group")
+            ),
+            (_, None) if i.filled => format!(
+                "between the functional groups of {}: only GS, IEA, TA1, ISB or ISE may follow a GE",
+                i.describe("interchange")
+            ),
+            (_, None) => format!(
+                "in {} before its first functional group: only GS, IEA, TA1, ISB or ISE may follow the ISA",
+                i.describe("interchange")
+            ),
+        })
     }
 
     fn close_transaction<'a, H: Handler<'a>>(&mut self, cause: &Cause<'_, 'a>, h: &mut H) {
@@ -273,6 +310,38 @@ impl Envelope {
     }
 }
 
+/// The value of element `n` (1-based) of an ISA segment, without the line
+/// breaks of a hard-wrapped ISA.
+///
+/// The segment of a wrapped ISA (an `ISA_LAYOUT` warning: line breaks
+/// inside its 106 bytes, as some mainframes send) keeps its bytes, so that
+/// writing a parse result back gives the input; its values are what remains
+/// without the line breaks. For any other segment this is [`Segment::value`].
+pub fn isa_value<'a>(isa: &Segment<'a>, n: usize) -> std::borrow::Cow<'a, [u8]> {
+    let v = isa.value(n);
+    let d = isa.delimiters();
+    // A line break that is the element or component separator is data.
+    let wrapping = |b: u8| (b == b'\n' || b == b'\r') && b != d.element && b != d.component;
+    if is_wrapped_isa(isa) && v.iter().any(|&b| wrapping(b)) {
+        v.iter()
+            .copied()
+            .filter(|&b| !wrapping(b))
+            .collect::<Vec<u8>>()
+            .into()
+    } else {
+        v.into()
+    }
+}
+
+/// True for the segment of a hard-wrapped ISA: longer than the fixed 105
+/// bytes (terminator excluded) and holding line breaks (the tokenizer reads
+/// no other ISA with line breaks inside its values).
+fn is_wrapped_isa(isa: &Segment<'_>) -> bool {
+    isa.raw().len() > crate::delimiters::ISA_LEN - 1
+        && isa.id() == b"ISA"
+        && isa.raw().iter().any(|&b| b == b'\n' || b == b'\r')
+}
+
 /// A parsed input: the envelope tree, borrowing the input, plus diagnostics.
 #[derive(Debug, Clone, Default)]
 pub struct Document<'a> {
@@ -282,6 +351,9 @@ pub struct Document<'a> {
     pub diagnostics: Vec<Diagnostic>,
     /// Bytes before the first ISA when they are only a BOM and whitespace.
     pub prefix: &'a [u8],
+    /// True when the last segment of the input has no segment terminator
+    /// (`TERMINATOR_MISSING`); the JSON says so, and `write` leaves it off too.
+    pub unterminated: bool,
     input: &'a [u8],
     /// Body segments of every transaction set, as compact byte ranges: a
     /// segment view is rebuilt on demand, which keeps the tree small.
@@ -522,6 +594,9 @@ pub fn parse(input: &[u8]) -> Document<'_> {
     };
     let mut env = Envelope::new();
     for token in Tokenizer::new(input) {
+        if let Token::Segment(seg) = &token {
+            doc.unterminated = !seg.terminated();
+        }
         env.push(token, &mut doc);
     }
     env.finish(input.len(), &mut doc);

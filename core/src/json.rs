@@ -7,8 +7,9 @@
 //! documented by `schema/parse-result.schema.json` and is the same in every
 //! binding and in the HTTP API:
 //!
-//! - top level: `interchanges`, `diagnostics`, and `prefix` when the input
-//!   starts with a BOM or whitespace;
+//! - top level: `interchanges`, `diagnostics`, `prefix` when the input
+//!   starts with a BOM or whitespace, and `unterminated: true` when its last
+//!   segment has no terminator;
 //! - interchange: `delimiters`, `lineBreak` (what follows each terminator),
 //!   `lineBreakOverrides` (segment index → line break, only where one differs),
 //!   `header` (ISA fields by name), `segments` (TA1/ISB/ISE, only when
@@ -342,6 +343,9 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         if !doc.prefix.is_empty() {
             self.raw(b",\"prefix\":");
             self.string(doc.prefix);
+        }
+        if doc.unterminated {
+            self.raw(b",\"unterminated\":true");
         }
         self.buf.push(b'}');
         self.maybe_flush();

@@ -218,7 +218,7 @@ impl Lexer {
                     Diagnostic::error(
                         Code::TrailingData,
                         format!(
-                            "data follows the end of the interchange ({}); only whitespace or another ISA may follow an IEA",
+                            "data follows the end of the interchange ({}); only whitespace, end-of-file padding (0x1A, NUL) or another ISA may follow an IEA",
                             describe(rest)
                         ),
                     )
@@ -254,14 +254,15 @@ impl Lexer {
             let (end, terminated) = match found {
                 Some(t) => (t, true),
                 // The last segment lacks its terminator: trailing line breaks
-                // are its suffix, not part of its last element.
-                None if eof => (start + trim_end(rest, &d), false),
+                // (and end-of-file padding) are its suffix, not part of its
+                // last element.
+                None if eof => (start + trim_padded_end(rest, &d), false),
                 None => {
                     self.resume.scanned = base + buf.len();
                     return Step::NeedMore;
                 }
             };
-            let suffix_end = if terminated {
+            let mut suffix_end = if terminated {
                 if self.resume.end.is_none() {
                     self.resume.end = Some(base + end);
                     self.resume.suffix = base + end + 1;
@@ -277,6 +278,18 @@ impl Lexer {
                 }
             } else {
                 buf.len()
+            };
+            // Where end-of-file padding may start: after an IEA's line
+            // breaks, or in what follows an unterminated last segment.
+            let padded_from = if !terminated {
+                end
+            } else if is_iea(&buf[start..end], &d) {
+                match padding_end(buf, suffix_end, &d, eof) {
+                    Some(e) => std::mem::replace(&mut suffix_end, e),
+                    None => return Step::NeedMore,
+                }
+            } else {
+                suffix_end
             };
             self.resume.start = usize::MAX;
             let raw = RawSegment {
@@ -303,13 +316,24 @@ impl Lexer {
                     .at_segment(&seg),
                 );
             }
+            if padded_from < suffix_end {
+                if let Some(w) = padding_warning(buf, padded_from, suffix_end, base, &d, seg.id()) {
+                    let at = w.offset.unwrap_or(base + padded_from);
+                    self.pending.push_back(w.at_segment(&seg).at_offset(at));
+                }
+            }
             let id = seg.id();
             if !crate::segment::is_valid_id(id) {
+                let hint = if id.iter().any(|&b| b == b'\n' || b == b'\r') {
+                    "it holds a line break: the file looks hard-wrapped (for example at 80 columns), and a line break inside a segment other than the ISA is data; remove the line breaks inside segments"
+                } else {
+                    "is a delimiter misplaced or a segment terminator missing?"
+                };
                 self.pending.push_back(
                     Diagnostic::error(
                         Code::SegmentId,
                         format!(
-                            "\"{}\" is not a segment identifier: identifiers are 2 or 3 upper-case letters or digits (is a delimiter misplaced or a segment terminator missing?)",
+                            "\"{}\" is not a segment identifier: identifiers are 2 or 3 upper-case letters or digits ({hint})",
                             preview(seg.id(), 20)
                         ),
                     )
@@ -383,11 +407,98 @@ fn suffix_end(buf: &[u8], from: usize, d: &Delimiters, eof: bool) -> Option<usiz
     }
 }
 
-/// Length of `b` without its trailing skippable whitespace.
-fn trim_end(b: &[u8], d: &Delimiters) -> usize {
+/// End-of-file padding: a DOS end-of-file byte (0x1A, Ctrl-Z) or NUL, when
+/// it is not one of the interchange's delimiters.
+#[inline]
+fn is_padding(b: u8, d: &Delimiters) -> bool {
+    (b == 0x1A || b == 0) && !d.is_delimiter(b)
+}
+
+/// Length of the last segment `b` (which has no terminator) without its
+/// trailing whitespace and end-of-file padding.
+fn trim_padded_end(b: &[u8], d: &Delimiters) -> usize {
     b.iter()
-        .rposition(|&c| !skippable(c, d))
+        .rposition(|&c| !skippable(c, d) && !is_padding(c, d))
         .map_or(0, |i| i + 1)
+}
+
+/// True when the segment bytes `raw` are an IEA.
+fn is_iea(raw: &[u8], d: &Delimiters) -> bool {
+    raw.starts_with(b"IEA") && raw.get(3).is_none_or(|&b| b == d.element)
+}
+
+/// End of the end-of-file padding (with the whitespace around it) that
+/// starts at `from`, after an IEA; `from` itself when there is none; `None`
+/// when it reaches the end of a buffer that more input may extend. The
+/// padding becomes part of the IEA's suffix: skipped like the line break
+/// after a terminator and kept in the parse result, so `write` gives it back.
+fn padding_end(buf: &[u8], from: usize, d: &Delimiters, eof: bool) -> Option<usize> {
+    if !buf.get(from).is_some_and(|&b| is_padding(b, d)) {
+        return Some(from);
+    }
+    match buf[from..]
+        .iter()
+        .position(|&b| !is_padding(b, d) && !skippable(b, d))
+    {
+        Some(i) => Some(from + i),
+        None if eof => Some(buf.len()),
+        None => None,
+    }
+}
+
+/// The `TRAILING_PADDING` warning for the padding bytes in `buf[from..to]`
+/// after segment `id` (an IEA, or the input's last segment when it has no
+/// terminator), if any (its offset is where the padding starts).
+fn padding_warning(
+    buf: &[u8],
+    from: usize,
+    to: usize,
+    base: usize,
+    d: &Delimiters,
+    id: &[u8],
+) -> Option<Diagnostic> {
+    let tail = &buf[from..to];
+    let first = tail.iter().position(|&b| is_padding(b, d))?;
+    let eof = tail
+        .iter()
+        .filter(|&&b| b == 0x1A && is_padding(b, d))
+        .count();
+    let nul = tail.iter().filter(|&&b| b == 0 && is_padding(b, d)).count();
+    let after = if id.is_empty() {
+        "the last segment".to_string()
+    } else {
+        format!("the {} segment", preview(id, 10))
+    };
+    let count = |n: usize, one: &str, many: &str| match n {
+        0 => None,
+        1 => Some(one.to_string()),
+        n => Some(format!("{n} {many}")),
+    };
+    let what: Vec<String> = [
+        count(
+            eof,
+            "a DOS end-of-file byte (0x1A)",
+            "DOS end-of-file bytes (0x1A)",
+        ),
+        count(nul, "a NUL byte (0x00)", "NUL bytes (0x00)"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    Some(
+        Diagnostic::warning(
+            Code::TrailingPadding,
+            format!(
+                "{} follow{} {after}; {} not X12 and {} skipped (the parse result keeps {}, so writing it back gives the same bytes)",
+                what.join(" and "),
+                if eof + nul == 1 { "s" } else { "" },
+                if eof + nul == 1 { "it is" } else { "they are" },
+                if eof + nul == 1 { "was" } else { "were" },
+                if eof + nul == 1 { "it" } else { "them" },
+            ),
+        )
+        .at_offset(base + from + first),
+    )
 }
 
 /// Rebuilds the view of a segment whose bytes are `input[start..end]`,

@@ -528,7 +528,9 @@ pub fn partner_schema() -> Value {
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct WriteOptions {
     /// `None` keeps the line breaks (and BOM) recorded in the parse result;
-    /// a string (`""`, `"\n"`, `"\r\n"`) is written after every terminator.
+    /// a string of CR and LF (`""`, `"\n"`, `"\r\n"`) is written after every
+    /// terminator, except in an interchange whose delimiters include CR or LF
+    /// (e.g. a terminator that is a line break): there nothing is added.
     pub line_break: Option<String>,
 }
 

@@ -2,11 +2,14 @@
 //!
 //! For input without error diagnostics, `write(parse(x))` gives `x` back byte
 //! for byte: delimiters, envelope padding, empty trailing elements, the line
-//! breaks after each terminator and a leading BOM are all kept. Two warned
-//! cases are not reproduced: a last segment without its terminator
-//! (`TERMINATOR_MISSING`: write adds the terminator) and bytes that are not
-//! UTF-8 (`INVALID_UTF8`: JSON holds U+FFFD instead).
-//! [`WriteOptions::line_break`] normalises line breaks instead.
+//! breaks after each terminator, a leading BOM, a last segment without its
+//! terminator (`TERMINATOR_MISSING`: the parse result says `unterminated`),
+//! end-of-file padding after an IEA (`TRAILING_PADDING`: kept as that IEA's
+//! line break) and the line breaks inside a hard-wrapped ISA (`ISA_LAYOUT`:
+//! kept in its values) are all kept. One warned case is not reproduced:
+//! bytes that are not UTF-8 (`INVALID_UTF8`: JSON holds U+FFFD instead).
+//! [`WriteOptions::line_break`] normalises line breaks instead (then the
+//! padding and the missing terminator are not reproduced either).
 //!
 //! A value that contains a delimiter is refused with
 //! `CONTAINS_DELIMITER` rather than written as corrupt X12.
@@ -20,7 +23,10 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     /// `None` keeps the line breaks (and BOM) recorded in the parse result;
-    /// `Some(s)` writes `s` after every terminator and drops the prefix.
+    /// `Some(s)` (CR and LF only, else `INVALID_OPTIONS`) writes `s` after
+    /// every terminator and drops the prefix, except in an interchange whose
+    /// delimiters include CR or LF (a terminator that is a line break already
+    /// ends each line): there nothing is added.
     pub line_break: Option<String>,
 }
 
@@ -32,6 +38,17 @@ pub fn write_str(json: &str, options: &WriteOptions) -> Result<Vec<u8>> {
 
 /// Writes a parse result given as a JSON value.
 pub fn write(v: &Value, options: &WriteOptions) -> Result<Vec<u8>> {
+    if let Some(lb) = &options.line_break {
+        if lb.bytes().any(|b| b != b'\n' && b != b'\r') {
+            return Err(Error::new(
+                ErrorCode::InvalidOptions,
+                format!(
+                    "the line break {lb:?} must be made of CR and LF only (\"\", \"\\n\" or \"\\r\\n\"): anything else after a terminator would be read as the start of the next segment"
+                ),
+            )
+            .at("/lineBreak"));
+        }
+    }
     let root = object(v, "")?;
     let mut w = Writer {
         out: Vec::new(),
@@ -40,6 +57,7 @@ pub fn write(v: &Value, options: &WriteOptions) -> Result<Vec<u8>> {
         d: Delimiters::default(),
         line_break: Vec::new(),
         overrides: None,
+        last_terminator: None,
     };
     if options.line_break.is_none() {
         if let Some(p) = root.get("prefix") {
@@ -49,6 +67,24 @@ pub fn write(v: &Value, options: &WriteOptions) -> Result<Vec<u8>> {
     let interchanges = array(field(root, "", "interchanges")?, "/interchanges")?;
     for (n, i) in interchanges.iter().enumerate() {
         w.interchange(i, &format!("/interchanges/{n}"))?;
+    }
+    let unterminated = match root.get("unterminated") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(shape(
+                "/unterminated",
+                format!(
+                    "expected a boolean, found {}",
+                    crate::json::value_kind(other)
+                ),
+            ));
+        }
+    };
+    // The input's last segment had no terminator: leave it off again
+    // (unless line breaks are normalised, which writes a regular file).
+    if let (true, None, Some(at)) = (unterminated, &options.line_break, w.last_terminator) {
+        w.out.remove(at);
     }
     Ok(w.out)
 }
@@ -60,6 +96,8 @@ struct Writer<'o, 'v> {
     d: Delimiters,
     line_break: Vec<u8>,
     overrides: Option<&'v Map<String, Value>>,
+    /// Where the last segment terminator was written.
+    last_terminator: Option<usize>,
 }
 
 fn shape(path: &str, message: impl Into<String>) -> Error {
@@ -133,6 +171,10 @@ impl<'v> Writer<'_, 'v> {
             .check()
             .map_err(|message| Error::new(ErrorCode::InvalidDelimiters, message).at(dp.clone()))?;
         self.line_break = match &self.options.line_break {
+            // A terminator that is itself a line break already ends each
+            // line, and a line break that is another delimiter would start
+            // a segment: such an interchange gets no line break added.
+            Some(_) if self.d.is_delimiter(b'\n') || self.d.is_delimiter(b'\r') => Vec::new(),
             Some(lb) => lb.clone().into_bytes(),
             None => match i.get("lineBreak") {
                 None | Some(Value::Null) => Vec::new(),
@@ -255,6 +297,8 @@ impl<'v> Writer<'_, 'v> {
                         (Some(c), None) if (c as u32) < 256 => self.out.push(c as u32 as u8),
                         _ => self.value(s, &fp, Check::None)?,
                     }
+                } else if isa {
+                    self.value(s, &fp, Check::Isa)?;
                 } else {
                     self.value(s, &fp, Check::Envelope)?;
                 }
@@ -353,6 +397,9 @@ impl<'v> Writer<'_, 'v> {
         let bad = |b: u8| match check {
             Check::None => false,
             Check::Envelope => b == d.element || b == d.segment,
+            // The line breaks of a hard-wrapped ISA are read as such even
+            // when the terminator is one.
+            Check::Isa => b == d.element || (b == d.segment && b != b'\n' && b != b'\r'),
             Check::All => d.is_delimiter(b),
         };
         if let Some(b) = s.bytes().find(|&b| bad(b)) {
@@ -366,6 +413,7 @@ impl<'v> Writer<'_, 'v> {
     }
 
     fn end_segment(&mut self, path: &str) -> Result<()> {
+        self.last_terminator = Some(self.out.len());
         self.out.push(self.d.segment);
         let key = self.index.to_string();
         match self.overrides.and_then(|o| o.get(&key)) {
@@ -384,6 +432,7 @@ impl<'v> Writer<'_, 'v> {
 enum Check {
     None,
     Envelope,
+    Isa,
     All,
 }
 

@@ -93,11 +93,18 @@ fn hand_checked_documents() {
             ),
             (
                 "/lines/0",
-                json!({"lineNumber": 1, "quantity": 2, "unit": "EA", "unitPrice": 99.99, "vendorPartNumber": "ID001", "description": {"text": "Power Cord"}}),
+                json!({"lineNumber": "1", "quantity": 2, "unit": "EA", "unitPrice": 99.99, "vendorPartNumber": "ID001", "description": {"text": "Power Cord"}}),
             ),
             ("/total", json!(365.96)),
+            // The file's four further ITD segments, each kept (issue 17).
+            (
+                "/additionalTerms/0",
+                json!({"typeCode": "52", "basisDateCode": "3", "discountPercent": 5, "discountDaysDue": 20}),
+            ),
+            ("/additionalTerms/3/discountPercent", json!(-10)),
         ],
     );
+    assert_eq!(d[0].0["additionalTerms"].as_array().map(Vec::len), Some(4));
 
     // BAK*00*AD*POTEST1112*20201015**60169126***20201015, PO1*1*3*UN*4.5*PE*EN*9780446360265*B6*…,
     // ACK*IA*3*UN, PO1*2 … ACK*IR*0*UN.
@@ -111,7 +118,7 @@ fn hand_checked_documents() {
             ("/purchaseOrderNumber", json!("POTEST1112")),
             ("/purchaseOrderDate", json!("2020-10-15")),
             ("/acknowledgmentDate", json!("2020-10-15")),
-            ("/lines/0/lineNumber", json!(1)),
+            ("/lines/0/lineNumber", json!("1")),
             ("/lines/0/quantity", json!(3)),
             ("/lines/0/unit", json!("UN")),
             ("/lines/0/unitPrice", json!(4.5)),
@@ -159,7 +166,7 @@ fn hand_checked_documents() {
             ("/orders/0/purchaseOrderDate", json!("2011-12-05")),
             (
                 "/orders/0/items/0",
-                json!({"lineNumber": 1, "vendorPartNumber": "87787D", "upc": "999999310145", "quantity": 24, "unit": "EA", "description": {"text": "BLUE WIDGET"}}),
+                json!({"lineNumber": "1", "vendorPartNumber": "87787D", "upc": "999999310145", "quantity": 24, "unit": "EA", "description": {"text": "BLUE WIDGET"}}),
             ),
             ("/orders/0/items/1/quantity", json!(6)),
         ],
@@ -338,7 +345,8 @@ fn hand_checked_documents() {
         ],
     );
 
-    // W06*F*DO12345*20260714 N1*WH*ACME WAREHOUSE*91*ACME01 G62*11*20260714 W27*M*SCAC*RTE*PP W04*100*EA**VN*ITEM123 N9*LI*REF456 W03*100.
+    // W06*F*DO12345*20260714 N1*WH*ACME WAREHOUSE*91*ACME01 G62*11*20260714 W27*M*SCAC*RTE*PP**EQIN*EQNUM W04*100*EA**VN*ITEM123 N9*LI*REF456 W03*100.
+    // W2706/W2707 (equipment initial and number) are not mapped: the W27 is listed under `unmapped`.
     let f = "943/stupidedi__004010_AR943_pass_1.edi";
     let d = documents_of(&dir, f);
     assert_eq!(d[0].1, Vec::<&str>::new());
@@ -349,7 +357,8 @@ fn hand_checked_documents() {
                "dates": [{"qualifier": "11", "date": "2026-07-14"}],
                "carrier": {"transportMethod": "M", "scac": "SCAC", "routing": "RTE", "paymentMethod": "PP"},
                "lines": [{"quantity": 100, "unit": "EA", "vendorItemNumber": "ITEM123", "refs": [{"qualifier": "LI", "value": "REF456"}]}],
-               "totalQuantity": 100})
+               "totalQuantity": 100,
+               "unmapped": [{"position": 5, "id": "W27", "elements": ["M", "SCAC", "RTE", "PP", "", "EQIN", "EQNUM"]}]})
     );
 
     // W17*F*20260714*WR12345*DO12345 … W07*100*EA**UK*ITEM123***LOT456 N9*PO*REF789 W14*100.

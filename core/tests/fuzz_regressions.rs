@@ -391,7 +391,7 @@ fn empty_members_are_left_out_of_the_document() {
   "refs": [],
   "terms": { "description": null },
   "lines": [
-    { "lineNumber": 1, "quantity": 120, "unitPrice": 9.25, "sku": "WID-100",
+    { "lineNumber": "1", "quantity": 120, "unitPrice": 9.25, "sku": "WID-100",
       "description": {}, "productIds": [], "upc": null }
   ]
 }"#;
@@ -405,7 +405,8 @@ fn empty_members_are_left_out_of_the_document() {
             "invoiceDate": "2026-11-20",
             "currency": "USD",
             "parties": [{ "code": "RE", "name": "Widget Supply Co", "idQualifier": "92", "id": "WS01" }],
-            "lines": [{ "lineNumber": 1, "quantity": 120, "unit": "EA", "unitPrice": 9.25, "sku": "WID-100" }],
+            // An identifier given as an integer is its digits (PO101/IT101 are AN).
+            "lines": [{ "lineNumber": "1", "quantity": 120, "unit": "EA", "unitPrice": 9.25, "sku": "WID-100" }],
             "total": 1110
         })
     );

@@ -633,7 +633,17 @@ impl FileModel {
             for seg in segs {
                 out.extend_from_slice(&seg);
                 out.push(d.segment);
-                let lb = line_break.unwrap_or(self.breaks[index % self.breaks.len()]);
+                // A normalised line break is not added where a delimiter is
+                // CR or LF (a line break terminator already ends the line).
+                let breaks_are_delimiters = [d.element, d.component, d.segment]
+                    .into_iter()
+                    .chain(d.repetition)
+                    .any(|b| b == b'\n' || b == b'\r');
+                let lb = match line_break {
+                    Some(_) if breaks_are_delimiters => "",
+                    Some(lb) => lb,
+                    None => self.breaks[index % self.breaks.len()],
+                };
                 out.extend_from_slice(lb.as_bytes());
                 index += 1;
             }
@@ -971,6 +981,7 @@ const KEYS: &[&str] = &[
     "interchanges",
     "diagnostics",
     "prefix",
+    "unterminated",
     "delimiters",
     "element",
     "component",

@@ -235,7 +235,8 @@ fn isa_date_time_version_and_control_number() {
         "{}GS*PO*SENDER*RECEIVER*20230101*1200*1*X*005010~{SET}{TAIL}",
         isa_with(&[(11, "^"), (12, "00501")])
     ));
-    // …and an unusable one is the parser's DELIMITERS warning, mapped to TA105 016.
+    // …and an unusable one is the parser's DELIMITERS warning: a warning
+    // chooses no acknowledgement code, so the interchange is accepted.
     let v = run(&format!(
         "{}GS*PO*SENDER*RECEIVER*20230101*1200*1*X*005010~{SET}{TAIL}",
         isa_with(&[(12, "00501")])
@@ -243,14 +244,14 @@ fn isa_date_time_version_and_control_number() {
     assert!(v.is_valid());
     let d = &v.diagnostics[0];
     assert_eq!((d.code, d.severity), (Code::Delimiters, Severity::Warning));
-    assert_eq!(d.ack.as_deref(), ta1("016").as_ref());
+    assert_eq!(d.ack, None);
     assert_eq!(
         (
             v.interchanges[0].status,
             v.interchanges[0].ta1.code,
             v.interchanges[0].ta1.note
         ),
-        (Status::AcceptedWithErrors, "E", "016")
+        (Status::Accepted, "A", "000")
     );
 }
 

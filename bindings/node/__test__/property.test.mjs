@@ -77,6 +77,23 @@ test('property: mutated corpus files', () => {
   )
 })
 
+test('property: the native JSON-to-objects builder equals JSON.parse', () => {
+  const text = fc.oneof(
+    fc.jsonValue({ maxDepth: 5 }).map((v) => JSON.stringify(v)),
+    fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v, null, 2)),
+    fc.string({ unit: 'binary' }).map((s) => JSON.stringify({ [s]: [s, s.slice(0, 3)] })),
+  )
+  fc.assert(
+    fc.property(text, (t) => {
+      assert.deepStrictEqual(x12kit.__native.jsonToObjects(Buffer.from(t, 'utf8')), JSON.parse(t))
+    }),
+    { numRuns: runs },
+  )
+  for (const bad of ['', '{', '[1,]', '{"a" 1}', '"\\x"', 'nul', '[1] 2', '"abc']) {
+    assert.throws(() => x12kit.__native.jsonToObjects(Buffer.from(bad)), /malformed/, bad)
+  }
+})
+
 test('property: arbitrary JSON to write() is a result or a core error', () => {
   fc.assert(
     fc.property(fc.jsonValue({ maxDepth: 4 }), (v) => {

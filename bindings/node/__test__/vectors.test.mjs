@@ -22,7 +22,10 @@ function run(c) {
       const input = file(a.input)
       const bytes = x12kit.parseToJson(input, o)
       // parse() must be exactly the contract: the same objects as the JSON bytes.
-      assert.deepStrictEqual(x12kit.parse(input, o), JSON.parse(bytes.toString('utf8')))
+      const objects = JSON.parse(bytes.toString('utf8'))
+      assert.deepStrictEqual(x12kit.parse(input, o), objects)
+      // The native object builder (measured against JSON.parse, see README) agrees.
+      assert.deepStrictEqual(x12kit.__native.parseToObjects(input, o), objects)
       return bytes
     }
     case 'validate': {

@@ -20,6 +20,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod errors;
+mod objects;
 mod segments;
 mod stream;
 mod tasks;
@@ -98,6 +99,23 @@ pub fn parse_to_json(input: &[u8], options: Option<Value>) -> Result<Buffer> {
         let o: ops::ParseOptions = opts(options)?;
         Ok(ops::parse_json(input, &o).into())
     })
+}
+
+/// Parses X12; the parse result objects built natively (Node-API calls over
+/// the core's JSON bytes instead of `JSON.parse`).
+#[napi(ts_return_type = "any")]
+pub fn parse_to_objects(input: &[u8], options: Option<Value>) -> Result<objects::JsonObjects> {
+    guard(|| {
+        let o: ops::ParseOptions = opts(options)?;
+        Ok(objects::JsonObjects(ops::parse_json(input, &o)))
+    })
+}
+
+/// Builds JS values natively from JSON bytes (the builder of
+/// `parseToObjects`, for tests and benchmarks against `JSON.parse`).
+#[napi(ts_return_type = "any")]
+pub fn json_to_objects(json: &[u8]) -> objects::JsonObjects {
+    objects::JsonObjects(json.to_vec())
 }
 
 /// Parses X12; the parse result JSON as a string (for `JSON.parse`).

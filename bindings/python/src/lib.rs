@@ -6,8 +6,10 @@
 
 mod errors;
 mod input;
+mod native;
 mod ops;
 mod pyjson;
+mod pyser;
 mod stream;
 mod tree;
 mod webhook;

@@ -31,19 +31,43 @@ pub fn core_err(e: x12kit::Error) -> PyErr {
     })
 }
 
-/// Builds an options struct from `(camelCaseName, value)` pairs; `None` values are left out.
+/// Builds an options struct from the `options=` mapping (the core's option
+/// object, camelCase keys) and `(camelCaseName, value)` keyword pairs on top
+/// of it (a keyword left at `None` is left out).
 pub fn options<T: DeserializeOwned + Default>(
+    base: Option<&Bound<'_, PyAny>>,
     pairs: &[(&str, Option<&Bound<'_, PyAny>>)],
 ) -> PyResult<T> {
-    let mut m = serde_json::Map::new();
-    for (k, v) in pairs {
-        if let Some(v) = v
-            && !v.is_none()
-        {
-            m.insert((*k).to_string(), pyjson::py_to_value(v, 0)?);
+    let mut v = match base {
+        Some(b) if !b.is_none() => options_value(b)?,
+        _ => Value::Object(serde_json::Map::new()),
+    };
+    // Not an object: the core's INVALID_OPTIONS ("options must be an object") below.
+    if let Value::Object(m) = &mut v {
+        for (k, val) in pairs {
+            if let Some(val) = val
+                && !val.is_none()
+            {
+                m.insert((*k).to_string(), pyjson::py_to_value(val, 0)?);
+            }
         }
     }
-    ops::options(Value::Object(m)).map_err(core_err)
+    ops::options(v).map_err(core_err)
+}
+
+/// The JSON value of an `options=` argument: a dict or any `collections.abc.Mapping`
+/// as an object; anything else as its JSON value (which the core then refuses).
+fn options_value(b: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if b.is_instance_of::<PyDict>() {
+        return pyjson::py_to_value(b, 0);
+    }
+    let py = b.py();
+    let mapping = py.import("collections.abc")?.getattr("Mapping")?;
+    if b.is_instance(&mapping)? {
+        let d = py.get_type::<PyDict>().call1((b,))?;
+        return pyjson::py_to_value(&d, 0);
+    }
+    pyjson::py_to_value(b, 0)
 }
 
 /// "now" for an operation: the given Unix seconds, or the system clock.
@@ -104,13 +128,14 @@ fn str_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
 
 /// Parses X12 into a lazy `ParseResult` that keeps the input once.
 #[pyfunction]
-#[pyo3(signature = (data, *, documents = None))]
+#[pyo3(signature = (data, *, documents = None, options = None))]
 pub fn parse(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     documents: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ParseResult> {
-    let o: ops::ParseOptions = options(&[("documents", documents)])?;
+    let o: ops::ParseOptions = self::options(options, &[("documents", documents)])?;
     let owner = input::take(data, "data")?;
     let parsed = py.detach(|| guard(|| Ok(crate::tree::Parsed::build(owner))))?;
     Ok(ParseResult::new(parsed, o.documents))
@@ -118,13 +143,14 @@ pub fn parse(
 
 /// Parses X12 and returns the JSON contract bytes, straight from the core.
 #[pyfunction]
-#[pyo3(signature = (data, *, documents = None))]
+#[pyo3(signature = (data, *, documents = None, options = None))]
 pub fn parse_json<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     documents: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let o: ops::ParseOptions = options(&[("documents", documents)])?;
+    let o: ops::ParseOptions = self::options(options, &[("documents", documents)])?;
     let owner = input::take(data, "data")?;
     let out = py.detach(|| guard(|| Ok(ops::parse_json(owner.as_slice(), &o))))?;
     Ok(to_py_bytes(py, &out))
@@ -172,14 +198,11 @@ impl PyValidation {
     /// The per-interchange outcomes (TA1, groups with AK9, sets with AK5), as in `to_dict()["interchanges"]`.
     #[getter]
     fn interchanges<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let v = serde_json::to_value(&self.v.interchanges)
-            .map_err(|e| crate::errors::internal(e.to_string()))?;
-        pyjson::value_to_py(py, &v)
+        pyjson::without_gc(py, || crate::pyser::to_py(py, &self.v.interchanges))
     }
     /// The validation as Python objects: exactly the JSON of `x12kit validate --json`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let json = self.json(py)?;
-        pyjson::loads(py, &json)
+        pyjson::without_gc(py, || crate::pyser::to_py(py, &self.v))
     }
     /// The JSON bytes of `x12kit validate --json`.
     fn to_json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -201,13 +224,14 @@ impl PyValidation {
 
 /// Validates X12 (the envelope rules; with `structure=True` also the set structure of the 18 known types).
 #[pyfunction]
-#[pyo3(signature = (data, *, structure = None))]
+#[pyo3(signature = (data, *, structure = None, options = None))]
 pub fn validate(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     structure: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyValidation> {
-    let o: ops::ValidateOptions = options(&[("structure", structure)])?;
+    let o: ops::ValidateOptions = self::options(options, &[("structure", structure)])?;
     let owner = input::take(data, "data")?;
     let v = py.detach(|| guard(|| Ok(ops::validate(owner.as_slice(), &o))))?;
     Ok(PyValidation { v })
@@ -215,13 +239,14 @@ pub fn validate(
 
 /// Validates X12 and returns the JSON bytes of `x12kit validate --json`.
 #[pyfunction]
-#[pyo3(signature = (data, *, structure = None))]
+#[pyo3(signature = (data, *, structure = None, options = None))]
 pub fn validate_json<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     structure: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let o: ops::ValidateOptions = options(&[("structure", structure)])?;
+    let o: ops::ValidateOptions = self::options(options, &[("structure", structure)])?;
     let owner = input::take(data, "data")?;
     let out = py.detach(|| guard(|| Ok(ops::validate_json(owner.as_slice(), &o))))?;
     Ok(to_py_bytes(py, &out))
@@ -234,7 +259,7 @@ pub fn validate_json<'py>(
 #[pyfunction]
 #[pyo3(signature = (source, *, kind = None, structure = None, errors_only = None,
     interchange_control_number = None, group_control_number = None, set_control_number = None,
-    date = None, time = None, line_break = None, delimiters = None, now = None))]
+    date = None, time = None, line_break = None, delimiters = None, now = None, options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn acknowledge<'py>(
     py: Python<'py>,
@@ -250,19 +275,23 @@ pub fn acknowledge<'py>(
     line_break: Option<&Bound<'py, PyAny>>,
     delimiters: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let o: ops::AcknowledgeOptions = options(&[
-        ("kind", kind),
-        ("structure", structure),
-        ("errorsOnly", errors_only),
-        ("interchangeControlNumber", interchange_control_number),
-        ("groupControlNumber", group_control_number),
-        ("setControlNumber", set_control_number),
-        ("date", date),
-        ("time", time),
-        ("lineBreak", line_break),
-        ("delimiters", delimiters),
-    ])?;
+    let o: ops::AcknowledgeOptions = self::options(
+        options,
+        &[
+            ("kind", kind),
+            ("structure", structure),
+            ("errorsOnly", errors_only),
+            ("interchangeControlNumber", interchange_control_number),
+            ("groupControlNumber", group_control_number),
+            ("setControlNumber", set_control_number),
+            ("date", date),
+            ("time", time),
+            ("lineBreak", line_break),
+            ("delimiters", delimiters),
+        ],
+    )?;
     let now = x12kit::DateTime::from_unix(now_secs(now)?);
     let out = if let Ok(v) = source.cast::<PyValidation>() {
         let v = &v.get().v;
@@ -372,13 +401,17 @@ fn render_impl(
     date: Option<&Bound<'_, PyAny>>,
     time: Option<&Bound<'_, PyAny>>,
     now: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<x12kit::Rendered> {
     let document_type = str_arg(document_type, "document_type")?;
-    let o: ops::RenderOptions = options(&[
-        ("controlNumbers", control_numbers),
-        ("date", date),
-        ("time", time),
-    ])?;
+    let o: ops::RenderOptions = self::options(
+        options,
+        &[
+            ("controlNumbers", control_numbers),
+            ("date", date),
+            ("time", time),
+        ],
+    )?;
     let now = x12kit::DateTime::from_unix(now_secs(now)?);
     let payload = json_arg(payload, "payload")?;
     let partner = json_arg(partner, "partner")?;
@@ -393,7 +426,7 @@ fn render_impl(
 
 /// Renders one document (`"850"`, ...) from its payload for a partner profile: the interchange's X12 bytes.
 #[pyfunction]
-#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None))]
+#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None, options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn render<'py>(
     py: Python<'py>,
@@ -404,6 +437,7 @@ pub fn render<'py>(
     date: Option<&Bound<'py, PyAny>>,
     time: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let r = render_impl(
         py,
@@ -414,13 +448,14 @@ pub fn render<'py>(
         date,
         time,
         now,
+        options,
     )?;
     Ok(to_py_bytes(py, &r.x12))
 }
 
 /// `render()` that also returns the payload as mapped back and the warnings.
 #[pyfunction]
-#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None))]
+#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None, options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn render_document<'py>(
     py: Python<'py>,
@@ -431,6 +466,7 @@ pub fn render_document<'py>(
     date: Option<&Bound<'py, PyAny>>,
     time: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<PyRendered> {
     let r = render_impl(
         py,
@@ -441,13 +477,12 @@ pub fn render_document<'py>(
         date,
         time,
         now,
+        options,
     )?;
-    let warnings =
-        serde_json::to_value(&r.warnings).map_err(|e| crate::errors::internal(e.to_string()))?;
     Ok(PyRendered {
         x12: to_py_bytes(py, &r.x12).unbind(),
         document: pyjson::value_to_py(py, &r.document)?.unbind(),
-        warnings: pyjson::value_to_py(py, &warnings)?
+        warnings: crate::pyser::to_py(py, &r.warnings)?
             .cast_into::<PyList>()?
             .unbind(),
     })
@@ -492,13 +527,14 @@ pub fn partner_schema_json(py: Python<'_>) -> PyResult<Bound<'_, PyBytes>> {
 
 /// Writes a parse result (a `ParseResult`, its dict, or its JSON text) back to X12 bytes.
 #[pyfunction]
-#[pyo3(signature = (source, *, line_break = None))]
+#[pyo3(signature = (source, *, line_break = None, options = None))]
 pub fn write<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyAny>,
     line_break: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let o: ops::WriteOptions = options(&[("lineBreak", line_break)])?;
+    let o: ops::WriteOptions = self::options(options, &[("lineBreak", line_break)])?;
     let out = if let Ok(r) = source.cast::<ParseResult>() {
         let json = r.get().json(py)?;
         py.detach(|| {

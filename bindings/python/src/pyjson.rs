@@ -19,12 +19,18 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// and every 700 container allocations would otherwise start a collection
 /// that walks the growing tree again (most of the cost on large inputs).
 pub fn loads<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    without_gc(py, || loads_inner(py, json))
+}
+
+/// Runs `f` with the cyclic garbage collector paused (and restored after,
+/// whatever `f` returns): for building large trees of fresh, acyclic objects.
+pub fn without_gc<'py, T>(py: Python<'py>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     let gc = py.import("gc")?;
     let was_enabled = gc.call_method0("isenabled")?.is_truthy()?;
     if was_enabled {
         gc.call_method0("disable")?;
     }
-    let out = loads_inner(py, json);
+    let out = f();
     if was_enabled {
         gc.call_method0("enable")?;
     }
@@ -174,7 +180,9 @@ pub fn py_to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<serde_json:
 /// `BP`, qualifiers, dates repeat all over a file): one object each.
 #[derive(Default)]
 struct Strings {
-    map: HashMap<Box<str>, Py<PyString>, BuildHasherDefault<Fnv>>,
+    map: HashMap<Box<str>, Py<PyString>, BuildHasherDefault<FxHash>>,
+    /// Object keys, interned once per call.
+    keys: HashMap<Box<str>, Py<PyString>, BuildHasherDefault<FxHash>>,
 }
 
 /// Strings up to this length are shared; longer ones are rarely repeated.
@@ -183,6 +191,16 @@ const SHARED_MAX: usize = 12;
 const SHARED_ENTRIES: usize = 1 << 16;
 
 impl Strings {
+    fn key<'py>(&mut self, py: Python<'py>, k: &str) -> Bound<'py, PyString> {
+        if let Some(p) = self.keys.get(k) {
+            return p.bind(py).clone();
+        }
+        let p = PyString::intern(py, k);
+        if self.keys.len() < SHARED_ENTRIES {
+            self.keys.insert(k.into(), p.clone().unbind());
+        }
+        p
+    }
     fn get<'py>(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyString> {
         if s.len() > SHARED_MAX {
             return PyString::new(py, s);
@@ -198,23 +216,43 @@ impl Strings {
     }
 }
 
-/// FNV-1a: a fast hash for short keys.
-struct Fnv(u64);
+/// A fast hash for short byte strings (the FxHash mix, eight bytes at a time).
+#[derive(Default)]
+pub struct FxHash(u64);
 
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
+impl FxHash {
+    #[inline]
+    fn mix(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }
 
-impl Hasher for Fnv {
+impl Hasher for FxHash {
     fn finish(&self) -> u64 {
         self.0
     }
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.mix(u64::from_le_bytes(w));
         }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(w));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
     }
 }
 
@@ -283,7 +321,10 @@ impl<'de, 'py> Visitor<'de> for Seed<'py, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let d = PyDict::new(self.py);
-        while let Some(k) = map.next_key_seed(Key { py: self.py })? {
+        while let Some(k) = map.next_key_seed(Key {
+            py: self.py,
+            cache: self.cache,
+        })? {
             let v = map.next_value_seed(self)?;
             d.set_item(k, v).map_err(py_err)?;
         }
@@ -292,29 +333,123 @@ impl<'de, 'py> Visitor<'de> for Seed<'py, '_> {
 }
 
 /// Object keys: interned (the same few names repeat in every segment).
-struct Key<'py> {
+struct Key<'py, 'c> {
     py: Python<'py>,
+    cache: &'c RefCell<Strings>,
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for Key<'py> {
+impl<'de, 'py> DeserializeSeed<'de> for Key<'py, '_> {
     type Value = Bound<'py, PyString>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de, 'py> Visitor<'de> for Key<'py> {
+impl<'de, 'py> Visitor<'de> for Key<'py, '_> {
     type Value = Bound<'py, PyString>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object key")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(PyString::intern(self.py, v))
+        Ok(self.cache.borrow_mut().key(self.py, v))
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
         self.visit_str(v)
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
         self.visit_str(&v)
+    }
+}
+
+/// The `document` of every transaction set of a parse result's JSON, in
+/// order (`None` for a set without one), built as Python objects; the rest
+/// of the JSON is skipped. `to_dict()` takes the documents from here: the
+/// core writes them in one pass with reused buffers, in the contract's key order.
+pub fn documents<'py>(py: Python<'py>, json: &[u8]) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let cache = RefCell::new(Strings::default());
+    let out = RefCell::new(Vec::new());
+    let walk = Walk {
+        seed: Seed { py, cache: &cache },
+        out: &out,
+        level: Level::Top,
+    };
+    walk.deserialize(&mut de)
+        .map_err(|e| crate::errors::internal(format!("the core's JSON could not be read: {e}")))?;
+    de.end()
+        .map_err(|e| crate::errors::internal(format!("the core's JSON has trailing data: {e}")))?;
+    Ok(out.into_inner())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Top,
+    Interchange,
+    Group,
+    Transaction,
+}
+
+/// Walks top → interchanges → groups → transactions, keeping only `document`.
+#[derive(Clone, Copy)]
+struct Walk<'py, 'c> {
+    seed: Seed<'py, 'c>,
+    out: &'c RefCell<Vec<Option<Bound<'py, PyAny>>>>,
+    level: Level,
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+/// A list of `Walk` objects one level down.
+#[derive(Clone, Copy)]
+struct Items<'py, 'c>(Walk<'py, 'c>);
+
+impl<'de> DeserializeSeed<'de> for Items<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Items<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self.0)?.is_some() {}
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut document = None;
+        while let Some(k) = map.next_key::<&'de str>()? {
+            let down = |level| Items(Walk { level, ..self });
+            match (self.level, k) {
+                (Level::Top, "interchanges") => map.next_value_seed(down(Level::Interchange))?,
+                (Level::Interchange, "groups") => map.next_value_seed(down(Level::Group))?,
+                (Level::Group, "transactions") => map.next_value_seed(down(Level::Transaction))?,
+                (Level::Transaction, "document") => {
+                    document = Some(map.next_value_seed(self.seed)?);
+                }
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        if self.level == Level::Transaction {
+            self.out.borrow_mut().push(document);
+        }
+        Ok(())
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::errors::guard;
 use crate::input::{self, Owner};
-use crate::ops::{PyValidation, core_err, options};
+use crate::ops::{PyValidation, options};
 use crate::tree::{PyDiagnostic, PySegment};
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
@@ -228,19 +228,18 @@ pub fn iter_segments(source: &Bound<'_, PyAny>, chunk_size: usize) -> PyResult<S
 /// Validates a large file or stream with bounded memory (`retain="counts"`
 /// keeps no per-set summaries, for inputs with millions of sets).
 #[pyfunction]
-#[pyo3(signature = (source, *, structure = None, retain = "all", chunk_size = CHUNK))]
+#[pyo3(signature = (source, *, structure = None, retain = None, chunk_size = CHUNK, options = None))]
 pub fn validate_stream(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
     structure: Option<&Bound<'_, PyAny>>,
-    retain: &str,
+    retain: Option<&Bound<'_, PyAny>>,
     chunk_size: usize,
+    options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyValidation> {
-    let mut o: ops::ValidateOptions = options(&[("structure", structure)])?;
     // The core reads "retain" (and names a bad value INVALID_OPTIONS at /retain).
-    o.retain = ops::options::<ops::ValidateOptions>(serde_json::json!({ "retain": retain }))
-        .map_err(core_err)?
-        .retain;
+    let o: ops::ValidateOptions =
+        self::options(options, &[("structure", structure), ("retain", retain)])?;
     let chunk = self::chunk_size(chunk_size)?;
     let mut src = Source::of(source)?;
     let v = ops::stream_validator(&o);

@@ -408,11 +408,7 @@ pub struct PyDiagnostic {
 impl PyDiagnostic {
     pub fn of(py: Python<'_>, d: &x12kit::Diagnostic) -> PyResult<PyDiagnostic> {
         let ack = match &d.ack {
-            Some(a) => {
-                let v =
-                    serde_json::to_value(a).map_err(|e| crate::errors::internal(e.to_string()))?;
-                Some(pyjson::value_to_py(py, &v)?.cast_into::<PyDict>()?.unbind())
-            }
+            Some(a) => Some(crate::pyser::to_py(py, a)?.cast_into::<PyDict>()?.unbind()),
             None => None,
         };
         Ok(PyDiagnostic {
@@ -560,8 +556,7 @@ impl ParseResult {
     }
     /// The parse result as Python objects: exactly the JSON contract (`parse_json`), built natively.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let json = self.json(py)?;
-        pyjson::loads(py, &json)
+        crate::native::document(py, self.parsed.doc(), self.documents)
     }
     /// The JSON contract bytes (the same as `parse_json(data)`).
     fn to_json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {

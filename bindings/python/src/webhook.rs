@@ -131,7 +131,8 @@ pub fn webhook_sign(
 
 /// Verifies a delivery against one secret or a list (rotation); raises `WebhookVerificationError`.
 #[pyfunction]
-#[pyo3(signature = (secrets, signature, timestamp, body, *, tolerance = None, now = None))]
+#[pyo3(signature = (secrets, signature, timestamp, body, *, tolerance = None, now = None, options = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn webhook_verify(
     secrets: &Bound<'_, PyAny>,
     signature: &Bound<'_, PyAny>,
@@ -139,10 +140,11 @@ pub fn webhook_verify(
     body: &Bound<'_, PyAny>,
     tolerance: Option<&Bound<'_, PyAny>>,
     now: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyVerified> {
     let secrets = secrets_of(secrets)?;
     let keys: Vec<&[u8]> = secrets.iter().map(|s| s.as_slice()).collect();
-    let o: ops::VerifyOptions = options(&[("tolerance", tolerance)])?;
+    let o: ops::VerifyOptions = self::options(options, &[("tolerance", tolerance)])?;
     let signature = str_of(signature, "signature")?;
     let timestamp = timestamp_header(timestamp)?;
     let body = input::text_or_bytes(body, "body")?;
@@ -172,7 +174,7 @@ impl PyVerifier {
     #[pyo3(signature = (secrets, tolerance = None))]
     fn new(secrets: &Bound<'_, PyAny>, tolerance: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let secrets = secrets_of(secrets)?;
-        let o: ops::VerifyOptions = options(&[("tolerance", tolerance)])?;
+        let o: ops::VerifyOptions = options(None, &[("tolerance", tolerance)])?;
         let keys: Vec<&[u8]> = secrets.iter().map(|s| s.as_slice()).collect();
         let v = Verifier::new(&keys).map_err(core_err)?;
         Ok(PyVerifier {

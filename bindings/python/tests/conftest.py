@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import List
+from typing import Any, List
 
 import pytest
 
@@ -61,3 +61,18 @@ def make_850(n_sets: int, lines: int = 3) -> bytes:
 @pytest.fixture
 def x850() -> bytes:
     return X850
+
+
+def assert_same(a: Any, b: Any, path: str = "$") -> None:
+    """Equal values of the same types (``1 == 1.0`` is not enough) and dict keys in the same order."""
+    assert type(a) is type(b), f"{path}: {type(a).__name__} {a!r:.80} vs {type(b).__name__} {b!r:.80}"
+    if isinstance(a, dict):
+        assert list(a) == list(b), f"{path}: keys {list(a)} vs {list(b)}"
+        for k in a:
+            assert_same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), f"{path}: {len(a)} vs {len(b)} items"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, f"{path}[{i}]")
+    else:
+        assert a == b, f"{path}: {a!r} vs {b!r}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import x12kit
-from conftest import REPO, X850, make_850
+from conftest import REPO, X850, assert_same, make_850
 
 PARTNER = json.loads((REPO / "examples" / "partners" / "acme-retail.json").read_text())
 PAYLOAD_850 = json.loads((REPO / "examples" / "payloads" / "850.json").read_text())
@@ -107,8 +107,35 @@ def test_to_dict_is_exactly_the_json_contract(x850: bytes) -> None:
     for data in [x850, make_850(20), b"", b"garbage", "ISA*00*\u00e9".encode()]:
         for documents in (True, False):
             r = x12kit.parse(data, documents=documents)
-            assert r.to_dict() == json.loads(x12kit.parse_json(data, documents=documents))
+            assert_same(r.to_dict(), json.loads(x12kit.parse_json(data, documents=documents)))
             assert r.to_json() == x12kit.parse_json(data, documents=documents)
+
+
+def test_options_mapping_is_the_cores_option_object(x850: bytes) -> None:
+    import types
+
+    # The core's option object (camelCase keys), as a dict or any Mapping.
+    assert x12kit.parse_json(x850, options={"documents": False}) == x12kit.parse_json(x850, documents=False)
+    proxy = types.MappingProxyType({"documents": False})
+    assert x12kit.parse(x850, options=proxy).to_json() == x12kit.parse_json(x850, documents=False)
+    assert x12kit.write(x12kit.parse(x850), options={"lineBreak": "\n"}) == x12kit.write(
+        x12kit.parse(x850), line_break="\n"
+    )
+    # A keyword argument given (not None) wins over the same key in options.
+    assert x12kit.parse_json(x850, documents=True, options={"documents": False}) == x12kit.parse_json(x850)
+    assert x12kit.parse_json(x850, documents=None, options={"documents": False}) == x12kit.parse_json(
+        x850, documents=False
+    )
+    # Not an object, an unknown key, a wrong type: the core's INVALID_OPTIONS with its pointer.
+    for bad, pointer in [([True], "/"), ("documents", "/"), (3, "/"), ({"nope": 1}, "/nope"), ({"documents": "x"}, "/documents")]:
+        with pytest.raises(x12kit.InvalidArgument) as info:
+            x12kit.parse(x850, options=bad)  # type: ignore[arg-type]
+        assert info.value.code == "INVALID_OPTIONS" and info.value.pointer == pointer, bad
+    with pytest.raises(x12kit.InvalidArgument) as info:
+        x12kit.validate_stream(x850, options={"retain": "some"})
+    assert info.value.pointer == "/retain"
+    v = x12kit.validate_stream(x850, options={"retain": "counts", "structure": True})
+    assert v.to_dict()["interchanges"][0]["groups"] == []
 
 
 def test_diagnostics_objects() -> None:

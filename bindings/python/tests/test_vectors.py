@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 from typing import Any, Callable, Dict, List, Union
 
 import pytest
 
 import x12kit
-from conftest import VECTORS
+from conftest import VECTORS, assert_same
 
 MANIFEST = VECTORS / "manifest.json"
 
@@ -29,8 +30,16 @@ def snake(name: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
 
+# How a case's options reach the function: as Python keyword arguments
+# (snake_case), or as the core's own option object through `options=`.
+MODE = "keywords"
+
+
 def kwargs(case: Dict[str, Any]) -> Dict[str, Any]:
-    opts = case.get("options") or {}
+    opts = case.get("options")
+    if MODE == "options":
+        return {} if opts is None else {"options": opts}
+    opts = opts or {}
     assert isinstance(opts, dict), "options must be an object"
     return {snake(k): v for k, v in opts.items()}
 
@@ -79,8 +88,13 @@ def run(case: Dict[str, Any]) -> bytes:
         data = file_bytes(case, "input")
         out = x12kit.acknowledge(data, now=args["now"], **kw)
         # Through a Validation made with the same structure setting: the same bytes.
-        structure = kw.get("structure", True)
-        ack_kw = {k: v for k, v in kw.items() if k != "structure"}
+        if MODE == "options":
+            opts = dict(kw.get("options") or {})
+            structure = opts.pop("structure", True)
+            ack_kw: Dict[str, Any] = {"options": opts}
+        else:
+            structure = kw.get("structure", True)
+            ack_kw = {k: v for k, v in kw.items() if k != "structure"}
         v = x12kit.validate(data, structure=structure)
         assert x12kit.acknowledge(v, now=args["now"], **ack_kw) == out
         return out
@@ -170,16 +184,26 @@ def unknown_option(case: Dict[str, Any]) -> Union[str, None]:
     return None
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_vector(case: Dict[str, Any]) -> None:
+def _runs() -> List[Any]:
+    """Every case with its options given as the core's object (`options=`); and every case
+    whose options are an object, given as keyword arguments too."""
+    out = []
+    for c in CASES:
+        out.append(pytest.param(c, "options", id=c["id"] + "[options]"))
+        if isinstance(c.get("options") or {}, dict):
+            out.append(pytest.param(c, "keywords", id=c["id"]))
+    return out
+
+
+@pytest.mark.parametrize("case,mode", _runs())
+def test_vector(case: Dict[str, Any], mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert ("expect" in case) != ("error" in case), "a case gives expect or error"
-    if not isinstance(case.get("options") or {}, dict):
-        assert case["error"]["code"] == "INVALID_OPTIONS"
-        pytest.skip("options that are not an object cannot be written as Python keyword arguments")
-    bad = unknown_option(case)
+    monkeypatch.setattr(sys.modules[__name__], "MODE", mode)
+    bad = unknown_option(case) if mode == "keywords" else None
     if bad is not None:
         # Python's convention for an unknown keyword is TypeError; the core's verdict is
-        # INVALID_OPTIONS at /<key>: the case must say exactly that.
+        # INVALID_OPTIONS at /<key>: the case must say exactly that (its "options" run
+        # checks the core's error itself).
         assert case["error"]["code"] == "INVALID_OPTIONS"
         assert case["error"].get("pointer") == "/" + bad
         with pytest.raises(TypeError):
@@ -195,6 +219,13 @@ def test_vector(case: Dict[str, Any]) -> None:
     assert out == want, f"output differs from {case['expect']}"
     if case["op"] == "render":
         warnings_of(case)
+    if case["op"] == "parse":
+        # to_dict() is the JSON contract as Python objects: same keys in the same order, same types.
+        r = x12kit.parse(file_bytes(case, "input"), **kwargs(case))
+        assert_same(r.to_dict(), json.loads(out))
+    if case["op"] == "validate":
+        v = x12kit.validate(file_bytes(case, "input"), **kwargs(case))
+        assert_same(v.to_dict(), json.loads(out))
 
 
 def test_every_op_is_covered() -> None:

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measure, cases } from './ops.mjs';
+import { measure, cases, pairs, interleaved } from './ops.mjs';
 import { serve } from '../scripts/serve.mjs';
 import { launch } from '../tests/browser/chromium.mjs';
 
@@ -19,6 +19,7 @@ const text = new TextDecoder().decode(bytes);
 const MB = bytes.length / 1e6;
 
 const results = [];
+const ratios = [];
 // ---- Node
 {
   const libs = {
@@ -37,6 +38,11 @@ const results = [];
     results.push({ where: 'Node', lib, op, mbs, note });
     console.error(`Node  ${lib} ${op}: ${mbs ? mbs.toFixed(1) + ' MB/s' : note}`);
   }
+  for (const [name, a, b] of pairs(libs, bytes, text)) {
+    const r = await interleaved(bytes.length, a, b);
+    ratios.push({ where: 'Node', name, ...r });
+    console.error(`Node  ${name}: ${r.ratio.toFixed(2)}x (interleaved)`);
+  }
 }
 // ---- Chromium: x12kit-wasm (web) and @stedi/x12-tools (its nodejs glue run through a shim)
 {
@@ -45,7 +51,11 @@ const results = [];
   const page = await browser.newPage();
   await page.route('**/bench-input.x12', (r) => r.fulfill({ body: Buffer.from(bytes), contentType: 'application/octet-stream' }));
   await page.goto(`${url}/repo/bindings/wasm/bench/browser.html`);
-  const out = await page.evaluate(() => window.run());
+  const { out, ratios: inBrowser } = await page.evaluate(() => window.run());
+  for (const r of inBrowser) {
+    ratios.push({ where: 'Chromium', ...r });
+    console.error(`Chromium  ${r.name}: ${r.ratio.toFixed(2)}x (interleaved)`);
+  }
   for (const r of out) {
     results.push({ where: 'Chromium', ...r });
     console.error(`Chromium  ${r.lib} ${r.op}: ${r.mbs ? r.mbs.toFixed(1) + ' MB/s' : r.note}`);
@@ -69,3 +79,8 @@ for (const k of keys) {
   const ratio = nat && n && n.mbs ? `${Math.round((100 * n.mbs) / nat)}%` : '';
   console.log(`| ${lib} | ${op} | ${fmt(n?.mbs)}${n?.note ? ' (' + n.note + ')' : ''} | ${c ? fmt(c.mbs) : 'not run'}${c?.note ? ' (' + c.note + ')' : ''} | ${nat ? fmt(nat) : ''} | ${ratio} |`);
 }
+
+console.log('\nx12kit-wasm / @stedi/x12-tools on the same job, each pair run alternately (21 rounds; median of the per-round ratios):\n');
+console.log('| x12kit / @stedi | where | x12kit MB/s | @stedi MB/s | ratio |');
+console.log('|---|---|---:|---:|---:|');
+for (const r of ratios) console.log(`| ${r.name} | ${r.where} | ${r.a.toFixed(0)} | ${r.b.toFixed(0)} | ${r.ratio.toFixed(1)}× |`);

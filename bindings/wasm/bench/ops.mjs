@@ -42,3 +42,43 @@ export function cases({ x12, stedi, nodeX12 }, bytes, text) {
   }
   return list;
 }
+
+/**
+ * The x12kit/@stedi pairs doing the same job, for the ratio: [name, x12kit fn, @stedi fn].
+ * Validation (every envelope rule and summary) against @stedi's envelope metadata,
+ * and a 997/999 against @stedi's 997.
+ */
+export function pairs({ x12, stedi }, bytes, text) {
+  if (!stedi) return [];
+  return [
+    ['validateToJson / metadata', () => x12.validateToJson(bytes).length, () => stedi.metadata(text).interchanges.length],
+    ['validate / metadata', () => x12.validate(bytes).interchanges.length, () => stedi.metadata(text).interchanges.length],
+    ['acknowledge / ack', () => x12.acknowledge(bytes, { structure: false, now: 1700000000 }).length, () => (stedi.ack(text, '1', '1') || '').length],
+  ];
+}
+
+/**
+ * The speed ratio a/b, robust to a loaded machine: a and b run alternately
+ * (21 rounds after a warm-up), so both see the same load; the result is the
+ * median of the per-round ratios, with each side's median MB/s.
+ */
+export async function interleaved(bytes, a, b, rounds = 21) {
+  await a();
+  await b();
+  const ratios = [];
+  const ta = [];
+  const tb = [];
+  for (let i = 0; i < rounds; i++) {
+    let t = performance.now();
+    await a();
+    const da = performance.now() - t;
+    t = performance.now();
+    await b();
+    const db = performance.now() - t;
+    ta.push(da);
+    tb.push(db);
+    ratios.push(db / da);
+  }
+  const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  return { ratio: med(ratios), a: bytes / 1e6 / (med(ta) / 1000), b: bytes / 1e6 / (med(tb) / 1000) };
+}

@@ -10,6 +10,7 @@
 mod convert;
 mod error;
 mod inspect;
+mod segments;
 
 use convert::{
     bytes_arg, json_bytes_to_js, json_text_arg, options_and_now, options_arg, string_arg,
@@ -51,8 +52,6 @@ export interface Problem { severity: "error" | "warning"; code: string; pointer:
 export interface X12kitErrorFields {
   code: string; kind: "invalid_input" | "rejected" | "io" | "internal"; pointer?: string; details: Problem[];
 }
-/** One segment of the input, as `segments` returns it. */
-export interface SegmentView { id: string; index: number; offset: number; length: number; elements: string[] }
 /** The result of `render`. */
 export interface Rendered { x12: Uint8Array; document: any; warnings: Problem[] }
 "#;
@@ -73,11 +72,12 @@ pub fn parse_to_json(input: &JsValue, options: &JsValue) -> Result<Uint8Array> {
     Ok(Uint8Array::from(&ops::parse_json(&bytes, &o)[..]))
 }
 
-/// The segments of the input (the core's tokenizer), with byte offsets.
+/// The segments of the input as a lazy iterator of `Segment` views (the
+/// core's tokenizer runs as the iterator advances; the views read the one
+/// copy of the input in wasm memory).
 #[wasm_bindgen(skip_typescript)]
-pub fn segments(input: &JsValue) -> Result<js_sys::Array> {
-    let bytes = bytes_arg(input, "input")?;
-    Ok(inspect::segments(&bytes))
+pub fn segments(input: &JsValue) -> Result<JsValue> {
+    segments::segments(input)
 }
 
 /// Validates the envelopes (and with `structure`, the 18 known sets); the validation result object.
@@ -340,8 +340,41 @@ const TS_FUNCTIONS: &'static str = r#"
 export function parse(input: X12Input, options?: ParseOptions): any;
 /** Parses X12; the parse result as UTF-8 JSON bytes (byte-identical to the core). */
 export function parseToJson(input: X12Input, options?: ParseOptions): Uint8Array;
-/** The segments of the input (the core's tokenizer), with their byte offsets and lengths. */
-export function segments(input: X12Input): SegmentView[];
+/** The segments of the input, lazily: the core's tokenizer finds each one as the iterator advances. */
+export function segments(input: X12Input): SegmentIterator;
+/** What `segments` returns: an iterator (and iterable) of `Segment` views. */
+export class SegmentIterator implements IterableIterator<Segment> {
+  private constructor();
+  free(): void;
+  next(): IteratorResult<Segment, undefined>;
+  [Symbol.iterator](): SegmentIterator;
+  /** Consumes the remaining segments without making views; how many there were. */
+  skipRest(): number;
+}
+/** A lazy view of one segment; its text and elements are read from the input when asked for. */
+export class Segment {
+  private constructor();
+  free(): void;
+  /** The identifier (`ISA`, `BEG`, ...). */
+  readonly id: string;
+  /** The segment text, terminator excluded. */
+  readonly raw: string;
+  /** 0-based position of the segment in the input. */
+  readonly index: number;
+  /** Byte offset of the segment in the input. */
+  readonly offset: number;
+  /** Bytes of the segment in the input, terminator excluded. */
+  readonly length: number;
+  /** Element `n`, 1-based as in X12; undefined past the last element. */
+  element(n: number): string | undefined;
+  /** The elements after the identifier. */
+  elements(): string[];
+  /** The components of element `n` (one for a simple element). */
+  components(n: number): string[];
+  /** The repetitions of element `n`. */
+  repetitions(n: number): string[];
+  toJSON(): { id: string; index: number; offset: number; elements: string[] };
+}
 /** Validates the envelopes (and, with `structure`, the 18 known sets): the validation result. */
 export function validate(input: X12Input, options?: ValidateOptions): any;
 /** Like `validate`, as UTF-8 JSON bytes (byte-identical to `x12kit validate --json`). */

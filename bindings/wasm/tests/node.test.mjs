@@ -120,7 +120,7 @@ test('bad input: X12 garbage is diagnostics, never an exception', () => {
     assert.ok(Array.isArray(p.diagnostics));
     const v = x12.validate(input);
     assert.equal(typeof v.valid, 'boolean');
-    assert.ok(Array.isArray(x12.segments(input)));
+    assert.ok(Array.isArray([...x12.segments(input)]));
   }
 });
 
@@ -140,7 +140,7 @@ test('bad input: 3000 random and mutated inputs never throw', () => {
     }
     x12.parseToJson(b);
     x12.validateToJson(b, { structure: true });
-    x12.segments(b);
+    for (const seg of x12.segments(b)) seg.elements();
     // Any chunking of the stream gives the same result (the stream reads no
     // acknowledgements and has no UTF-8 warnings, so it is compared with itself).
     assert.equal(dec.decode(streamed(b, 17, { structure: true })), dec.decode(streamed(b, b.length + 1, { structure: true })));
@@ -185,7 +185,7 @@ test('validate: the sample is valid, the wrong SE01 is an SE01_COUNT error', () 
   assert.equal(v.valid, false);
   assert.equal(v.diagnostics[0].code, 'SE01_COUNT');
   assert.equal(v.diagnostics[0].segmentId, 'SE');
-  assert.equal(x12.segments(BAD_SE01)[v.diagnostics[0].segmentIndex].id, 'SE');
+  assert.equal([...x12.segments(BAD_SE01)][v.diagnostics[0].segmentIndex].id, 'SE');
   assert.equal(dec.decode(BAD_SE01).slice(v.diagnostics[0].offset, v.diagnostics[0].offset + 3), '19*');
 });
 
@@ -218,11 +218,57 @@ test('write(parse(x)) gives back x', () => {
 });
 
 test('segments: offsets and lengths point at each segment of the input', () => {
-  const segs = x12.segments(SAMPLE);
+  const segs = [...x12.segments(SAMPLE)];
   const t = SAMPLE.toString('latin1');
   assert.equal(segs[0].id, 'ISA');
   assert.equal(segs.at(-1).id, 'IEA');
-  for (const s of segs) assert.equal(t.slice(s.offset, s.offset + s.length), [s.id, ...s.elements].join('*'));
+  segs.forEach((s, i) => {
+    assert.equal(s.index, i);
+    assert.equal(s.raw, [s.id, ...s.elements()].join('*'));
+    assert.equal(t.slice(s.offset, s.offset + s.length), s.raw);
+  });
+});
+
+test('segments: a lazy iterator (nothing is built up front) of views like the Node addon\'s', () => {
+  const it = x12.segments(SAMPLE);
+  assert.equal(typeof it.next, 'function');
+  assert.equal(it[Symbol.iterator](), it);
+  const isa = it.next();
+  assert.equal(isa.done, false);
+  assert.equal(isa.value.id, 'ISA');
+  assert.equal(isa.value.element(1), '00');
+  assert.equal(isa.value.element(16), isa.value.elements()[15]);
+  assert.equal(isa.value.element(0), undefined);
+  assert.equal(isa.value.element(99), undefined);
+  const gs = it.next().value;
+  assert.equal(gs.id, 'GS');
+  assert.deepEqual(gs.toJSON(), { id: 'GS', index: 1, offset: gs.offset, elements: gs.elements() });
+  assert.equal(JSON.stringify(gs), JSON.stringify(gs.toJSON()));
+  // The rest: counted without views, then the iterator stays done.
+  const total = [...x12.segments(SAMPLE)].length;
+  assert.equal(it.skipRest(), total - 2);
+  assert.deepEqual(it.next(), { value: undefined, done: true });
+  // Components and repetitions are split by the core on demand.
+  const comp = [...x12.segments('ISA*00*          *00*          *ZZ*A              *ZZ*B              *230101*1200*^*00501*000000001*0*T*:~GS*PO*A*B*20230101*1200*1*X*005010~ST*850*0001~REF*AA*1^2*X:Y:Z~')].at(-1);
+  assert.equal(comp.id, 'REF');
+  assert.deepEqual(comp.repetitions(2), ['1', '2']);
+  assert.deepEqual(comp.components(3), ['X', 'Y', 'Z']);
+  assert.deepEqual(comp.components(9), []);
+  for (const bad of [-1, 1.5, '2', null]) throwsCode(() => comp.element(bad), 'INVALID_ARGUMENT');
+  // A view keeps working after its iterator is gone (it shares the one copy of the input).
+  const kept = x12.segments(SAMPLE).next().value;
+  assert.equal(kept.id, 'ISA');
+});
+
+test('segments: 200 000 segments iterate in bounded steps (the views are made one at a time)', () => {
+  const body = Array.from({ length: 200_000 }, (_, i) => `REF*ZZ*${i}~`).join('');
+  const it = x12.segments(`ISA*00*          *00*          *ZZ*A              *ZZ*B              *230101*1200*U*00401*000000001*0*T*:~${body}`);
+  let n = 0;
+  for (const s of it) {
+    if (n === 100_000) assert.equal(s.element(2), '99999');
+    if (++n === 150_000) break;
+  }
+  assert.equal(it.skipRest(), 200_001 - 150_000);
 });
 
 test('render and documentSchema: every document type has a schema; render gives X12 that maps back', () => {

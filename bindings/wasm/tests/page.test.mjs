@@ -35,6 +35,11 @@ after(async () => {
   server?.close();
 });
 
+/** Waits until the inspector (filled asynchronously by the worker's answer) shows a segment whose title matches `re`. */
+async function inspectorShows(re) {
+  await page.waitForFunction((src) => new RegExp(src).test(document.getElementById('inspector-title').textContent), re.source, { timeout: 10_000 });
+}
+
 /** Waits for the results of the input named `name`. */
 async function resultsFor(name) {
   await page.waitForFunction((n) => {
@@ -85,21 +90,27 @@ test('the wrong SE01: one diagnostic; clicking it highlights the SE segment', as
     const box = e.closest('.raw').getBoundingClientRect();
     return r.top >= box.top && r.bottom <= box.bottom;
   }), 'the highlighted segment is scrolled into view');
-  assert.match(await page.textContent('#inspector-title'), /^SE — segment 21/);
+  await inspectorShows(/^SE — segment 21/);
   assert.match(await page.textContent('#inspector-table'), /segment count19/);
+  // The element the diagnostic points at is marked in the inspector.
+  assert.equal(await page.textContent('#inspector-table tr.current th'), 'SE01');
+  assert.match(await page.textContent('#inspector-context'), /The SE01_COUNT diagnostic points at SE01\./);
   await page.locator('#diagnostics').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'diagnostic-highlight.png') });
 });
 
 test('the inspector names BEG elements from the core declarations', async () => {
   await page.click('#seg-3');
-  assert.match(await page.textContent('#inspector-title'), /^BEG — segment 3 of the 850 Purchase Order/);
+  await inspectorShows(/^BEG — segment 3 of the 850 Purchase Order/);
   const rows = await page.locator('#inspector-table tbody tr').allTextContents();
-  assert.match(rows[1], /^BEG02purchase order type .*SA.*stand-alone/);
-  assert.match(rows[2], /^BEG03buyer's purchase order number.*PO-48213/);
+  assert.match(rows[1], /^BEG02purchase order typeID 2 · mandatory · document field orderTypeSAstand-alone$/);
+  assert.match(rows[2], /^BEG03buyer's purchase order numberAN 1–22 · mandatory · document field purchaseOrderNumberPO-48213$/);
   await page.hover('#seg-14');
-  assert.match(await page.textContent('#inspector-title'), /^PO1 — segment 14/);
+  await inspectorShows(/^PO1 — segment 14/);
   assert.match(await page.textContent('#inspector-table'), /unit of measure.*EAeach/);
+  const po1 = await page.locator('#inspector-table tbody tr').allTextContents();
+  assert.match(po1[1], /^PO102quantity orderedR 1–15 · mandatory · document field quantity24$/);
+  assert.match(po1[6], /^PO107not declared in x12kit's 850 PO1WID-100$/);
   await page.locator('#raw').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'inspector.png') });
 });
@@ -108,12 +119,12 @@ test('keyboard: the raw text moves between segments with the arrow keys', async 
   await page.mouse.move(0, 0);
   await page.focus('#raw');
   await page.keyboard.press('Home');
-  assert.match(await page.textContent('#inspector-title'), /^ISA — segment 0/);
+  await inspectorShows(/^ISA — segment 0/);
   assert.match(await page.textContent('#inspector-table'), /ISA06sender id/);
   await page.keyboard.press('ArrowDown');
-  assert.match(await page.textContent('#inspector-title'), /^GS — segment 1/);
+  await inspectorShows(/^GS — segment 1/);
   await page.keyboard.press('End');
-  assert.match(await page.textContent('#inspector-title'), /^IEA — segment 31/);
+  await inspectorShows(/^IEA — segment 31/);
 });
 
 test('the 997 for the wrong SE01 downloads and parses clean', async () => {
@@ -210,6 +221,25 @@ test('a 40 MB file streams in the worker with progress while the page stays resp
     console.log(`# page: 40 MB file checked in ${ms} ms; while reading, ${ticks} ticks of a 20 ms timer, longest gap ${maxGap} ms; ${progress.length} progress values`);
   } finally {
     rmSync(path, { force: true });
+  }
+});
+
+test('works offline once loaded: a sample and pasted text are checked with the network off', async () => {
+  await context.setOffline(true);
+  try {
+    await page.click('#sample-bad');
+    await resultsFor('850-wrong-se01.x12');
+    assert.match(await page.textContent('#verdict'), /1 error/);
+    await page.click('#sample-valid');
+    await resultsFor('850-valid.x12');
+    assert.match(await page.textContent('#verdict'), /valid — 0 warnings/);
+    // The paste box is open since the earlier test; the worker checks the text offline.
+    await page.fill('#paste', readFileSync(join(here, '..', 'www', 'samples', '850-valid.x12'), 'utf8'));
+    await page.click('#paste-go');
+    await resultsFor('pasted text');
+    assert.match(await page.textContent('#verdict'), /valid — 0 warnings/);
+  } finally {
+    await context.setOffline(false);
   }
 });
 

@@ -161,14 +161,24 @@ fn webhook_sign_and_verify() {
 
 #[wasm_bindgen_test]
 fn segments_and_describe() {
-    let segs = x12kit_wasm::segments(&js(SAMPLE)).unwrap();
-    assert_eq!(
-        segs.length() as usize,
-        x12kit::segments(SAMPLE.as_bytes()).count()
-    );
-    let first = segs.get(0);
-    assert_eq!(prop(&first, "id"), js("ISA"));
-    assert_eq!(prop(&first, "offset"), JsValue::from_f64(0.0));
+    // The lazy iterator yields the core tokenizer's segments, one view per `next()`.
+    let it = x12kit_wasm::segments(&js(SAMPLE)).unwrap();
+    let iterator = js_sys::Iterator::unchecked_from_js_ref(&it);
+    let mut n = 0;
+    for core in x12kit::segments(SAMPLE.as_bytes()) {
+        let step = iterator.next().unwrap();
+        assert!(!step.done());
+        let view = step.value();
+        assert_eq!(prop(&view, "id"), js(&String::from_utf8_lossy(core.id())));
+        assert_eq!(
+            prop(&view, "offset"),
+            JsValue::from_f64(core.offset() as f64)
+        );
+        assert_eq!(prop(&view, "raw"), js(&String::from_utf8_lossy(core.raw())));
+        n += 1;
+    }
+    assert!(n > 10);
+    assert!(iterator.next().unwrap().done());
     let beg = x12kit_wasm::describe_segment("850", "004010", &js("BEG")).unwrap();
     assert_eq!(prop(&beg, "setName"), js("Purchase Order"));
     assert!(
@@ -184,5 +194,35 @@ fn segments_and_describe() {
             .unwrap()
             .dyn_ref::<js_sys::Object>()
             .is_some()
+    );
+}
+
+#[wasm_bindgen_test]
+fn segment_views_split_elements_on_demand() {
+    let input = "ISA*00*          *00*          *ZZ*A              *ZZ*B              *230101*1200*^*00501*000000001*0*T*:~REF*AA*1^2*X:Y:Z~";
+    let it = x12kit_wasm::segments(&js(input)).unwrap();
+    let iterator = js_sys::Iterator::unchecked_from_js_ref(&it);
+    let _isa = iterator.next().unwrap();
+    let reference = iterator.next().unwrap().value();
+    assert!(iterator.next().unwrap().done());
+    let call = |name: &str, args: &[JsValue]| -> JsValue {
+        let f: js_sys::Function = prop(&reference, name).unchecked_into();
+        f.apply(&reference, &args.iter().collect::<js_sys::Array>())
+            .unwrap()
+    };
+    assert_eq!(prop(&reference, "id"), js("REF"));
+    assert_eq!(call("element", &[JsValue::from_f64(1.0)]), js("AA"));
+    assert!(call("element", &[JsValue::from_f64(4.0)]).is_undefined());
+    let reps = js_sys::Array::from(&call("repetitions", &[JsValue::from_f64(2.0)]));
+    assert_eq!(reps.to_vec(), vec![js("1"), js("2")]);
+    let comps = js_sys::Array::from(&call("components", &[JsValue::from_f64(3.0)]));
+    assert_eq!(comps.to_vec(), vec![js("X"), js("Y"), js("Z")]);
+    let f: js_sys::Function = prop(&reference, "element").unchecked_into();
+    let e = f.call1(&reference, &JsValue::from_f64(1.5)).unwrap_err();
+    assert_eq!(prop(&e, "code"), js("INVALID_ARGUMENT"));
+    let json: JsValue = js_sys::JSON::stringify(&reference).unwrap().into();
+    assert_eq!(
+        json,
+        js(r#"{"id":"REF","index":1,"offset":106,"elements":["AA","1^2","X:Y:Z"]}"#)
     );
 }

@@ -5,8 +5,41 @@
 export function parse(input: X12Input, options?: ParseOptions): any;
 /** Parses X12; the parse result as UTF-8 JSON bytes (byte-identical to the core). */
 export function parseToJson(input: X12Input, options?: ParseOptions): Uint8Array;
-/** The segments of the input (the core's tokenizer), with their byte offsets and lengths. */
-export function segments(input: X12Input): SegmentView[];
+/** The segments of the input, lazily: the core's tokenizer finds each one as the iterator advances. */
+export function segments(input: X12Input): SegmentIterator;
+/** What `segments` returns: an iterator (and iterable) of `Segment` views. */
+export class SegmentIterator implements IterableIterator<Segment> {
+    private constructor();
+    free(): void;
+    next(): IteratorResult<Segment, undefined>;
+    [Symbol.iterator](): SegmentIterator;
+    /** Consumes the remaining segments without making views; how many there were. */
+    skipRest(): number;
+}
+/** A lazy view of one segment; its text and elements are read from the input when asked for. */
+export class Segment {
+    private constructor();
+    free(): void;
+    /** The identifier (`ISA`, `BEG`, ...). */
+    readonly id: string;
+    /** The segment text, terminator excluded. */
+    readonly raw: string;
+    /** 0-based position of the segment in the input. */
+    readonly index: number;
+    /** Byte offset of the segment in the input. */
+    readonly offset: number;
+    /** Bytes of the segment in the input, terminator excluded. */
+    readonly length: number;
+    /** Element `n`, 1-based as in X12; undefined past the last element. */
+    element(n: number): string | undefined;
+    /** The elements after the identifier. */
+    elements(): string[];
+    /** The components of element `n` (one for a simple element). */
+    components(n: number): string[];
+    /** The repetitions of element `n`. */
+    repetitions(n: number): string[];
+    toJSON(): { id: string; index: number; offset: number; elements: string[] };
+}
 /** Validates the envelopes (and, with `structure`, the 18 known sets): the validation result. */
 export function validate(input: X12Input, options?: ValidateOptions): any;
 /** Like `validate`, as UTF-8 JSON bytes (byte-identical to `x12kit validate --json`). */
@@ -91,8 +124,6 @@ export interface Problem { severity: "error" | "warning"; code: string; pointer:
 export interface X12kitErrorFields {
     code: string; kind: "invalid_input" | "rejected" | "io" | "internal"; pointer?: string; details: Problem[];
 }
-/** One segment of the input, as `segments` returns it. */
-export interface SegmentView { id: string; index: number; offset: number; length: number; elements: string[] }
 /** The result of `render`. */
 export interface Rendered { x12: Uint8Array; document: any; warnings: Problem[] }
 
@@ -102,6 +133,8 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
+    readonly __wbg_segment_free: (a: number, b: number) => void;
+    readonly __wbg_segmentiterator_free: (a: number, b: number) => void;
     readonly __wbg_streamvalidator_free: (a: number, b: number) => void;
     readonly __wbg_webhook_free: (a: number, b: number) => void;
     readonly acknowledge: (a: any, b: any) => [number, number, number];
@@ -117,6 +150,18 @@ export interface InitOutput {
     readonly readAcknowledgementToJson: (a: any) => [number, number, number];
     readonly render: (a: any, b: any, c: any, d: any) => [number, number, number];
     readonly renderResult: (a: any, b: any, c: any, d: any) => [number, number, number];
+    readonly segment_components: (a: number, b: any) => [number, number, number];
+    readonly segment_element: (a: number, b: any) => [number, number, number, number];
+    readonly segment_elements: (a: number) => any;
+    readonly segment_id: (a: number) => [number, number];
+    readonly segment_index: (a: number) => number;
+    readonly segment_length: (a: number) => number;
+    readonly segment_offset: (a: number) => number;
+    readonly segment_raw_text: (a: number) => [number, number];
+    readonly segment_repetitions: (a: number, b: any) => [number, number, number];
+    readonly segment_toJSON: (a: number) => [number, number, number];
+    readonly segmentiterator_next: (a: number) => [number, number, number];
+    readonly segmentiterator_skipRest: (a: number) => number;
     readonly segments: (a: any) => [number, number, number];
     readonly streamvalidator_acknowledge: (a: number, b: any) => [number, number, number];
     readonly streamvalidator_fed: (a: number) => number;

@@ -72,9 +72,16 @@ $('paste-go').addEventListener('click', () => {
   if (!text.trim()) return status('Paste some X12 first.');
   analyze(new TextEncoder().encode(text), 'pasted text');
 });
+// The samples are fetched with the page (842 bytes each), so that they load offline too.
+const samples = Object.fromEntries(['850-valid.x12', '850-wrong-se01.x12'].map((f) => [
+  f, fetch(new URL(`./samples/${f}`, import.meta.url)).then((r) => r.arrayBuffer()),
+]));
 async function sample(file) {
-  const r = await fetch(new URL(`./samples/${file}`, import.meta.url));
-  analyze(new Uint8Array(await r.arrayBuffer()), file);
+  try {
+    analyze(new Uint8Array(await samples[file]), file);
+  } catch (e) {
+    status(`Could not load the sample ${file}: ${e.message}`);
+  }
 }
 $('sample-valid').addEventListener('click', () => sample('850-valid.x12'));
 $('sample-bad').addEventListener('click', () => sample('850-wrong-se01.x12'));
@@ -276,6 +283,8 @@ function highlight(segmentIndex, diag) {
   }
   span.classList.add('hl');
   span.scrollIntoView({ block: 'center' });
+  const d = current.validation.diagnostics[diag];
+  pointed = { segmentIndex, element: d && d.element, code: d && d.code };
   select(Number(span.dataset.i));
   status(`Segment ${segmentIndex} (${current.segments[Number(span.dataset.i)].id}) highlighted.`);
 }
@@ -299,7 +308,12 @@ function envelopeNames(s) {
   return keys ? keys.map(words) : null;
 }
 
-/** The meaning of a code, from the declaration's description "(SA stand-alone, NE new order…)". */
+/**
+ * The meaning of a code. The core's declarations have no code table with
+ * meanings yet (see the README): the description of an ID element lists the
+ * common ones in parentheses, "(SA stand-alone, NE new order, ...)", so that
+ * is where a meaning is read from.
+ */
 function meaning(description, value) {
   if (!description || !value) return '';
   const m = description.match(/\(([^)]*)\)/);
@@ -311,7 +325,36 @@ function meaning(description, value) {
   return '';
 }
 
+/** The element's name: the declaration's description without its list of codes. */
+function elementName(d) {
+  if (!d) return '';
+  const text = (d.description || '').replace(/\s*\([^)]*\)\s*$/, '');
+  return text || (d.field ? words(d.field.split('/').at(-1)) : '');
+}
+
+/** What the declaration says of an element besides its name: type, lengths, use, payload field. */
+function declared(d) {
+  const len = d.min === d.max ? `${d.min}` : `${d.min}–${d.max}`;
+  const parts = [`${d.type} ${len}`, d.mandatory ? 'mandatory' : 'optional'];
+  if (d.field) parts.push(`document field ${d.field}`);
+  return parts.join(' · ');
+}
+
+/** The Meaning cell: what a code means, or whether the value is among the codes the declaration knows. */
+function codeMeaning(d, value) {
+  if (!d || !value) return '';
+  const said = meaning(d.description, value);
+  const allowed = d.codes || d.knownCodes;
+  if (said) return said;
+  if (!allowed) return '';
+  if (allowed.includes(value)) return d.codes ? 'an allowed code' : 'a code x12kit knows';
+  return d.codes
+    ? `not an allowed code (${allowed.join(', ')})`
+    : `not among the codes x12kit knows (${allowed.join(', ')})`;
+}
+
 let inspectSeq = 0;
+let pointed = null; // {segmentIndex, element, code} of the diagnostic last chosen
 async function inspect(i) {
   const s = current.segments[i];
   if (!s) return;
@@ -327,24 +370,28 @@ async function inspect(i) {
   ctx.textContent = env
     ? 'Envelope segment (names from the parse result).'
     : info
-      ? `Declared in the ${info.set} (${s.version}): ${info.mandatory ? 'mandatory' : 'optional'}, up to ${info.maxUse ?? 'any number of'} use${info.maxUse === 1 ? '' : 's'}.`
+      ? `Declared in the ${info.set} ${info.setName} (${s.version}): ${info.mandatory ? 'mandatory' : 'optional'}, up to ${info.maxUse ?? 'any number of'} use${info.maxUse === 1 ? '' : 's'}, ${info.elements.length} element${info.elements.length === 1 ? '' : 's'} declared.`
       : s.set
         ? `The ${s.set} declaration of x12kit has no ${s.id} segment.`
         : 'Not inside a transaction set.';
   const rows = s.elements.map((value, k) => {
     const pos = k + 1;
     const d = info && info.elements.find((e) => e.position === pos);
-    const name = env ? env[k] ?? '' : d ? (d.description || d.field || '') : '';
-    const detail = d ? ` (${d.type} ${d.min}/${d.max}${d.mandatory ? ', mandatory' : ''})` : '';
-    const known = d && (d.codes || d.knownCodes);
-    let mean = d ? meaning(d.description, value) : '';
-    if (!mean && known && value) mean = known.includes(value) ? 'a known code' : 'not one of the known codes';
+    const nameCell = el('td', {});
+    if (env) nameCell.append(env[k] ?? '');
+    else if (d) nameCell.append(elementName(d), el('br'), el('small', { class: 'decl' }, declared(d)));
+    else if (info) nameCell.append(el('small', { class: 'decl' }, `not declared in x12kit's ${info.set} ${s.id}`));
     return el('tr', {},
       el('th', { scope: 'row' }, `${s.id}${String(pos).padStart(2, '0')}`),
-      el('td', {}, name + detail),
-      el('td', {}, value),
-      el('td', {}, mean));
+      nameCell,
+      el('td', { class: 'value' }, value),
+      el('td', {}, codeMeaning(d, value)));
   });
+  // The element the chosen diagnostic points at.
+  if (pointed && pointed.segmentIndex === s.index && pointed.element >= 1 && rows[pointed.element - 1]) {
+    rows[pointed.element - 1].classList.add('current');
+    ctx.append(` The ${pointed.code} diagnostic points at ${s.id}${String(pointed.element).padStart(2, '0')}.`);
+  }
   body.replaceChildren(...rows);
 }
 

@@ -17,23 +17,29 @@ function errorInfo(e) {
 
 /** The first segments, with their text, position and set context, for the raw view and the inspector. */
 function rawSegments(bytes) {
-  const segs = x12.segments(bytes);
+  const it = x12.segments(bytes); // lazy: only the segments shown become views
   const out = [];
   let version = '';
   let type = '';
-  for (const s of segs.slice(0, RAW_SEGMENTS)) {
-    if (s.id === 'GS') version = s.elements[7] || '';
-    if (s.id === 'ST') type = s.elements[0] || '';
+  for (const s of it) {
+    const { id, index, offset, length } = s;
+    const elements = s.elements();
+    s.free();
+    if (id === 'GS') version = elements[7] || '';
+    if (id === 'ST') type = elements[0] || '';
     out.push({
-      index: s.index, id: s.id, offset: s.offset, elements: s.elements,
-      text: dec.decode(bytes.subarray(s.offset, s.offset + s.length)),
-      terminator: dec.decode(bytes.subarray(s.offset + s.length, s.offset + s.length + 1)),
+      index, id, offset, elements,
+      text: dec.decode(bytes.subarray(offset, offset + length)),
+      terminator: dec.decode(bytes.subarray(offset + length, offset + length + 1)),
       set: type, version,
     });
-    if (s.id === 'SE') type = '';
-    if (s.id === 'GE') version = '';
+    if (id === 'SE') type = '';
+    if (id === 'GE') version = '';
+    if (out.length === RAW_SEGMENTS) break;
   }
-  return { segments: out, total: segs.length };
+  const total = out.length + it.skipRest();
+  it.free();
+  return { segments: out, total };
 }
 
 async function analyze({ file, bytes, name, structure, ackKind }) {

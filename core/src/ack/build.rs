@@ -178,9 +178,14 @@ fn delimiters(
     Ok((d, isa11, version))
 }
 
-/// Which acknowledgement a group gets.
+/// Which acknowledgement a group gets. A group of functional
+/// acknowledgements (GS01 `FA`: 997s and 999s) gets none, whatever the kind:
+/// X12 acknowledges no acknowledgement (a 997 or 999 answering one would be
+/// answered in turn). Its interchange still gets the TA1 it asks for.
 fn fa_for(group: &GroupSummary, kind: AckKind) -> Option<Fa> {
-    group.functional_id.as_ref()?;
+    if group.functional_id.as_deref()? == "FA" {
+        return None;
+    }
     match kind {
         AckKind::Ta1 => None,
         AckKind::Fa997 => Some(Fa::F997),

@@ -6,7 +6,9 @@
 //! (§4) when asked for, then one functional group (`GS01` = `FA`) holding one
 //! 997 or 999 per received functional group — 997 for 004010 groups and 999
 //! for 005010 ones with [`AckKind::Auto`]. AK2 / IK5 are written for every
-//! set or only for sets with errors ([`AckOptions::errors_only`]), AK3 / AK4
+//! set or only for sets with errors ([`AckOptions::errors_only`]); a group of
+//! functional acknowledgements (GS01 `FA`, 997 / 999) is never acknowledged,
+//! as X12 requires (its interchange still gets a TA1 when it asks). AK3 / AK4
 //! and IK3 / IK4 for segment and element findings, AK9 with its counts and
 //! codes, and AK901 `A` / `E` / `P` / `R` by the rule of §5.4. Control
 //! numbers are the caller's. The acknowledgement uses the received

@@ -210,7 +210,7 @@ fn code_text(b: &[u8], describe: fn(&str) -> &'static str) -> Option<CodeText> {
 pub fn read(doc: &Document<'_>) -> Acknowledgements {
     let mut out = Acknowledgements::default();
     for ic in &doc.interchanges {
-        let carried_by = text(ic.isa.value(13));
+        let carried_by = text(&crate::envelope::isa_value(&ic.isa, 13));
         for seg in ic.segments.iter().filter(|s| s.is(b"TA1")) {
             out.interchange_acks.push(InterchangeAck {
                 control_number: text(seg.value(1)),

@@ -130,6 +130,23 @@ fn text(b: &[u8]) -> Cow<'_, str> {
 /// No node.
 const NIL: u32 = u32::MAX;
 
+/// True when `seg` has data after element `last`, given its first elements
+/// `els` (split up to `last`).
+fn beyond(seg: &Segment<'_>, els: &[&[u8]], last: usize) -> bool {
+    let raw = seg.raw();
+    let sep = seg.delimiters().element;
+    let end = match els.last() {
+        _ if last == 0 => seg.id().len(),
+        // `els` borrow `raw`: where the last split element ends.
+        Some(e) if els.len() >= last.min(32) => {
+            e.as_ptr() as usize + e.len() - raw.as_ptr() as usize
+        }
+        // Fewer elements than `last`: there is nothing after them.
+        _ => return false,
+    };
+    raw.get(end..).is_some_and(|t| t.iter().any(|&b| b != sep))
+}
+
 /// A value of the mapped tree.
 #[derive(Debug, Clone, Copy)]
 enum V<'a> {
@@ -176,6 +193,9 @@ pub(crate) struct Tree<'a> {
     vals: Vec<Value>,
     /// The elements of the segment being mapped.
     els: Vec<&'a [u8]>,
+    /// Received segments the declaration does not map, or maps only in
+    /// part, in input order: written under `unmapped` (see [`Tree::unmapped`]).
+    lost: Vec<Segment<'a>>,
     /// Keys need no escaping (see [`keys_clean`]).
     keys_clean: bool,
 }
@@ -244,6 +264,65 @@ impl<'a> Tree<'a> {
         self.nodes.clear();
         self.text.clear();
         self.vals.clear();
+        self.lost.clear();
+    }
+
+    /// Keeps the segments of items `from..to` (each once: a loop's start
+    /// segment is its first item) as unmapped.
+    fn lose(&mut self, items: &[Item<'a>], from: usize, to: usize) {
+        self.lost.extend(
+            items[from..to]
+                .iter()
+                .filter(|x| !x.is_loop())
+                .map(|x| x.seg),
+        );
+    }
+
+    /// Appends `unmapped` to the root object: one `{position, id, elements}`
+    /// per segment kept in [`Tree::lost`] (`position`: in the set, ST = 1,
+    /// as AK302 counts; `elements`: the element texts as received).
+    fn unmapped(&mut self, root: u32, st: usize) {
+        if self.lost.is_empty() {
+            return;
+        }
+        let list = self.add("unmapped", V::Arr);
+        self.append(root, list);
+        let lost = std::mem::take(&mut self.lost);
+        for seg in &lost {
+            let entry = self.add("", V::Obj);
+            self.append(list, entry);
+            let start = self.text.len() as u32;
+            let position = seg.index().saturating_sub(st) + 1;
+            self.text.extend_from_slice(position.to_string().as_bytes());
+            let c = self.add("position", V::Num(start, self.text.len() as u32));
+            self.append(entry, c);
+            let v = self.string(seg.id());
+            let c = self.add("id", v);
+            self.append(entry, c);
+            let els = self.add("elements", V::Arr);
+            self.append(entry, els);
+            for e in seg.elements() {
+                let v = self.string(e.raw());
+                let c = self.add("", v);
+                self.append(els, c);
+            }
+        }
+        self.lost = lost;
+    }
+
+    /// True when a node bound with `.` (merge into the current object) fits
+    /// `obj`: none of its start segment's fields is set there yet.
+    fn fits(&self, node: &Node, obj: u32) -> bool {
+        let seg = match &node.children {
+            Some(c) => &c[0],
+            None => node,
+        };
+        seg.map.as_ref().is_none_or(|m| {
+            m.elements.iter().all(|e| match &e.target {
+                Target::Field(p) => self.is_free(obj, p),
+                _ => true,
+            })
+        })
     }
 
     #[inline]
@@ -372,9 +451,10 @@ impl<'a> Tree<'a> {
         cur
     }
 
-    /// Sets the field at `path` unless it is set.
+    /// Sets the field at `path` unless it is set; false when it was (the
+    /// value is then not kept there).
     #[inline]
-    fn set(&mut self, obj: u32, path: &'static [String], v: V<'a>) {
+    fn set(&mut self, obj: u32, path: &'static [String], v: V<'a>) -> bool {
         let (parent, key) = match path {
             [key] => (obj, key.as_str()),
             [init @ .., key] => {
@@ -389,11 +469,15 @@ impl<'a> Tree<'a> {
             Some(s) => {
                 if matches!(self.nodes[idx(s)].v, V::Null) {
                     self.nodes[idx(s)].v = v;
+                    true
+                } else {
+                    false
                 }
             }
             None => {
                 let c = self.add(key, v);
                 self.append_bit(parent, c, bit);
+                true
             }
         }
     }
@@ -437,7 +521,7 @@ impl<'a> Tree<'a> {
 
     /// The value of element text for a field of type `pt`/`xt`.
     fn scalar(&mut self, b: &'a [u8], pt: PType, xt: XType) -> V<'a> {
-        if pt == PType::Str {
+        if matches!(pt, PType::Str | PType::StrOrInt) {
             return self.string(b);
         }
         let start = self.text.len() as u32;
@@ -472,9 +556,16 @@ impl<'a> Tree<'a> {
             let at = i;
             let it = &items[at];
             i = if it.is_loop() { it.end } else { at + 1 };
+            if it.is_stray() {
+                self.lost.push(it.seg);
+                continue;
+            }
             let j = it.node;
             let node = &nodes[j];
-            let Some(map) = &node.map else { continue };
+            let Some(map) = &node.map else {
+                self.lose(items, at, i);
+                continue;
+            };
             if !map.hier.is_empty() {
                 if hier_done != Some(j) {
                     hier_done = Some(j);
@@ -483,6 +574,7 @@ impl<'a> Tree<'a> {
                 continue;
             }
             if !map.levels.is_empty() && !level.is_some_and(|l| map.levels.iter().any(|x| x == l)) {
+                self.lose(items, at, i);
                 continue;
             }
             let seg = &it.seg;
@@ -495,19 +587,32 @@ impl<'a> Tree<'a> {
                         .when
                         .as_ref()
                         .is_none_or(|(p, v)| seg.value(*p as usize) == v.as_bytes());
-                    cond && (b.array || self.is_free(obj, &b.path))
+                    cond && (b.array
+                        || if b.path.is_empty() {
+                            self.fits(node, obj)
+                        } else {
+                            self.is_free(obj, &b.path)
+                        })
                 });
-                let Some(b) = chosen else { continue };
-                let s = self.entry(obj, &b.path);
-                let fp = b.when.as_ref().map(|w| w.0);
-                if b.array {
-                    self.arr(s);
-                    let e = self.add("", V::Obj);
-                    self.append(s, e);
-                    (e, fp)
+                let Some(b) = chosen else {
+                    self.lose(items, at, i);
+                    continue;
+                };
+                if b.path.is_empty() {
+                    // `.`: the occurrence merges into the current object.
+                    (obj, None)
                 } else {
-                    self.make(s, V::Obj);
-                    (s, fp)
+                    let s = self.entry(obj, &b.path);
+                    let fp = b.when.as_ref().map(|w| w.0);
+                    if b.array {
+                        self.arr(s);
+                        let e = self.add("", V::Obj);
+                        self.append(s, e);
+                        (e, fp)
+                    } else {
+                        self.make(s, V::Obj);
+                        (s, fp)
+                    }
                 }
             };
             if it.is_loop() {
@@ -520,20 +625,23 @@ impl<'a> Tree<'a> {
                     level,
                     fixed_pos,
                 );
-            } else {
-                self.decode_segment(map, seg, target, fixed_pos);
+            } else if !self.decode_segment(map, seg, target, fixed_pos) {
+                self.lost.push(*seg);
             }
         }
     }
 
-    /// Maps one segment's declared elements into object `obj`.
+    /// Maps one segment's declared elements into object `obj`; false when
+    /// some of its data has no place there (an element the declaration does
+    /// not map, a constant with another value, a field already set by an
+    /// earlier segment): the caller then keeps the whole segment as unmapped.
     fn decode_segment(
         &mut self,
         map: &'static NodeMap,
         seg: &Segment<'a>,
         obj: u32,
         fixed: Option<u8>,
-    ) {
+    ) -> bool {
         // Split once, up to the last declared position: lookups are then O(1).
         let last = map.elements.last().map_or(0, |e| match &e.target {
             Target::Pairs(p) => e.pos as usize + 2 * p.count as usize - 1,
@@ -543,10 +651,15 @@ impl<'a> Tree<'a> {
         seg.split_elements(&mut buf, last);
         let n = buf.len();
         let els = &buf[..];
+        // Data after the last declared position is not mapped.
+        let mut whole = !beyond(seg, els, last);
+        // Positions the declaration maps (1-based bits).
+        let mut mapped: u128 = 0;
         let raw = |p: usize| -> &'a [u8] { if p >= 1 && p <= n { els[p - 1] } else { &[] } };
         for e in &map.elements {
             match &e.target {
                 Target::Field(path) => {
+                    mapped |= 1 << e.pos;
                     if Some(e.pos) == fixed {
                         continue;
                     }
@@ -555,10 +668,20 @@ impl<'a> Tree<'a> {
                         continue;
                     }
                     let v = self.scalar(bytes, e.ptype, e.xtype);
-                    self.set(obj, path, v);
+                    whole &= self.set(obj, path, v);
                 }
+                Target::Const(c) => {
+                    mapped |= 1 << e.pos;
+                    let bytes = raw(e.pos as usize);
+                    whole &= bytes.is_empty() || eq_bytes(bytes, c.as_bytes());
+                }
+                Target::Derived(_) => mapped |= 1 << e.pos,
+                Target::Unmapped => {}
                 Target::Pairs(p) => {
                     let pos = e.pos as usize;
+                    for k in 0..2 * p.count as usize {
+                        mapped |= 1 << (pos + k).min(127);
+                    }
                     for k in 0..p.count as usize {
                         if pos + 2 * k > n {
                             // This pair and the ones after it are absent.
@@ -606,10 +729,16 @@ impl<'a> Tree<'a> {
                         self.append(a, item);
                     }
                 }
-                _ => {}
             }
         }
+        if whole {
+            whole = els
+                .iter()
+                .enumerate()
+                .all(|(k, b)| b.is_empty() || mapped & (1 << (k + 1).min(127)) != 0);
+        }
         self.els = buf;
+        whole
     }
 
     /// Maps the occurrences of HL loop node `j` among items `from..to` into
@@ -644,6 +773,8 @@ impl<'a> Tree<'a> {
             let hl = it.seg;
             let code = hl.value(3);
             let Some(li) = map.hier.iter().position(|l| l.code.as_bytes() == code) else {
+                // A level the declaration does not map: kept as unmapped.
+                self.lose(items, at, it.end);
                 continue;
             };
             let obj = self.add("", V::Obj);
@@ -836,13 +967,14 @@ impl<'a> Mapping<'a> {
         self.segs.push(seg);
     }
 
-    /// Matches and maps the set whose body was collected (`end`: where its
-    /// SE is; `keys_clean`: what [`keys_clean`] says of the declaration);
-    /// returns the root object in [`Mapping::tree`].
+    /// Matches and maps the set whose body was collected (`st`: the index
+    /// of its ST; `end`: where its SE is; `keys_clean`: what [`keys_clean`]
+    /// says of the declaration); returns the root object in [`Mapping::tree`].
     pub(crate) fn map(
         &mut self,
         decl: &'static SetDecl,
         keys_clean: bool,
+        st: usize,
         end: (usize, usize),
         known: &dyn Fn(&str) -> bool,
     ) -> u32 {
@@ -882,6 +1014,7 @@ impl<'a> Mapping<'a> {
             None,
             None,
         );
+        self.tree.unmapped(root, st);
         root
     }
 }

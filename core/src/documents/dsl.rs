@@ -22,14 +22,22 @@
 //! `seg`/`loop` lines name a node of the structure (`ID` or `ID#n` for the
 //! n-th node with that id at that level) and how its occurrences bind to the
 //! payload: nothing (fields merge into the current object), `name` (one
-//! object), `name[]` (one array item per occurrence), optionally restricted
+//! object), `name[]` (one array item per occurrence), `.` (merge into the
+//! current object while none of its fields is set: `seg L1 . charges[]`
+//! puts a line's first L1 on the line and the others in `charges`), optionally restricted
 //! with `?NN=VALUE` (occurrences whose start segment has that value in element
 //! NN, which is then fixed); `always` renders the node even without fields;
 //! `@S,O` limits a node of an HL loop to those levels.
 //!
-//! Element lines: `NN target TYPE MIN/MAX [5010=MIN/MAX] [M|M4010|M5010]
+//! Element lines: `NN target TYPE MIN/MAX [5010=MIN/MAX] [M|M4010|M5010] [need]
 //! [def=VALUE|def=@seq|@date|@time|@sum(ID.NN)] [codes=A,B] [known=A,B] [doc="…"] [only5010]`,
-//! where target is a field path (`address/city`, `lineNumber:int`), `"X"` (a
+//! where `M…` is the standard's designator (what the structure validation
+//! of a received set requires; X and O elements are optional there, their
+//! syntax notes are `rule` lines) and `need` marks an element render requires
+//! of a payload although the standard does not (PO102), and target is a
+//! field path (`address/city`; `stopNumber:int` on an N or R element,
+//! `lineNumber:str|int` for an AN identifier render also takes as an
+//! integer, mapped back as a string), `"X"` (a
 //! constant), `-` (unmapped, validated only) or a derived value
 //! (`@count(PO1)`, `@sum(PO1.02)`, `@sumprod(IT1.02*IT1.04)`, `@seq`,
 //! `@hl.id`, `@hl.parent`, `@hl.level`, `@hl.child`). `pairs NN COUNT array
@@ -487,6 +495,14 @@ fn attach(
                 }
                 let node = &mut nodes[i];
                 let mut map = node_map(l)?;
+                if node.max == 1 {
+                    // A node that does not repeat here has no further
+                    // occurrences: a block's `. name[]` / `x name[]` keeps
+                    // only its single binding.
+                    if let Some(k) = map.binds.iter().position(|b| !b.array && b.when.is_none()) {
+                        map.binds.truncate(k + 1);
+                    }
+                }
                 if let Some(children) = node.children.as_mut() {
                     let (seg_lines, rest): (Vec<Line>, Vec<Line>) = if kw == "seg" {
                         // `seg X` naming a loop: its lines describe the start segment.
@@ -562,6 +578,13 @@ fn node_map(l: &Line) -> Result<NodeMap, String> {
     for w in &l.words[2..] {
         if w == "always" {
             m.always = true;
+        } else if w == "." {
+            // Merge into the current object (while its fields are free).
+            m.binds.push(Bind {
+                path: Vec::new(),
+                array: false,
+                when: None,
+            });
         } else if let Some(levels) = w.strip_prefix('@') {
             m.levels = levels.split(',').map(str::to_string).collect();
         } else {
@@ -741,10 +764,18 @@ fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
             None => (t.as_str(), None),
         };
         if let Some(ty) = ty {
+            let numeric = matches!(xt, XType::N(_) | XType::R);
             ptype = match ty {
-                "int" => PType::Int,
-                "num" => PType::Num,
+                "int" if numeric => PType::Int,
+                "num" if numeric => PType::Num,
                 "str" => PType::Str,
+                "str|int" if matches!(xt, XType::AN) => PType::StrOrInt,
+                "int" | "num" => {
+                    return Err(format!(
+                        "{n}: `:{ty}` on a {} element (numbers only for N and R types)",
+                        xt.name()
+                    ));
+                }
                 _ => return Err(format!("{n}: bad field type `{ty}`")),
             };
         }
@@ -756,6 +787,7 @@ fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
         min,
         max,
         mandatory: false,
+        need: false,
         target,
         ptype,
         default: None,
@@ -767,6 +799,7 @@ fn element(l: &Line, ed: Edition) -> Result<ElDecl, String> {
         let list = |v: &str| v.split(',').map(str::to_string).collect::<Vec<_>>();
         match a.as_str() {
             "M" => e.mandatory = true,
+            "need" => e.need = true,
             "only5010" => {}
             "M5010" => e.mandatory = ed == Edition::V5010,
             "M4010" => e.mandatory = ed == Edition::Base,
@@ -827,6 +860,7 @@ fn pairs(l: &Line) -> Result<ElDecl, String> {
         min: 1,
         max: 48,
         mandatory,
+        need: false,
         target: Target::Pairs(Box::new(Pairs {
             count,
             array: path(&w[3]),

@@ -35,6 +35,7 @@ fn el_finding(
         element_code: Some(ak4),
         value,
         loop_id: loop_id.map(str::to_string),
+        severity: crate::diagnostics::Severity::Error,
     }
 }
 
@@ -56,6 +57,12 @@ fn check_value(
         _ => raw.chars().count(),
     };
     let name = format!("{id}{pos:02}");
+    // A number's length counts its digits: text that is not a number is an
+    // invalid character (AK403 6), not a length fault.
+    let numeric = matches!(xt, XType::R | XType::N(_));
+    if numeric && type_fault(seg, pos, &name, raw, xt, loop_id, out) {
+        return;
+    }
     if len > max as usize {
         out.push(el_finding(
             seg,
@@ -85,22 +92,7 @@ fn check_value(
         ));
         return;
     }
-    if let Some((code, m)) = value::check_x12(raw, xt) {
-        let c = match code {
-            "8" => Code::ElementInvalidDate,
-            "9" => Code::ElementInvalidTime,
-            _ => Code::ElementInvalidCharacter,
-        };
-        out.push(el_finding(
-            seg,
-            pos,
-            None,
-            c,
-            code,
-            format!("{name}: {m}"),
-            Some(raw.into()),
-            loop_id,
-        ));
+    if !numeric && type_fault(seg, pos, &name, raw, xt, loop_id, out) {
         return;
     }
     if let Some(codes) = codes {
@@ -122,6 +114,38 @@ fn check_value(
     }
 }
 
+/// Reports `raw` when it does not have type `xt` (invalid character, date or
+/// time); true when it was reported.
+fn type_fault(
+    seg: &Segment<'_>,
+    pos: u32,
+    name: &str,
+    raw: &str,
+    xt: XType,
+    loop_id: Option<&str>,
+    out: &mut Vec<Finding>,
+) -> bool {
+    let Some((code, m)) = value::check_x12(raw, xt) else {
+        return false;
+    };
+    let c = match code {
+        "8" => Code::ElementInvalidDate,
+        "9" => Code::ElementInvalidTime,
+        _ => Code::ElementInvalidCharacter,
+    };
+    out.push(el_finding(
+        seg,
+        pos,
+        None,
+        c,
+        code,
+        format!("{name}: {m}"),
+        Some(raw.into()),
+        loop_id,
+    ));
+    true
+}
+
 fn short(s: &str) -> String {
     super::encode::preview(s)
 }
@@ -133,6 +157,9 @@ pub fn check_segment(
     loop_id: Option<&str>,
     out: &mut Vec<Finding>,
 ) {
+    // One fault is reported once: a rule broken at an element already
+    // reported (a missing mandatory element) adds nothing.
+    let first = out.len();
     let id = String::from_utf8_lossy(seg.id()).into_owned();
     // Split once: element lookups by position are then O(1).
     let els: Vec<&[u8]> = seg.elements().map(|e| e.raw()).collect();
@@ -143,8 +170,33 @@ pub fn check_segment(
             .unwrap_or(&[])
     };
     let val = |p: usize| String::from_utf8_lossy(raw(p)).into_owned();
+    // Positions of elements holding the repetition separator (00402 on):
+    // none of the declared elements repeats.
+    let repeated: Vec<usize> = seg
+        .elements()
+        .enumerate()
+        .filter(|(_, e)| e.is_repeated())
+        .map(|(i, _)| i + 1)
+        .collect();
     for e in &map.elements {
         let pos = e.pos as usize;
+        let span = match &e.target {
+            Target::Pairs(p) => pos..pos + 2 * p.count as usize,
+            _ => pos..pos + 1,
+        };
+        if let Some(&p) = repeated.iter().find(|p| span.contains(p)) {
+            out.push(el_finding(
+                seg,
+                p as u32,
+                None,
+                Code::ElementTooManyRepetitions,
+                "12",
+                format!("{id}{p:02} does not repeat, yet it holds a repetition separator"),
+                Some(val(p)),
+                loop_id,
+            ));
+            continue;
+        }
         match &e.target {
             Target::Pairs(p) => {
                 if e.mandatory && val(pos).is_empty() && val(pos + 1).is_empty() {
@@ -284,6 +336,12 @@ pub fn check_segment(
                 "one of the other elements is required when the first is present",
             ),
         };
+        if out[first..]
+            .iter()
+            .any(|f| f.element == Some(u32::from(p)) && f.segment_index == seg.index())
+        {
+            continue;
+        }
         out.push(el_finding(
             seg,
             p as u32,
@@ -322,6 +380,11 @@ fn check_items(
     let mut i = from;
     while i < to {
         let it = &items[i];
+        if it.is_stray() {
+            // Reported by the matcher.
+            i += 1;
+            continue;
+        }
         let node = &nodes[it.node];
         if it.is_loop() {
             check_items(

@@ -51,8 +51,14 @@ pub struct Encoder<'d> {
     pub out: Vec<Seg>,
     /// Problems found.
     pub issues: Vec<Issue>,
-    /// Defaults applied: (pointer, payload value).
+    /// Defaults applied, and identifiers given as integers (as strings):
+    /// (pointer, payload value) set in the normalized document.
     pub defaults: Vec<(String, Value)>,
+    /// (object, array) pointers of a node bound `. name[]` or `x name[]`
+    /// whose payload has array items but nothing for the single binding:
+    /// its first occurrence is the first item, which mapping back puts on
+    /// the object, so the normalized document moves it there.
+    pub moves: Vec<(String, String)>,
     hl_next: usize,
     v5010: bool,
 }
@@ -73,7 +79,7 @@ enum Found<'v> {
 
 /// Looks a field path up, telling absent fields from objects of the wrong type.
 fn look<'v>(obj: Option<&'v Map<String, Value>>, path: &[String]) -> Found<'v> {
-    let Some(mut cur) = obj.and_then(|o| o.get(&path[0])) else {
+    let Some(mut cur) = path.first().and_then(|k| obj?.get(k)) else {
         return Found::Absent;
     };
     for (k, p) in path[1..].iter().enumerate() {
@@ -126,6 +132,8 @@ pub fn present(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>)
     let Some(map) = &node.map else { return false };
     if !map.binds.is_empty() {
         return map.binds.iter().any(|b| match look(obj, &b.path) {
+            // `.`: the node's fields are on the current object.
+            _ if b.path.is_empty() => holds(node, obj, None),
             Found::Value(Value::Array(a)) if b.array => !a.is_empty(),
             Found::Value(Value::Object(o)) if !b.array => {
                 holds(node, Some(o), b.when.as_ref().map(|w| w.0))
@@ -202,6 +210,7 @@ impl<'d> Encoder<'d> {
             out: Vec::new(),
             issues: Vec::new(),
             defaults: Vec::new(),
+            moves: Vec::new(),
             hl_next: 0,
             v5010: decl.edition == Edition::V5010,
         }
@@ -304,16 +313,42 @@ impl<'d> Encoder<'d> {
                 items.push(it.clone());
             }
         } else {
+            // The pointer of a single binding (`.` or an unconditional
+            // object) that found no data: its occurrence is the first item
+            // of the array binding after it.
+            let mut single_missing: Option<String> = None;
+            // The `.` binding found no data and no array item stands for it.
+            let mut merge_missing = false;
             for (bi, b) in map.binds.iter().enumerate() {
                 let ptr = join(&it.ptr, &b.path);
                 if bi == 0 {
                     where_ptr = ptr.clone();
                 }
                 let fixed = b.when.clone();
+                if b.path.is_empty() {
+                    // `.`: the node's fields are on the current object.
+                    if holds(node, it.obj, None) {
+                        items.push(Item {
+                            fixed: None,
+                            ..it.clone()
+                        });
+                    } else {
+                        single_missing = Some(it.ptr.clone());
+                        merge_missing = true;
+                    }
+                    continue;
+                }
+                let before = items.len();
+                // Array items of a node that also merges (`. name[]`) carry
+                // the current item's position, as the merged occurrence does.
+                let merges = map.binds.iter().any(|b| b.path.is_empty());
                 match self.value_at(it.obj, &b.path, &it.ptr) {
                     None => {}
                     Some(Value::Array(a)) if b.array => {
-                        if a.is_empty() && node.mandatory {
+                        // An array after a single binding holds the further
+                        // occurrences only: it may be empty.
+                        let overflow = map.binds.iter().any(|x| !x.array && x.when.is_none());
+                        if a.is_empty() && node.mandatory && !overflow {
                             self.issue(
                                 ErrorCode::EmptyArray,
                                 &ptr,
@@ -326,7 +361,7 @@ impl<'d> Encoder<'d> {
                                 Value::Object(o) => items.push(Item {
                                     obj: Some(o),
                                     ptr: p,
-                                    seq: k + 1,
+                                    seq: if merges { it.seq } else { k + 1 },
                                     fixed: fixed.clone(),
                                     hl: it.hl.clone(),
                                 }),
@@ -365,6 +400,25 @@ impl<'d> Encoder<'d> {
                         ),
                     ),
                 }
+                if b.array {
+                    if items.len() > before {
+                        if let Some(obj) = single_missing.take() {
+                            self.moves.push((obj, join(&it.ptr, &b.path)));
+                            merge_missing = false;
+                        }
+                    }
+                } else if b.when.is_none() && items.len() == before {
+                    single_missing = Some(join(&it.ptr, &b.path));
+                }
+            }
+            if merge_missing && items.is_empty() && (node.mandatory || map.always) {
+                // As a node without bindings: a mandatory (or `always`)
+                // node merged into the current object is rendered even
+                // without data (its defaults).
+                items.push(Item {
+                    fixed: None,
+                    ..it.clone()
+                });
             }
             if node.mandatory
                 && items.is_empty()
@@ -645,6 +699,11 @@ impl<'d> Encoder<'d> {
                 if !self.check_text(&t, ptr) {
                     return None;
                 }
+                if e.ptype == PType::StrOrInt && v.is_number() {
+                    // An identifier given as an integer is the string of its
+                    // digits in the document, as mapping back gives it.
+                    self.defaults.push((ptr(), Value::String(t.clone())));
+                }
                 if let Some(codes) = &e.codes {
                     if !codes.contains(&t) {
                         self.issue(
@@ -700,7 +759,7 @@ impl<'d> Encoder<'d> {
                             _ => text,
                         };
                         match e.ptype {
-                            PType::Str => Some(Value::String(text)),
+                            PType::Str | PType::StrOrInt => Some(Value::String(text)),
                             PType::Int | PType::Num => value::number(&text),
                             _ => None,
                         }
@@ -768,7 +827,7 @@ impl<'d> Encoder<'d> {
                         }
                     }
                 }
-                Target::Pairs(p) => self.pairs(p, e.mandatory, pos, it, &mut els),
+                Target::Pairs(p) => self.pairs(p, e.render_required(), pos, it, &mut els),
             }
         }
         // Defaults and missing fields, after the present values are known: a
@@ -809,7 +868,7 @@ impl<'d> Encoder<'d> {
             let Target::Field(path) = &e.target else {
                 continue;
             };
-            if e.mandatory && els[e.pos as usize].is_none() {
+            if e.render_required() && els[e.pos as usize].is_none() {
                 let ptr = join(&it.ptr, path);
                 self.issue(
                     ErrorCode::MissingField,
@@ -890,6 +949,7 @@ impl<'d> Encoder<'d> {
                     min: p.id_len.0,
                     max: p.id_len.1,
                     mandatory: false,
+                    need: false,
                     target: Target::Unmapped,
                     ptype: PType::Str,
                     default: None,
@@ -926,6 +986,7 @@ impl<'d> Encoder<'d> {
                             min,
                             max,
                             mandatory: true,
+                            need: false,
                             target: Target::Unmapped,
                             ptype: PType::Str,
                             default: None,

@@ -4,7 +4,7 @@
 //! codes an acknowledgement reports it with; [`Finding::to_diagnostic`]
 //! turns it into the crate's [`Diagnostic`].
 
-use crate::diagnostics::{AckCodes, Code, Diagnostic};
+use crate::diagnostics::{AckCodes, Code, Diagnostic, Severity};
 
 /// A structure or element problem in a received set.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +31,10 @@ pub struct Finding {
     pub value: Option<String>,
     /// Loop id of the segment (AK303/IK303), when inside a loop.
     pub loop_id: Option<String>,
+    /// Error, or warning: a finding of a version checked against another
+    /// version's structure ([`super::Coverage::Nearest`]) and the note that
+    /// says so. Warnings carry no acknowledgement codes.
+    pub severity: Severity,
 }
 
 impl Finding {
@@ -45,9 +49,13 @@ impl Finding {
             value: self.value.as_ref().map(|v| v.chars().take(99).collect()),
             ..AckCodes::default()
         };
-        let mut d = Diagnostic::error(self.code, self.message.clone())
-            .at_offset(self.offset)
-            .with_ack(ack);
+        let mut d = if self.severity == Severity::Error {
+            Diagnostic::error(self.code, self.message.clone())
+                .at_offset(self.offset)
+                .with_ack(ack)
+        } else {
+            Diagnostic::warning(self.code, self.message.clone()).at_offset(self.offset)
+        };
         d.segment_index = Some(self.segment_index);
         d.segment_id = Some(self.segment_id.clone());
         d.element = self.element;

@@ -31,7 +31,18 @@ pub struct Item<'a> {
     pub end: usize,
 }
 
+/// [`Item::node`] of a received segment that matched no node where it
+/// is (unknown, unexpected or out of order): kept in the occurrence list so
+/// that the map-back lists it under `unmapped` instead of dropping it.
+pub const STRAY: usize = usize::MAX;
+
 impl Item<'_> {
+    /// True for a segment that matched no node ([`STRAY`]).
+    #[inline]
+    pub fn is_stray(&self) -> bool {
+        self.node == STRAY
+    }
+
     /// True for a loop occurrence.
     #[inline]
     pub fn is_loop(&self) -> bool {
@@ -148,6 +159,7 @@ impl<'a> Matcher<'_, 'a> {
             element_code: None,
             value: None,
             loop_id: loop_id.map(str::to_string),
+            severity: crate::diagnostics::Severity::Error,
         });
     }
 
@@ -304,6 +316,11 @@ impl<'a> Matcher<'_, 'a> {
                         loop_id,
                     );
                     self.pos += 1;
+                    items.push(Item {
+                        node: STRAY,
+                        seg,
+                        end: 0,
+                    });
                 }
             }
         }

@@ -6,15 +6,19 @@
 //! Declarations live in `sets/<code>.x12d` (the language is described in
 //! `dsl.rs`) with shared building blocks (parties, references, dates,
 //! product ids) in `sets/common.x12d`. Each is compiled once per edition:
-//! the base edition (004010; 004030 for 753/754) and 005010. To add a set,
+//! the base edition (004010; 004030 for 753/754) and 005010, the versions
+//! with a structure of their own (others: [`coverage`]). To add a set,
 //! write its file and add it to `SOURCES`: the renderer, mapper, validator
 //! and schema follow. The test `declarations_compile_and_resolve` checks
 //! every declaration and names the file and line of a fault.
 //!
 //! Public here: the set registry ([`TYPES`], [`is_known`], [`name`],
 //! [`functional_id`], [`since`], [`edition`], [`describe_segment`]), map-back ([`map_back`],
-//! [`canonical`]), the structure checks ([`validate_transaction`],
-//! [`validate_document`], [`diagnostics`], [`StructureRules`], [`Finding`]),
+//! [`canonical`]; a mapped document lists the received segments it could
+//! not place under `unmapped`), the structure checks ([`validate_transaction`],
+//! [`validate_document`], [`diagnostics`], [`StructureRules`], [`Finding`],
+//! with the versions that have their own structure: [`versions`],
+//! [`coverage`], [`Coverage`]),
 //! and the payload shapes and JSON Schemas ([`schema`], with the field
 //! types [`PType`], [`XType`] and [`Edition`]). Rendering is reached through
 //! [`crate::render()`] and [`crate::ops`]. The rest is internal, one module
@@ -360,9 +364,16 @@ pub(crate) fn render_body(
         .map(|w| w.pointer.clone())
         .collect();
     schema::remove(&mut normalized, &ignored);
+    if let Value::Object(o) = &mut normalized {
+        o.remove(schema::UNMAPPED);
+    }
     drop_empty(&mut normalized);
     for (ptr, v) in enc.defaults {
         insert(&mut normalized, &ptr, v);
+    }
+    // Innermost first: an outer move carries the inner result along.
+    for (obj, arr) in enc.moves.iter().rev() {
+        move_first(&mut normalized, obj, arr);
     }
     warnings.extend(issues);
     sort(&mut warnings);
@@ -411,6 +422,49 @@ fn drop_empty(v: &mut Value) -> bool {
             a.is_empty()
         }
         _ => false,
+    }
+}
+
+/// Moves the first item of the array at pointer `arr` onto the object at
+/// pointer `obj` (its members added), dropping the array when it empties.
+fn move_first(root: &mut Value, obj: &str, arr: &str) {
+    let Some(Value::Array(a)) = root.pointer_mut(arr) else {
+        return;
+    };
+    if a.is_empty() {
+        return;
+    }
+    let first = a.remove(0);
+    let empty = a.is_empty();
+    let key = arr
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .replace("~1", "/")
+        .replace("~0", "~");
+    if empty {
+        let parent = &arr[..arr.len() - arr.rsplit('/').next().map_or(0, str::len) - 1];
+        if let Some(Value::Object(p)) = root.pointer_mut(parent) {
+            p.remove(&key);
+        }
+    }
+    match (root.pointer_mut(obj), first) {
+        (Some(Value::Object(o)), Value::Object(item)) => merge_into(o, item),
+        (None, first) => insert(root, obj, first),
+        _ => {}
+    }
+}
+
+/// Adds the members of `from` to `to`, merging objects member by member
+/// (N3's `address/street` beside N4's `address/city`).
+fn merge_into(to: &mut serde_json::Map<String, Value>, from: serde_json::Map<String, Value>) {
+    for (k, v) in from {
+        match (to.get_mut(&k), v) {
+            (Some(Value::Object(a)), Value::Object(b)) => merge_into(a, b),
+            (_, v) => {
+                to.insert(k, v);
+            }
+        }
     }
 }
 
@@ -502,7 +556,7 @@ fn map_into(m: &mut Mapper<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Opti
     let code = std::str::from_utf8(tx.kind()).ok()?;
     let (decl, keys_clean) = declaration_and_keys(code, group_edition(group))?;
     let end = tx.se.as_ref().map_or((0, 0), |s| (s.index(), s.offset()));
-    Some(m.map(decl, keys_clean, end, &known))
+    Some(m.map(decl, keys_clean, tx.st.index(), end, &known))
 }
 
 fn map_back_tree<'a>(
@@ -518,15 +572,62 @@ fn map_back_tree<'a>(
     Some(m.tree.to_j(root))
 }
 
+/// The versions whose structure x12kit declares for a set: its base
+/// version ([`since`]: 004010, or 004030 for 753/754) and 005010.
+pub fn versions(code: &str) -> Option<[&'static str; 2]> {
+    Some([since(code)?, "005010"])
+}
+
+/// Which structure a received set of version `version` (GS08) is checked
+/// against ([`versions`] lists the ones x12kit declares).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// The version's own structure: findings are errors.
+    Own(Edition),
+    /// A version x12kit does not declare (e.g. 004020, 004030, 006020),
+    /// checked against the nearest earlier one it does (named): a
+    /// `STRUCTURE_VERSION` warning says so, and the findings are warnings,
+    /// never errors from another version's rules.
+    Nearest(Edition, &'static str),
+    /// A version earlier than any x12kit declares for the set (e.g. 003040):
+    /// not structure-checked, with a `STRUCTURE_VERSION` warning.
+    Unchecked,
+}
+
+/// How a set of type `code` and version `version` (GS08) is
+/// structure-checked; `None` for a type that is not among the 18. A GS08
+/// that does not start with 6 digits (empty, or `GS08_INVALID`) is taken as
+/// 004010, as the rest of x12kit does.
+pub fn coverage(code: &str, version: &str) -> Option<Coverage> {
+    let [base, v5] = versions(code)?;
+    let v = match version.get(..6) {
+        Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => v,
+        _ => "004010",
+    };
+    Some(if v == base {
+        Coverage::Own(Edition::Base)
+    } else if v == v5 {
+        Coverage::Own(Edition::V5010)
+    } else if v > v5 {
+        Coverage::Nearest(Edition::V5010, v5)
+    } else if v > base {
+        Coverage::Nearest(Edition::Base, base)
+    } else {
+        Coverage::Unchecked
+    })
+}
+
 /// Structure and element findings of a received set of one of the 18 types
-/// (`None` for other types), sorted by position.
+/// (`None` for other types), sorted by position; for a version without its
+/// own structure, warnings only ([`coverage`]).
 pub fn validate_transaction(
     doc: &Document<'_>,
     group: &Group<'_>,
     tx: &Transaction<'_>,
 ) -> Option<Vec<Finding>> {
     let code = std::str::from_utf8(tx.kind()).ok()?;
-    let decl = declaration(code, group_edition(group))?;
+    let version = group.gs.as_ref().map_or(&[][..], |gs| gs.value(8));
+    let version = String::from_utf8_lossy(version);
     let segs: Vec<_> = doc.body(tx).collect();
     let end = match &tx.se {
         Some(s) => (s.index(), s.offset()),
@@ -536,7 +637,58 @@ pub fn validate_transaction(
                 (s.index() + 1, s.offset() + s.raw().len())
             }),
     };
-    Some(findings(decl, &segs, end))
+    checked(code, &version, &tx.st, &segs, end)
+}
+
+/// The findings of a set of type `code` and version `version`, body
+/// `body`, by its [`coverage`]; `None` for a type not among the 18.
+fn checked(
+    code: &str,
+    version: &str,
+    st: &crate::segment::Segment<'_>,
+    body: &[crate::segment::Segment<'_>],
+    end: (usize, usize),
+) -> Option<Vec<Finding>> {
+    let shown = if version.is_empty() {
+        "(none)"
+    } else {
+        version
+    };
+    let note = |message: String| Finding {
+        code: crate::diagnostics::Code::StructureVersion,
+        message,
+        segment_index: st.index(),
+        offset: st.offset(),
+        segment_id: "ST".into(),
+        element: None,
+        component: None,
+        segment_code: None,
+        element_code: None,
+        value: None,
+        loop_id: None,
+        severity: Severity::Warning,
+    };
+    Some(match coverage(code, version)? {
+        Coverage::Own(ed) => findings(declaration(code, ed)?, body, end),
+        Coverage::Nearest(ed, other) => {
+            let mut f = findings(declaration(code, ed)?, body, end);
+            for x in &mut f {
+                x.severity = Severity::Warning;
+                x.message = format!("{} (by the {other} structure)", x.message);
+            }
+            f.insert(
+                0,
+                note(format!(
+                    "x12kit has no {code} structure for version {shown}: checked against {other}'s, whose findings are warnings here"
+                )),
+            );
+            f
+        }
+        Coverage::Unchecked => vec![note(format!(
+            "x12kit has no {code} structure for version {shown} or an earlier one (it has {}): the set's structure is not checked",
+            versions(code)?.join(" and ")
+        ))],
+    })
 }
 
 fn findings(
@@ -578,13 +730,7 @@ impl crate::validate::WholeSetRules for StructureRules {
         let Ok(code) = std::str::from_utf8(st.value(1)) else {
             return;
         };
-        let version = std::str::from_utf8(version)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .unwrap_or("004010");
-        let Some(decl) = declaration(code, edition(version)) else {
-            return;
-        };
+        let version = String::from_utf8_lossy(version);
         let (body, end) = match segments.last() {
             Some(se) if complete && segments.len() >= 2 => {
                 (&segments[1..segments.len() - 1], (se.index(), se.offset()))
@@ -595,7 +741,9 @@ impl crate::validate::WholeSetRules for StructureRules {
             ),
             None => return,
         };
-        out.extend(findings(decl, body, end).iter().map(Finding::to_diagnostic));
+        if let Some(f) = checked(code, &version, st, body, end) {
+            out.extend(f.iter().map(Finding::to_diagnostic));
+        }
     }
 }
 
@@ -643,6 +791,33 @@ mod tests {
         }
     }
 
+    /// Mapped nodes that may repeat but would not give each occurrence its
+    /// own array item (a repeat would merge into, or be refused by, the
+    /// first one's object): every repeatable node's last binding must be an
+    /// unconditional array (`name[]`, or `. name[]`, `first name[]`).
+    fn merging_repeats(code: &str, ed: Edition, nodes: &[Node], path: &str, out: &mut Vec<String>) {
+        for (k, n) in nodes.iter().enumerate() {
+            let Some(map) = &n.map else { continue };
+            let here = format!("{path}/{}", n.id);
+            // (The start segment of a loop, node 0, occurs once per occurrence.)
+            if map.hier.is_empty() && n.max > 1 && (k != 0 || path.is_empty()) {
+                let ok = map
+                    .binds
+                    .last()
+                    .is_some_and(|b| b.array && b.when.is_none());
+                if !ok {
+                    out.push(format!(
+                        "{code}.x12d: {here} ({ed:?} structure) repeats (max {}) but its occurrences do not each get an array item",
+                        if n.max == u32::MAX { ">1".to_string() } else { n.max.to_string() }
+                    ));
+                }
+            }
+            if let Some(children) = &n.children {
+                merging_repeats(code, ed, children, &here, out);
+            }
+        }
+    }
+
     /// The one check of the 18 declarations (`sets/*.x12d`, with the blocks
     /// of `common.x12d`): each parses and compiles for both editions, each
     /// `seg`/`loop` line names a node of at least one edition, and every
@@ -655,6 +830,7 @@ mod tests {
                 if let Some(d) = declaration(code, ed) {
                     assert_eq!(d.code, code);
                     unmapped(code, ed, &d.body, "", &mut faults);
+                    merging_repeats(code, ed, &d.body, "", &mut faults);
                 }
             }
         }

@@ -19,6 +19,15 @@ pub enum XType {
     TM,
 }
 
+impl ElDecl {
+    /// True when render requires the payload to give this element (the
+    /// standard's M, or the declaration's `need`).
+    #[inline]
+    pub fn render_required(&self) -> bool {
+        self.mandatory || self.need
+    }
+}
+
 impl XType {
     /// The X12 spelling (`AN`, `ID`, `N2`, `R`, `DT`, `TM`).
     pub fn name(self) -> String {
@@ -40,6 +49,10 @@ pub enum PType {
     Str,
     /// A JSON integer.
     Int,
+    /// An assigned identifier (an `AN` element such as PO101): mapped back
+    /// as the string received; render also accepts a JSON integer, written
+    /// as its decimal digits.
+    StrOrInt,
     /// A JSON number.
     Num,
     /// A string `YYYY-MM-DD`.
@@ -124,8 +137,13 @@ pub struct ElDecl {
     pub min: u16,
     /// Maximum length.
     pub max: u16,
-    /// Mandatory in the standard.
+    /// Mandatory in the standard (designator M for the edition): what the
+    /// structure validation of a received set requires.
     pub mandatory: bool,
+    /// Required by render although the standard does not require it (a
+    /// conditional element the payload must give, e.g. PO102): `need` in
+    /// the declaration. Never checked on received sets.
+    pub need: bool,
     /// Value source.
     pub target: Target,
     /// JSON type of the payload field.

@@ -200,7 +200,7 @@ fn seg_fields(
     for e in &map.elements {
         match &e.target {
             Target::Field(p) if Some(e.pos) != fixed => {
-                let req = required && e.mandatory && e.default.is_none() && p.len() == 1;
+                let req = required && e.render_required() && e.default.is_none() && p.len() == 1;
                 put(fields, p, Shape::Leaf(leaf(e, &node.id, true)), req);
             }
             Target::Pairs(p) => {
@@ -308,6 +308,11 @@ fn body(
             content(fields, rules, req, if k == 0 { fixed } else { None });
         } else {
             for b in &map.binds {
+                if b.path.is_empty() {
+                    // `.`: the fields are on the current object.
+                    content(fields, rules, false, None);
+                    continue;
+                }
                 let mut item = Vec::new();
                 let mut item_rules = Vec::new();
                 content(
@@ -317,8 +322,20 @@ fn body(
                     b.when.as_ref().map(|w| w.0),
                 );
                 let obj = Shape::Object(item, item_rules);
+                // After a single occurrence (`.` or an unconditional object:
+                // `terms additionalTerms[]`), the array holds the others.
+                let single = map.binds.iter().any(|x| !x.array && x.when.is_none());
                 let shape = if b.array {
-                    Shape::Array(Box::new(obj), bound(node))
+                    Shape::Array(
+                        Box::new(obj),
+                        bound(node).map(|m| {
+                            if single {
+                                m.saturating_sub(1).max(1)
+                            } else {
+                                m
+                            }
+                        }),
+                    )
                 } else {
                     obj
                 };
@@ -429,6 +446,16 @@ fn leaf_schema(l: &Leaf) -> Value {
             m.insert("maxLength".into(), json!(l.max));
             m.insert("pattern".into(), json!("^[ -~]*$"));
         }
+        PType::StrOrInt => {
+            m.insert("type".into(), json!(["string", "integer"]));
+            m.insert("minLength".into(), json!(l.min));
+            m.insert("maxLength".into(), json!(l.max));
+            m.insert("pattern".into(), json!("^[ -~]*$"));
+            desc.push_str(
+                "; an assigned identifier: mapped documents give the string received \
+                 (leading zeros kept), render also takes an integer (written as its digits)",
+            );
+        }
         PType::Int => {
             m.insert("type".into(), json!("integer"));
         }
@@ -529,6 +556,29 @@ pub fn to_schema(s: &Shape) -> Value {
     }
 }
 
+/// The root member of a mapped document that lists the received segments
+/// the declaration does not map (see [`unmapped_schema`]).
+pub const UNMAPPED: &str = "unmapped";
+
+/// The schema of [`UNMAPPED`]: what parse adds to a mapped document, and
+/// render leaves out.
+fn unmapped_schema() -> Value {
+    json!({
+        "type": "array",
+        "description": "Set by x12kit parse, never required: each received segment of the set that the declaration does not map, or maps only in part (an element it does not map, a repeat beyond what the payload shape holds, a segment out of place), in input order, so that no received data is dropped. Render leaves this member out (no segment is written from it, and no warning is given).",
+        "items": {
+            "type": "object",
+            "properties": {
+                "position": {"type": "integer", "minimum": 1, "description": "Position of the segment in the transaction set, ST being 1 (as AK302/IK302 count)."},
+                "id": {"type": "string", "description": "Segment id, e.g. L1."},
+                "elements": {"type": "array", "items": {"type": "string"}, "description": "The segment's elements as received (composites and repeats as their text)."}
+            },
+            "required": ["position", "id", "elements"],
+            "additionalProperties": false
+        }
+    })
+}
+
 /// The published JSON Schema of a set's payload (`schema/documents/<code>.schema.json`).
 pub fn schema(code: &str) -> Option<Value> {
     let s = shape(code)?;
@@ -556,6 +606,9 @@ pub fn schema(code: &str) -> Option<Value> {
     );
     for (k, val) in std::mem::take(m) {
         out.insert(k, val);
+    }
+    if let Some(Value::Object(props)) = out.get_mut("properties") {
+        props.insert(UNMAPPED.into(), unmapped_schema());
     }
     Some(Value::Object(out))
 }
@@ -641,6 +694,10 @@ fn walk<'v>(
     match (s, v) {
         (Shape::Object(fields, _), Value::Object(o)) => {
             for (k, val) in o {
+                if at.is_empty() && k == UNMAPPED {
+                    // What parse could not map: render leaves it out.
+                    continue;
+                }
                 match fields.iter().find(|f| f.name == *k) {
                     Some(f) if matches!(f.shape, Shape::Leaf(_)) => {}
                     Some(f) => {

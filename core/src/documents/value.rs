@@ -88,6 +88,16 @@ pub fn to_x12(v: &Value, pt: PType, xt: XType, min: u16, max: u16) -> Result<Str
                 )));
             }
         },
+        PType::StrOrInt => match v {
+            Value::String(s) => s.clone(),
+            Value::Number(n) if n.is_i64() || n.is_u64() => decimal(n).unwrap_or_default(),
+            _ => {
+                return Err(Problem::Invalid(format!(
+                    "expected a string or an integer, found {}",
+                    kind(v)
+                )));
+            }
+        },
         PType::Int => match v {
             Value::Number(n) if n.is_i64() || n.is_u64() => decimal(n).unwrap_or_default(),
             Value::Number(n)
@@ -283,7 +293,7 @@ pub fn canonical(v: &Value) -> Value {
 /// have the element's type (map-back then keeps the text as a string).
 pub fn from_x12(s: &str, pt: PType, xt: XType) -> Option<Value> {
     match pt {
-        PType::Str => Some(Value::String(s.to_string())),
+        PType::Str | PType::StrOrInt => Some(Value::String(s.to_string())),
         PType::Int | PType::Num => {
             let t = match xt {
                 XType::N(n) if n > 0 => {
@@ -342,7 +352,7 @@ pub(crate) enum Read {
 /// what serde_json writes for the value `from_x12` returns.
 pub(crate) fn from_x12_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Read {
     match pt {
-        PType::Str => return Read::Same,
+        PType::Str | PType::StrOrInt => return Read::Same,
         PType::Int | PType::Num => {
             if let Some(r) = number_into(s, pt, xt, out) {
                 return r;

@@ -10,9 +10,10 @@ use super::summary::{
 };
 use super::tables;
 use crate::diagnostics::{AckCodes, Code, Diagnostic};
-use crate::envelope::Handler;
+use crate::envelope::{Handler, isa_value};
 use crate::lexer::preview;
 use crate::segment::Segment;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -193,7 +194,8 @@ struct InterchangeState {
     gs06_seen: Seen,
     /// First TA1 code of an error that rejects the interchange.
     reject: Option<&'static str>,
-    /// First TA1 code of a problem noted but not rejecting.
+    /// `024` when an error in a group or set was noted (the 997 / 999
+    /// reports it; the interchange itself is accepted with errors).
     noted: Option<&'static str>,
 }
 
@@ -206,11 +208,9 @@ struct GroupState {
     st02_seen: Seen,
     unsupported: Vec<Tag>,
     own_error: bool,
-    noted: bool,
     received: u64,
     accepted: u64,
     rejected: u64,
-    with_errors: u64,
 }
 
 struct SetState {
@@ -218,7 +218,6 @@ struct SetState {
     st02: Vec<u8>,
     count: usize,
     rejected: bool,
-    noted: bool,
 }
 
 /// The envelope validator: feed it the [`Handler`] events of an
@@ -340,22 +339,31 @@ impl<S: Sink> Validator<S> {
 
     /// Applies a diagnostic to the outcome of the levels it concerns, then
     /// passes it to the sink.
-    fn report(&mut self, d: Diagnostic) {
+    ///
+    /// Only errors choose acknowledgement codes: a warning (an ISA11 that
+    /// cannot be a repetition separator, an unpadded ISA, a missing final
+    /// terminator…) never changes a TA1, AK9 or AK5 / IK5, and is passed on
+    /// without codes. Which code wins when several apply is described in
+    /// `docs/validation.md` ("Which code an acknowledgement carries").
+    fn report(&mut self, mut d: Diagnostic) {
         let scope = self.scope();
-        let error = d.is_error();
+        if !d.is_error() {
+            d.ack = None;
+            self.sink.diagnostic(d);
+            return;
+        }
         let ack = d.ack.as_ref();
         if let Some(ic) = self.interchange.as_mut() {
-            let note = ack.and_then(|a| a.ta1);
-            match note {
+            match ack.and_then(|a| a.ta1) {
                 // 024 (interchange content invalid) is about a group or set,
                 // which the 997 / 999 reports: the interchange is accepted with errors.
-                Some(n) if error && n != "024" => {
-                    ic.reject.get_or_insert(n);
+                Some("024") => {
+                    ic.noted.get_or_insert("024");
                 }
                 Some(n) => {
-                    ic.noted.get_or_insert(n);
+                    ic.reject.get_or_insert(n);
                 }
-                None if error && scope == Scope::Interchange => {
+                None if scope == Scope::Interchange => {
                     ic.reject.get_or_insert("022");
                 }
                 None => {}
@@ -364,11 +372,7 @@ impl<S: Sink> Validator<S> {
         match scope {
             Scope::Set => {
                 if let Some(set) = self.set.as_mut() {
-                    if error {
-                        set.rejected = true;
-                    } else if ack.is_some_and(|a| !a.is_empty()) {
-                        set.noted = true;
-                    }
+                    set.rejected = true;
                     if let Some(a) = ack {
                         if let Some(c) = a.ik5 {
                             push_code(&mut set.summary.ak5.errors, c);
@@ -381,13 +385,8 @@ impl<S: Sink> Validator<S> {
             }
             Scope::Group => {
                 if let Some(g) = self.group.as_mut() {
-                    let ak9 = ack.and_then(|a| a.ak9);
-                    if error {
-                        g.own_error = true;
-                    } else if ak9.is_some() {
-                        g.noted = true;
-                    }
-                    if let Some(c) = ak9 {
+                    g.own_error = true;
+                    if let Some(c) = ack.and_then(|a| a.ak9) {
                         push_code(&mut g.summary.ak9.errors, c);
                     }
                 }
@@ -414,10 +413,8 @@ impl<S: Sink> Validator<S> {
     }
 
     fn check_isa(&mut self, isa: &Segment<'_>) {
-        let mut v: [&[u8]; 16] = [b""; 16];
-        for (i, e) in isa.elements().take(16).enumerate() {
-            v[i] = e.raw();
-        }
+        let values: Vec<Cow<'_, [u8]>> = (1..=16).map(|n| isa_value(isa, n)).collect();
+        let v: [&[u8]; 16] = std::array::from_fn(|i| &*values[i]);
         let count = isa.element_count();
         let version = v[11];
         let mut out = Vec::new();
@@ -853,8 +850,8 @@ fn describe_set(st01: &[u8], st02: &[u8]) -> String {
 
 impl<'a, S: Sink> Handler<'a> for Validator<S> {
     fn interchange_start(&mut self, isa: Segment<'a>) {
-        let v: Vec<&[u8]> = isa.elements().take(16).map(|e| e.raw()).collect();
-        let get = |n: usize| v.get(n - 1).copied().unwrap_or(b"");
+        let v: Vec<Cow<'_, [u8]>> = (1..=16).map(|n| isa_value(&isa, n)).collect();
+        let get = |n: usize| &*v[n - 1];
         let trim = |b: &[u8]| text(b).trim_end().to_string();
         self.interchange = Some(InterchangeState {
             summary: InterchangeSummary {
@@ -967,11 +964,9 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             st02_seen: Seen::default(),
             unsupported: Vec::new(),
             own_error: false,
-            noted: false,
             received: 0,
             accepted: 0,
             rejected: 0,
-            with_errors: 0,
         });
         let Some(gs) = gs else { return };
         if let Some(ic) = self.interchange.as_mut() {
@@ -1031,7 +1026,6 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             st02: st02.to_vec(),
             count: 1,
             rejected: false,
-            noted: false,
         });
         let mut functional_id = None;
         let mut version = Vec::new();
@@ -1269,21 +1263,18 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         sort_codes(&mut set.summary.ak5.errors);
         set.summary.status = if set.rejected {
             Status::Rejected
-        } else if set.noted {
-            Status::AcceptedWithErrors
         } else {
             Status::Accepted
         };
         set.summary.ak5.code = set.summary.status.code();
         self.sink.transaction(&set.summary);
         if let Some(g) = self.group.as_mut() {
-            match set.summary.status {
-                Status::Rejected => g.rejected += 1,
-                Status::AcceptedWithErrors => {
-                    g.accepted += 1;
-                    g.with_errors += 1
-                }
-                _ => g.accepted += 1,
+            // A set is accepted or rejected: only errors count, and every
+            // error rejects it (AK501 `E` is not used).
+            if set.summary.status == Status::Rejected {
+                g.rejected += 1;
+            } else {
+                g.accepted += 1;
             }
             let keep = match self.options.retain {
                 Retain::All => true,
@@ -1354,8 +1345,6 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             Status::Rejected
         } else if g.rejected > 0 {
             Status::PartiallyAccepted
-        } else if g.with_errors > 0 || g.noted {
-            Status::AcceptedWithErrors
         } else {
             Status::Accepted
         };

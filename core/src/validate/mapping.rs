@@ -20,42 +20,46 @@ pub enum Scope {
 }
 
 /// The acknowledgement codes of a parser diagnostic found in `scope`, or `None`
-/// when it has no acknowledgement meaning (BOM, INVALID_UTF8, …).
+/// when it has no acknowledgement meaning.
+///
+/// Only errors have codes: a warning (BOM, INVALID_UTF8, TERMINATOR_MISSING,
+/// TRAILING_PADDING, an ISA that is not fixed width or is wrapped, an ISA11
+/// that cannot be the repetition separator of a 00402+ interchange) is
+/// reported but never chooses a TA1, AK9 or AK5 / IK5 code.
 pub fn parser_codes(d: &Diagnostic, scope: Scope) -> Option<AckCodes> {
-    let codes = match (d.code, d.severity) {
-        (Code::NotX12, _) => AckCodes::ta1("022"),
-        (Code::Delimiters, Severity::Error) => AckCodes::ta1(delimiter_note(&d.message)),
-        // ISA12 >= 00402 but ISA11 cannot be the repetition separator (a warning).
-        (Code::Delimiters, Severity::Warning) => AckCodes::ta1("016"),
-        (Code::IsaLayout, Severity::Error) => AckCodes::ta1(if d.message.contains("truncated") {
+    if d.severity != Severity::Error {
+        return None;
+    }
+    let codes = match d.code {
+        Code::NotX12 => AckCodes::ta1("022"),
+        Code::Delimiters => AckCodes::ta1(delimiter_note(&d.message)),
+        Code::IsaLayout => AckCodes::ta1(if d.message.contains("truncated") {
             "023"
         } else {
             "022"
         }),
-        // A readable ISA that is not fixed width: the ISAnn_INVALID rules carry the codes.
-        (Code::IsaLayout, Severity::Warning) => return None,
-        (Code::IeaMissing, _) => AckCodes::ta1("023"),
-        (Code::GeMissing, _) => AckCodes {
+        Code::IeaMissing => AckCodes::ta1("023"),
+        Code::GeMissing => AckCodes {
             ak9: Some("3"),
             ta1: Some("024"),
             ..AckCodes::default()
         },
-        (Code::SeMissing, _) => AckCodes::ik5("2"),
-        (Code::StOutsideGroup, _) => AckCodes {
+        Code::SeMissing => AckCodes::ik5("2"),
+        Code::StOutsideGroup => AckCodes {
             ik5: Some("18"),
             ta1: Some("022"),
             ..AckCodes::default()
         },
-        (Code::SegmentId, _) => match scope {
+        Code::SegmentId => match scope {
             Scope::Set => AckCodes::segment("1"),
             Scope::Group => AckCodes::ta1("024"),
             _ => AckCodes::ta1("022"),
         },
-        (Code::UnexpectedSegment, _) => match scope {
+        Code::UnexpectedSegment => match scope {
             Scope::Group | Scope::Set => AckCodes::ta1("024"),
             _ => AckCodes::ta1("022"),
         },
-        (Code::TrailingData, _) => AckCodes::ta1("022"),
+        Code::TrailingData => AckCodes::ta1("022"),
         _ => return None,
     };
     Some(codes)

@@ -30,6 +30,10 @@ pub struct App {
     pub store: Store,
     /// The rate limiters.
     pub limits: RateLimits,
+    /// Wake-ups of the background workers.
+    pub wake: Arc<crate::lifecycle::Wake>,
+    /// This process's id in claims and heartbeats (a UUIDv7 per start).
+    pub worker_id: String,
 }
 
 type AppState = State<Arc<App>>;
@@ -49,6 +53,8 @@ const BLOCKING_ABOVE: usize = 256 * 1024;
 pub fn router(app: Arc<App>) -> Router {
     let api = Router::new()
         .route("/documents/outbound", post(outbound))
+        .route("/documents/inbound", post(inbound))
+        .route("/stats", get(stats))
         .route("/transactions", get(list_transactions))
         .route("/transactions/{id}", get(get_transaction))
         .route("/parse", post(parse))
@@ -366,6 +372,7 @@ async fn outbound(
             idempotency,
         })
         .await?;
+    app.wake.validate.notify_one();
     let doc = accepted.document;
     let id = doc["documentId"].as_str().unwrap_or_default().to_string();
     let body = json!({
@@ -416,7 +423,7 @@ fn decode_cursor(c: &str) -> Option<i64> {
     path = "/api/v1/transactions",
     tag = "transactions",
     params(
-        ("status" = Option<String>, Query, description = "Only this status, case-insensitive (queued, validated, routed, sent, acknowledged, rejected, failed)."),
+        ("status" = Option<String>, Query, description = "Only this status, case-insensitive (queued, validated, routed, acknowledged, failed; received for inbound)."),
         ("limit" = Option<i64>, Query, description = "1 to 500, default 50.", minimum = 1, maximum = 500),
         ("cursor" = Option<String>, Query, description = "nextCursor of the previous page."),
     ),
@@ -701,6 +708,87 @@ async fn validate(
     Ok(json_response(StatusCode::OK, json))
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct InboundQuery {
+    partner_id: Option<String>,
+}
+
+/// `POST /documents/inbound` (beyond the spec): X12 from a partner.
+#[utoipa::path(
+    post,
+    path = "/api/v1/documents/inbound",
+    tag = "documents",
+    params(("partnerId" = Option<String>, Query, description = "The sending partner; by default the partner whose profile's receiver is the interchange's sender (ISA05/ISA06).")),
+    request_body(content = crate::openapi::X12Body, description = "The partner's X12 (TA1, 997, 999 or any set) as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
+        content(
+            (crate::openapi::X12Text = "application/edi-x12"),
+            (crate::openapi::X12Text = "text/plain"),
+            (crate::openapi::X12Text = "application/octet-stream"),
+            (crate::openapi::X12Body = "application/json"),
+        )),
+    responses(
+        (status = 200, description = "What was done with each interchange, acknowledgement and set.", body = crate::openapi::InboundResult),
+        (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 404, description = "No such partner in the caller's account.", body = crate::openapi::ErrorBody),
+        (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
+        (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
+        (status = 422, description = "The body holds no X12 interchange.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+async fn inbound(
+    State(app): AppState,
+    Extension(caller): Extension<Caller>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let q: InboundQuery = query(&uri)?;
+    let input = x12_input(&headers, body, app.config.max_body_bytes)?;
+    let result = crate::inbound::receive(
+        &app,
+        &caller.account.id,
+        q.partner_id.as_deref(),
+        input.to_vec(),
+        "api",
+    )
+    .await?;
+    Ok(Json(json!({"ok": true, "data": result})).into_response())
+}
+
+/// `GET /stats`: queue depths, webhook deliveries pending and failures of the caller's account.
+#[utoipa::path(
+    get,
+    path = "/api/v1/stats",
+    tag = "service",
+    responses(
+        (status = 200, description = "Counts by status, queue depths and webhook deliveries of the caller's account.", body = crate::openapi::Stats),
+        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+async fn stats(
+    State(app): AppState,
+    Extension(caller): Extension<Caller>,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let _: EmptyQuery = query(&uri)?;
+    let account = caller.account.id.clone();
+    let data = app
+        .store
+        .read(move |c| crate::lifecycle::stats(c, &account))
+        .await?;
+    Ok(Json(json!({"ok": true, "data": data})).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmptyQuery {}
+
 // ---------------------------------------------------------------- service routes
 
 /// `GET /healthz`: the process answers.
@@ -756,6 +844,8 @@ async fn method_not_allowed() -> ApiError {
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(
     outbound,
+    inbound,
+    stats,
     list_transactions,
     get_transaction,
     parse,

@@ -15,7 +15,7 @@ pub struct FileConfig {
     /// Address to listen on (`127.0.0.1:8080`; port 0 picks a free port).
     #[serde(default = "default_listen")]
     pub listen: String,
-    /// SQLite database file (relative to the configuration file).
+    /// SQLite database file (relative to the configuration file), or a `postgres://` URL.
     #[serde(default = "default_database")]
     pub database: PathBuf,
     /// Largest request body accepted, in bytes (default 32 MiB).
@@ -24,9 +24,67 @@ pub struct FileConfig {
     /// Rate limits per API key and route group.
     #[serde(default)]
     pub limits: Limits,
+    /// Background workers (lifecycle, routing, webhooks).
+    #[serde(default)]
+    pub workers: Workers,
     /// The accounts.
     #[serde(default)]
     pub accounts: Vec<AccountConfig>,
+}
+
+/// The background workers: how often they look at the store, how many
+/// transfers run at once, and the webhook retry schedule.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workers {
+    /// Run the workers in this process (`--no-workers` turns them off: an API-only process).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Milliseconds between looks at the store when idle (work is also picked up at once when
+    /// this process wrote it).
+    #[serde(default = "default_poll_ms")]
+    pub poll_ms: u64,
+    /// Partner transfers and webhook deliveries in flight at once (each).
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// Waits before each webhook retry, in milliseconds; after the last one fails the
+    /// delivery is `failed`. Default: the Standard Webhooks schedule (5 s, 5 min, 30 min, 2 h,
+    /// 5 h, 10 h, 10 h: 8 attempts over about 27.6 hours).
+    #[serde(default = "default_webhook_retry_ms")]
+    pub webhook_retry_ms: Vec<u64>,
+    /// A webhook attempt is delivered when the endpoint answers 2xx within this time.
+    #[serde(default = "default_webhook_timeout_ms")]
+    pub webhook_timeout_ms: u64,
+}
+
+impl Default for Workers {
+    fn default() -> Self {
+        Workers {
+            enabled: true,
+            poll_ms: default_poll_ms(),
+            concurrency: default_concurrency(),
+            webhook_retry_ms: default_webhook_retry_ms(),
+            webhook_timeout_ms: default_webhook_timeout_ms(),
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_poll_ms() -> u64 {
+    500
+}
+fn default_concurrency() -> usize {
+    64
+}
+fn default_webhook_retry_ms() -> Vec<u64> {
+    vec![
+        5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+    ]
+}
+fn default_webhook_timeout_ms() -> u64 {
+    10_000
 }
 
 /// Requests per minute per API key, by route group (spec §8).
@@ -91,6 +149,57 @@ pub struct PartnerConfig {
     pub profile: Option<PathBuf>,
     /// The partner profile inline (instead of `profile`).
     pub profile_inline: Option<toml::Value>,
+    /// How the partner is reached (`kind = "http"` or `"directory"`). Without one, documents
+    /// for the partner fail at routing.
+    pub transport: Option<TransportConfig>,
+    /// Seconds within which the partner's TA1/997/999 must come back after routing; a routed
+    /// document without one by then is `failed`. Without it, no acknowledgement is awaited
+    /// and `routed` is final (an acknowledgement that comes anyway is still recorded).
+    pub ack_window_seconds: Option<u64>,
+    /// `"997"` or `"999"`: answer the partner's inbound sets with this acknowledgement,
+    /// sent through the partner's transport. Without it, inbound sets are not acknowledged.
+    pub acknowledge_inbound: Option<String>,
+}
+
+/// How a partner is reached.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum TransportConfig {
+    /// POST the interchange to a URL; a 2xx means routed.
+    Http {
+        /// `http(s)://` URL.
+        url: String,
+        /// Extra request headers (e.g. the partner's API key).
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+        /// Retries after the first attempt (5xx, 408, 429, timeouts, connection errors).
+        #[serde(default = "default_retries")]
+        retries: u32,
+        /// Wait before the first retry, doubled before each next one (milliseconds).
+        #[serde(default = "default_backoff_ms")]
+        backoff_ms: u64,
+        /// Timeout of one attempt (milliseconds).
+        #[serde(default = "default_timeout_ms")]
+        timeout_ms: u64,
+    },
+    /// Write the interchange atomically into an outbox folder (SFTP / VAN drop folders);
+    /// read the partner's files from an inbox folder.
+    Directory {
+        /// Folder the interchanges are written to (relative to the configuration file).
+        outbox: PathBuf,
+        /// Folder polled for the partner's acknowledgements and documents (optional).
+        inbox: Option<PathBuf>,
+    },
+}
+
+fn default_retries() -> u32 {
+    3
+}
+fn default_backoff_ms() -> u64 {
+    500
+}
+fn default_timeout_ms() -> u64 {
+    10_000
 }
 
 /// One webhook endpoint; several secrets during a rotation (newest first).
@@ -122,13 +231,19 @@ fn default_other() -> u32 {
     300
 }
 
-/// A partner, resolved: its id and its profile as JSON.
+/// A partner, resolved: its id, its profile as JSON and how it is reached.
 #[derive(Debug)]
 pub struct Partner {
     /// The `partnerId`.
     pub id: String,
     /// The core's partner profile (already checked by the core).
     pub profile: serde_json::Value,
+    /// Transport (folders resolved against the configuration file's folder).
+    pub transport: Option<TransportConfig>,
+    /// Acknowledgement window in seconds.
+    pub ack_window_seconds: Option<u64>,
+    /// `997` or `999` to acknowledge inbound sets with.
+    pub acknowledge_inbound: Option<String>,
 }
 
 /// An account, resolved.
@@ -164,6 +279,8 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Rate limits.
     pub limits: Limits,
+    /// Workers.
+    pub workers: Workers,
     /// Accounts.
     pub accounts: Vec<Arc<Account>>,
     /// Every key.
@@ -190,6 +307,9 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         if l == 0 {
             return Err("limits: every limit must be at least 1 per minute".into());
         }
+    }
+    if file.workers.poll_ms == 0 || file.workers.concurrency == 0 {
+        return Err("workers: poll_ms and concurrency must be at least 1".into());
     }
     if file.max_body_bytes == 0 {
         return Err("max_body_bytes must be at least 1".into());
@@ -244,7 +364,64 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
                     a.id, p.id
                 ));
             }
-            partners.insert(p.id.clone(), Arc::new(Partner { id: p.id, profile }));
+            let transport = match p.transport {
+                Some(TransportConfig::Http {
+                    url,
+                    headers,
+                    retries,
+                    backoff_ms,
+                    timeout_ms,
+                }) => {
+                    if !(url.starts_with("https://") || url.starts_with("http://")) {
+                        return Err(format!(
+                            "partner {}: transport url {url:?} is not http(s)",
+                            p.id
+                        ));
+                    }
+                    for (k, v) in &headers {
+                        if reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_err()
+                            || reqwest::header::HeaderValue::from_str(v).is_err()
+                        {
+                            return Err(format!(
+                                "partner {}: transport header {k:?} is not a valid HTTP header",
+                                p.id
+                            ));
+                        }
+                    }
+                    Some(TransportConfig::Http {
+                        url,
+                        headers,
+                        retries,
+                        backoff_ms,
+                        timeout_ms: timeout_ms.max(1),
+                    })
+                }
+                Some(TransportConfig::Directory { outbox, inbox }) => {
+                    Some(TransportConfig::Directory {
+                        outbox: base.join(outbox),
+                        inbox: inbox.map(|i| base.join(i)),
+                    })
+                }
+                None => None,
+            };
+            if let Some(kind) = &p.acknowledge_inbound {
+                if kind != "997" && kind != "999" {
+                    return Err(format!(
+                        "partner {}: acknowledge_inbound must be \"997\" or \"999\", found {kind:?}",
+                        p.id
+                    ));
+                }
+            }
+            partners.insert(
+                p.id.clone(),
+                Arc::new(Partner {
+                    id: p.id,
+                    profile,
+                    transport,
+                    ack_window_seconds: p.ack_window_seconds,
+                    acknowledge_inbound: p.acknowledge_inbound,
+                }),
+            );
         }
         for w in &a.webhooks {
             if !(w.url.starts_with("https://") || w.url.starts_with("http://")) {
@@ -266,7 +443,8 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
             webhooks: a.webhooks,
         }));
     }
-    let database = if file.database.is_absolute() {
+    let url = file.database.to_string_lossy().starts_with("postgres");
+    let database = if file.database.is_absolute() || url {
         file.database
     } else {
         base.join(file.database)
@@ -276,6 +454,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         database,
         max_body_bytes: file.max_body_bytes,
         limits: file.limits,
+        workers: file.workers,
         accounts,
         keys,
     })

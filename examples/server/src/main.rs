@@ -3,10 +3,14 @@
 
 mod api;
 mod config;
+mod db;
 mod error;
 mod guard;
+mod inbound;
+mod lifecycle;
 mod openapi;
 mod store;
+mod transport;
 mod x12;
 
 use axum::http::{HeaderValue, Request};
@@ -34,9 +38,13 @@ struct Cli {
     /// Address to listen on, overriding the file (`127.0.0.1:0` picks a free port).
     #[arg(long)]
     listen: Option<String>,
-    /// SQLite database file, overriding the file (created and migrated on start).
+    /// Database, overriding the file: a SQLite file (created and migrated on start) or a
+    /// `postgres://user@host:port/db` URL (migrated on start).
     #[arg(long)]
     database: Option<PathBuf>,
+    /// Serve the API only: no lifecycle, routing, inbox or webhook workers in this process.
+    #[arg(long)]
+    no_workers: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -117,6 +125,9 @@ fn main() -> ExitCode {
     if let Some(d) = cli.database {
         config.database = d;
     }
+    if cli.no_workers {
+        config.workers.enabled = false;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -137,7 +148,11 @@ fn main() -> ExitCode {
 }
 
 async fn serve(config: config::Config) -> Result<(), String> {
-    let store = store::Store::open(&config.database)?;
+    // Off the async threads: the PostgreSQL client blocks on its own runtime.
+    let location = store::Location::of(&config.database);
+    let store = tokio::task::spawn_blocking(move || store::Store::open(location))
+        .await
+        .map_err(|e| format!("cannot open the store: {e}"))??;
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
@@ -151,13 +166,19 @@ async fn serve(config: config::Config) -> Result<(), String> {
             "account"
         );
     }
-    tracing::info!(database = %config.database.display(), "x12kit-server started");
+    tracing::info!(database = %store.location().display(), "x12kit-server started");
     let limits = guard::RateLimits::new(&config.limits);
     let app = Arc::new(api::App {
         config,
         store,
         limits,
+        wake: Arc::default(),
+        worker_id: uuid::Uuid::now_v7().to_string(),
     });
+    if app.config.workers.enabled {
+        lifecycle::start(app.clone()).await;
+        tracing::info!("workers started");
+    }
     let router = api::router(app)
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(CatchPanicLayer::custom(|_| {

@@ -51,9 +51,9 @@ pub struct TransactionSummary {
     pub partner_id: String,
     /// Type code.
     pub document_type_code: String,
-    /// `outbound` (part 2 adds `inbound`).
+    /// `outbound` or `inbound`.
     pub direction: String,
-    /// Lower case: queued, validated, routed, sent, acknowledged, rejected, failed.
+    /// Lower case: queued, validated, routed, acknowledged, failed (outbound); received (inbound).
     pub status: String,
     /// RFC 3339, UTC.
     pub created_at: String,
@@ -116,6 +116,53 @@ pub struct Delivery {
     pub attempts: i64,
     /// Result of the last attempt.
     pub last_result: Option<String>,
+    /// `pending`, `delivered` or `failed` (after the last retry).
+    pub state: String,
+    /// The endpoint.
+    pub url: String,
+    /// When the next attempt is due (pending only).
+    pub next_attempt_at: Option<String>,
+    /// When a 2xx came back.
+    pub delivered_at: Option<String>,
+    /// Every attempt.
+    pub attempt_log: Vec<DeliveryAttempt>,
+}
+
+/// One webhook attempt.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct DeliveryAttempt {
+    /// 1, 2, ...
+    pub attempt: i64,
+    /// RFC 3339, UTC.
+    pub at: String,
+    /// The endpoint's HTTP status (null: none came).
+    pub http_status: Option<i64>,
+    /// `delivered`, `HTTP 500`, `timeout`, `connection failed`, ...
+    pub result: String,
+    /// Duration of the attempt.
+    pub duration_ms: i64,
+}
+
+/// `POST /documents/inbound`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct InboundResult {
+    /// Always true.
+    pub ok: bool,
+    /// `{partnerId, interchanges, acknowledgements, transactions, acknowledgementReply}`.
+    pub data: Object,
+}
+
+/// `GET /stats`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct Stats {
+    /// Always true.
+    pub ok: bool,
+    /// `{documents: {status: count}, queues: {toValidate, toRoute, awaitingAcknowledgement, oldestWaitingMs}, webhooks: {pending, retrying, delivered, failed}}`.
+    pub data: Object,
 }
 
 /// The full status of one transaction.
@@ -129,7 +176,7 @@ pub struct TransactionFull {
     pub partner_id: String,
     /// Type code.
     pub document_type_code: String,
-    /// `outbound`.
+    /// `outbound` or `inbound`.
     pub direction: String,
     /// Current status.
     pub status: String,
@@ -151,6 +198,14 @@ pub struct TransactionFull {
     pub partner_acknowledgement: Option<Object>,
     /// Webhook deliveries about this transaction.
     pub webhook_deliveries: Vec<Delivery>,
+    /// Transport attempts of the routing (null before).
+    pub routing_attempts: Option<Vec<Object>>,
+    /// Why the document failed (null unless failed).
+    pub failure_reason: Option<String>,
+    /// When the partner's acknowledgement is due (routed documents of partners with a window).
+    pub acknowledgement_due_at: Option<String>,
+    /// Inbound only: the mapped document (the core's parse).
+    pub document: Option<Object>,
 }
 
 /// `GET /transactions/{id}`.
@@ -261,7 +316,7 @@ impl Modify for Security {
         license(name = "MIT OR Apache-2.0")
     ),
     modifiers(&Security),
-    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam))
+    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam, InboundResult, Stats))
 )]
 struct Doc;
 

@@ -1,24 +1,38 @@
-//! The SQLite store: one file, migrated on start (`migrations/`, tracked in
-//! `PRAGMA user_version`), WAL with `synchronous=FULL`.
+//! The store: SQLite by default (one file, migrated on start, WAL with
+//! `synchronous=FULL`), PostgreSQL when the database is a `postgres://` URL.
+//! Both run the same queries through [`crate::db::Db`].
 //!
-//! All writes go through one writer thread that owns the write connection and
-//! commits in groups: it takes every job waiting in its queue, runs each in
-//! its own savepoint and commits them in one transaction (one fsync for the
-//! group), then answers each caller. A caller is answered only after its
-//! commit is durable. Reads use a small pool of read connections on the
-//! blocking thread pool; WAL lets them run while the writer commits.
+//! All writes of a process go through one writer thread that owns the write
+//! connection and commits in groups: it takes every job waiting in its queue,
+//! runs each in its own savepoint and commits them in one transaction (one
+//! fsync for the group), then answers each caller. A caller is answered only
+//! after its commit is durable. Reads use a small pool of read connections on
+//! the blocking thread pool (WAL lets them run while the writer commits).
 
 use crate::config::Partner;
+use crate::db::{Db, DbError, DbResult, PgConn, Row};
 use crate::error::{ApiError, ApiResult};
+use crate::vals;
 use crate::x12;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
-/// Versioned migrations, applied in order once each.
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../migrations/0001_documents.sql"))];
+/// Versioned migrations of SQLite, applied in order once each (`PRAGMA user_version`).
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../migrations/0001_documents.sql")),
+    (2, include_str!("../migrations/0002_lifecycle.sql")),
+    (3, include_str!("../migrations/0003_leases.sql")),
+];
+
+/// The same schema for PostgreSQL (table `schema_migrations`).
+const PG_MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../migrations/postgres/0001_documents.sql")),
+    (2, include_str!("../migrations/postgres/0002_lifecycle.sql")),
+    (3, include_str!("../migrations/postgres/0003_leases.sql")),
+];
 
 /// Largest number of jobs committed in one transaction.
 const GROUP: usize = 512;
@@ -34,23 +48,66 @@ pub const STATUSES: &[&str] = &[
     "queued",
     "validated",
     "routed",
-    "sent",
     "acknowledged",
-    "rejected",
     "failed",
+    "received",
 ];
+
+/// Where the data lives.
+#[derive(Debug, Clone)]
+pub enum Location {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL URL (`postgres://user@host:port/db`).
+    Postgres(String),
+}
+
+impl Location {
+    /// `postgres://` and `postgresql://` URLs are PostgreSQL; anything else is a SQLite file.
+    pub fn of(database: &Path) -> Location {
+        let text = database.to_string_lossy();
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Location::Postgres(text.into_owned())
+        } else {
+            Location::Sqlite(database.to_path_buf())
+        }
+    }
+
+    /// For logs: the file, or the URL without its password.
+    pub fn display(&self) -> String {
+        match self {
+            Location::Sqlite(p) => p.display().to_string(),
+            Location::Postgres(u) => match (u.find("://"), u.rfind('@')) {
+                (Some(a), Some(b)) if b > a => format!("{}://…@{}", &u[..a], &u[b + 1..]),
+                _ => u.clone(),
+            },
+        }
+    }
+
+    /// True for PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self, Location::Postgres(_))
+    }
+}
 
 /// Handle on the store (cheap to clone).
 #[derive(Debug, Clone)]
 pub struct Store {
     writer: mpsc::Sender<Job>,
     readers: Arc<Readers>,
+    location: Location,
+}
+
+#[derive(Debug)]
+enum Idle {
+    Sqlite(Vec<Connection>),
+    Postgres(Vec<PgConn>),
 }
 
 #[derive(Debug)]
 struct Readers {
-    path: PathBuf,
-    idle: Mutex<Vec<Connection>>,
+    location: Location,
+    idle: Mutex<Idle>,
 }
 
 /// An outbound document to accept.
@@ -77,9 +134,18 @@ pub struct Accepted {
     pub replayed: bool,
 }
 
-#[derive(Debug)]
-enum Job {
-    Accept(Box<Accept>, oneshot::Sender<ApiResult<Accepted>>),
+/// A write run by the writer thread inside the group's transaction (in its own
+/// savepoint): it returns whether it succeeded (else its savepoint is rolled
+/// back) and what to do once the group's commit is known (`true`: durable).
+type Work = Box<dyn FnOnce(&dyn Db) -> (bool, Finish) + Send>;
+type Finish = Box<dyn FnOnce(bool) + Send>;
+
+struct Job(Work);
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Job")
+    }
 }
 
 fn open(path: &Path) -> rusqlite::Result<Connection> {
@@ -112,6 +178,52 @@ fn migrate(conn: &mut Connection) -> Result<(), String> {
             .map_err(|e| format!("migration {version}: {e}"))?;
     }
     Ok(())
+}
+
+/// Applies the PostgreSQL migrations under an advisory lock (several processes may start at once).
+fn migrate_pg(conn: &mut PgConn) -> Result<(), String> {
+    let c = &mut conn.client;
+    let run = |c: &mut postgres::Client| -> Result<(), String> {
+        c.batch_execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+        )
+        .map_err(|e| e.to_string())?;
+        let current: i64 = c
+            .query_one(
+                "SELECT COALESCE(max(version), 0) FROM schema_migrations",
+                &[],
+            )
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| e.to_string())?;
+        let newest = PG_MIGRATIONS.last().map_or(0, |m| m.0);
+        if current > newest {
+            return Err(format!(
+                "the database is at schema version {current}, newer than this server ({newest})"
+            ));
+        }
+        for (version, sql) in PG_MIGRATIONS {
+            if *version <= current {
+                continue;
+            }
+            let mut tx = c.transaction().map_err(|e| e.to_string())?;
+            tx.batch_execute(sql)
+                .and_then(|_| {
+                    tx.execute(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
+                        &[version, &now_ms()],
+                    )
+                })
+                .map_err(|e| format!("migration {version}: {e}"))?;
+            tx.commit()
+                .map_err(|e| format!("migration {version}: {e}"))?;
+        }
+        Ok(())
+    };
+    c.batch_execute("SELECT pg_advisory_lock(1215261)")
+        .map_err(|e| e.to_string())?;
+    let result = run(c);
+    let _ = c.batch_execute("SELECT pg_advisory_unlock(1215261)");
+    result
 }
 
 /// Milliseconds since the Unix epoch, now.
@@ -151,34 +263,75 @@ fn civil(days: i64) -> (i64, i64, i64) {
 
 impl Store {
     /// Opens (creating and migrating) the database and starts the writer thread.
-    pub fn open(path: &Path) -> Result<Store, String> {
-        let mut conn =
-            open(path).map_err(|e| format!("cannot open database {}: {e}", path.display()))?;
-        migrate(&mut conn).map_err(|e| format!("database {}: {e}", path.display()))?;
+    pub fn open(location: Location) -> Result<Store, String> {
         let (tx, rx) = mpsc::channel(4096);
-        std::thread::Builder::new()
-            .name("x12kit-store-writer".into())
-            .spawn(move || writer(conn, rx))
-            .map_err(|e| format!("cannot start the store writer: {e}"))?;
+        let shown = location.display();
+        let idle = match &location {
+            Location::Sqlite(path) => {
+                let mut conn =
+                    open(path).map_err(|e| format!("cannot open database {shown}: {e}"))?;
+                migrate(&mut conn).map_err(|e| format!("database {shown}: {e}"))?;
+                std::thread::Builder::new()
+                    .name("x12kit-store-writer".into())
+                    .spawn(move || writer_sqlite(conn, rx))
+                    .map_err(|e| format!("cannot start the store writer: {e}"))?;
+                Idle::Sqlite(Vec::new())
+            }
+            Location::Postgres(url) => {
+                let mut conn = PgConn::connect(url)
+                    .map_err(|e| format!("cannot connect to database {shown}: {e}"))?;
+                migrate_pg(&mut conn).map_err(|e| format!("database {shown}: {e}"))?;
+                std::thread::Builder::new()
+                    .name("x12kit-store-writer".into())
+                    .spawn(move || writer_pg(conn, rx))
+                    .map_err(|e| format!("cannot start the store writer: {e}"))?;
+                Idle::Postgres(Vec::new())
+            }
+        };
         Ok(Store {
             writer: tx,
             readers: Arc::new(Readers {
-                path: path.to_path_buf(),
-                idle: Mutex::new(Vec::new()),
+                location: location.clone(),
+                idle: Mutex::new(idle),
             }),
+            location,
         })
+    }
+
+    /// Where the data lives.
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
     /// Accepts an outbound document: idempotency, control numbers, render, insert; durable on return.
     pub async fn accept(&self, job: Accept) -> ApiResult<Accepted> {
-        let (tx, rx) = oneshot::channel();
-        self.writer
-            .send(Job::Accept(Box::new(job), tx))
-            .await
-            .map_err(|_| {
-                tracing::error!("the store writer has stopped");
-                ApiError::internal()
-            })?;
+        self.write(move |c| accept(c, &job)).await
+    }
+
+    /// Runs `f` in the writer thread, inside a transaction committed with
+    /// others (group commit); answers once the commit is durable. An `Err`
+    /// from `f` rolls back what `f` wrote (and only that).
+    pub async fn write<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Db) -> ApiResult<R> + Send + 'static,
+    ) -> ApiResult<R> {
+        let (tx, rx) = oneshot::channel::<ApiResult<R>>();
+        let work: Work = Box::new(move |c| {
+            let r = f(c);
+            let ok = r.is_ok();
+            let finish: Finish = Box::new(move |committed| {
+                let _ = tx.send(if committed {
+                    r
+                } else {
+                    r.and(Err(ApiError::internal()))
+                });
+            });
+            (ok, finish)
+        });
+        self.writer.send(Job(work)).await.map_err(|_| {
+            tracing::error!("the store writer has stopped");
+            ApiError::internal()
+        })?;
         rx.await.unwrap_or_else(|_| {
             tracing::error!("the store writer dropped a job");
             Err(ApiError::internal())
@@ -188,21 +341,49 @@ impl Store {
     /// Runs a read on a pooled read connection, off the async threads.
     pub async fn read<R: Send + 'static>(
         &self,
-        f: impl FnOnce(&Connection) -> rusqlite::Result<R> + Send + 'static,
+        f: impl FnOnce(&dyn Db) -> DbResult<R> + Send + 'static,
     ) -> ApiResult<R> {
         let readers = self.readers.clone();
-        let result = tokio::task::spawn_blocking(move || {
-            let conn = match readers.idle.lock().ok().and_then(|mut v| v.pop()) {
-                Some(c) => c,
-                None => open(&readers.path)?,
-            };
-            let r = f(&conn);
-            if let Ok(mut idle) = readers.idle.lock() {
-                if idle.len() < 16 {
-                    idle.push(conn);
+        let result = tokio::task::spawn_blocking(move || -> DbResult<R> {
+            match &readers.location {
+                Location::Sqlite(path) => {
+                    let pooled = match readers.idle.lock().as_deref_mut() {
+                        Ok(Idle::Sqlite(v)) => v.pop(),
+                        _ => None,
+                    };
+                    let conn = match pooled {
+                        Some(c) => c,
+                        None => open(path)?,
+                    };
+                    let r = f(&conn);
+                    if let Ok(Idle::Sqlite(idle)) = readers.idle.lock().as_deref_mut() {
+                        if idle.len() < 16 {
+                            idle.push(conn);
+                        }
+                    }
+                    r
+                }
+                Location::Postgres(url) => {
+                    let pooled = match readers.idle.lock().as_deref_mut() {
+                        Ok(Idle::Postgres(v)) => v.pop(),
+                        _ => None,
+                    };
+                    let mut conn = match pooled {
+                        Some(c) => c,
+                        None => PgConn::connect(url)?,
+                    };
+                    let PgConn { client, cache, .. } = &mut conn;
+                    let r = f(&crate::db::Pg::new(client, cache));
+                    if r.is_ok() && !conn.client.is_closed() {
+                        if let Ok(Idle::Postgres(idle)) = readers.idle.lock().as_deref_mut() {
+                            if idle.len() < 16 {
+                                idle.push(conn);
+                            }
+                        }
+                    }
+                    r
                 }
             }
-            r
         })
         .await;
         match result {
@@ -220,80 +401,142 @@ impl Store {
 
     /// True when the database answers and the writer runs.
     pub async fn ready(&self) -> bool {
-        !self.writer.is_closed()
-            && self
-                .read(|c| {
-                    c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
-                        r.get::<_, i64>(0)
-                    })
-                })
-                .await
-                .is_ok()
+        !self.writer.is_closed() && self.read(|c| c.query("SELECT 1", &[])).await.is_ok()
     }
 }
 
-fn writer(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
+/// Runs one group of jobs on `db` (inside the group's transaction); `Err` when the
+/// transaction itself failed. The finishers of the jobs that ran are in `finishers`.
+fn run_group(db: &dyn Db, batch: &mut Vec<Job>, finishers: &mut Vec<Finish>) -> DbResult<()> {
+    for Job(work) in batch.drain(..) {
+        db.exec("SAVEPOINT job", &[])?;
+        // A panic in a job (a bug) loses that job, not the writer.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(db))) {
+            Ok((true, finish)) => {
+                db.exec("RELEASE SAVEPOINT job", &[])?;
+                finishers.push(finish);
+            }
+            Ok((false, finish)) => {
+                db.exec("ROLLBACK TO SAVEPOINT job", &[])?;
+                db.exec("RELEASE SAVEPOINT job", &[])?;
+                finishers.push(finish);
+            }
+            Err(_) => {
+                tracing::error!("a store job panicked");
+                db.exec("ROLLBACK TO SAVEPOINT job", &[])?;
+                db.exec("RELEASE SAVEPOINT job", &[])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn next_group(rx: &mut mpsc::Receiver<Job>, batch: &mut Vec<Job>) -> bool {
+    let Some(first) = rx.blocking_recv() else {
+        return false;
+    };
+    batch.push(first);
+    while batch.len() < GROUP {
+        match rx.try_recv() {
+            Ok(j) => batch.push(j),
+            Err(_) => break,
+        }
+    }
+    true
+}
+
+fn finish_group(committed: DbResult<()>, batch: &mut Vec<Job>, finishers: Vec<Finish>) {
+    if let Err(e) = &committed {
+        tracing::error!(error = %e, "store commit failed");
+    }
+    // Jobs never run (the transaction failed early) are dropped: their callers get a 500.
+    batch.clear();
+    for finish in finishers {
+        finish(committed.is_ok());
+    }
+}
+
+fn writer_sqlite(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(GROUP);
-    while let Some(first) = rx.blocking_recv() {
-        batch.push(first);
-        while batch.len() < GROUP {
-            match rx.try_recv() {
-                Ok(j) => batch.push(j),
-                Err(_) => break,
-            }
-        }
-        let mut replies = Vec::with_capacity(batch.len());
-        let committed = (|| -> rusqlite::Result<()> {
+    while next_group(&mut rx, &mut batch) {
+        let mut finishers: Vec<Finish> = Vec::with_capacity(batch.len());
+        let committed = (|| -> DbResult<()> {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            for job in batch.drain(..) {
-                match job {
-                    Job::Accept(a, reply) => {
-                        tx.execute_batch("SAVEPOINT job")?;
-                        let r = accept(&tx, &a);
-                        if r.is_ok() {
-                            tx.execute_batch("RELEASE job")?;
-                        } else {
-                            tx.execute_batch("ROLLBACK TO job; RELEASE job")?;
-                        }
-                        replies.push((reply, r));
-                    }
-                }
-            }
-            tx.commit()
+            run_group(&*tx, &mut batch, &mut finishers)?;
+            tx.commit()?;
+            Ok(())
         })();
-        if let Err(e) = committed {
-            tracing::error!(error = %e, "store commit failed");
-            for (reply, r) in replies.drain(..) {
-                let _ = reply.send(r.and(Err(ApiError::internal())));
-            }
-            for Job::Accept(_, reply) in batch.drain(..) {
-                let _ = reply.send(Err(ApiError::internal()));
-            }
-            continue;
-        }
-        for (reply, r) in replies {
-            let _ = reply.send(r);
-        }
+        finish_group(committed, &mut batch, finishers);
     }
 }
 
-fn db_error(e: rusqlite::Error) -> ApiError {
+fn writer_pg(mut conn: PgConn, mut rx: mpsc::Receiver<Job>) {
+    let mut batch = Vec::with_capacity(GROUP);
+    while next_group(&mut rx, &mut batch) {
+        if conn.client.is_closed() {
+            match PgConn::connect(&conn.url.clone()) {
+                Ok(c) => conn = c,
+                Err(e) => tracing::error!(error = %e, "cannot reconnect to the database"),
+            }
+        }
+        let mut finishers: Vec<Finish> = Vec::with_capacity(batch.len());
+        let committed = (|| -> DbResult<()> {
+            let PgConn { client, cache, .. } = &mut conn;
+            let mut tx = client.transaction()?;
+            run_group(
+                &crate::db::Pg::new(&mut tx, cache),
+                &mut batch,
+                &mut finishers,
+            )?;
+            tx.commit()?;
+            Ok(())
+        })();
+        finish_group(committed, &mut batch, finishers);
+    }
+}
+
+fn db_error(e: DbError) -> ApiError {
     tracing::error!(error = %e, "store write failed");
     ApiError::internal()
 }
 
-fn accept(tx: &Connection, a: &Accept) -> ApiResult<Accepted> {
+/// Allocates the next control number of the account's partner (1..999999999, never reused).
+pub fn next_control(c: &dyn Db, account: &str, partner: &str) -> ApiResult<i64> {
+    let number: i64 = c
+        .one(
+            "INSERT INTO control_numbers (account, partner_id, last) VALUES (?1, ?2, 1)
+             ON CONFLICT (account, partner_id) DO UPDATE SET last = control_numbers.last + 1
+             RETURNING last",
+            vals![account, partner],
+        )
+        .and_then(|r| r.ok_or_else(|| DbError("no control number returned".into())))
+        .and_then(|r| r.get(0))
+        .map_err(db_error)?;
+    if number > MAX_CONTROL {
+        return Err(ApiError::new(
+            axum::http::StatusCode::CONFLICT,
+            "CONTROL_NUMBERS_EXHAUSTED",
+            format!("every control number 1–999999999 has been used for partner {partner}"),
+        ));
+    }
+    Ok(number)
+}
+
+fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
     let now = now_ms();
     if let Some((key, hash)) = &a.idempotency {
-        let found: Option<(String, String, i64)> = tx
-            .query_row(
+        let found = tx
+            .one(
                 "SELECT request_hash, document_id, created_at FROM idempotency_keys WHERE account = ?1 AND key = ?2",
-                params![a.account, key],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                vals![&a.account, key],
             )
-            .optional()
             .map_err(db_error)?;
-        if let Some((old_hash, document_id, created)) = found {
+        if let Some(row) = found {
+            let (old_hash, document_id, created): (String, String, i64) = (
+                row.get(0).map_err(db_error)?,
+                row.get(1).map_err(db_error)?,
+                row.get(2).map_err(db_error)?,
+            );
             if now - created < IDEMPOTENCY_TTL_MS {
                 if &old_hash != hash {
                     return Err(ApiError::new(
@@ -310,31 +553,14 @@ fn accept(tx: &Connection, a: &Accept) -> ApiResult<Accepted> {
                     replayed: true,
                 });
             }
-            tx.execute(
+            tx.exec(
                 "DELETE FROM idempotency_keys WHERE account = ?1 AND key = ?2",
-                params![a.account, key],
+                vals![&a.account, key],
             )
             .map_err(db_error)?;
         }
     }
-    let number: i64 = tx
-        .query_row(
-            "INSERT INTO control_numbers (account, partner_id, last) VALUES (?1, ?2, 1)
-             ON CONFLICT (account, partner_id) DO UPDATE SET last = last + 1 RETURNING last",
-            params![a.account, a.partner.id],
-            |r| r.get(0),
-        )
-        .map_err(db_error)?;
-    if number > MAX_CONTROL {
-        return Err(ApiError::new(
-            axum::http::StatusCode::CONFLICT,
-            "CONTROL_NUMBERS_EXHAUSTED",
-            format!(
-                "every control number 1–999999999 has been used for partner {}",
-                a.partner.id
-            ),
-        ));
-    }
+    let number = next_control(tx, &a.account, &a.partner.id)?;
     let rendered = x12::render(
         &a.document_type,
         &a.payload,
@@ -343,15 +569,15 @@ fn accept(tx: &Connection, a: &Accept) -> ApiResult<Accepted> {
         now,
     )?;
     let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
-    tx.execute(
+    tx.exec(
         "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
             updated_at, interchange_control, group_control, transaction_control, payload, x12, warnings)
          VALUES (?1, ?2, ?3, ?4, 'outbound', 'queued', ?5, ?5, ?6, ?6, ?6, ?7, ?8, ?9)",
-        params![
-            id,
-            a.account,
-            a.partner.id,
-            a.document_type,
+        vals![
+            &id,
+            &a.account,
+            &a.partner.id,
+            &a.document_type,
             now,
             number,
             a.payload.to_string(),
@@ -360,15 +586,15 @@ fn accept(tx: &Connection, a: &Accept) -> ApiResult<Accepted> {
         ],
     )
     .map_err(db_error)?;
-    tx.execute(
+    tx.exec(
         "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'queued', 'accepted', ?2)",
-        params![id, now],
+        vals![&id, now],
     )
     .map_err(db_error)?;
     if let Some((key, hash)) = &a.idempotency {
-        tx.execute(
+        tx.exec(
             "INSERT INTO idempotency_keys (account, key, request_hash, document_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![a.account, key, hash, id, now],
+            vals![&a.account, key, hash, &id, now],
         )
         .map_err(db_error)?;
     }
@@ -384,17 +610,17 @@ fn accept(tx: &Connection, a: &Accept) -> ApiResult<Accepted> {
 const LIST_COLUMNS: &str = "id, partner_id, document_type, direction, status, created_at, updated_at, \
      interchange_control, group_control, transaction_control, seq";
 
-fn list_item(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Value, i64)> {
-    let control = |i: usize| -> rusqlite::Result<Value> {
-        Ok(r.get::<_, Option<i64>>(i)?.map_or(Value::Null, Value::from))
+fn list_item(r: &Row) -> DbResult<(Value, i64)> {
+    let control = |i: usize| -> DbResult<Value> {
+        Ok(r.get::<Option<i64>>(i)?.map_or(Value::Null, Value::from))
     };
     Ok((
         json!({
-            "documentId": r.get::<_, String>(0)?,
-            "partnerId": r.get::<_, String>(1)?,
-            "documentTypeCode": r.get::<_, String>(2)?,
-            "direction": r.get::<_, String>(3)?,
-            "status": r.get::<_, String>(4)?,
+            "documentId": r.get::<String>(0)?,
+            "partnerId": r.get::<String>(1)?,
+            "documentTypeCode": r.get::<String>(2)?,
+            "direction": r.get::<String>(3)?,
+            "status": r.get::<String>(4)?,
             "createdAt": rfc3339(r.get(5)?),
             "updatedAt": rfc3339(r.get(6)?),
             "controlNumbers": {
@@ -408,38 +634,46 @@ fn list_item(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Value, i64)> {
 }
 
 /// The summary of one document of the account (`None`: not the account's).
-pub fn summary(c: &Connection, account: &str, id: &str) -> rusqlite::Result<Option<Value>> {
-    c.query_row(
+pub fn summary(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
+    match c.one(
         &format!("SELECT {LIST_COLUMNS} FROM documents WHERE account = ?1 AND id = ?2"),
-        params![account, id],
-        list_item,
-    )
-    .optional()
-    .map(|o| o.map(|(v, _)| v))
+        vals![account, id],
+    )? {
+        Some(r) => Ok(Some(list_item(&r)?.0)),
+        None => Ok(None),
+    }
 }
 
 /// A page of the account's documents, newest first, strictly older than `before` (a `seq`).
 /// Returns the items and the `seq` of the last one when more follow.
 pub fn list(
-    c: &Connection,
+    c: &dyn Db,
     account: &str,
     status: Option<&str>,
     before: Option<i64>,
     limit: usize,
-) -> rusqlite::Result<(Vec<Value>, Option<i64>)> {
-    let mut stmt = c.prepare_cached(&format!(
-        "SELECT {LIST_COLUMNS} FROM documents
-         WHERE account = ?1 AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR seq < ?3)
-         ORDER BY seq DESC LIMIT ?4"
-    ))?;
-    let rows = stmt.query_map(
-        params![account, status, before, limit as i64 + 1],
-        list_item,
-    )?;
-    let mut items = Vec::with_capacity(limit + 1);
-    for r in rows {
-        items.push(r?);
+) -> DbResult<(Vec<Value>, Option<i64>)> {
+    // Only the conditions given (PostgreSQL cannot type a parameter used only in `? IS NULL`).
+    let mut params = vec![crate::db::Val::from(account)];
+    let mut clauses = String::new();
+    if let Some(s) = status {
+        params.push(s.into());
+        clauses.push_str(&format!(" AND status = ?{}", params.len()));
     }
+    if let Some(b) = before {
+        params.push(b.into());
+        clauses.push_str(&format!(" AND seq < ?{}", params.len()));
+    }
+    params.push((limit as i64 + 1).into());
+    let rows = c.query(
+        &format!(
+            "SELECT {LIST_COLUMNS} FROM documents WHERE account = ?1{clauses}
+             ORDER BY seq DESC LIMIT ?{}",
+            params.len()
+        ),
+        &params,
+    )?;
+    let mut items = rows.iter().map(list_item).collect::<DbResult<Vec<_>>>()?;
     let more = items.len() > limit;
     items.truncate(limit);
     let next = if more {
@@ -451,49 +685,97 @@ pub fn list(
 }
 
 /// The full status of one document of the account (`None`: not the account's).
-pub fn detail(c: &Connection, account: &str, id: &str) -> rusqlite::Result<Option<Value>> {
+pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     let Some(mut doc) = summary(c, account, id)? else {
         return Ok(None);
     };
-    let (x12, warnings, diagnostics, ack): (
-        Option<Vec<u8>>,
-        String,
-        Option<String>,
-        Option<String>,
-    ) = c.query_row(
-        "SELECT x12, warnings, diagnostics, partner_ack FROM documents WHERE id = ?1",
-        params![id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-    )?;
+    let r = c
+        .one(
+            "SELECT x12, warnings, diagnostics, partner_ack, route_attempts, failure, payload, direction,
+                    ack_deadline
+             FROM documents WHERE id = ?1",
+            vals![id],
+        )?
+        .ok_or_else(|| DbError("document vanished".into()))?;
+    let x12: Option<Vec<u8>> = r.get(0)?;
+    let warnings: String = r.get(1)?;
+    let diagnostics: Option<String> = r.get(2)?;
+    let ack: Option<String> = r.get(3)?;
+    let attempts: Option<String> = r.get(4)?;
+    let failure: Option<String> = r.get(5)?;
+    let payload: String = r.get(6)?;
+    let direction: String = r.get(7)?;
+    let deadline: Option<i64> = r.get(8)?;
     let parse = |t: Option<String>| -> Value {
         t.and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or(Value::Null)
     };
-    let mut stmt = c.prepare_cached(
-        "SELECT status, reason, at FROM status_history WHERE document_id = ?1 ORDER BY id",
-    )?;
-    let history = stmt
-        .query_map(params![id], |r| {
+    let history = c
+        .query(
+            "SELECT status, reason, at FROM status_history WHERE document_id = ?1 ORDER BY id",
+            vals![id],
+        )?
+        .iter()
+        .map(|r| {
             Ok(json!({
-                "status": r.get::<_, String>(0)?,
-                "reason": r.get::<_, String>(1)?,
+                "status": r.get::<String>(0)?,
+                "reason": r.get::<String>(1)?,
                 "at": rfc3339(r.get(2)?),
             }))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut stmt = c.prepare_cached(
-        "SELECT id, event, attempts, last_result FROM webhook_deliveries WHERE document_id = ?1 ORDER BY created_at, id",
-    )?;
-    let deliveries = stmt
-        .query_map(params![id], |r| {
+        })
+        .collect::<DbResult<Vec<_>>>()?;
+    let mut deliveries = c
+        .query(
+            "SELECT id, event, attempts, last_result, state, url, next_at, delivered_at
+             FROM webhook_deliveries WHERE document_id = ?1 ORDER BY url, event_no, id",
+            vals![id],
+        )?
+        .iter()
+        .map(|r| {
+            let state: String = r.get(4)?;
             Ok(json!({
-                "id": r.get::<_, String>(0)?,
-                "event": r.get::<_, String>(1)?,
-                "attempts": r.get::<_, i64>(2)?,
-                "lastResult": r.get::<_, Option<String>>(3)?,
+                "id": r.get::<String>(0)?,
+                "event": r.get::<String>(1)?,
+                "attempts": r.get::<i64>(2)?,
+                "lastResult": r.get::<Option<String>>(3)?,
+                "url": r.get::<String>(5)?,
+                "nextAttemptAt": if state == "pending" {
+                    r.get::<Option<i64>>(6)?.map(rfc3339)
+                } else {
+                    None
+                },
+                "deliveredAt": r.get::<Option<i64>>(7)?.map(rfc3339),
+                "state": state,
             }))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        })
+        .collect::<DbResult<Vec<_>>>()?;
+    for d in &mut deliveries {
+        let delivery_id = d["id"].as_str().unwrap_or_default().to_string();
+        let log = c
+            .query(
+                "SELECT attempt, at, status, result, duration_ms FROM webhook_attempts
+                 WHERE delivery_id = ?1 ORDER BY attempt",
+                vals![delivery_id],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(json!({
+                    "attempt": r.get::<i64>(0)?,
+                    "at": rfc3339(r.get(1)?),
+                    "httpStatus": r.get::<Option<i64>>(2)?,
+                    "result": r.get::<String>(3)?,
+                    "durationMs": r.get::<i64>(4)?,
+                }))
+            })
+            .collect::<DbResult<Vec<_>>>()?;
+        d["attemptLog"] = Value::Array(log);
+    }
+    if direction == "inbound" {
+        doc["document"] = parse(Some(payload));
+    }
+    doc["routingAttempts"] = parse(attempts);
+    doc["failureReason"] = failure.map_or(Value::Null, Value::String);
+    doc["acknowledgementDueAt"] = deadline.map_or(Value::Null, |d| Value::String(rfc3339(d)));
     doc["statusHistory"] = Value::Array(history);
     doc["x12"] = x12.map_or(Value::Null, |b| {
         Value::String(String::from_utf8_lossy(&b).into_owned())

@@ -108,3 +108,39 @@ pub fn validate(
     }
     Ok(json)
 }
+
+/// Validates a rendered interchange with the core's envelope and set structure
+/// rules: (clean, reason for the history, the validation JSON).
+pub fn validate_rendered(x12: &[u8]) -> (bool, String, String) {
+    let options = ops::ValidateOptions {
+        structure: true,
+        ..Default::default()
+    };
+    let run = std::panic::catch_unwind(|| ops::validate(x12, &options));
+    let Ok(validation) = run else {
+        tracing::error!("the core panicked validating a rendered document");
+        return (
+            false,
+            "validation failed: internal error".to_string(),
+            "null".to_string(),
+        );
+    };
+    let json = String::from_utf8_lossy(&validation.to_json()).into_owned();
+    if validation.is_valid() {
+        return (true, "validation passed".to_string(), json);
+    }
+    let first = validation
+        .diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+        .unwrap_or_default();
+    (
+        false,
+        format!(
+            "validation failed: {} error(s); first: {first}",
+            validation.error_count()
+        ),
+        json,
+    )
+}

@@ -53,7 +53,50 @@ pub fn payload(code: &str) -> Value {
 pub struct Options {
     pub limits: (u32, u32, u32),
     pub max_body_bytes: usize,
+    /// Run the background workers (off for the API tests of part 1, so documents stay queued).
+    pub workers: bool,
+    /// Replaces the demo partner's settings after its `profile` line (transport, windows).
+    pub partner: Option<String>,
+    /// Replaces alpha's webhook URL.
+    pub webhook_url: Option<String>,
+    /// Replaces alpha's webhook secrets.
+    pub secrets: Option<Vec<String>>,
+    /// Replaces the `[workers]` table's settings (default: fast polls and short retries).
+    pub workers_toml: String,
+    /// The database URL (PostgreSQL); `None`: a SQLite file in the server's folder, or a fresh
+    /// PostgreSQL database when `X12KIT_TEST_POSTGRES` is set.
+    pub database: Option<String>,
 }
+
+/// A fresh, empty database on the PostgreSQL server of `X12KIT_TEST_POSTGRES` (a URL of
+/// its maintenance database); its URL.
+pub fn fresh_postgres_database(base: &str) -> String {
+    let mut client = postgres::Client::connect(base, postgres::NoTls)
+        .unwrap_or_else(|e| panic!("cannot connect to {base}: {e}"));
+    let name = format!("t_{}", uuid_like());
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .unwrap();
+    let cut = base.rfind('/').expect("a URL with a database name");
+    format!("{}/{name}", &base[..cut])
+}
+
+fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "{}_{t}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// Fast polls and a short webhook retry schedule, for tests.
+pub const FAST_WORKERS: &str = "enabled = true\npoll_ms = 50\nconcurrency = 16\nwebhook_retry_ms = [200, 400, 800, 1600, 3200]\nwebhook_timeout_ms = 5000\n";
 
 impl Default for Options {
     fn default() -> Self {
@@ -61,8 +104,41 @@ impl Default for Options {
         Options {
             limits: (100_000, 100_000, 100_000),
             max_body_bytes: 32 * 1024 * 1024,
+            workers: false,
+            partner: None,
+            webhook_url: None,
+            secrets: None,
+            workers_toml: FAST_WORKERS.to_string(),
+            database: None,
         }
     }
+}
+
+impl Options {
+    /// Workers on, the partner reached with `partner` settings, webhooks to `webhook_url`.
+    pub fn lifecycle(partner: &str, webhook_url: &str) -> Options {
+        Options {
+            workers: true,
+            partner: Some(partner.to_string()),
+            webhook_url: Some(webhook_url.to_string()),
+            ..Options::default()
+        }
+    }
+}
+
+/// The demo webhook secret of account alpha.
+pub const ALPHA_SECRET: &str = "whsec_demo_alpha_only_for_trying_it_out";
+
+/// Partner settings: the HTTP transport to `url`, acknowledgements awaited for `window` seconds.
+pub fn http_partner(url: &str, window: Option<u64>) -> String {
+    let mut s = String::new();
+    if let Some(w) = window {
+        s.push_str(&format!("ack_window_seconds = {w}\n"));
+    }
+    s.push_str(&format!(
+        "[accounts.partners.transport]\nkind = \"http\"\nurl = {url:?}\nheaders = {{ \"X-Partner-Key\" = \"k-123\" }}\nretries = 3\nbackoff_ms = 50\ntimeout_ms = 5000\n"
+    ));
+    s
 }
 
 /// A running server; killed on drop.
@@ -78,11 +154,27 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
     let demo = std::fs::read_to_string(server_dir().join("demo.toml")).unwrap();
     let partner = repo_root().join("examples/partners/acme-retail.json");
     let mut text = String::new();
-    let mut in_limits = false;
+    let mut section = String::new();
+    let mut in_partner = false;
     for line in demo.lines() {
         if line.starts_with('[') {
-            in_limits = line == "[limits]";
+            section = line.to_string();
+            if section == "[[accounts.webhooks]]" || section == "[[accounts]]" {
+                in_partner = false;
+            }
+            if section == "[workers]" {
+                text.push_str("[workers]\n");
+                text.push_str(&o.workers_toml);
+                continue;
+            }
         }
+        if section == "[workers]" {
+            continue;
+        }
+        if in_partner && o.partner.is_some() {
+            continue;
+        }
+        let in_limits = section == "[limits]";
         let line = if in_limits && line.starts_with("transactions_per_minute") {
             format!("transactions_per_minute = {}", o.limits.0)
         } else if in_limits && line.starts_with("parse_validate_per_minute") {
@@ -92,7 +184,23 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
         } else if line.starts_with("max_body_bytes") {
             format!("max_body_bytes = {}", o.max_body_bytes)
         } else if line.starts_with("profile = ") {
-            format!("profile = {:?}", partner.to_string_lossy())
+            in_partner = true;
+            let mut l = format!("profile = {:?}", partner.to_string_lossy());
+            if let Some(p) = &o.partner {
+                l.push('\n');
+                l.push_str(p);
+            }
+            l
+        } else if section == "[[accounts.webhooks]]" && line.starts_with("url = ") {
+            match &o.webhook_url {
+                Some(u) => format!("url = {u:?}"),
+                None => line.to_string(),
+            }
+        } else if section == "[[accounts.webhooks]]" && line.starts_with("secrets = ") {
+            match &o.secrets {
+                Some(s) => format!("secrets = {s:?}"),
+                None => line.to_string(),
+            }
         } else {
             line.to_string()
         };
@@ -115,13 +223,27 @@ impl Server {
     }
 
     /// Starts on an existing directory (its `server.db` survives restarts).
-    pub fn start_in(dir: tempfile::TempDir, options: Options) -> Server {
+    pub fn start_in(dir: tempfile::TempDir, mut options: Options) -> Server {
+        if options.database.is_none() {
+            if let Ok(base) = std::env::var("X12KIT_TEST_POSTGRES") {
+                options.database = Some(fresh_postgres_database(&base));
+            }
+        }
+        let database = match &options.database {
+            Some(url) => std::ffi::OsString::from(url),
+            None => dir.path().join("server.db").into_os_string(),
+        };
         let config = write_config(dir.path(), &options);
         let mut child = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
             .arg("--config")
             .arg(&config)
             .args(["--listen", "127.0.0.1:0", "--database"])
-            .arg(dir.path().join("server.db"))
+            .arg(&database)
+            .args(if options.workers {
+                &[][..]
+            } else {
+                &["--no-workers"][..]
+            })
             .env("X12KIT_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -263,4 +385,156 @@ pub fn read_ack(v: &Value) -> (String, String) {
             .to_string(),
         source["status"].as_str().expect("status").to_string(),
     )
+}
+
+pub mod partner;
+
+/// The webhook receiver example (`x12kit-receiver`), started on 127.0.0.1:0.
+pub struct Receiver {
+    child: Child,
+    pub url: String,
+    pub log: PathBuf,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Receiver {
+    /// Starts the Rust receiver with `secrets`, answering 503 to the first `fail_first` attempts.
+    pub fn start(secrets: &[&str], fail_first: u32) -> Receiver {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("received.jsonl");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_x12kit-receiver"));
+        cmd.args([
+            "--listen",
+            "127.0.0.1:0",
+            "--fail-first",
+            &fail_first.to_string(),
+        ])
+        .arg("--log")
+        .arg(&log);
+        for s in secrets {
+            cmd.args(["--secret", s]);
+        }
+        Receiver::spawn(cmd, log, Some(dir))
+    }
+
+    /// Starts the Python receiver (receiver/receiver.py) the same way.
+    pub fn start_python(secrets: &[&str], fail_first: u32) -> Receiver {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("received.jsonl");
+        let mut cmd = Command::new("python3");
+        cmd.arg(server_dir().join("receiver/receiver.py"))
+            .args([
+                "--listen",
+                "127.0.0.1:0",
+                "--fail-first",
+                &fail_first.to_string(),
+            ])
+            .arg("--log")
+            .arg(&log);
+        for s in secrets {
+            cmd.args(["--secret", s]);
+        }
+        Receiver::spawn(cmd, log, Some(dir))
+    }
+
+    fn spawn(mut cmd: Command, log: PathBuf, dir: Option<tempfile::TempDir>) -> Receiver {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the receiver");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        out.read_line(&mut first).unwrap();
+        let base = first
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("receiver's first line: {first:?}"))
+            .to_string();
+        // Drain the rest of stdout so the receiver never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            while out.read_line(&mut sink).map(|n| n > 0).unwrap_or(false) {
+                sink.clear();
+            }
+        });
+        Receiver {
+            child,
+            url: format!("{base}/hooks"),
+            log,
+            _dir: dir,
+        }
+    }
+
+    /// Every delivery the receiver accepted (once per delivery id).
+    pub fn received(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Polls `f` every 50 ms until it returns `Some`, for at most `secs` seconds.
+pub fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < end,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+impl Server {
+    /// One transaction's full status.
+    pub fn transaction(&self, id: &str) -> Value {
+        let r = self.get(&format!("/api/v1/transactions/{id}"), ALPHA);
+        assert_eq!(r.status(), 200);
+        r.json::<Value>().unwrap()["data"].clone()
+    }
+
+    /// Waits until the transaction's status is one of `statuses`; returns it.
+    pub fn wait_status(&self, id: &str, statuses: &[&str], secs: u64) -> Value {
+        wait_for(secs, &format!("{id} to be {statuses:?}"), || {
+            let t = self.transaction(id);
+            statuses
+                .contains(&t["status"].as_str().unwrap_or(""))
+                .then_some(t)
+        })
+    }
+
+    /// `GET /api/v1/stats` of alpha.
+    pub fn stats(&self) -> Value {
+        let r = self.get("/api/v1/stats", ALPHA);
+        assert_eq!(r.status(), 200);
+        r.json::<Value>().unwrap()["data"].clone()
+    }
+
+    /// The process id (to send it signals).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Server {
+    /// Changes the options the next `restart` starts with (on the same database).
+    pub fn set_options(&mut self, mut options: Options) {
+        if options.database.is_none() {
+            options.database = self.options.database.clone();
+        }
+        self.options = options;
+    }
 }

@@ -1,0 +1,444 @@
+//! `ParseResult.to_dict()`: the JSON contract of a parse result
+//! (`x12kit::json`, documented in `schema/parse-result.schema.json`) built as
+//! Python objects straight from the core's borrowed `Document`, with no JSON
+//! text in between. Keys are interned once per call; element text comes
+//! from borrowed slices of the input (short values, which repeat all over a
+//! file, share one `str` object); diagnostics go through the core's
+//! `Serialize` impl (`pyser`) and mapped documents through
+//! `x12kit::documents::map_back`.
+//!
+//! The shape is the core's: the suite checks `to_dict() == json.loads(to_json())`
+//! (types included) on every vector, every corpus file and fuzzed input.
+
+use crate::pyjson;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use x12kit::Segment;
+use x12kit::envelope::{Document, Group, Interchange, Transaction};
+use x12kit::json::{GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, SE_FIELDS, ST_FIELDS};
+
+/// Builds the contract of `doc` (with the mapped `document` of known sets when `documents`).
+///
+/// The cyclic garbage collector is paused while the objects are built: a
+/// parse result is millions of fresh dicts and lists that cannot form
+/// cycles, and every 700 container allocations would otherwise start a
+/// collection that walks the growing tree again.
+pub fn document<'py>(
+    py: Python<'py>,
+    doc: &Document<'_>,
+    documents: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    pyjson::without_gc(py, || {
+        let mapped = if documents && has_known_sets(doc) {
+            // The mapped documents come from the core's JSON writer (one pass,
+            // buffers reused from set to set, the contract's key order); the
+            // rest of that text is skipped.
+            let json = py.detach(|| {
+                crate::errors::guard(|| {
+                    let mut out = Vec::with_capacity(doc.input().len() * 2 + 256);
+                    x12kit::json::to_json_into(
+                        doc,
+                        &x12kit::JsonOptions { documents: true },
+                        &mut out,
+                    );
+                    Ok(out)
+                })
+            })?;
+            pyjson::documents(py, &json)?
+        } else {
+            Vec::new()
+        };
+        let mut b = Builder::new(py, mapped.into_iter());
+        let out = b.document(doc)?;
+        if b.mapped.next().is_some() {
+            return Err(crate::errors::internal(
+                "more mapped documents than transaction sets",
+            ));
+        }
+        Ok(out)
+    })
+}
+
+/// True when some set of `doc` is one of the 18 mapped types.
+fn has_known_sets(doc: &Document<'_>) -> bool {
+    doc.interchanges.iter().any(|i| {
+        i.groups.iter().any(|g| {
+            g.transactions
+                .iter()
+                .any(|t| x12kit::documents::is_known(t.kind()))
+        })
+    })
+}
+
+struct Keys<'py> {
+    id: Bound<'py, PyString>,
+    elements: Bound<'py, PyString>,
+    repeat: Bound<'py, PyString>,
+    after_group: Bound<'py, PyString>,
+    segments: Bound<'py, PyString>,
+    document: Bound<'py, PyString>,
+    trailer: Bound<'py, PyString>,
+    header: Bound<'py, PyString>,
+    transactions: Bound<'py, PyString>,
+    groups: Bound<'py, PyString>,
+    extra: Bound<'py, PyString>,
+    isa: Vec<Bound<'py, PyString>>,
+    gs: Vec<Bound<'py, PyString>>,
+    st: Vec<Bound<'py, PyString>>,
+    se: Vec<Bound<'py, PyString>>,
+    ge: Vec<Bound<'py, PyString>>,
+    iea: Vec<Bound<'py, PyString>>,
+}
+
+impl<'py> Keys<'py> {
+    fn new(py: Python<'py>) -> Self {
+        let k = |s: &str| PyString::intern(py, s);
+        let all = |names: &[&str]| names.iter().map(|s| k(s)).collect();
+        Keys {
+            id: k("id"),
+            elements: k("elements"),
+            repeat: k("repeat"),
+            after_group: k("afterGroup"),
+            segments: k("segments"),
+            document: k("document"),
+            trailer: k("trailer"),
+            header: k("header"),
+            transactions: k("transactions"),
+            groups: k("groups"),
+            extra: k("extra"),
+            isa: all(&ISA_FIELDS),
+            gs: all(&GS_FIELDS),
+            st: all(&ST_FIELDS),
+            se: all(&SE_FIELDS),
+            ge: all(&GE_FIELDS),
+            iea: all(&IEA_FIELDS),
+        }
+    }
+}
+
+/// Which envelope segment a field object is (its names and the ISA's delimiter fields).
+#[derive(Clone, Copy)]
+enum Fields {
+    Isa,
+    Gs,
+    St,
+    Se,
+    Ge,
+    Iea,
+}
+
+/// Short strings already built in this call: one object each.
+const SHARED_MAX: usize = 12;
+/// A bound on the cache (a file of distinct short values must not grow it without limit).
+const SHARED_ENTRIES: usize = 1 << 16;
+
+type Mapped<'py> = std::vec::IntoIter<Option<Bound<'py, PyAny>>>;
+
+struct Builder<'py> {
+    py: Python<'py>,
+    /// The `document` of each set, in order (empty when not asked for).
+    mapped: Mapped<'py>,
+    keys: Keys<'py>,
+    empty: Bound<'py, PyString>,
+    strings: HashMap<Box<[u8]>, Bound<'py, PyString>, BuildHasherDefault<pyjson::FxHash>>,
+    /// Line break of the current interchange, and the segments whose differs.
+    line_break: Vec<u8>,
+    overrides: Vec<(usize, Vec<u8>)>,
+    /// Component and repetition separators of the current interchange.
+    component: u8,
+    repetition: Option<u8>,
+    element: u8,
+}
+
+impl<'py> Builder<'py> {
+    fn new(py: Python<'py>, mapped: Mapped<'py>) -> Self {
+        Builder {
+            py,
+            mapped,
+            keys: Keys::new(py),
+            empty: PyString::new(py, ""),
+            strings: HashMap::default(),
+            line_break: Vec::new(),
+            overrides: Vec::new(),
+            component: b':',
+            repetition: None,
+            element: b'*',
+        }
+    }
+
+    /// A `str` of raw bytes (lossy UTF-8, as in the JSON text).
+    #[inline]
+    fn text(&mut self, b: &[u8]) -> Bound<'py, PyString> {
+        if b.is_empty() {
+            return self.empty.clone();
+        }
+        if b.len() > SHARED_MAX {
+            return crate::tree::text(self.py, b);
+        }
+        if let Some(s) = self.strings.get(b) {
+            return s.clone();
+        }
+        let s = crate::tree::text(self.py, b);
+        if self.strings.len() < SHARED_ENTRIES {
+            self.strings.insert(b.into(), s.clone());
+        }
+        s
+    }
+
+    fn document(&mut self, doc: &Document<'_>) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let out = PyDict::new(py);
+        let ics = PyList::empty(py);
+        for i in &doc.interchanges {
+            ics.append(self.interchange(doc, i)?)?;
+        }
+        out.set_item(PyString::intern(py, "interchanges"), ics)?;
+        out.set_item(
+            PyString::intern(py, "diagnostics"),
+            crate::pyser::to_py(py, &doc.diagnostics)?,
+        )?;
+        if !doc.prefix.is_empty() {
+            out.set_item(PyString::intern(py, "prefix"), self.text(doc.prefix))?;
+        }
+        Ok(out.into_any())
+    }
+
+    fn delimiter(&self, b: u8) -> Bound<'py, PyString> {
+        PyString::new(self.py, &x12kit::json::delimiter_char(b))
+    }
+
+    fn interchange(
+        &mut self,
+        doc: &Document<'_>,
+        i: &Interchange<'_>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let py = self.py;
+        let d = i.isa.delimiters();
+        self.component = d.component;
+        self.repetition = d.repetition;
+        self.element = d.element;
+        self.line_break.clear();
+        self.line_break.extend_from_slice(i.isa.suffix());
+        self.overrides.clear();
+
+        let out = PyDict::new(py);
+        let delims = PyDict::new(py);
+        delims.set_item(PyString::intern(py, "element"), self.delimiter(d.element))?;
+        delims.set_item(
+            PyString::intern(py, "component"),
+            self.delimiter(d.component),
+        )?;
+        delims.set_item(
+            PyString::intern(py, "repetition"),
+            d.repetition.map(|r| self.delimiter(r)),
+        )?;
+        delims.set_item(PyString::intern(py, "segment"), self.delimiter(d.segment))?;
+        out.set_item(PyString::intern(py, "delimiters"), delims)?;
+        out.set_item(PyString::intern(py, "lineBreak"), self.text(i.isa.suffix()))?;
+        let header = self.fields(Fields::Isa, &i.isa)?;
+        out.set_item(&self.keys.header, header)?;
+        if !i.segments.is_empty() {
+            let starts: Vec<usize> = i.groups.iter().map(|g| group_start(doc, g)).collect();
+            let segs = PyList::empty(py);
+            for seg in &i.segments {
+                let after = starts.iter().filter(|&&s| s < seg.index()).count();
+                segs.append(self.segment(seg, after.checked_sub(1))?)?;
+            }
+            out.set_item(&self.keys.segments, segs)?;
+        }
+        let groups = PyList::empty(py);
+        for g in &i.groups {
+            groups.append(self.group(doc, g)?)?;
+        }
+        out.set_item(&self.keys.groups, groups)?;
+        let trailer = self.trailer(Fields::Iea, i.iea.as_ref())?;
+        out.set_item(&self.keys.trailer, trailer)?;
+        if !self.overrides.is_empty() {
+            let o = PyDict::new(py);
+            let overrides = std::mem::take(&mut self.overrides);
+            for (k, v) in &overrides {
+                o.set_item(k.to_string(), self.text(v))?;
+            }
+            out.set_item(PyString::intern(py, "lineBreakOverrides"), o)?;
+        }
+        Ok(out)
+    }
+
+    /// Records a segment whose line break differs from the interchange's.
+    #[inline]
+    fn note(&mut self, seg: &Segment<'_>) {
+        if seg.suffix() != self.line_break.as_slice() {
+            self.overrides.push((seg.index(), seg.suffix().to_vec()));
+        }
+    }
+
+    fn group(&mut self, doc: &Document<'_>, g: &Group<'_>) -> PyResult<Bound<'py, PyDict>> {
+        let py = self.py;
+        let out = PyDict::new(py);
+        let header = self.trailer(Fields::Gs, g.gs.as_ref())?;
+        out.set_item(&self.keys.header, header)?;
+        if !g.segments.is_empty() {
+            let segs = PyList::empty(py);
+            for seg in &g.segments {
+                segs.append(self.segment(seg, None)?)?;
+            }
+            out.set_item(&self.keys.segments, segs)?;
+        }
+        let txs = PyList::empty(py);
+        for t in &g.transactions {
+            txs.append(self.transaction(doc, g, t)?)?;
+        }
+        out.set_item(&self.keys.transactions, txs)?;
+        let trailer = self.trailer(Fields::Ge, g.ge.as_ref())?;
+        out.set_item(&self.keys.trailer, trailer)?;
+        Ok(out)
+    }
+
+    fn transaction(
+        &mut self,
+        doc: &Document<'_>,
+        _g: &Group<'_>,
+        t: &Transaction<'_>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let py = self.py;
+        let out = PyDict::new(py);
+        self.field_entries(Fields::St, &t.st, &out)?;
+        let body = doc.body(t);
+        let segs = PyList::empty(py);
+        for seg in body {
+            segs.append(self.segment(&seg, None)?)?;
+        }
+        out.set_item(&self.keys.segments, segs)?;
+        if let Some(Some(d)) = self.mapped.next() {
+            out.set_item(&self.keys.document, d)?;
+        }
+        let trailer = self.trailer(Fields::Se, t.se.as_ref())?;
+        out.set_item(&self.keys.trailer, trailer)?;
+        Ok(out)
+    }
+
+    fn trailer(&mut self, f: Fields, seg: Option<&Segment<'_>>) -> PyResult<Bound<'py, PyAny>> {
+        match seg {
+            Some(s) => Ok(self.fields(f, s)?.into_any()),
+            None => Ok(self.py.None().into_bound(self.py)),
+        }
+    }
+
+    /// An envelope segment as an object of named raw values.
+    fn fields(&mut self, f: Fields, seg: &Segment<'_>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(self.py);
+        self.field_entries(f, seg, &out)?;
+        Ok(out)
+    }
+
+    /// Named raw values; elements beyond the names go to `extra`; absent ones are left out.
+    fn field_entries(
+        &mut self,
+        f: Fields,
+        seg: &Segment<'_>,
+        out: &Bound<'py, PyDict>,
+    ) -> PyResult<()> {
+        self.note(seg);
+        let names = match f {
+            Fields::Isa => &self.keys.isa,
+            Fields::Gs => &self.keys.gs,
+            Fields::St => &self.keys.st,
+            Fields::Se => &self.keys.se,
+            Fields::Ge => &self.keys.ge,
+            Fields::Iea => &self.keys.iea,
+        }
+        .clone();
+        let isa = matches!(f, Fields::Isa);
+        let mut extra = Vec::new();
+        for (k, e) in seg.elements().enumerate() {
+            match names.get(k) {
+                Some(name) => {
+                    let v = match e.raw() {
+                        // ISA11 and ISA16 hold delimiters: one byte, shown like `delimiters`.
+                        [b] if isa && (k == 10 || k == 15) => self.delimiter(*b).into_any(),
+                        raw => self.text(raw).into_any(),
+                    };
+                    out.set_item(name, v)?;
+                }
+                None => extra.push(e.raw()),
+            }
+        }
+        if !extra.is_empty() {
+            let l = PyList::empty(self.py);
+            for e in extra {
+                l.append(self.element(e)?)?;
+            }
+            out.set_item(&self.keys.extra, l)?;
+        }
+        Ok(())
+    }
+
+    /// `{"id": ..., "elements": [...]}`.
+    #[inline]
+    fn segment(
+        &mut self,
+        seg: &Segment<'_>,
+        after_group: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        self.note(seg);
+        let py = self.py;
+        let raw = seg.raw();
+        let id = seg.id();
+        let out = PyDict::new(py);
+        let id = self.text(id);
+        out.set_item(&self.keys.id, id)?;
+        let elements = PyList::empty(py);
+        let sep = self.element;
+        if seg.id().len() < raw.len() {
+            for e in raw[seg.id().len() + 1..].split(|&b| b == sep) {
+                elements.append(self.element(e)?)?;
+            }
+        }
+        out.set_item(&self.keys.elements, elements)?;
+        if let Some(g) = after_group {
+            out.set_item(&self.keys.after_group, g)?;
+        }
+        Ok(out)
+    }
+
+    /// One element: string, components list, or `{"repeat": [...]}`.
+    #[inline]
+    fn element(&mut self, e: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(r) = self.repetition
+            && e.contains(&r)
+        {
+            let reps = PyList::empty(self.py);
+            for rep in e.split(|&b| b == r) {
+                reps.append(self.composite(rep)?)?;
+            }
+            let d = PyDict::new(self.py);
+            d.set_item(&self.keys.repeat, reps)?;
+            return Ok(d.into_any());
+        }
+        self.composite(e)
+    }
+
+    #[inline]
+    fn composite(&mut self, e: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        if !e.contains(&self.component) {
+            return Ok(self.text(e).into_any());
+        }
+        let parts = PyList::empty(self.py);
+        let sep = self.component;
+        for part in e.split(|&b| b == sep) {
+            parts.append(self.text(part))?;
+        }
+        Ok(parts.into_any())
+    }
+}
+
+/// Index of a group's first segment (GS, or the first ST of an implicit group).
+fn group_start(doc: &Document<'_>, g: &Group<'_>) -> usize {
+    match (&g.gs, g.transactions.first()) {
+        (Some(gs), _) => gs.index(),
+        (None, Some(t)) => t.st.index(),
+        (None, None) => doc.segment_count(),
+    }
+}

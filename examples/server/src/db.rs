@@ -1,0 +1,380 @@
+//! One small SQL interface over the two stores, so that the store code (every
+//! query of the server) is the same on SQLite and on PostgreSQL: statements are
+//! written once with `?1, ?2, …` placeholders (rewritten to `$1, $2, …` for
+//! PostgreSQL), values are [`Val`] (integer, text, bytes, null) and rows come
+//! back as [`Row`]s of them. The only dialect difference the queries carry is
+//! [`Db::skip_locked`], empty on SQLite (one writer) and
+//! `FOR UPDATE SKIP LOCKED` on PostgreSQL (several processes claim work).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// A store failure (logged by the caller; answered as a 500).
+#[derive(Debug)]
+pub struct DbError(pub String);
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<rusqlite::Error> for DbError {
+    fn from(e: rusqlite::Error) -> Self {
+        DbError(format!("sqlite: {e}"))
+    }
+}
+
+impl From<postgres::Error> for DbError {
+    fn from(e: postgres::Error) -> Self {
+        match e.as_db_error() {
+            Some(d) => DbError(format!(
+                "postgres: {} ({}): {}",
+                d.message(),
+                d.code().code(),
+                d.detail().unwrap_or("")
+            )),
+            None => DbError(format!("postgres: {e}")),
+        }
+    }
+}
+
+/// Result of a store call.
+pub type DbResult<T> = Result<T, DbError>;
+
+/// One SQL value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    /// NULL.
+    Null,
+    /// A 64-bit integer.
+    Int(i64),
+    /// Text.
+    Text(String),
+    /// Bytes.
+    Blob(Vec<u8>),
+}
+
+impl From<i64> for Val {
+    fn from(v: i64) -> Self {
+        Val::Int(v)
+    }
+}
+impl From<&i64> for Val {
+    fn from(v: &i64) -> Self {
+        Val::Int(*v)
+    }
+}
+impl From<&str> for Val {
+    fn from(v: &str) -> Self {
+        Val::Text(v.to_string())
+    }
+}
+impl From<String> for Val {
+    fn from(v: String) -> Self {
+        Val::Text(v)
+    }
+}
+impl From<&String> for Val {
+    fn from(v: &String) -> Self {
+        Val::Text(v.clone())
+    }
+}
+impl From<Vec<u8>> for Val {
+    fn from(v: Vec<u8>) -> Self {
+        Val::Blob(v)
+    }
+}
+impl From<&Vec<u8>> for Val {
+    fn from(v: &Vec<u8>) -> Self {
+        Val::Blob(v.clone())
+    }
+}
+impl From<&[u8]> for Val {
+    fn from(v: &[u8]) -> Self {
+        Val::Blob(v.to_vec())
+    }
+}
+impl<T: Into<Val>> From<Option<T>> for Val {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Val::Null, Into::into)
+    }
+}
+impl From<&Option<String>> for Val {
+    fn from(v: &Option<String>) -> Self {
+        v.as_ref().map_or(Val::Null, |s| Val::Text(s.clone()))
+    }
+}
+impl From<&Option<i64>> for Val {
+    fn from(v: &Option<i64>) -> Self {
+        v.map_or(Val::Null, Val::Int)
+    }
+}
+
+/// `vals![a, b, c]`: the parameters of a statement.
+#[macro_export]
+macro_rules! vals {
+    ($($x:expr),* $(,)?) => { &[$($crate::db::Val::from($x)),*][..] };
+}
+
+/// A typed read of one column.
+pub trait FromVal: Sized {
+    /// Converts, or says why not.
+    fn from_val(v: &Val) -> Option<Self>;
+}
+
+impl FromVal for i64 {
+    fn from_val(v: &Val) -> Option<Self> {
+        match v {
+            Val::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+}
+impl FromVal for String {
+    fn from_val(v: &Val) -> Option<Self> {
+        match v {
+            Val::Text(s) => Some(s.clone()),
+            Val::Blob(b) => String::from_utf8(b.clone()).ok(),
+            _ => None,
+        }
+    }
+}
+impl FromVal for Vec<u8> {
+    fn from_val(v: &Val) -> Option<Self> {
+        match v {
+            Val::Blob(b) => Some(b.clone()),
+            Val::Text(s) => Some(s.clone().into_bytes()),
+            _ => None,
+        }
+    }
+}
+impl<T: FromVal> FromVal for Option<T> {
+    fn from_val(v: &Val) -> Option<Self> {
+        match v {
+            Val::Null => Some(None),
+            other => T::from_val(other).map(Some),
+        }
+    }
+}
+
+/// One result row.
+#[derive(Debug, Clone)]
+pub struct Row(pub Vec<Val>);
+
+impl Row {
+    /// Column `i` as `T`.
+    pub fn get<T: FromVal>(&self, i: usize) -> DbResult<T> {
+        let v = self
+            .0
+            .get(i)
+            .ok_or_else(|| DbError(format!("no column {i}")))?;
+        T::from_val(v).ok_or_else(|| DbError(format!("column {i} is {v:?}, not the type asked")))
+    }
+}
+
+/// A connection or transaction of either store.
+pub trait Db {
+    /// Runs a statement; the number of rows changed.
+    fn exec(&self, sql: &str, params: &[Val]) -> DbResult<u64>;
+    /// Runs a query; every row.
+    fn query(&self, sql: &str, params: &[Val]) -> DbResult<Vec<Row>>;
+    /// `FOR UPDATE SKIP LOCKED` on PostgreSQL, nothing on SQLite.
+    fn skip_locked(&self) -> &'static str;
+    /// The first row, if any.
+    fn one(&self, sql: &str, params: &[Val]) -> DbResult<Option<Row>> {
+        Ok(self.query(sql, params)?.into_iter().next())
+    }
+}
+
+// ---------------------------------------------------------------- SQLite
+
+fn to_sqlite(v: &Val) -> rusqlite::types::Value {
+    use rusqlite::types::Value;
+    match v {
+        Val::Null => Value::Null,
+        Val::Int(i) => Value::Integer(*i),
+        Val::Text(s) => Value::Text(s.clone()),
+        Val::Blob(b) => Value::Blob(b.clone()),
+    }
+}
+
+impl Db for rusqlite::Connection {
+    fn exec(&self, sql: &str, params: &[Val]) -> DbResult<u64> {
+        let mut stmt = self.prepare_cached(sql)?;
+        let n = stmt.execute(rusqlite::params_from_iter(params.iter().map(to_sqlite)))?;
+        Ok(n as u64)
+    }
+
+    fn query(&self, sql: &str, params: &[Val]) -> DbResult<Vec<Row>> {
+        use rusqlite::types::ValueRef;
+        let mut stmt = self.prepare_cached(sql)?;
+        let n = stmt.column_count();
+        let mut rows = stmt.query(rusqlite::params_from_iter(params.iter().map(to_sqlite)))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let mut row = Vec::with_capacity(n);
+            for i in 0..n {
+                row.push(match r.get_ref(i)? {
+                    ValueRef::Null => Val::Null,
+                    ValueRef::Integer(v) => Val::Int(v),
+                    ValueRef::Real(v) => Val::Int(v as i64),
+                    ValueRef::Text(t) => Val::Text(String::from_utf8_lossy(t).into_owned()),
+                    ValueRef::Blob(b) => Val::Blob(b.to_vec()),
+                });
+            }
+            out.push(Row(row));
+        }
+        Ok(out)
+    }
+
+    fn skip_locked(&self) -> &'static str {
+        ""
+    }
+}
+
+// ---------------------------------------------------------------- PostgreSQL
+
+impl postgres::types::ToSql for Val {
+    fn to_sql(
+        &self,
+        ty: &postgres::types::Type,
+        out: &mut bytes::BytesMut,
+    ) -> Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        use postgres::types::Type;
+        match self {
+            Val::Null => Ok(postgres::types::IsNull::Yes),
+            Val::Int(i) if *ty == Type::INT4 => i32::try_from(*i)?.to_sql(ty, out),
+            Val::Int(i) => i.to_sql(&Type::INT8, out),
+            Val::Text(s) => s.as_str().to_sql(&Type::TEXT, out),
+            Val::Blob(b) => b.as_slice().to_sql(&Type::BYTEA, out),
+        }
+    }
+
+    fn accepts(_: &postgres::types::Type) -> bool {
+        true
+    }
+
+    postgres::types::to_sql_checked!();
+}
+
+/// `?N` → `$N`.
+pub fn pg_sql(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '?' && chars.peek().is_some_and(char::is_ascii_digit) {
+            out.push('$');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn from_pg(r: &postgres::Row) -> DbResult<Row> {
+    use postgres::types::Type;
+    let mut row = Vec::with_capacity(r.len());
+    for (i, col) in r.columns().iter().enumerate() {
+        let t = col.type_();
+        let v = if *t == Type::INT8 {
+            r.try_get::<_, Option<i64>>(i)?.map_or(Val::Null, Val::Int)
+        } else if *t == Type::INT4 {
+            r.try_get::<_, Option<i32>>(i)?
+                .map_or(Val::Null, |v| Val::Int(v.into()))
+        } else if *t == Type::INT2 {
+            r.try_get::<_, Option<i16>>(i)?
+                .map_or(Val::Null, |v| Val::Int(v.into()))
+        } else if *t == Type::BYTEA {
+            r.try_get::<_, Option<Vec<u8>>>(i)?
+                .map_or(Val::Null, Val::Blob)
+        } else {
+            r.try_get::<_, Option<String>>(i)?
+                .map_or(Val::Null, Val::Text)
+        };
+        row.push(v);
+    }
+    Ok(Row(row))
+}
+
+/// A PostgreSQL client with its prepared statements.
+pub struct PgConn {
+    /// The URL it was opened with.
+    pub url: String,
+    /// The connection.
+    pub client: postgres::Client,
+    /// Statements by SQL text (already rewritten).
+    pub cache: HashMap<String, postgres::Statement>,
+}
+
+impl std::fmt::Debug for PgConn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PgConn")
+    }
+}
+
+impl PgConn {
+    /// Connects (no TLS: the database is expected on a private network or localhost).
+    pub fn connect(url: &str) -> DbResult<PgConn> {
+        Ok(PgConn {
+            url: url.to_string(),
+            client: postgres::Client::connect(url, postgres::NoTls)?,
+            cache: HashMap::new(),
+        })
+    }
+}
+
+/// A `Db` over a PostgreSQL client or transaction.
+pub struct Pg<'a, C: postgres::GenericClient> {
+    inner: RefCell<(&'a mut C, &'a mut HashMap<String, postgres::Statement>)>,
+}
+
+impl<'a, C: postgres::GenericClient> Pg<'a, C> {
+    /// Wraps `client` (a `Client` or a `Transaction`) with the statement cache.
+    pub fn new(client: &'a mut C, cache: &'a mut HashMap<String, postgres::Statement>) -> Self {
+        Pg {
+            inner: RefCell::new((client, cache)),
+        }
+    }
+}
+
+fn prepared<C: postgres::GenericClient>(
+    c: &mut C,
+    cache: &mut HashMap<String, postgres::Statement>,
+    sql: &str,
+) -> DbResult<postgres::Statement> {
+    if let Some(s) = cache.get(sql) {
+        return Ok(s.clone());
+    }
+    let s = c.prepare(&pg_sql(sql))?;
+    cache.insert(sql.to_string(), s.clone());
+    Ok(s)
+}
+
+impl<C: postgres::GenericClient> Db for Pg<'_, C> {
+    fn exec(&self, sql: &str, params: &[Val]) -> DbResult<u64> {
+        let mut guard = self.inner.borrow_mut();
+        let (c, cache) = &mut *guard;
+        let stmt = prepared(*c, cache, sql)?;
+        let p: Vec<&(dyn postgres::types::ToSql + Sync)> = params
+            .iter()
+            .map(|v| v as &(dyn postgres::types::ToSql + Sync))
+            .collect();
+        Ok(c.execute(&stmt, &p)?)
+    }
+
+    fn query(&self, sql: &str, params: &[Val]) -> DbResult<Vec<Row>> {
+        let mut guard = self.inner.borrow_mut();
+        let (c, cache) = &mut *guard;
+        let stmt = prepared(*c, cache, sql)?;
+        let p: Vec<&(dyn postgres::types::ToSql + Sync)> = params
+            .iter()
+            .map(|v| v as &(dyn postgres::types::ToSql + Sync))
+            .collect();
+        c.query(&stmt, &p)?.iter().map(from_pg).collect()
+    }
+
+    fn skip_locked(&self) -> &'static str {
+        "FOR UPDATE SKIP LOCKED"
+    }
+}

@@ -1,0 +1,913 @@
+//! The document lifecycle, run by background workers that read the store (so a
+//! restart picks up where the last process stopped):
+//!
+//! `queued` → `validated` (the rendered interchange validates clean with the
+//! core's envelope and set structure rules) → `routed` (handed to the partner's
+//! transport) → `acknowledged` (the partner's TA1/997/999 accepted it); any
+//! failure → `failed` with a reason.
+//!
+//! Every state change is one compare-and-set `UPDATE … WHERE status = <from>`
+//! plus its history row plus one webhook outbox row per event and endpoint, in
+//! one transaction: a change is never recorded without its webhooks, nor twice.
+//! The webhook worker delivers the outbox at least once (see [`deliver`]).
+
+use crate::api::App;
+use crate::config::{Config, Partner, TransportConfig};
+use crate::db::{Db, DbError, DbResult, Row};
+use crate::error::ApiError;
+use crate::store::{now_ms, rfc3339};
+use crate::vals;
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{Notify, Semaphore};
+use tracing::Instrument;
+use x12kit::webhook::{DeliveryId, EventData, EventKind, Payload, Signer};
+
+/// Wake-ups of the workers when this process wrote work for them (they also poll).
+#[derive(Debug, Default)]
+pub struct Wake {
+    /// New `queued` documents.
+    pub validate: Notify,
+    /// New `validated` documents.
+    pub route: Notify,
+    /// New webhook outbox rows.
+    pub deliver: Notify,
+}
+
+/// The identity of a document, as its events report it.
+#[derive(Debug, Clone)]
+pub struct DocKey {
+    /// `doc_…`.
+    pub id: String,
+    /// Account id.
+    pub account: String,
+    /// Partner id.
+    pub partner_id: String,
+    /// Type code.
+    pub document_type: String,
+}
+
+/// Column changes that go with a state change (`None`: unchanged).
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// Validation JSON.
+    pub diagnostics: Option<String>,
+    /// Routing attempts JSON.
+    pub route_attempts: Option<String>,
+    /// When the acknowledgement window closes (set, or cleared when `None`).
+    pub ack_deadline: Option<i64>,
+    /// The partner's acknowledgement JSON.
+    pub partner_ack: Option<String>,
+    /// Failure reason.
+    pub failure: Option<String>,
+}
+
+/// Moves `doc` from `from` to `to` if it is still in `from`, with its history
+/// row and one outbox row per event and webhook endpoint of the account.
+/// Returns false (and writes nothing) when the document is no longer in `from`.
+#[allow(clippy::too_many_arguments)]
+pub fn transition(
+    c: &dyn Db,
+    config: &Config,
+    doc: &DocKey,
+    from: &str,
+    to: &str,
+    reason: &str,
+    events: &[EventKind],
+    changes: Changes,
+) -> DbResult<bool> {
+    let now = now_ms();
+    let n = c.exec(
+        "UPDATE documents SET status = ?3, updated_at = ?4,
+            diagnostics = COALESCE(?5, diagnostics),
+            route_attempts = COALESCE(?6, route_attempts),
+            ack_deadline = ?7,
+            partner_ack = COALESCE(?8, partner_ack),
+            failure = COALESCE(?9, failure),
+            lease_owner = NULL
+         WHERE id = ?1 AND status = ?2",
+        vals![
+            &doc.id,
+            from,
+            to,
+            now,
+            changes.diagnostics,
+            changes.route_attempts,
+            changes.ack_deadline,
+            changes.partner_ack,
+            changes.failure
+        ],
+    )?;
+    if n == 0 {
+        return Ok(false);
+    }
+    c.exec(
+        "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, ?2, ?3, ?4)",
+        vals![&doc.id, to, reason, now],
+    )?;
+    enqueue_events(c, config, doc, to, events, now)?;
+    Ok(true)
+}
+
+/// Writes the outbox rows of `events` (status `status`) for every webhook endpoint of the account.
+pub fn enqueue_events(
+    c: &dyn Db,
+    config: &Config,
+    doc: &DocKey,
+    status: &str,
+    events: &[EventKind],
+    now: i64,
+) -> DbResult<()> {
+    let Some(account) = config.accounts.iter().find(|a| a.id == doc.account) else {
+        return Ok(());
+    };
+    let at = Duration::from_millis(now.max(0) as u64);
+    for event in events {
+        let payload = Payload::new(
+            *event,
+            at.as_secs(),
+            EventData {
+                document_id: doc.id.clone(),
+                partner_id: doc.partner_id.clone(),
+                document_type_code: doc.document_type.clone(),
+                status: status.to_string(),
+            },
+        );
+        let body = payload.to_bytes();
+        for hook in &account.webhooks {
+            let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
+            // Events of one document are written one transition at a time (the status
+            // compare-and-set serializes them), so this number orders them.
+            c.exec(
+                "INSERT INTO webhook_deliveries (id, document_id, event, body, attempts, next_at,
+                    created_at, account, url, state, event_no)
+                 VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5, ?6, ?7, 'pending',
+                    (SELECT COUNT(*) + 1 FROM webhook_deliveries WHERE document_id = ?2 AND url = ?7))",
+                vals![
+                    id.to_string(),
+                    &doc.id,
+                    event.as_str(),
+                    body.clone(),
+                    now,
+                    &doc.account,
+                    &hook.url
+                ],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn db(e: DbError) -> ApiError {
+    tracing::error!(error = %e, "store write failed");
+    ApiError::internal()
+}
+
+/// True for the acknowledgement set types, which are not acknowledged in turn.
+pub fn is_ack_type(t: &str) -> bool {
+    matches!(t, "997" | "999" | "TA1")
+}
+
+/// The partner of an account, from the configuration.
+pub fn partner<'a>(config: &'a Config, account: &str, partner: &str) -> Option<&'a Arc<Partner>> {
+    config
+        .accounts
+        .iter()
+        .find(|a| a.id == account)
+        .and_then(|a| a.partners.get(partner))
+}
+
+/// A claim is void once its owner's heartbeat is older than this (the owner is gone).
+const HEARTBEAT_STALE_MS: i64 = 5_000;
+
+fn doc_key(r: &Row) -> DbResult<DocKey> {
+    Ok(DocKey {
+        id: r.get(0)?,
+        account: r.get(1)?,
+        partner_id: r.get(2)?,
+        document_type: r.get(3)?,
+    })
+}
+
+/// Records this process's heartbeat every second (claims of a silent process are void
+/// after [`HEARTBEAT_STALE_MS`]); on SQLite (one process) a start voids every older claim.
+async fn heartbeat_loop(app: Arc<App>) {
+    let me = app.worker_id.clone();
+    loop {
+        let me = me.clone();
+        let _ = app
+            .store
+            .write(move |c| {
+                let now = now_ms();
+                c.exec(
+                    "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)
+                     ON CONFLICT (id) DO UPDATE SET heartbeat_at = ?2",
+                    vals![&me, now],
+                )
+                .map_err(db)?;
+                Ok(())
+            })
+            .await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Starts every worker on the runtime, after a first heartbeat.
+pub async fn start(app: Arc<App>) {
+    let sqlite = !app.store.location().is_postgres();
+    let me = app.worker_id.clone();
+    let first = app
+        .store
+        .write(move |c| {
+            if sqlite {
+                c.exec("DELETE FROM workers", &[]).map_err(db)?;
+            } else {
+                c.exec(
+                    "DELETE FROM workers WHERE heartbeat_at < ?1",
+                    vals![now_ms() - 3_600_000],
+                )
+                .map_err(db)?;
+            }
+            c.exec(
+                "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)",
+                vals![&me, now_ms()],
+            )
+            .map_err(db)?;
+            Ok(())
+        })
+        .await;
+    if first.is_err() {
+        tracing::error!("cannot record the workers' heartbeat");
+    }
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .pool_max_idle_per_host(app.config.workers.concurrency)
+        .build()
+        .unwrap_or_else(|e| {
+            tracing::error!(error = %e, "cannot build the HTTP client; using the default one");
+            reqwest::Client::new()
+        });
+    tokio::spawn(heartbeat_loop(app.clone()));
+    tokio::spawn(validate_loop(app.clone()));
+    tokio::spawn(route_loop(app.clone(), client.clone()));
+    tokio::spawn(deliver_loop(app.clone(), client));
+    tokio::spawn(sweep_loop(app.clone()));
+    tokio::spawn(crate::inbound::inbox_loop(app));
+}
+
+async fn idle(app: &App, notify: &Notify) {
+    tokio::select! {
+        _ = notify.notified() => {},
+        _ = tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms)) => {},
+    }
+}
+
+// ---------------------------------------------------------------- validation
+
+struct Queued {
+    key: DocKey,
+    x12: Vec<u8>,
+}
+
+async fn validate_loop(app: Arc<App>) {
+    loop {
+        let batch = app
+            .store
+            .write({
+                let owner = app.worker_id.clone();
+                move |c| {
+                    // Claimed like routing, so that two processes never hold each other's rows.
+                    let sql = format!(
+                        "UPDATE documents SET lease_owner = ?1
+                         WHERE id IN (SELECT id FROM documents
+                             WHERE status = 'queued'
+                               AND (lease_owner IS NULL OR lease_owner = ?1
+                                    OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
+                             ORDER BY seq LIMIT 256 {})
+                         RETURNING id, account, partner_id, document_type, x12",
+                        c.skip_locked()
+                    );
+                    c.query(&sql, vals![&owner, now_ms() - HEARTBEAT_STALE_MS])
+                        .and_then(|rows| {
+                            rows.iter()
+                                .map(|r| {
+                                    Ok(Queued {
+                                        key: doc_key(r)?,
+                                        x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
+                                    })
+                                })
+                                .collect::<DbResult<Vec<_>>>()
+                        })
+                        .map_err(db)
+                }
+            })
+            .await;
+        let batch = match batch {
+            Ok(b) if !b.is_empty() => b,
+            _ => {
+                idle(&app, &app.wake.validate).await;
+                continue;
+            }
+        };
+        let checked = tokio::task::spawn_blocking(move || {
+            batch
+                .into_iter()
+                .map(|q| {
+                    let span = tracing::info_span!("document", id = %q.key.id, stage = "validate");
+                    let _enter = span.enter();
+                    let verdict = crate::x12::validate_rendered(&q.x12);
+                    (q.key, verdict)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await;
+        let Ok(checked) = checked else {
+            tracing::error!("the validation task failed");
+            tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms)).await;
+            continue;
+        };
+        let config = app.clone();
+        let written = app
+            .store
+            .write(move |c| {
+                for (key, (valid, reason, json)) in &checked {
+                    let (to, events) = if *valid {
+                        ("validated", &[EventKind::DocumentValidated][..])
+                    } else {
+                        ("failed", &[EventKind::DocumentError][..])
+                    };
+                    let changes = Changes {
+                        diagnostics: Some(json.clone()),
+                        failure: (!valid).then(|| reason.clone()),
+                        ..Changes::default()
+                    };
+                    transition(
+                        c,
+                        &config.config,
+                        key,
+                        "queued",
+                        to,
+                        reason,
+                        events,
+                        changes,
+                    )
+                    .map_err(db)?;
+                }
+                Ok(())
+            })
+            .await;
+        if written.is_err() {
+            tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms)).await;
+        }
+        app.wake.route.notify_one();
+        app.wake.deliver.notify_one();
+    }
+}
+
+// ---------------------------------------------------------------- routing
+
+struct Validated {
+    key: DocKey,
+    x12: Vec<u8>,
+    interchange_control: i64,
+}
+
+/// Ids being worked on by this process, and when recent ones finished, so that
+/// a poll does not start one twice: a read that began before a job's commit
+/// may still show it as waiting, so a finished id is skipped by every read
+/// that began before it finished.
+#[derive(Debug, Default)]
+struct Claims {
+    running: HashSet<String>,
+    finished: std::collections::HashMap<String, std::time::Instant>,
+}
+
+type InFlight = Arc<Mutex<Claims>>;
+
+impl Claims {
+    fn busy(&self) -> usize {
+        self.running.len()
+    }
+
+    /// Keeps the ids of a read begun at `began` that are not running nor finished since.
+    fn take<T>(
+        &mut self,
+        began: std::time::Instant,
+        rows: Vec<T>,
+        id: impl Fn(&T) -> &str,
+    ) -> Vec<T> {
+        self.finished.retain(|_, done| *done >= began);
+        rows.into_iter()
+            .filter(|r| {
+                let id = id(r);
+                !self.finished.contains_key(id) && self.running.insert(id.to_string())
+            })
+            .collect()
+    }
+
+    fn done(&mut self, id: String) {
+        self.running.remove(&id);
+        self.finished.insert(id, std::time::Instant::now());
+    }
+}
+
+async fn route_loop(app: Arc<App>, client: reqwest::Client) {
+    let permits = Arc::new(Semaphore::new(app.config.workers.concurrency));
+    let in_flight: InFlight = Arc::default();
+    loop {
+        if let Ok(p) = permits.acquire().await {
+            drop(p);
+        }
+        let free = permits.available_permits();
+        let busy = in_flight.lock().map_or(0, |s| s.busy());
+        let limit = (free + busy) as i64;
+        let began = std::time::Instant::now();
+        let owner = app.worker_id.clone();
+        let batch = app
+            .store
+            .write(move |c| {
+                // Claim: ours, unclaimed, or claimed by a process whose heartbeat stopped.
+                let sql = format!(
+                    "UPDATE documents SET lease_owner = ?1
+                     WHERE id IN (SELECT id FROM documents
+                         WHERE status = 'validated'
+                           AND (lease_owner IS NULL OR lease_owner = ?1
+                                OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
+                         ORDER BY seq LIMIT ?3 {})
+                     RETURNING id, account, partner_id, document_type, x12, interchange_control, seq",
+                    c.skip_locked()
+                );
+                let mut rows = c
+                    .query(&sql, vals![&owner, now_ms() - HEARTBEAT_STALE_MS, limit])
+                    .map_err(db)?
+                    .iter()
+                    .map(|r| {
+                        Ok((
+                            r.get::<i64>(6)?,
+                            Validated {
+                                key: doc_key(r)?,
+                                x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
+                                interchange_control: r.get::<Option<i64>>(5)?.unwrap_or(0),
+                            },
+                        ))
+                    })
+                    .collect::<DbResult<Vec<_>>>()
+                    .map_err(db)?;
+                rows.sort_by_key(|(seq, _)| *seq);
+                Ok(rows.into_iter().map(|(_, v)| v).collect::<Vec<_>>())
+            })
+            .await
+            .unwrap_or_default();
+        let fresh: Vec<Validated> = {
+            let Ok(mut claims) = in_flight.lock() else {
+                continue;
+            };
+            claims.take(began, batch, |d| &d.key.id)
+        };
+        if fresh.is_empty() {
+            idle(&app, &app.wake.route).await;
+            continue;
+        }
+        for doc in fresh {
+            let Ok(permit) = permits.clone().acquire_owned().await else {
+                return;
+            };
+            let app = app.clone();
+            let client = client.clone();
+            let in_flight = in_flight.clone();
+            let span = tracing::info_span!("document", id = %doc.key.id, stage = "route");
+            tokio::spawn(
+                async move {
+                    let id = doc.key.id.clone();
+                    route_one(&app, &client, doc).await;
+                    if let Ok(mut s) = in_flight.lock() {
+                        s.done(id);
+                    }
+                    drop(permit);
+                }
+                .instrument(span),
+            );
+        }
+    }
+}
+
+async fn route_one(app: &Arc<App>, client: &reqwest::Client, doc: Validated) {
+    let partner = partner(&app.config, &doc.key.account, &doc.key.partner_id).cloned();
+    let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
+        None => crate::transport::Outcome {
+            result: Err(format!(
+                "partner {} is no longer configured for account {}",
+                doc.key.partner_id, doc.key.account
+            )),
+            attempts: Vec::new(),
+        },
+        Some(None) => crate::transport::Outcome {
+            result: Err(format!(
+                "partner {} has no transport configured",
+                doc.key.partner_id
+            )),
+            attempts: Vec::new(),
+        },
+        Some(Some(t)) => {
+            crate::transport::send(client, t, &doc.key.id, doc.interchange_control, &doc.x12).await
+        }
+    };
+    let window = partner
+        .as_ref()
+        .and_then(|p| p.ack_window_seconds)
+        .filter(|_| !is_ack_type(&doc.key.document_type));
+    let attempts = Value::Array(outcome.attempts).to_string();
+    let app2 = app.clone();
+    let key = doc.key.clone();
+    let written = app
+        .store
+        .write(move |c| {
+            let (to, reason, events, deadline, failure) = match outcome.result {
+                Ok(where_) => (
+                    "routed",
+                    where_,
+                    &[EventKind::DocumentRouted][..],
+                    window.map(|w| now_ms() + (w as i64) * 1000),
+                    None,
+                ),
+                Err(reason) => (
+                    "failed",
+                    reason.clone(),
+                    &[EventKind::DocumentError][..],
+                    None,
+                    Some(reason),
+                ),
+            };
+            let changes = Changes {
+                route_attempts: Some(attempts),
+                ack_deadline: deadline,
+                failure,
+                ..Changes::default()
+            };
+            transition(
+                c,
+                &app2.config,
+                &key,
+                "validated",
+                to,
+                &reason,
+                events,
+                changes,
+            )
+            .map_err(db)
+        })
+        .await;
+    match written {
+        Ok(true) => tracing::info!("routed"),
+        Ok(false) => tracing::warn!("the document left `validated` while it was routed"),
+        Err(_) => tracing::error!("cannot record the routing; it is retried"),
+    }
+    app.wake.deliver.notify_one();
+}
+
+// ---------------------------------------------------------------- acknowledgement windows
+
+async fn sweep_loop(app: Arc<App>) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms)).await;
+        let now = now_ms();
+        let due = app
+            .store
+            .read(move |c| {
+                c.query(
+                    "SELECT id, account, partner_id, document_type, ack_deadline FROM documents
+                     WHERE status = 'routed' AND ack_deadline IS NOT NULL AND ack_deadline <= ?1
+                     LIMIT 256",
+                    vals![now],
+                )?
+                .iter()
+                .map(|r| Ok((doc_key(r)?, r.get::<i64>(4)?)))
+                .collect::<DbResult<Vec<_>>>()
+            })
+            .await
+            .unwrap_or_default();
+        if due.is_empty() {
+            continue;
+        }
+        let app2 = app.clone();
+        let _ = app
+            .store
+            .write(move |c| {
+                for (key, deadline) in &due {
+                    let window = partner(&app2.config, &key.account, &key.partner_id)
+                        .and_then(|p| p.ack_window_seconds)
+                        .unwrap_or(0);
+                    let reason = format!(
+                        "no acknowledgement from the partner within {window} s (due {})",
+                        rfc3339(*deadline)
+                    );
+                    let changes = Changes {
+                        failure: Some(reason.clone()),
+                        ..Changes::default()
+                    };
+                    transition(
+                        c,
+                        &app2.config,
+                        key,
+                        "routed",
+                        "failed",
+                        &reason,
+                        &[EventKind::DocumentError],
+                        changes,
+                    )
+                    .map_err(db)?;
+                }
+                Ok(())
+            })
+            .await;
+        app.wake.deliver.notify_one();
+    }
+}
+
+// ---------------------------------------------------------------- webhooks
+
+struct Pending {
+    id: String,
+    account: String,
+    url: String,
+    body: Vec<u8>,
+    attempts: i64,
+    document_id: String,
+}
+
+/// Delivers the webhook outbox, at least once per row.
+///
+/// Each attempt is signed by the core ([`Signer::deliver_payload`]) with the
+/// stored delivery id and body and a fresh timestamp, once per secret of the
+/// endpoint (rotation: `X-Service-Signature: sha256=<new>, sha256=<old>`). A
+/// 2xx within `webhook_timeout_ms` is delivered; anything else is retried after
+/// the next wait of `webhook_retry_ms`; after the last, the delivery is
+/// `failed`. A crash between the receiver's 2xx and the commit sends it again
+/// with the same `X-Service-Delivery-ID`: receivers deduplicate on it. The
+/// events of one document reach one endpoint in the order they happened: a
+/// delivery waits while an earlier one of the same document to the same
+/// endpoint is still pending (retrying).
+async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
+    let permits = Arc::new(Semaphore::new(app.config.workers.concurrency));
+    let in_flight: InFlight = Arc::default();
+    loop {
+        if let Ok(p) = permits.acquire().await {
+            drop(p);
+        }
+        let free = permits.available_permits();
+        let busy = in_flight.lock().map_or(0, |s| s.busy());
+        let limit = (free + busy) as i64;
+        let now = now_ms();
+        let began = std::time::Instant::now();
+        let owner = app.worker_id.clone();
+        let batch = app
+            .store
+            .write(move |c| {
+                // Due, not waiting for an earlier event of its document to the same endpoint,
+                // and not claimed by a live process.
+                let sql = format!(
+                    "UPDATE webhook_deliveries SET lease_owner = ?1
+                     WHERE id IN (SELECT d.id FROM webhook_deliveries d
+                         WHERE d.state = 'pending' AND d.next_at <= ?2
+                           AND (d.lease_owner IS NULL OR d.lease_owner = ?1
+                                OR d.lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?3))
+                           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                               WHERE e.document_id = d.document_id AND e.url = d.url
+                                 AND e.state = 'pending' AND e.event_no < d.event_no)
+                         ORDER BY d.next_at, d.id LIMIT ?4 {})
+                     RETURNING id, account, url, body, attempts, document_id",
+                    c.skip_locked()
+                );
+                c.query(&sql, vals![&owner, now, now_ms() - HEARTBEAT_STALE_MS, limit])
+                    .and_then(|rows| {
+                        rows.iter()
+                            .map(|r| {
+                                Ok(Pending {
+                                    id: r.get(0)?,
+                                    account: r.get(1)?,
+                                    url: r.get(2)?,
+                                    body: r.get(3)?,
+                                    attempts: r.get(4)?,
+                                    document_id: r.get(5)?,
+                                })
+                            })
+                            .collect::<DbResult<Vec<_>>>()
+                    })
+                    .map_err(db)
+            })
+            .await
+            .unwrap_or_default();
+        let fresh: Vec<Pending> = {
+            let Ok(mut claims) = in_flight.lock() else {
+                continue;
+            };
+            claims.take(began, batch, |d| &d.id)
+        };
+        if fresh.is_empty() {
+            idle(&app, &app.wake.deliver).await;
+            continue;
+        }
+        for d in fresh {
+            let Ok(permit) = permits.clone().acquire_owned().await else {
+                return;
+            };
+            let app = app.clone();
+            let client = client.clone();
+            let in_flight = in_flight.clone();
+            let span = tracing::info_span!("delivery", id = %d.id, document = %d.document_id);
+            tokio::spawn(
+                async move {
+                    let id = d.id.clone();
+                    deliver(&app, &client, d).await;
+                    if let Ok(mut s) = in_flight.lock() {
+                        s.done(id);
+                    }
+                    drop(permit);
+                }
+                .instrument(span),
+            );
+        }
+    }
+}
+
+/// The body and headers of one attempt.
+type Signed = (Vec<u8>, Vec<(&'static str, String)>);
+
+/// The headers and body of one attempt, signed by the core once per secret.
+fn sign_attempt(
+    secrets: &[String],
+    id: &str,
+    body: &[u8],
+    now: Duration,
+) -> Result<Signed, x12kit::Error> {
+    let id = DeliveryId::from_str(id)?;
+    let payload = Payload::from_slice(body)?;
+    let mut signatures = Vec::with_capacity(secrets.len());
+    let mut first = None;
+    for secret in secrets {
+        let delivery = Signer::new(secret.as_bytes())?.deliver_payload(id, &payload, now);
+        if let Some(s) = delivery.header(x12kit::webhook::HEADER_SIGNATURE) {
+            signatures.push(s.to_string());
+        }
+        first.get_or_insert(delivery);
+    }
+    let Some(first) = first else {
+        return Err(x12kit::webhook::WebhookError::EmptySecret.into());
+    };
+    let (body, mut headers) = first.into_parts();
+    for (name, value) in &mut headers {
+        if name.eq_ignore_ascii_case(x12kit::webhook::HEADER_SIGNATURE) {
+            *value = signatures.join(", ");
+        }
+    }
+    Ok((body, headers))
+}
+
+async fn deliver(app: &Arc<App>, client: &reqwest::Client, d: Pending) {
+    let secrets = app
+        .config
+        .accounts
+        .iter()
+        .find(|a| a.id == d.account)
+        .and_then(|a| a.webhooks.iter().find(|w| w.url == d.url))
+        .map(|w| w.secrets.clone());
+    let started = std::time::Instant::now();
+    let at = now_ms();
+    let (status, result) = match secrets {
+        None => (
+            None,
+            Err("the endpoint is no longer configured".to_string()),
+        ),
+        Some(secrets) => {
+            match sign_attempt(&secrets, &d.id, &d.body, x12kit::webhook::system_now()) {
+                Err(e) => (None, Err(format!("cannot sign: {}", e.message()))),
+                Ok((body, headers)) => {
+                    let mut request = client
+                        .post(&d.url)
+                        .timeout(Duration::from_millis(app.config.workers.webhook_timeout_ms))
+                        .body(body);
+                    for (k, v) in headers {
+                        request = request.header(k, v);
+                    }
+                    match request.send().await {
+                        Ok(r) if r.status().is_success() => {
+                            (Some(r.status().as_u16()), Ok("delivered".to_string()))
+                        }
+                        Ok(r) => (
+                            Some(r.status().as_u16()),
+                            Err(format!("HTTP {}", r.status().as_u16())),
+                        ),
+                        Err(e) if e.is_timeout() => (None, Err("timeout".to_string())),
+                        Err(e) if e.is_connect() => (None, Err("connection failed".to_string())),
+                        Err(e) => (None, Err(format!("request failed: {e}"))),
+                    }
+                }
+            }
+        }
+    };
+    let duration = started.elapsed().as_millis() as i64;
+    let attempt = d.attempts + 1;
+    let schedule = app.config.workers.webhook_retry_ms.clone();
+    let id = d.id.clone();
+    let written = app
+        .store
+        .write(move |c| {
+            let text = match &result {
+                Ok(t) | Err(t) => t.clone(),
+            };
+            let (state, next_at, delivered_at) = match &result {
+                Ok(_) => ("delivered", None, Some(now_ms())),
+                Err(_) => match schedule.get((attempt - 1) as usize) {
+                    Some(wait) => ("pending", Some(now_ms() + *wait as i64), None),
+                    None => ("failed", None, None),
+                },
+            };
+            let n = c
+                .exec(
+                    "UPDATE webhook_deliveries SET attempts = ?2, last_result = ?3, state = ?4,
+                        next_at = ?5, delivered_at = ?6, lease_owner = NULL
+                     WHERE id = ?1 AND state = 'pending' AND attempts = ?7",
+                    vals![&id, attempt, &text, state, next_at, delivered_at, attempt - 1],
+                )
+                .map_err(db)?;
+            if n == 1 {
+                c.exec(
+                    "INSERT INTO webhook_attempts (delivery_id, attempt, at, status, result, duration_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    vals![&id, attempt, at, status.map(i64::from), &text, duration],
+                )
+                .map_err(db)?;
+            }
+            Ok(state)
+        })
+        .await;
+    match written {
+        Ok(state) => tracing::info!(attempt, state, "webhook attempt"),
+        Err(_) => tracing::error!("cannot record the webhook attempt; it is retried"),
+    }
+}
+
+// ---------------------------------------------------------------- stats
+
+/// Queue depths and counts of the account (`GET /stats`).
+pub fn stats(c: &dyn Db, account: &str) -> DbResult<Value> {
+    let mut documents = serde_json::Map::new();
+    for s in crate::store::STATUSES {
+        documents.insert((*s).to_string(), json!(0));
+    }
+    for r in c.query(
+        "SELECT status, COUNT(*) FROM documents WHERE account = ?1 GROUP BY status",
+        vals![account],
+    )? {
+        documents.insert(r.get::<String>(0)?, json!(r.get::<i64>(1)?));
+    }
+    let mut webhooks = serde_json::Map::new();
+    for s in ["pending", "delivered", "failed"] {
+        webhooks.insert(s.to_string(), json!(0));
+    }
+    for r in c.query(
+        "SELECT state, COUNT(*) FROM webhook_deliveries WHERE account = ?1 GROUP BY state",
+        vals![account],
+    )? {
+        webhooks.insert(r.get::<String>(0)?, json!(r.get::<i64>(1)?));
+    }
+    let retrying: i64 = c
+        .one(
+            "SELECT COUNT(*) FROM webhook_deliveries WHERE account = ?1 AND state = 'pending' AND attempts > 0",
+            vals![account],
+        )?
+        .map_or(Ok(0), |r| r.get(0))?;
+    let oldest_queued: Option<i64> = c
+        .one(
+            "SELECT MIN(created_at) FROM documents WHERE account = ?1 AND status IN ('queued', 'validated')",
+            vals![account],
+        )?
+        .map_or(Ok(None), |r| r.get(0))?;
+    let queues = json!({
+        "toValidate": documents.get("queued").cloned().unwrap_or(json!(0)),
+        "toRoute": documents.get("validated").cloned().unwrap_or(json!(0)),
+        "awaitingAcknowledgement": documents.get("routed").cloned().unwrap_or(json!(0)),
+        "oldestWaitingMs": oldest_queued.map(|t| (now_ms() - t).max(0)),
+    });
+    Ok(json!({
+        "documents": documents,
+        "queues": queues,
+        "webhooks": {
+            "pending": webhooks["pending"],
+            "retrying": retrying,
+            "delivered": webhooks["delivered"],
+            "failed": webhooks["failed"],
+        },
+    }))
+}
+
+/// A transport's inbox folder, if it has one.
+pub fn inbox(t: &TransportConfig) -> Option<&std::path::Path> {
+    match t {
+        TransportConfig::Directory { inbox, .. } => inbox.as_deref(),
+        TransportConfig::Http { .. } => None,
+    }
+}

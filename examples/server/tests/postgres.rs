@@ -1,0 +1,111 @@
+//! Two server processes on one PostgreSQL database share the work without
+//! processing a document or a webhook twice, and one of them killed leaves its
+//! work to the other. Needs `X12KIT_TEST_POSTGRES` (the URL of a PostgreSQL
+//! server's maintenance database); `examples/server/test.sh` starts one.
+
+mod common;
+
+use common::partner::Partner;
+use common::*;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+fn postgres_url() -> String {
+    std::env::var("X12KIT_TEST_POSTGRES").expect(
+        "set X12KIT_TEST_POSTGRES to a PostgreSQL URL (examples/server/test.sh starts a server and sets it)",
+    )
+}
+
+fn send(s: &Server) -> String {
+    let r = s.send("/api/v1", ALPHA, "acme-retail", "850", &payload("850"));
+    assert_eq!(r.status(), 202);
+    r.json::<Value>().unwrap()["documentId"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn two_processes_on_postgresql_share_the_work_without_doing_anything_twice() {
+    let database = fresh_postgres_database(&postgres_url());
+    let partner = Partner::start(0, 200, Duration::from_millis(20));
+    let receiver = Receiver::start(&[ALPHA_SECRET], 0);
+    let mut options = Options::lifecycle(&http_partner(&partner.url, None), &receiver.url);
+    options.database = Some(database);
+    let a = Server::start_with(options.clone());
+    let b = Server::start_with(options.clone());
+    // 60 documents, half through each process, from 4 threads.
+    let ids: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                let s = if t % 2 == 0 { &a } else { &b };
+                scope.spawn(move || (0..15).map(|_| send(s)).collect::<Vec<_>>())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert_eq!(ids.len(), 60);
+    wait_for(90, "60 routed, 120 webhooks delivered", || {
+        let st = a.stats();
+        (st["documents"]["routed"] == 60 && st["webhooks"]["delivered"] == 120).then_some(())
+    });
+    // Each document reached the partner exactly once, each control number once.
+    let got = partner.received();
+    assert_eq!(got.len(), 60, "a document was routed twice");
+    let keys: HashSet<&str> = got.iter().map(|r| r.key.as_str()).collect();
+    assert_eq!(keys.len(), 60);
+    let controls: HashSet<&str> = got.iter().map(|r| r.control.as_str()).collect();
+    assert_eq!(controls.len(), 60, "a control number was used twice");
+    // Each webhook was sent once: one attempt each, each id received once.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for id in &ids {
+        let t = b.transaction(id);
+        assert_eq!(t["status"], "routed");
+        assert_eq!(t["statusHistory"].as_array().unwrap().len(), 3, "{t}");
+        for d in t["webhookDeliveries"].as_array().unwrap() {
+            assert_eq!(d["attempts"], 1, "{d}");
+            *seen
+                .entry(d["id"].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+    }
+    assert_eq!(seen.len(), 120);
+    assert_eq!(receiver.received().len(), 120);
+}
+
+#[test]
+fn on_postgresql_a_killed_process_leaves_its_work_to_the_other() {
+    let database = fresh_postgres_database(&postgres_url());
+    // A slow partner, so that the first process holds claims when it is killed.
+    let partner = Partner::start(0, 200, Duration::from_millis(200));
+    let receiver = Receiver::start(&[ALPHA_SECRET], 0);
+    let mut options = Options::lifecycle(&http_partner(&partner.url, None), &receiver.url);
+    options.database = Some(database);
+    let a = Server::start_with(options.clone());
+    let ids: Vec<String> = (0..30).map(|_| send(&a)).collect();
+    wait_for(30, "some routed", || {
+        (a.stats()["documents"]["routed"].as_i64() >= Some(3)).then_some(())
+    });
+    drop(a); // SIGKILL
+    let b = Server::start_with(options);
+    wait_for(120, "every document routed by the second process", || {
+        let st = b.stats();
+        (st["documents"]["routed"] == 30 && st["webhooks"]["pending"] == 0).then_some(())
+    });
+    let keys: HashSet<String> = partner.received().into_iter().map(|r| r.key).collect();
+    assert_eq!(keys, ids.iter().cloned().collect::<HashSet<_>>());
+    for id in &ids {
+        let t = b.transaction(id);
+        let events: Vec<&str> = t["webhookDeliveries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["event"].as_str().unwrap())
+            .collect();
+        assert_eq!(events, ["document.validated", "document.routed"]);
+    }
+}
