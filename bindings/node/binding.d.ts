@@ -131,6 +131,12 @@ export declare function jsonToObjects(json: Uint8Array): any
  */
 export declare function panicForTest(): void
 
+/**
+ * Parses X12 on the thread pool; resolves to its JSON split for building
+ * in slices (`SplitJson`).
+ */
+export declare function parseSplitAsync(input: Uint8Array, options?: any | undefined | null, signal?: AbortSignal | undefined | null): Promise<SplitJson>
+
 /** Parses X12; the parse result JSON as UTF-8 bytes. */
 export declare function parseToJson(input: Uint8Array, options?: any | undefined | null): Buffer
 
@@ -142,9 +148,6 @@ export declare function parseToObjects(input: Uint8Array, options?: any | undefi
 
 /** Parses X12; the parse result JSON as a string (for `JSON.parse`). */
 export declare function parseToString(input: Uint8Array, options?: any | undefined | null): string
-
-/** Parses X12 on the thread pool; resolves to the parse result JSON text. */
-export declare function parseToStringAsync(input: Uint8Array, options?: any | undefined | null, signal?: AbortSignal | undefined | null): Promise<string>
 
 /** The JSON Schema of the partner profile, as JSON text. */
 export declare function partnerSchemaJson(): string
@@ -192,6 +195,26 @@ export interface SplitBatch {
   bytes: Buffer
   /** [`FIELDS`] numbers per segment, starts relative to `bytes`. */
   fields: Float64Array
+}
+
+/**
+ * Splits JSON bytes as `parseAsync` does, with runs of at most about
+ * `limit` bytes (for tests of the slice-by-slice building).
+ */
+export declare function splitJson(json: Uint8Array, limit: number): SplitJson
+
+/**
+ * JSON text split into a skeleton and runs of array items (see `split.rs`):
+ * JS parses the skeleton, then each run, yielding to the event loop between
+ * runs, and splices the runs' items into place.
+ */
+export interface SplitJson {
+  /** The JSON with each run replaced by `{"\u0000": k}`. */
+  skeleton: string
+  /** The whole JSON (UTF-8), which the runs index. */
+  json: Buffer
+  /** Start and end byte offsets in `json` of each run, in pairs. */
+  runs: Float64Array
 }
 
 /** Validates X12; a native handle on the result (its JSON and `acknowledge`). */

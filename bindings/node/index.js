@@ -202,13 +202,81 @@ function parseToJson(input, opts) {
   return call(() => native.parseToJson(b, options(opts)))
 }
 
-/** Parses X12 on the libuv thread pool; resolves to the parse result. */
+/**
+ * Parses X12 on the libuv thread pool; resolves to the parse result. The core
+ * parses on the pool and splits its JSON into runs of array items of at most
+ * 256 KB (src/split.rs); the objects, which can only be made on the main
+ * thread, are then built run by run, yielding to the event loop after each
+ * megabyte of JSON, so that timers and I/O keep going even while a 100 MB
+ * file's objects are built.
+ */
 function parseAsync(input, opts) {
   return run(() => {
     const b = bytes(input)
     const [o, signal] = signalOf(opts)
-    return native.parseToStringAsync(b, o, signal)
-  }).then(JSON.parse)
+    return native.parseSplitAsync(b, o, signal)
+  }).then(assemble)
+}
+
+// The key of the placeholder that stands for run k in a skeleton: `{"\u0000": k}`.
+const RUN = '\u0000'
+// JSON bytes built between two yields to the event loop.
+const YIELD_BYTES = 1 << 20
+
+const isRun = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && RUN in v
+
+/** The arrays of `v` (depth first) that hold a run placeholder. */
+function arraysWithRuns(v, out) {
+  if (Array.isArray(v)) {
+    let has = false
+    for (const x of v) {
+      if (isRun(x)) has = true
+      else if (x !== null && typeof x === 'object') arraysWithRuns(x, out)
+    }
+    if (has) out.push(v)
+  } else if (v !== null && typeof v === 'object') {
+    for (const k in v) {
+      const x = v[k]
+      if (x !== null && typeof x === 'object') arraysWithRuns(x, out)
+    }
+  }
+  return out
+}
+
+/**
+ * Builds the value of a split JSON (`{ skeleton, json, runs }`): the same as
+ * `JSON.parse` of the whole JSON, made in slices with `await`s between them;
+ * `onYield` (tests) is called at each yield.
+ */
+async function assemble(split, onYield) {
+  const root = JSON.parse(split.skeleton)
+  const runs = split.runs
+  if (runs.length === 0) return root
+  const json = split.json
+  const parsed = new Array(runs.length / 2)
+  let since = 0
+  for (let k = 0; k < parsed.length; k++) {
+    const a = runs[2 * k]
+    const b = runs[2 * k + 1]
+    parsed[k] = JSON.parse(`[${json.toString('utf8', a, b)}]`)
+    since += b - a
+    if (since >= YIELD_BYTES && k + 1 < parsed.length) {
+      since = 0
+      if (onYield) onYield()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+  for (const arr of arraysWithRuns(root, [])) {
+    const items = arr.splice(0, arr.length)
+    for (const x of items) {
+      if (isRun(x)) {
+        for (const y of parsed[x[RUN]]) arr.push(y)
+      } else {
+        arr.push(x)
+      }
+    }
+  }
+  return root
 }
 
 function run(start) {
@@ -681,3 +749,4 @@ module.exports = {
 // Test hooks (not part of the public API).
 Object.defineProperty(module.exports, '__native', { value: native, enumerable: false })
 Object.defineProperty(module.exports, '__fromNative', { value: fromNative, enumerable: false })
+Object.defineProperty(module.exports, '__assemble', { value: assemble, enumerable: false })

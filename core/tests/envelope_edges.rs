@@ -426,6 +426,35 @@ fn a_line_break_anywhere_inside_the_isa_is_read_the_same_way() {
 }
 
 #[test]
+fn a_wrapped_005010_isa_keeps_its_repetition_separator() {
+    let isa5 = ISA5_U.replace("*U*00501*", "*^*00501*");
+    let clean = format!("{isa5}{}IEA*1*000000001~", po("005010", "SENDER"));
+    // Before, inside and after ISA11 (byte 82), the repetition separator.
+    for at in [80, 82, 83, 84] {
+        let input = wrap(&clean, at, "\r\n");
+        let doc = x12kit::parse(input.as_bytes());
+        assert_eq!(
+            doc.interchanges[0].isa.delimiters().repetition,
+            Some(b'^'),
+            "at {at}"
+        );
+        let v = validate(input.as_bytes());
+        assert_eq!(codes(&v), [(Severity::Warning, "ISA_LAYOUT")], "at {at}");
+        assert_eq!(ta1(&v), ["A000"]);
+        assert_eq!(round_trip(input.as_bytes()), input.as_bytes(), "at {at}");
+    }
+}
+
+#[test]
+fn padding_after_a_line_feed_terminated_iea() {
+    let lf = clean_4010().replace('~', "\n");
+    let input = format!("{lf}\u{1A}");
+    let v = validate(input.as_bytes());
+    assert_eq!(codes(&v), [(Severity::Warning, "TRAILING_PADDING")]);
+    assert_eq!(round_trip(input.as_bytes()), input.as_bytes());
+}
+
+#[test]
 fn a_wrapped_isa_that_is_not_fixed_width_without_its_breaks_is_still_an_error() {
     let unpadded = "ISA*00**00**ZZ*SENDER*ZZ*RECEIVER*230101*1200*U*00401*000000001*1*P*>~";
     let input = format!(

@@ -39,6 +39,38 @@ test('parseAsync: timers keep firing while the core parses, result equals parse'
   assert.equal(JSON.stringify(doc), x12kit.parseToJson(big, { documents: false }).toString('utf8'))
 })
 
+test('parseAsync builds the objects in slices: the event loop turns between them (counted, not timed)', async () => {
+  // The objects can only be made on the main thread; parseAsync builds them
+  // from runs of at most 256 KB of JSON and yields after each megabyte.
+  const json = x12kit.parseToJson(big)
+  const split = x12kit.__native.splitJson(json, 256 * 1024)
+  assert.ok(split.runs.length / 2 > 100, `${split.runs.length / 2} runs`)
+  assert.ok(split.skeleton.length < 64 * 1024, `skeleton of ${split.skeleton.length} characters`)
+  let yields = 0
+  let turns = 0
+  let spinning = true
+  const spin = () => {
+    if (!spinning) return
+    turns++
+    setImmediate(spin)
+  }
+  setImmediate(spin)
+  const built = await x12kit.__assemble(split, () => yields++)
+  spinning = false
+  // A yield after each MB of runs (a run of up to 256 KB may overshoot it),
+  // and the loop ran at each one.
+  assert.ok(yields >= Math.floor(json.length / ((1 << 20) + 256 * 1024)) - 1, `${yields} yields for ${json.length} bytes of JSON`)
+  assert.ok(turns >= yields, `${turns} loop turns for ${yields} yields`)
+  assert.equal(built.interchanges[0].groups[0].transactions.length, big.toString('latin1').split('ST*850*').length - 1)
+})
+
+test('parseAsync with documents equals parse (objects spliced back from the runs)', async () => {
+  const input = big.subarray(0, 3e6) // cut mid-set: diagnostics too
+  const want = x12kit.parse(input)
+  assert.deepStrictEqual(await x12kit.parseAsync(input), want)
+  assert.deepStrictEqual(await x12kit.parseAsync(input, { documents: false }), x12kit.parse(input, { documents: false }))
+})
+
 test('the sync call, by contrast, blocks the timers', () => {
   let ticks = 0
   const t = setInterval(() => ticks++, 1)

@@ -12,14 +12,14 @@ const b = readFileSync(file)
 const mb = b.length / 1e6
 // Wall time and the process's CPU time (user + system, all threads), best
 // of `reps`: on a loaded machine CPU time is the steadier of the two.
-function time(name, f, reps = 5) {
-  f()
+async function time(name, f, reps = 5) {
+  await f()
   let wall = Infinity
   let cpu = Infinity
   for (let i = 0; i < reps; i++) {
     const c = process.cpuUsage()
     const t = process.hrtime.bigint()
-    f()
+    await f()
     wall = Math.min(wall, Number(process.hrtime.bigint() - t) / 1e9)
     const u = process.cpuUsage(c)
     cpu = Math.min(cpu, (u.user + u.system) / 1e6)
@@ -27,16 +27,18 @@ function time(name, f, reps = 5) {
   console.log(`| ${name} | ${(mb / wall).toFixed(1)} | ${(mb / cpu).toFixed(1)} |`)
 }
 console.log('| path | MB/s of X12 (wall) | MB/s of X12 (CPU time) |\n|---|---|---|')
-time('parseToJson (bytes only)', () => n.parseToJson(b))
-time('parseToJson (bytes only), documents: false', () => n.parseToJson(b, { documents: false }))
-time('JSON.parse(native string)', () => JSON.parse(n.parseToString(b)))
-time('JSON.parse(buffer.toString())', () => JSON.parse(n.parseToJson(b).toString()))
+await time('parseToJson (bytes only)', () => n.parseToJson(b))
+await time('parseToJson (bytes only), documents: false', () => n.parseToJson(b, { documents: false }))
+await time('JSON.parse(native string)', () => JSON.parse(n.parseToString(b)))
+await time('JSON.parse(buffer.toString())', () => JSON.parse(n.parseToJson(b).toString()))
 const { isAscii } = require('node:buffer')
-if (isAscii) time('JSON.parse(isAscii ? latin1 : utf8)', () => { const j = n.parseToJson(b); return JSON.parse(isAscii(j) ? j.latin1Slice() : j.toString()) })
-time('parseToObjects (napi builder over the JSON bytes)', () => n.parseToObjects(b))
+if (isAscii) await time('JSON.parse(isAscii ? latin1 : utf8)', () => { const j = n.parseToJson(b); return JSON.parse(isAscii(j) ? j.latin1Slice() : j.toString()) })
+await time('parse() = JSON.parse(parseToJson(x))', () => x.parse(b))
+await time('parseAsync (objects built in slices, loop free between)', () => x.parseAsync(b))
+await time('parseToObjects (napi builder over the JSON bytes)', () => n.parseToObjects(b))
 const json = n.parseToJson(b)
 const text = json.toString()
-time('  its builder alone: jsonToObjects(bytes)', () => n.jsonToObjects(json))
-time('  JSON.parse alone: JSON.parse(string)', () => JSON.parse(text))
-time('JSON.parse(buffer.toString()) again', () => JSON.parse(n.parseToJson(b).toString()))
-time('JSON.parse(native string) again', () => JSON.parse(n.parseToString(b)))
+await time('  its builder alone: jsonToObjects(bytes)', () => n.jsonToObjects(json))
+await time('  JSON.parse alone: JSON.parse(string)', () => JSON.parse(text))
+await time('JSON.parse(buffer.toString()) again', () => JSON.parse(n.parseToJson(b).toString()))
+await time('JSON.parse(native string) again', () => JSON.parse(n.parseToString(b)))

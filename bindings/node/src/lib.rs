@@ -22,6 +22,7 @@
 mod errors;
 mod objects;
 mod segments;
+pub(crate) mod split;
 mod stream;
 mod tasks;
 mod webhook;
@@ -116,6 +117,13 @@ pub fn parse_to_objects(input: &[u8], options: Option<Value>) -> Result<objects:
 #[napi(ts_return_type = "any")]
 pub fn json_to_objects(json: &[u8]) -> objects::JsonObjects {
     objects::JsonObjects(json.to_vec())
+}
+
+/// Splits JSON bytes as `parseAsync` does, with runs of at most about
+/// `limit` bytes (for tests of the slice-by-slice building).
+#[napi]
+pub fn split_json(json: &[u8], limit: u32) -> tasks::SplitJson {
+    tasks::split_json(json.to_vec(), limit as usize)
 }
 
 /// Parses X12; the parse result JSON as a string (for `JSON.parse`).

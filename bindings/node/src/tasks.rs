@@ -3,7 +3,9 @@
 //! input (JS may change or free the buffer while the task runs).
 
 use crate::errors::{internal, to_napi};
-use crate::{Core, RenderOutput, ValidationHandle, into_string, now_from, opts, render_output};
+use crate::{
+    Core, RenderOutput, ValidationHandle, into_string, now_from, opts, render_output, split,
+};
 use napi::bindgen_prelude::*;
 use napi::{Env, Task};
 use napi_derive::napi;
@@ -20,23 +22,53 @@ fn run<T>(f: impl FnOnce() -> Core<T>) -> Result<T> {
     }
 }
 
-/// `parseAsync`: the parse result JSON text.
+/// `parseAsync`: the parse result JSON, split for building in slices.
 pub struct ParseTask {
     input: Vec<u8>,
     options: ops::ParseOptions,
 }
 
-impl Task for ParseTask {
-    type Output = String;
-    type JsValue = String;
+/// JSON text split into a skeleton and runs of array items (see `split.rs`):
+/// JS parses the skeleton, then each run, yielding to the event loop between
+/// runs, and splices the runs' items into place.
+#[napi(object)]
+pub struct SplitJson {
+    /// The JSON with each run replaced by `{"\u0000": k}`.
+    pub skeleton: String,
+    /// The whole JSON (UTF-8), which the runs index.
+    pub json: Buffer,
+    /// Start and end byte offsets in `json` of each run, in pairs.
+    pub runs: Float64Array,
+}
 
-    fn compute(&mut self) -> Result<String> {
+pub(crate) fn split_json(json: Vec<u8>, limit: usize) -> SplitJson {
+    let s = split::split(&json, limit);
+    split_to_js(json, s)
+}
+
+fn split_to_js(json: Vec<u8>, s: split::Split) -> SplitJson {
+    SplitJson {
+        skeleton: into_string(s.skeleton),
+        json: json.into(),
+        runs: s.runs.into(),
+    }
+}
+
+impl Task for ParseTask {
+    type Output = (Vec<u8>, split::Split);
+    type JsValue = SplitJson;
+
+    fn compute(&mut self) -> Result<Self::Output> {
         let (input, o) = (std::mem::take(&mut self.input), self.options);
-        run(|| Ok(into_string(ops::parse_json(&input, &o))))
+        run(|| {
+            let json = ops::parse_json(&input, &o);
+            let s = split::split(&json, split::LIMIT);
+            Ok((json, s))
+        })
     }
 
-    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
-        Ok(output)
+    fn resolve(&mut self, _env: Env, (json, s): Self::Output) -> Result<SplitJson> {
+        Ok(split_to_js(json, s))
     }
 }
 
@@ -90,9 +122,10 @@ impl Task for RenderTask {
     }
 }
 
-/// Parses X12 on the thread pool; resolves to the parse result JSON text.
-#[napi(ts_return_type = "Promise<string>")]
-pub fn parse_to_string_async(
+/// Parses X12 on the thread pool; resolves to its JSON split for building
+/// in slices (`SplitJson`).
+#[napi(ts_return_type = "Promise<SplitJson>")]
+pub fn parse_split_async(
     input: &[u8],
     options: Option<Value>,
     signal: Option<AbortSignal>,

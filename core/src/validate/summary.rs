@@ -11,7 +11,9 @@ use serde::Serialize;
 pub enum Status {
     /// No error: code `A`.
     Accepted,
-    /// Accepted, but problems were noted: code `E`.
+    /// Accepted, but errors were noted: code `E`. The validator gives it to
+    /// an interchange whose only errors are in its groups (TA105 024); a set
+    /// or group is accepted or rejected (warnings never count).
     AcceptedWithErrors,
     /// Groups only: some sets rejected, some accepted: code `P`.
     PartiallyAccepted,
@@ -129,7 +131,7 @@ pub struct InterchangeSummary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ak9Outcome {
-    /// AK901: `A`, `E`, `P` or `R`.
+    /// AK901: `A`, `P` or `R` (see [`Status`]).
     pub code: &'static str,
     /// AK902: transaction sets included, as GE01 says (the count received when GE01 is missing or unreadable).
     pub included: u64,
@@ -159,7 +161,7 @@ pub struct GroupSummary {
     pub version: String,
     /// 0-based index of the GS segment (of the first ST for an implicit group).
     pub segment_index: usize,
-    /// Accepted, accepted with errors, partially accepted, or rejected.
+    /// Accepted, partially accepted, or rejected.
     pub status: Status,
     /// What AK9 reports.
     pub ak9: Ak9Outcome,
@@ -171,7 +173,7 @@ pub struct GroupSummary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ak5Outcome {
-    /// AK501 / IK501: `A`, `E` or `R`.
+    /// AK501 / IK501: `A` or `R` (see [`Status`]).
     pub code: &'static str,
     /// AK502–AK506 / IK502–IK506: set error codes (element 718 / 618; at most five are written).
     pub errors: Vec<&'static str>,
@@ -193,7 +195,7 @@ pub struct SetSummary {
     pub segment_index: usize,
     /// Segments counted from ST through SE (or through the last segment when SE is missing).
     pub segment_count: usize,
-    /// Accepted, accepted with errors, or rejected.
+    /// Accepted or rejected.
     pub status: Status,
     /// What AK5 / IK5 report.
     pub ak5: Ak5Outcome,
