@@ -44,6 +44,24 @@ rm -rf "$HERE/dist"
 "$VPY" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$HERE"/dist/x12kit-*.whl \
   || die "installing the wheel failed"
 
+# --- `pip install ./bindings/python` (the README's install line) works in a fresh venv ---
+PIPV="$HERE/dist/pip-venv"
+rm -rf "$PIPV"
+if "$PY" -m venv "$PIPV" \
+  && (cd "$ROOT" && "$PIPV/bin/python" -m pip install -q --disable-pip-version-check ./bindings/python) \
+  && (cd / && "$PIPV/bin/python" -c '
+import x12kit, sys
+r = x12kit.parse(b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~ST*850*0001~BEG*00*SA*PO-1**20230101~SE*3*0001~GE*1*1~IEA*1*000000001~")
+assert r.interchanges[0].groups[0].transactions[0].document["purchaseOrderNumber"] == "PO-1", r.to_dict()
+assert x12kit.validate(r.input).is_valid and "site-packages" in x12kit.__file__, x12kit.__file__
+'); then
+  passed=$((passed + 1))
+else
+  echo "test.sh: pip install ./bindings/python into a fresh venv failed" >&2
+  failed=$((failed + 1))
+fi
+rm -rf "$PIPV"
+
 # --- the committed stubs match the module (they are the interface file; drift fails) ---
 if (cd "$ROOT" && "$VPY" -m mypy.stubtest x12kit); then
   passed=$((passed + 1))

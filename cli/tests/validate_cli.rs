@@ -155,3 +155,71 @@ fn structure_rules_feed_ak3_ak4() {
     assert!(without.contains("AK2*850*0001~\nAK5*A~"), "{without}");
     assert!(!without.contains("AK3"), "{without}");
 }
+
+/// The inputs of the vectors and the files of the corpus (`X12KIT_CORPUS`,
+/// else `../shared/corpus` beside the repository), when present.
+fn inputs() -> (Vec<std::path::PathBuf>, bool) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("tests/vectors/inputs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    let corpus = std::env::var_os("X12KIT_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/corpus"));
+    let have = corpus.is_dir();
+    if have {
+        for sub in std::fs::read_dir(&corpus).unwrap().flatten() {
+            if sub.path().is_dir() {
+                files.extend(
+                    std::fs::read_dir(sub.path())
+                        .unwrap()
+                        .flatten()
+                        .map(|e| e.path())
+                        .filter(|p| p.is_file()),
+                );
+            }
+        }
+    } else if std::env::var("X12KIT_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "the corpus is required but {} does not exist",
+            corpus.display()
+        );
+    }
+    files.sort();
+    (files, have)
+}
+
+/// `x12kit validate FILE` streams a regular file (falling back to the whole
+/// document only when acknowledgements, an unreadable ISA or non-ASCII
+/// bytes need it); standard input takes the whole-document path. Both give
+/// byte-identical output, report and JSON, with and without `--structure`,
+/// on every vector input and corpus file.
+#[test]
+fn validate_of_a_file_streams_and_equals_the_whole_document_result() {
+    let (files, corpus) = inputs();
+    assert!(files.len() >= 50);
+    for f in &files {
+        let path = f.to_str().unwrap();
+        let bytes = std::fs::read(f).unwrap();
+        let mut runs: Vec<Vec<&str>> = vec![
+            vec!["validate", "--json"],
+            vec!["validate", "--json", "--structure"],
+        ];
+        if !corpus || f.to_string_lossy().contains("tests/vectors") {
+            runs.push(vec!["validate", "--max-sets", "3"]);
+        }
+        for args in runs {
+            let file = run(&[&args[..], &[path]].concat(), b"");
+            let stdin = run(&[&args[..], &["-"]].concat(), &bytes);
+            assert_eq!(file.status.code(), stdin.status.code(), "{path} {args:?}");
+            assert!(
+                file.stdout == stdin.stdout,
+                "{path} {args:?}: streamed and whole outputs differ:\n{}\n---\n{}",
+                stdout(&file),
+                stdout(&stdin)
+            );
+        }
+    }
+}

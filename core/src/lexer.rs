@@ -10,6 +10,7 @@
 
 use crate::delimiters::{Delimiters, Detect, detect, show_byte};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::index::{Cursor, Find};
 use crate::segment::Segment;
 use std::collections::VecDeque;
 
@@ -76,6 +77,24 @@ pub(crate) struct Lexer {
     bom_checked: bool,
     skipping: bool,
     pending: VecDeque<Diagnostic>,
+    /// The structural index of the input, walked forward.
+    cursor: Cursor,
+    /// What is known of a segment whose end is not in the buffer yet, so
+    /// that more input resumes the search instead of repeating it.
+    resume: Resume,
+}
+
+/// Progress on an unfinished segment, in absolute input offsets.
+#[derive(Debug, Clone, Copy, Default)]
+struct Resume {
+    /// The segment's first byte (`usize::MAX`: no segment).
+    start: usize,
+    /// No terminator lies in `start..scanned`.
+    scanned: usize,
+    /// The terminator's offset, once found.
+    end: Option<usize>,
+    /// Only skippable whitespace lies in `end + 1..suffix`.
+    suffix: usize,
 }
 
 /// Whitespace the tokenizer skips between segments.
@@ -142,7 +161,12 @@ impl Lexer {
                 }
             }
             let lead = match self.delimiters {
-                Some(d) => rest.iter().position(|&b| !skippable(b, &d)),
+                // Usually the byte after a segment's line breaks starts the next one.
+                Some(_) if rest.first().is_some_and(|&b| !is_ws(b)) => Some(0),
+                Some(d) => self
+                    .cursor
+                    .find(Find::NotSkippable, buf, base, *pos, &d)
+                    .map(|i| i - *pos),
                 None => rest.iter().position(|&b| !is_ws(b)),
             };
             let Some(lead) = lead else {
@@ -211,18 +235,46 @@ impl Lexer {
                 self.skipping = true;
                 return Step::Diagnostic(diag.at_offset(base + start));
             };
-            let (end, terminated) = match memchr::memchr(d.segment, rest) {
-                Some(t) => (start + t, true),
+            let abs = base + start;
+            if self.resume.start != abs {
+                self.resume = Resume {
+                    start: abs,
+                    scanned: abs,
+                    end: None,
+                    suffix: 0,
+                };
+            }
+            let found = match self.resume.end {
+                Some(e) => Some(e - base),
+                None => {
+                    let from = self.resume.scanned - base;
+                    self.cursor.find(Find::Terminator, buf, base, from, &d)
+                }
+            };
+            let (end, terminated) = match found {
+                Some(t) => (t, true),
                 // The last segment lacks its terminator: trailing line breaks
                 // (and end-of-file padding) are its suffix, not part of its
                 // last element.
                 None if eof => (start + trim_padded_end(rest, &d), false),
-                None => return Step::NeedMore,
+                None => {
+                    self.resume.scanned = base + buf.len();
+                    return Step::NeedMore;
+                }
             };
             let mut suffix_end = if terminated {
-                match suffix_end(buf, end + 1, &d, eof) {
+                if self.resume.end.is_none() {
+                    self.resume.end = Some(base + end);
+                    self.resume.suffix = base + end + 1;
+                }
+                let from = self.resume.suffix - base;
+                match self.cursor.find(Find::NotSkippable, buf, base, from, &d) {
                     Some(e) => e,
-                    None => return Step::NeedMore,
+                    None if eof => buf.len(),
+                    None => {
+                        self.resume.suffix = base + buf.len();
+                        return Step::NeedMore;
+                    }
                 }
             } else {
                 buf.len()
@@ -239,6 +291,7 @@ impl Lexer {
             } else {
                 suffix_end
             };
+            self.resume.start = usize::MAX;
             let raw = RawSegment {
                 start,
                 end,
@@ -288,9 +341,17 @@ impl Lexer {
                 );
             } else if id == b"IEA" {
                 self.delimiters = None;
+                self.cursor.reset();
             }
             return Step::Segment(raw);
         }
+    }
+
+    /// Blocks of the structural index classified so far (tests check that
+    /// the work is linear in the input).
+    #[cfg(test)]
+    pub(crate) fn blocks(&self) -> usize {
+        self.cursor.blocks
     }
 
     fn isa(&mut self, buf: &[u8], pos: &mut usize, base: usize, eof: bool) -> Step {
@@ -322,6 +383,7 @@ impl Lexer {
                 };
                 self.index += 1;
                 self.delimiters = Some(d);
+                self.cursor.reset();
                 self.started = true;
                 *pos = suffix_end;
                 let seg = raw.view(buf);

@@ -233,6 +233,46 @@ mod tests {
         assert_eq!(r, whole);
     }
 
+    /// A segment far longer than the chunks it arrives in is searched once,
+    /// not once per chunk: the work (blocks of the structural index
+    /// classified) grows linearly with the input, whatever the chunk size.
+    #[test]
+    fn a_long_segment_in_small_chunks_is_scanned_once() {
+        let head: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~";
+        let mut input = head.to_vec();
+        input.extend_from_slice(b"MSG*");
+        input.extend(std::iter::repeat_n(b'A', 300_000));
+        input.extend_from_slice(b"~\r\n");
+        input.extend(std::iter::repeat_n(b' ', 30_000));
+        input.extend_from_slice(b"SE*3*0001~GE*1*1~IEA*1*000000001~");
+        let whole: Vec<String> = Tokenizer::new(&input).map(|t| owned(&t)).collect();
+        for size in [7, 100, 7 * 1024] {
+            let mut st = StreamTokenizer::new();
+            let mut out = Vec::new();
+            let mut chunks = input.chunks(size);
+            loop {
+                match st.next() {
+                    Pull::Token(t) => out.push(owned(&t)),
+                    Pull::End => break,
+                    Pull::NeedInput => match chunks.next() {
+                        Some(c) => st.feed(c),
+                        None => st.finish(),
+                    },
+                }
+            }
+            assert_eq!(out, whole, "chunk size {size}");
+            // One partial block per chunk plus one block per 64 bytes, twice
+            // over at most; a rescan would classify ~ (len / 64) * (len / size) / 2.
+            let blocks = st.lexer.blocks();
+            let bound = 2 * (input.len() / size + input.len() / 64) + 64;
+            assert!(
+                blocks <= bound,
+                "chunk size {size}: {blocks} blocks classified for {} bytes (bound {bound})",
+                input.len()
+            );
+        }
+    }
+
     #[test]
     fn memory_is_bounded_by_the_longest_segment() {
         let mut input = Vec::new();

@@ -202,6 +202,9 @@ impl<'py> Builder<'py> {
         if !doc.prefix.is_empty() {
             out.set_item(PyString::intern(py, "prefix"), self.text(doc.prefix))?;
         }
+        if doc.unterminated {
+            out.set_item(PyString::intern(py, "unterminated"), true)?;
+        }
         Ok(out.into_any())
     }
 

@@ -311,7 +311,8 @@ impl<'a> Tree<'a> {
     }
 
     /// True when a node bound with `.` (merge into the current object) fits
-    /// `obj`: none of its start segment's fields is set there yet.
+    /// `obj`: none of its start segment's fields is set there yet (for a
+    /// node list longer than 128, where [`Tree::decode`]'s bits do not reach).
     fn fits(&self, node: &Node, obj: u32) -> bool {
         let seg = match &node.children {
             Some(c) => &c[0],
@@ -551,6 +552,9 @@ impl<'a> Tree<'a> {
         fixed: Option<u8>,
     ) {
         let mut hier_done: Option<usize> = None;
+        // Nodes (by index, below 128) merged into `obj` with `.` in this
+        // occurrence: a repeat goes to the binding after it.
+        let mut merged: u128 = 0;
         let mut i = from;
         while i < to {
             let at = i;
@@ -589,7 +593,11 @@ impl<'a> Tree<'a> {
                         .is_none_or(|(p, v)| seg.value(*p as usize) == v.as_bytes());
                     cond && (b.array
                         || if b.path.is_empty() {
-                            self.fits(node, obj)
+                            if j < 128 {
+                                merged & (1 << j) == 0
+                            } else {
+                                self.fits(node, obj)
+                            }
                         } else {
                             self.is_free(obj, &b.path)
                         })
@@ -600,6 +608,9 @@ impl<'a> Tree<'a> {
                 };
                 if b.path.is_empty() {
                     // `.`: the occurrence merges into the current object.
+                    if j < 128 {
+                        merged |= 1 << j;
+                    }
                     (obj, None)
                 } else {
                     let s = self.entry(obj, &b.path);
@@ -653,13 +664,10 @@ impl<'a> Tree<'a> {
         let els = &buf[..];
         // Data after the last declared position is not mapped.
         let mut whole = !beyond(seg, els, last);
-        // Positions the declaration maps (1-based bits).
-        let mut mapped: u128 = 0;
         let raw = |p: usize| -> &'a [u8] { if p >= 1 && p <= n { els[p - 1] } else { &[] } };
         for e in &map.elements {
             match &e.target {
                 Target::Field(path) => {
-                    mapped |= 1 << e.pos;
                     if Some(e.pos) == fixed {
                         continue;
                     }
@@ -671,17 +679,12 @@ impl<'a> Tree<'a> {
                     whole &= self.set(obj, path, v);
                 }
                 Target::Const(c) => {
-                    mapped |= 1 << e.pos;
                     let bytes = raw(e.pos as usize);
                     whole &= bytes.is_empty() || eq_bytes(bytes, c.as_bytes());
                 }
-                Target::Derived(_) => mapped |= 1 << e.pos,
-                Target::Unmapped => {}
+                Target::Derived(_) | Target::Unmapped => {}
                 Target::Pairs(p) => {
                     let pos = e.pos as usize;
-                    for k in 0..2 * p.count as usize {
-                        mapped |= 1 << (pos + k).min(127);
-                    }
                     for k in 0..p.count as usize {
                         if pos + 2 * k > n {
                             // This pair and the ones after it are absent.
@@ -732,6 +735,8 @@ impl<'a> Tree<'a> {
             }
         }
         if whole {
+            // Data at a position the declaration does not map.
+            let mapped = map.mapped;
             whole = els
                 .iter()
                 .enumerate()

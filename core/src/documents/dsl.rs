@@ -555,6 +555,9 @@ fn attach(
                         }
                         _ => node.map = Some(map),
                     }
+                    if let Some(m) = &mut node.map {
+                        m.mapped = NodeMap::mapped_positions(&m.elements);
+                    }
                 }
             }
             _ => {

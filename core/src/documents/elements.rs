@@ -170,21 +170,18 @@ pub fn check_segment(
             .unwrap_or(&[])
     };
     let val = |p: usize| String::from_utf8_lossy(raw(p)).into_owned();
-    // Positions of elements holding the repetition separator (00402 on):
-    // none of the declared elements repeats.
-    let repeated: Vec<usize> = seg
-        .elements()
-        .enumerate()
-        .filter(|(_, e)| e.is_repeated())
-        .map(|(i, _)| i + 1)
-        .collect();
+    // The repetition separator (00402 on): none of the declared elements repeats.
+    let rep = seg.delimiters().repetition;
     for e in &map.elements {
         let pos = e.pos as usize;
-        let span = match &e.target {
-            Target::Pairs(p) => pos..pos + 2 * p.count as usize,
-            _ => pos..pos + 1,
-        };
-        if let Some(&p) = repeated.iter().find(|p| span.contains(p)) {
+        let repeated = rep.and_then(|r| {
+            let mut span = match &e.target {
+                Target::Pairs(p) => pos..(pos + 2 * p.count as usize).min(els.len() + 1),
+                _ => pos..pos + 1,
+            };
+            span.find(|p| raw(*p).contains(&r))
+        });
+        if let Some(p) = repeated {
             out.push(el_finding(
                 seg,
                 p as u32,

@@ -19,6 +19,20 @@ pub enum XType {
     TM,
 }
 
+impl NodeMap {
+    /// The [`NodeMap::mapped`] bits of `elements`.
+    pub fn mapped_positions(elements: &[ElDecl]) -> u128 {
+        let bit = |p: usize| 1u128 << p.min(127);
+        elements.iter().fold(0, |m, e| match &e.target {
+            Target::Unmapped => m,
+            Target::Pairs(p) => {
+                (0..2 * p.count as usize).fold(m, |m, k| m | bit(e.pos as usize + k))
+            }
+            _ => m | bit(e.pos as usize),
+        })
+    }
+}
+
 impl ElDecl {
     /// True when render requires the payload to give this element (the
     /// standard's M, or the declaration's `need`).
@@ -199,6 +213,10 @@ pub struct NodeMap {
     pub levels: Vec<String>,
     /// The hierarchy of an HL loop.
     pub hier: Vec<HlLevel>,
+    /// Bit `n` set: the element at position `n` is mapped (a field, a
+    /// constant, a derived value or a qualifier/id pair), so map-back keeps
+    /// its value ([`NodeMap::mapped_positions`]).
+    pub mapped: u128,
 }
 
 /// A node of the segment tree.

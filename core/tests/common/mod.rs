@@ -107,3 +107,86 @@ pub fn undescribed(schema: &serde_json::Value) -> Vec<String> {
     walk(schema, "", &mut missing);
     missing
 }
+
+/// Everything a reader can observe of how `input` is split, as text: every
+/// token of the whole-input tokenizer with each segment's elements,
+/// repetitions and components (and their `is_repeated` / `is_composite`),
+/// the tokens of the chunk-fed tokenizer fed `chunks` (sizes used in turn),
+/// and the parse result's JSON. Used to compare the kernels of the
+/// structural index.
+pub fn observe(input: &[u8], chunks: &[usize]) -> String {
+    use std::fmt::Write;
+    use x12kit::{Pull, StreamTokenizer, Token, Tokenizer};
+    fn token(t: &Token<'_>, out: &mut String) {
+        match t {
+            Token::Segment(s) => {
+                let _ = write!(
+                    out,
+                    "S {} {} {:?} {:?} {} {:?} n={} [",
+                    s.index(),
+                    s.offset(),
+                    s.raw(),
+                    s.suffix(),
+                    s.terminated(),
+                    s.id(),
+                    s.element_count()
+                );
+                for e in s.elements() {
+                    let _ = write!(
+                        out,
+                        "{:?} r{} c{} (",
+                        e.raw(),
+                        e.is_repeated() as u8,
+                        e.is_composite() as u8
+                    );
+                    for r in e.repetitions() {
+                        let _ = write!(out, "{:?} c{} <", r.raw(), r.is_composite() as u8);
+                        for c in r.components() {
+                            let _ = write!(out, "{:?},", c.raw());
+                        }
+                        out.push('>');
+                    }
+                    for c in e.components() {
+                        let _ = write!(out, "{:?};", c.raw());
+                    }
+                    out.push(')');
+                }
+                out.push_str("]\n");
+            }
+            Token::Diagnostic(d) => {
+                let _ = writeln!(out, "D {d}");
+            }
+        }
+    }
+    let mut out = String::new();
+    for t in Tokenizer::new(input) {
+        token(&t, &mut out);
+    }
+    out.push_str("--- stream\n");
+    let mut st = StreamTokenizer::new();
+    let mut at = 0;
+    let mut n = 0;
+    loop {
+        match st.next() {
+            Pull::Token(t) => token(&t, &mut out),
+            Pull::End => break,
+            Pull::NeedInput if at < input.len() => {
+                let size = chunks
+                    .get(n % chunks.len().max(1))
+                    .copied()
+                    .unwrap_or(4096)
+                    .max(1);
+                let end = (at + size).min(input.len());
+                st.feed(&input[at..end]);
+                at = end;
+                n += 1;
+            }
+            Pull::NeedInput => st.finish(),
+        }
+    }
+    out.push_str("--- json\n");
+    out.push_str(&String::from_utf8_lossy(&x12kit::to_json(&x12kit::parse(
+        input,
+    ))));
+    out
+}

@@ -181,7 +181,7 @@ pub fn partner<'a>(config: &'a Config, account: &str, partner: &str) -> Option<&
 }
 
 /// A claim is void once its owner's heartbeat is older than this (the owner is gone).
-const HEARTBEAT_STALE_MS: i64 = 5_000;
+const HEARTBEAT_STALE_MS: i64 = 15_000;
 
 fn doc_key(r: &Row) -> DbResult<DocKey> {
     Ok(DocKey {
@@ -195,22 +195,24 @@ fn doc_key(r: &Row) -> DbResult<DocKey> {
 /// Records this process's heartbeat every second (claims of a silent process are void
 /// after [`HEARTBEAT_STALE_MS`]); on SQLite (one process) a start voids every older claim.
 async fn heartbeat_loop(app: Arc<App>) {
+    const SQL: &str = "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)
+         ON CONFLICT (id) DO UPDATE SET heartbeat_at = ?2";
     let me = app.worker_id.clone();
     loop {
         let me = me.clone();
-        let _ = app
-            .store
-            .write(move |c| {
-                let now = now_ms();
-                c.exec(
-                    "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)
-                     ON CONFLICT (id) DO UPDATE SET heartbeat_at = ?2",
-                    vals![&me, now],
-                )
-                .map_err(db)?;
-                Ok(())
-            })
-            .await;
+        if app.store.location().is_postgres() {
+            // On its own connection, outside the writer's groups, so that a busy writer
+            // never makes this process look dead to the others.
+            let _ = app
+                .store
+                .read(move |c| c.exec(SQL, vals![&me, now_ms()]))
+                .await;
+        } else {
+            let _ = app
+                .store
+                .write(move |c| c.exec(SQL, vals![&me, now_ms()]).map_err(db))
+                .await;
+        }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }

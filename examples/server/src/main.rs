@@ -153,6 +153,15 @@ async fn serve(config: config::Config) -> Result<(), String> {
     let store = tokio::task::spawn_blocking(move || store::Store::open(location))
         .await
         .map_err(|e| format!("cannot open the store: {e}"))??;
+    let partners: Vec<(String, String)> = config
+        .accounts
+        .iter()
+        .flat_map(|a| a.partners.keys().map(|p| (a.id.clone(), p.clone())))
+        .collect();
+    let store =
+        tokio::task::spawn_blocking(move || store.prepare_partners(&partners).map(|()| store))
+            .await
+            .map_err(|e| format!("cannot prepare the store: {e}"))??;
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;

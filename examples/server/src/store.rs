@@ -110,6 +110,22 @@ struct Readers {
     idle: Mutex<Idle>,
 }
 
+impl Drop for Readers {
+    fn drop(&mut self) {
+        // A PostgreSQL client blocks on its own runtime when it closes, which must not
+        // happen on a tokio thread (at shutdown the store is dropped on one).
+        if let Ok(Idle::Postgres(conns)) = self.idle.get_mut() {
+            let conns = std::mem::take(conns);
+            if !conns.is_empty() {
+                let _ = std::thread::Builder::new()
+                    .name("x12kit-store-close".into())
+                    .spawn(move || drop(conns))
+                    .map(|h| h.join());
+            }
+        }
+    }
+}
+
 /// An outbound document to accept.
 #[derive(Debug)]
 pub struct Accept {
@@ -500,18 +516,39 @@ fn db_error(e: DbError) -> ApiError {
     ApiError::internal()
 }
 
+/// The PostgreSQL sequence of an account's partner's control numbers.
+pub fn control_sequence(account: &str, partner: &str) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(account.as_bytes());
+    h.update([0]);
+    h.update(partner.as_bytes());
+    format!("control_{}", hex::encode(&h.finalize()[..12]))
+}
+
 /// Allocates the next control number of the account's partner (1..999999999, never reused).
+///
+/// SQLite: an upsert in the writer's transaction (a refused render rolls it back, so there
+/// are no gaps). PostgreSQL: a sequence per partner (created at start), which hands out
+/// numbers without holding a lock until commit, so that several processes accepting at
+/// once never wait on each other; a refused render leaves a gap there.
 pub fn next_control(c: &dyn Db, account: &str, partner: &str) -> ApiResult<i64> {
-    let number: i64 = c
-        .one(
+    let number: i64 = if c.skip_locked().is_empty() {
+        c.one(
             "INSERT INTO control_numbers (account, partner_id, last) VALUES (?1, ?2, 1)
              ON CONFLICT (account, partner_id) DO UPDATE SET last = control_numbers.last + 1
              RETURNING last",
             vals![account, partner],
         )
-        .and_then(|r| r.ok_or_else(|| DbError("no control number returned".into())))
-        .and_then(|r| r.get(0))
-        .map_err(db_error)?;
+    } else {
+        c.one(
+            &format!("SELECT nextval('{}')", control_sequence(account, partner)),
+            &[],
+        )
+    }
+    .and_then(|r| r.ok_or_else(|| DbError("no control number returned".into())))
+    .and_then(|r| r.get(0))
+    .map_err(db_error)?;
     if number > MAX_CONTROL {
         return Err(ApiError::new(
             axum::http::StatusCode::CONFLICT,
@@ -520,6 +557,34 @@ pub fn next_control(c: &dyn Db, account: &str, partner: &str) -> ApiResult<i64> 
         ));
     }
     Ok(number)
+}
+
+impl Store {
+    /// PostgreSQL: creates the control-number sequence of each (account, partner) that has
+    /// none (under an advisory lock: several processes may start at once).
+    pub fn prepare_partners(&self, partners: &[(String, String)]) -> Result<(), String> {
+        let Location::Postgres(url) = &self.location else {
+            return Ok(());
+        };
+        let mut conn = PgConn::connect(url).map_err(|e| e.to_string())?;
+        let c = &mut conn.client;
+        c.batch_execute("SELECT pg_advisory_lock(1215262)")
+            .map_err(|e| e.to_string())?;
+        let mut result = Ok(());
+        for (account, partner) in partners {
+            let name = control_sequence(account, partner);
+            if let Err(e) = c.batch_execute(&format!(
+                "CREATE SEQUENCE IF NOT EXISTS {name} MINVALUE 1 MAXVALUE 1000000000 NO CYCLE"
+            )) {
+                result = Err(format!(
+                    "cannot create the control numbers of {account}/{partner}: {e}"
+                ));
+                break;
+            }
+        }
+        let _ = c.batch_execute("SELECT pg_advisory_unlock(1215262)");
+        result
+    }
 }
 
 fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {

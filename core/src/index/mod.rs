@@ -1,0 +1,428 @@
+//! The structural index: where the delimiters are, 64 bytes at a time.
+//!
+//! In the spirit of simdjson's first stage (X12 is simpler: no quotes, no
+//! escapes), a 64-byte block of input is classified into five bitmasks, bit
+//! `i` standing for byte `i` of the block: the element separator, the
+//! component separator, the repetition separator, the segment terminator,
+//! and the whitespace the tokenizer may skip between segments. Set bits are
+//! then walked with `trailing_zeros`, so the tokenizer and the element,
+//! component and repetition views find each delimiter with a few bit
+//! operations instead of comparing bytes one by one.
+//!
+//! Three kernels compute the same [`Masks`]: a portable one, which is the
+//! reference (and the only one off x86-64, e.g. on `wasm32`), and SSE2 and
+//! AVX2 ones chosen at run time on x86-64 ([`Kernel::detect`]). They are
+//! tested against each other on every corpus file, every vector and random
+//! inputs with random delimiters.
+//!
+//! ```
+//! use x12kit::index::{Kernel, Masks, classify_with};
+//!
+//! let mut block = [b' '; 64];
+//! block[..12].copy_from_slice(b"N1*ST*ACME~\n");
+//! let d = x12kit::Delimiters::default();
+//! let m: Masks = classify_with(Kernel::Portable, &block, &d);
+//! assert_eq!(m.element, 0b100100);
+//! assert_eq!(m.segment, 1 << 10);
+//! assert_eq!(m.element, classify_with(Kernel::detect(), &block, &d).element);
+//! ```
+
+use crate::delimiters::Delimiters;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+/// Bytes per block of the index.
+pub const BLOCK: usize = 64;
+
+/// The delimiter and whitespace positions of one 64-byte block: bit `i` is
+/// set when byte `i` of the block is of that class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Masks {
+    /// The element separator.
+    pub element: u64,
+    /// The component separator.
+    pub component: u64,
+    /// The repetition separator (0 when the interchange has none).
+    pub repetition: u64,
+    /// The segment terminator.
+    pub segment: u64,
+    /// Space, tab, line feed, vertical tab, form feed and carriage return.
+    pub whitespace: u64,
+}
+
+impl Masks {
+    /// Whitespace the tokenizer skips after a terminator: whitespace that is
+    /// not an element, component or repetition separator (a terminator that
+    /// is itself whitespace, such as a line feed, is skippable).
+    #[inline]
+    pub fn skippable(&self) -> u64 {
+        self.whitespace & !(self.element | self.component | self.repetition)
+    }
+}
+
+/// An implementation of [`classify_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Byte by byte, on every target: the reference.
+    Portable,
+    /// x86-64 SSE2 (every x86-64 processor).
+    Sse2,
+    /// x86-64 AVX2, when the processor has it.
+    Avx2,
+}
+
+impl Kernel {
+    /// The fastest kernel this processor runs.
+    pub fn detect() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Kernel::Avx2;
+            }
+            Kernel::Sse2
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Kernel::Portable
+        }
+    }
+
+    /// True if this processor can run the kernel.
+    pub fn is_available(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// Every kernel this processor runs, the reference first.
+    pub fn available() -> Vec<Kernel> {
+        [Kernel::Portable, Kernel::Sse2, Kernel::Avx2]
+            .into_iter()
+            .filter(|k| k.is_available())
+            .collect()
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Kernel::Portable => 1,
+            Kernel::Sse2 => 2,
+            Kernel::Avx2 => 3,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<Kernel> {
+        match c {
+            1 => Some(Kernel::Portable),
+            2 => Some(Kernel::Sse2),
+            3 => Some(Kernel::Avx2),
+            _ => None,
+        }
+    }
+}
+
+/// The kernel [`classify`] uses: 0 until first use, then a [`Kernel::code`].
+static ACTIVE: AtomicU8 = AtomicU8::new(0);
+
+/// The kernel the tokenizer and the segment views use: [`Kernel::detect`]
+/// unless [`set_kernel`] chose another.
+#[inline]
+pub fn kernel() -> Kernel {
+    match Kernel::from_code(ACTIVE.load(Ordering::Relaxed)) {
+        Some(k) => k,
+        None => {
+            let k = Kernel::detect();
+            ACTIVE.store(k.code(), Ordering::Relaxed);
+            k
+        }
+    }
+}
+
+/// Makes the whole process use `kernel` (to compare kernels or to measure
+/// them: every kernel gives the same results). Returns false, changing
+/// nothing, if this processor cannot run it.
+pub fn set_kernel(kernel: Kernel) -> bool {
+    if !kernel.is_available() {
+        return false;
+    }
+    ACTIVE.store(kernel.code(), Ordering::Relaxed);
+    true
+}
+
+/// Classifies a 64-byte block with the active [`kernel`].
+#[inline]
+pub fn classify(block: &[u8; BLOCK], d: &Delimiters) -> Masks {
+    // `kernel()` only ever holds an available kernel.
+    dispatch(kernel(), block, d)
+}
+
+/// Classifies a 64-byte block with the given kernel. A kernel this
+/// processor cannot run ([`Kernel::is_available`]) falls back to the
+/// portable one.
+pub fn classify_with(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Masks {
+    if kernel.is_available() {
+        dispatch(kernel, block, d)
+    } else {
+        dispatch(Kernel::Portable, block, d)
+    }
+}
+
+/// Runs `kernel`, which must be available on this processor.
+#[inline(always)]
+fn dispatch(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Masks {
+    let bytes = delimiter_bytes(d);
+    let mut m = match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => x86::avx2(block, bytes),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Sse2 => x86::sse2(block, bytes),
+        _ => portable(block, bytes),
+    };
+    if d.repetition.is_none() {
+        m.repetition = 0;
+    }
+    m
+}
+
+/// Classifies the first `len` (at most 64) bytes of `bytes`; bits at and
+/// after `len` are clear.
+#[inline]
+pub fn classify_prefix(bytes: &[u8], d: &Delimiters) -> Masks {
+    let len = bytes.len().min(BLOCK);
+    let m = match bytes.first_chunk::<BLOCK>() {
+        Some(block) => return classify(block, d),
+        None => {
+            let mut block = [0u8; BLOCK];
+            block[..len].copy_from_slice(&bytes[..len]);
+            classify(&block, d)
+        }
+    };
+    let keep = if len == BLOCK {
+        u64::MAX
+    } else {
+        (1u64 << len) - 1
+    };
+    Masks {
+        element: m.element & keep,
+        component: m.component & keep,
+        repetition: m.repetition & keep,
+        segment: m.segment & keep,
+        whitespace: m.whitespace & keep,
+    }
+}
+
+/// Element, component, repetition and segment bytes, in that order; a
+/// missing repetition separator repeats the terminator (and its mask is
+/// cleared afterwards).
+#[inline]
+fn delimiter_bytes(d: &Delimiters) -> [u8; 4] {
+    [
+        d.element,
+        d.component,
+        d.repetition.unwrap_or(d.segment),
+        d.segment,
+    ]
+}
+
+/// True for the whitespace bytes of [`Masks::whitespace`].
+#[inline]
+fn is_whitespace(b: u8) -> bool {
+    b == b' ' || (0x09..=0x0D).contains(&b)
+}
+
+/// The reference kernel: one byte at a time.
+fn portable(block: &[u8; BLOCK], [e, c, r, s]: [u8; 4]) -> Masks {
+    let mut m = Masks::default();
+    for (i, &b) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        if b == e {
+            m.element |= bit;
+        }
+        if b == c {
+            m.component |= bit;
+        }
+        if b == r {
+            m.repetition |= bit;
+        }
+        if b == s {
+            m.segment |= bit;
+        }
+        if is_whitespace(b) {
+            m.whitespace |= bit;
+        }
+    }
+    m
+}
+
+/// Which class of byte [`Cursor::find`] looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Find {
+    /// The segment terminator.
+    Terminator,
+    /// Any byte that is not skippable whitespace ([`Masks::skippable`]).
+    NotSkippable,
+}
+
+/// Walks one input forward, one classified block at a time, keeping the
+/// last block's terminator and non-whitespace bits so that consecutive
+/// searches (a segment's terminator, then the end of the whitespace after
+/// it, then the next terminator ...) classify each byte about once.
+/// Positions are absolute input offsets, so the cache stays valid when a
+/// stream buffer drops the bytes before it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Cursor {
+    /// Absolute offset of the cached block's first byte.
+    at: usize,
+    /// Bytes of the cached block that were classified (0: no block).
+    len: usize,
+    /// Segment terminators of the cached block.
+    terminators: u64,
+    /// Bytes of the cached block that are not skippable whitespace.
+    solid: u64,
+    /// Blocks classified so far (tests check that the work is linear).
+    pub(crate) blocks: usize,
+}
+
+impl Cursor {
+    /// Forgets the cached block (the delimiters changed).
+    #[inline]
+    pub(crate) fn reset(&mut self) {
+        self.len = 0;
+    }
+
+    /// Position in `buf` (whose first byte is at input offset `base`) of the
+    /// first byte of class `what` at or after `from`, or `None` if there is
+    /// none in `buf`.
+    #[inline(always)]
+    pub(crate) fn find(
+        &mut self,
+        what: Find,
+        buf: &[u8],
+        base: usize,
+        mut from: usize,
+        d: &Delimiters,
+    ) -> Option<usize> {
+        loop {
+            let abs = base + from;
+            let off = abs.wrapping_sub(self.at);
+            if off >= self.len {
+                if from >= buf.len() {
+                    return None;
+                }
+                self.load(buf, base, from, d);
+                continue;
+            }
+            let bits = match what {
+                Find::Terminator => self.terminators,
+                Find::NotSkippable => self.solid,
+            } >> off;
+            let valid = self.len - off;
+            // Bits past a partial block are clear (`load`).
+            if bits != 0 {
+                return Some(from + bits.trailing_zeros() as usize);
+            }
+            from += valid;
+        }
+    }
+
+    /// Classifies the block of `buf` starting at `from`.
+    #[inline(never)]
+    fn load(&mut self, buf: &[u8], base: usize, from: usize, d: &Delimiters) {
+        self.at = base + from;
+        self.blocks += 1;
+        let (m, len) = match buf[from..].first_chunk::<BLOCK>() {
+            Some(block) => (classify(block, d), BLOCK),
+            None => {
+                let rest = &buf[from..];
+                (classify_prefix(rest, d), rest.len())
+            }
+        };
+        self.len = len;
+        self.terminators = m.segment;
+        self.solid = if len == BLOCK {
+            !m.skippable()
+        } else {
+            !m.skippable() & ((1u64 << len) - 1)
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn random_block(next: &mut impl FnMut() -> u64, d: &[u8; 4]) -> [u8; BLOCK] {
+        let mut b = [0u8; BLOCK];
+        for x in b.iter_mut() {
+            let r = next();
+            *x = match r % 4 {
+                0 => d[(r >> 8) as usize % 4],
+                1 => [b' ', b'\t', b'\n', b'\r', 0x0B, 0x0C, 0x08, 0x0E][(r >> 8) as usize % 8],
+                _ => (r >> 16) as u8,
+            };
+        }
+        b
+    }
+
+    #[test]
+    fn every_kernel_equals_the_portable_one() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let kernels = Kernel::available();
+        assert!(kernels.contains(&Kernel::Portable));
+        #[cfg(target_arch = "x86_64")]
+        assert!(kernels.contains(&Kernel::Sse2));
+        for _ in 0..20_000 {
+            let r = next();
+            let bytes = [(r as u8), (r >> 8) as u8, (r >> 16) as u8, (r >> 24) as u8];
+            let d = Delimiters {
+                element: bytes[0],
+                component: bytes[1],
+                repetition: ((r >> 32) % 3 != 0).then_some(bytes[2]),
+                segment: bytes[3],
+            };
+            let block = random_block(&mut next, &bytes);
+            let want = classify_with(Kernel::Portable, &block, &d);
+            for &k in &kernels {
+                assert_eq!(classify_with(k, &block, &d), want, "{k:?} {d:?} {block:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_prefix_has_no_bits_past_its_end() {
+        let d = Delimiters::default();
+        let m = classify_prefix(b"N1*A~ ", &d);
+        assert_eq!(m.element, 1 << 2);
+        assert_eq!(m.segment, 1 << 4);
+        assert_eq!(m.whitespace, 1 << 5);
+        assert_eq!(classify_prefix(b"", &d), Masks::default());
+        let long = [b'*'; 80];
+        assert_eq!(classify_prefix(&long, &d).element, u64::MAX);
+    }
+
+    #[test]
+    fn skippable_whitespace_excludes_separators() {
+        let d = Delimiters {
+            element: b'\t',
+            component: b':',
+            repetition: None,
+            segment: b'\n',
+        };
+        let m = classify_prefix(b"A\tB\n \r", &d);
+        assert_eq!(m.skippable(), 0b111000);
+        assert_eq!(m.repetition, 0);
+    }
+}
