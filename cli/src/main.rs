@@ -65,8 +65,7 @@ enum Command {
         max_sets: usize,
     },
     /// Check the envelope rules (ISA/IEA, GS/GE, ST/SE): report, or `--json`; exit 1 on any error.
-    /// A regular file is streamed with bounded memory (the whole document is read
-    /// only for acknowledgements, an unreadable ISA or non-ASCII bytes).
+    /// A regular file is streamed with bounded memory, with the whole-document result.
     Validate(validate::ValidateArgs),
     /// Write the TA1 / 997 / 999 acknowledgement of an X12 file to stdout.
     Ack(validate::AckArgs),

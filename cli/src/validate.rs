@@ -406,18 +406,17 @@ pub fn run_validate(args: ValidateArgs) -> ExitCode {
 }
 
 /// Validates a regular file by streaming it (memory bounded by the longest
-/// segment plus the summaries kept), giving the result of
-/// [`ops::validate`] on the whole file. `None` when that result needs the
-/// whole document, which the stream tells: acknowledgements to read (a TA1
-/// segment, a 997 or 999 set), an ISA that cannot be parsed (whose
-/// interchange is recovered from the document), or bytes that are not
-/// ASCII (checked as UTF-8 over the document). Standard input is not
-/// streamed here: it could not be read a second time.
+/// segment plus the summaries kept), giving exactly the result of
+/// [`ops::validate`] on the whole file: the core's stream reads the
+/// acknowledgements, recovers interchanges whose ISA cannot be parsed and
+/// checks UTF-8 as the whole-document validation does. `None` for standard
+/// input and other non-regular files, which take the whole-document path
+/// (so the two paths can be compared on the same bytes).
 fn streamed(file: &Path, options: &ops::ValidateOptions) -> io::Result<Option<Validation>> {
     if file == Path::new("-") {
         return Ok(None);
     }
-    let f = std::fs::File::open(file)?;
+    let mut f = std::fs::File::open(file)?;
     if !f.metadata()?.is_file() {
         return Ok(None);
     }
@@ -426,70 +425,9 @@ fn streamed(file: &Path, options: &ops::ValidateOptions) -> io::Result<Option<Va
         retain: options.retain,
         ..Options::default()
     };
-    let mut watch = Watch {
-        inner: f,
-        needs_document: false,
-        carry: [0; 2],
-    };
-    let sink = Watched {
-        v: Validation::default(),
-        needs_document: false,
-    };
-    let out = Validator::with_sink(options, sink).read(&mut watch)?;
-    Ok((!out.needs_document && !watch.needs_document).then_some(out.v))
-}
-
-/// A reader that notes what only the whole-document validation handles:
-/// bytes beyond ASCII and `TA1` (an acknowledgement segment) anywhere.
-struct Watch<R> {
-    inner: R,
-    needs_document: bool,
-    /// The last two bytes read, for a `TA1` across two reads.
-    carry: [u8; 2],
-}
-
-impl<R: io::Read> io::Read for Watch<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let got = &buf[..n.min(buf.len())];
-        if !self.needs_document && !got.is_empty() {
-            let mut edge = self.carry.to_vec();
-            edge.extend_from_slice(&got[..got.len().min(2)]);
-            self.needs_document = !got.is_ascii()
-                || edge.windows(3).any(|w| w == b"TA1")
-                || memchr::memmem::find(got, b"TA1").is_some();
-            self.carry = match got.len() {
-                1 => [self.carry[1], got[0]],
-                _ => [got[got.len() - 2], got[got.len() - 1]],
-            };
-        }
-        Ok(n)
-    }
-}
-
-/// The [`Validation`] sink, noting acknowledgement sets and unreadable ISAs.
-struct Watched {
-    v: Validation,
-    needs_document: bool,
-}
-
-impl Sink for Watched {
-    fn diagnostic(&mut self, d: Diagnostic) {
-        if d.is_error() && matches!(d.code, x12kit::Code::Delimiters | x12kit::Code::IsaLayout) {
-            self.needs_document = true;
-        }
-        self.v.diagnostic(d);
-    }
-
-    fn transaction(&mut self, set: &SetSummary) {
-        if set.kind == "997" || set.kind == "999" {
-            self.needs_document = true;
-        }
-    }
-
-    fn interchange(&mut self, interchange: InterchangeSummary) {
-        self.v.interchange(interchange);
-    }
+    Validator::with_sink(options, Validation::default())
+        .read(&mut f)
+        .map(Some)
 }
 
 fn stream(file: &Path, max_sets: usize, structure: bool) -> ExitCode {

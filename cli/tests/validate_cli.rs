@@ -191,9 +191,8 @@ fn inputs() -> (Vec<std::path::PathBuf>, bool) {
     (files, have)
 }
 
-/// `x12kit validate FILE` streams a regular file (falling back to the whole
-/// document only when acknowledgements, an unreadable ISA or non-ASCII
-/// bytes need it); standard input takes the whole-document path. Both give
+/// `x12kit validate FILE` streams a regular file, always; standard input
+/// takes the whole-document path. Both give
 /// byte-identical output, report and JSON, with and without `--structure`,
 /// on every vector input and corpus file.
 #[test]
