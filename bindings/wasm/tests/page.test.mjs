@@ -109,7 +109,7 @@ test('the inspector names BEG elements from the core declarations', async () => 
   await inspectorShows(/^PO1 — segment 14/);
   assert.match(await page.textContent('#inspector-table'), /unit of measure.*EAeach/);
   const po1 = await page.locator('#inspector-table tbody tr').allTextContents();
-  assert.match(po1[1], /^PO102quantity orderedR 1–15 · mandatory · document field quantity24$/);
+  assert.match(po1[1], /^PO102quantity orderedR 1–15 · optional · document field quantity24$/);
   assert.match(po1[6], /^PO107not declared in x12kit's 850 PO1WID-100$/);
   await page.locator('#raw').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'inspector.png') });
