@@ -199,13 +199,19 @@ mod tests {
     }
 
     pub(crate) fn chunked(input: &[u8], size: usize) -> Vec<String> {
+        tokenize_in_chunks(input, size).0
+    }
+
+    /// The tokens of `input` fed in chunks of `size`, and the tokenizer
+    /// that read them (for what it counted).
+    fn tokenize_in_chunks(input: &[u8], size: usize) -> (Vec<String>, StreamTokenizer) {
         let mut st = StreamTokenizer::new();
         let mut out = Vec::new();
         let mut chunks = input.chunks(size);
         loop {
             match st.next() {
                 Pull::Token(t) => out.push(owned(&t)),
-                Pull::End => return out,
+                Pull::End => return (out, st),
                 Pull::NeedInput => match chunks.next() {
                     Some(c) => st.feed(c),
                     None => st.finish(),
@@ -247,19 +253,7 @@ mod tests {
         input.extend_from_slice(b"SE*3*0001~GE*1*1~IEA*1*000000001~");
         let whole: Vec<String> = Tokenizer::new(&input).map(|t| owned(&t)).collect();
         for size in [7, 100, 7 * 1024] {
-            let mut st = StreamTokenizer::new();
-            let mut out = Vec::new();
-            let mut chunks = input.chunks(size);
-            loop {
-                match st.next() {
-                    Pull::Token(t) => out.push(owned(&t)),
-                    Pull::End => break,
-                    Pull::NeedInput => match chunks.next() {
-                        Some(c) => st.feed(c),
-                        None => st.finish(),
-                    },
-                }
-            }
+            let (out, st) = tokenize_in_chunks(&input, size);
             assert_eq!(out, whole, "chunk size {size}");
             // One partial block per chunk plus one block per 64 bytes, twice
             // over at most; a rescan would classify ~ (len / 64) * (len / size) / 2.
