@@ -66,6 +66,22 @@ fn events_for(r: &Receiver, id: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// Waits (up to 10 s) until the receiver has `n` events of the document.
+fn wait_events(r: &Receiver, id: &str, n: usize) -> Vec<(String, String, String)> {
+    wait_for(10, &format!("{n} events at the receiver"), || {
+        let e = events_for(r, id);
+        (e.len() == n).then_some(e)
+    })
+}
+
+/// Each event's name and document status, in order.
+fn kinds(events: &[(String, String, String)]) -> Vec<(&str, &str)> {
+    events
+        .iter()
+        .map(|(e, s, _)| (e.as_str(), s.as_str()))
+        .collect()
+}
+
 fn wait_delivered(s: &Server, id: &str, n: usize) -> Value {
     wait_for(30, "webhooks delivered", || {
         let t = s.transaction(id);
@@ -115,16 +131,9 @@ fn a_document_goes_queued_validated_routed_acknowledged_with_signed_webhooks() {
     assert!(again["acknowledgements"].as_array().unwrap().is_empty());
     // Three webhooks, delivered and verified by the receiver, ids as in the store.
     let t = wait_delivered(&s, &id, 3);
-    let events = wait_for(10, "three events at the receiver", || {
-        let e = events_for(&receiver, &id);
-        (e.len() == 3).then_some(e)
-    });
-    let kinds: Vec<(&str, &str)> = events
-        .iter()
-        .map(|(e, s, _)| (e.as_str(), s.as_str()))
-        .collect();
+    let events = wait_events(&receiver, &id, 3);
     assert_eq!(
-        kinds,
+        kinds(&events),
         [
             ("document.validated", "validated"),
             ("document.routed", "routed"),
@@ -184,16 +193,9 @@ fn a_rejecting_997_fails_the_document_with_partner_ack_then_error_and_the_ak_det
     assert_eq!(seg["elements"][0]["position"], 3, "{t}");
     assert!(seg["elements"][0]["error"]["code"].is_string(), "{t}");
     wait_delivered(&s, &id, 4);
-    let events = wait_for(10, "four events", || {
-        let e = events_for(&receiver, &id);
-        (e.len() == 4).then_some(e)
-    });
-    let kinds: Vec<(&str, &str)> = events
-        .iter()
-        .map(|(e, s, _)| (e.as_str(), s.as_str()))
-        .collect();
+    let events = wait_events(&receiver, &id, 4);
     assert_eq!(
-        kinds,
+        kinds(&events),
         [
             ("document.validated", "validated"),
             ("document.routed", "routed"),
