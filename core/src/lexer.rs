@@ -82,6 +82,10 @@ pub(crate) struct Lexer {
     /// What is known of a segment whose end is not in the buffer yet, so
     /// that more input resumes the search instead of repeating it.
     resume: Resume,
+    /// Tests only: skip [`Lexer::common`], so that the general path alone
+    /// tokenizes (to compare the two).
+    #[cfg(test)]
+    general_only: bool,
 }
 
 /// Progress on an unfinished segment, in absolute input offsets.
@@ -115,7 +119,84 @@ impl Lexer {
     /// Advances over `buf[*pos..]`. `base` is the input offset of `buf[0]`;
     /// `eof` says no input follows `buf`. Positions in the result are
     /// relative to `buf`.
+    #[inline]
     pub(crate) fn step(&mut self, buf: &[u8], pos: &mut usize, base: usize, eof: bool) -> Step {
+        match self.common(buf, pos, base) {
+            Some(raw) => Step::Segment(raw),
+            None => self.general(buf, pos, base, eof),
+        }
+    }
+
+    /// The common segment, in a few dozen instructions: inside an
+    /// interchange, nothing pending or half read, a plain identifier (2 or 3
+    /// upper-case letters or digits, then the element separator; not ISA or
+    /// IEA) at `buf[*pos]`, and its terminator and the end of the line
+    /// breaks after it in `buf`. Such a segment has no diagnostic and no
+    /// end-of-file padding, so this yields exactly what [`Lexer::general`]
+    /// yields for it; anything else returns `None` and is left to
+    /// `general`, which stays the reference (a unit test compares the two
+    /// on random inputs).
+    #[inline(always)]
+    fn common(&mut self, buf: &[u8], pos: &mut usize, base: usize) -> Option<RawSegment> {
+        #[cfg(test)]
+        if self.general_only {
+            return None;
+        }
+        let d = self.delimiters?;
+        if self.resume.start != usize::MAX || !self.pending.is_empty() {
+            return None;
+        }
+        let start = *pos;
+        let &[b0, b1, b2, b3] = buf.get(start..)?.first_chunk::<4>()?;
+        let id = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit();
+        if !(id(b0) && id(b1)) {
+            return None;
+        }
+        if b2 != d.element {
+            // Three bytes: neither ISA (read by `isa`) nor IEA (ends the interchange).
+            if !(id(b2) && b3 == d.element)
+                || (b0 == b'I' && (b1 == b'S' || b1 == b'E') && b2 == b'A')
+            {
+                return None;
+            }
+        }
+        let abs = base + start;
+        let Some(end) = self.cursor.find(Find::Terminator, buf, base, start, &d) else {
+            // Resume where this search stopped.
+            self.resume = Resume {
+                start: abs,
+                scanned: base + buf.len(),
+                end: None,
+                suffix: 0,
+            };
+            return None;
+        };
+        let Some(suffix_end) = self.cursor.find(Find::NotSkippable, buf, base, end + 1, &d) else {
+            self.resume = Resume {
+                start: abs,
+                scanned: abs,
+                end: Some(base + end),
+                suffix: base + buf.len(),
+            };
+            return None;
+        };
+        let raw = RawSegment {
+            start,
+            end,
+            suffix_end,
+            offset: abs,
+            index: self.index,
+            delimiters: d,
+            terminated: true,
+        };
+        self.index += 1;
+        *pos = suffix_end;
+        Some(raw)
+    }
+
+    /// Every case: the reference tokenizer.
+    #[inline(never)]
+    fn general(&mut self, buf: &[u8], pos: &mut usize, base: usize, eof: bool) -> Step {
         if let Some(d) = self.pending.pop_front() {
             return Step::Diagnostic(d);
         }
@@ -344,6 +425,16 @@ impl Lexer {
                 self.cursor.reset();
             }
             return Step::Segment(raw);
+        }
+    }
+
+    /// A lexer that never takes the [`Lexer::common`] fast path (tests
+    /// compare it with the default one).
+    #[cfg(test)]
+    pub(crate) fn general_only() -> Self {
+        Lexer {
+            general_only: true,
+            ..Lexer::default()
         }
     }
 
@@ -642,6 +733,159 @@ fn letter_separator(rest: &[u8]) -> Option<u8> {
             .count()
             >= 16)
         .then_some(sep)
+}
+
+#[cfg(test)]
+mod fast_path_props {
+    //! The fast path ([`Lexer::common`]) against the general path alone, on
+    //! random X12 with random delimiters and every oddity the fast path
+    //! must leave to the general one: line breaks and spaces between
+    //! segments, empty segments, bad or lower-case identifiers, identifiers
+    //! without elements, ISA and IEA, end-of-file padding, text between
+    //! interchanges, a missing last terminator, and random chunk boundaries.
+
+    use super::*;
+    use crate::stream::{Pull, StreamTokenizer};
+    use proptest::prelude::*;
+
+    const DELIMS: &[u8] =
+        b"*|~^:>!\"#$%&'()+,-./;<=?@[\\]_`{}\x1c\x1d\x1e\x1f\x07\n\r\t\x0b\x0c\x85\xff";
+
+    fn owned(t: &Token<'_>) -> String {
+        match t {
+            Token::Segment(s) => format!(
+                "S {} {} {:?} {:?} {} {:?}",
+                s.index(),
+                s.offset(),
+                s.raw(),
+                s.suffix(),
+                s.terminated(),
+                s.delimiters()
+            ),
+            Token::Diagnostic(d) => format!("D {d:?}"),
+        }
+    }
+
+    fn whole(input: &[u8], lexer: Lexer) -> Vec<String> {
+        let mut t = Tokenizer::new(input);
+        t.lexer = lexer;
+        t.map(|t| owned(&t)).collect()
+    }
+
+    fn chunked(input: &[u8], cuts: &[usize], lexer: Lexer) -> Vec<String> {
+        let mut st = StreamTokenizer::with_lexer(lexer);
+        let mut out = Vec::new();
+        let mut at = 0;
+        let mut i = 0;
+        loop {
+            match st.next() {
+                Pull::Token(t) => out.push(owned(&t)),
+                Pull::End => return out,
+                Pull::NeedInput if at < input.len() => {
+                    let n = cuts[i % cuts.len()].min(input.len() - at);
+                    i += 1;
+                    st.feed(&input[at..at + n]);
+                    at += n;
+                }
+                Pull::NeedInput => st.finish(),
+            }
+        }
+    }
+
+    fn isa(e: u8, c: u8, r: Option<u8>, s: u8) -> Vec<u8> {
+        let mut out = b"ISA".to_vec();
+        let isa11 = [r.unwrap_or(b'U')];
+        let version: &[u8] = if r.is_some() { b"00501" } else { b"00401" };
+        let fields: [&[u8]; 16] = [
+            b"00",
+            b"          ",
+            b"00",
+            b"          ",
+            b"ZZ",
+            b"SENDER         ",
+            b"ZZ",
+            b"RECEIVER       ",
+            b"230101",
+            b"1200",
+            &isa11,
+            version,
+            b"000000001",
+            b"0",
+            b"T",
+            &[c],
+        ];
+        for f in fields {
+            out.push(e);
+            out.extend_from_slice(f);
+        }
+        out.push(s);
+        out
+    }
+
+    /// One piece of input: `k` picks what, `v` varies it.
+    fn piece(out: &mut Vec<u8>, d: [u8; 4], k: u8, v: u8) {
+        let [e, c, r, s] = d;
+        let ids: [&[u8]; 12] = [
+            b"GS", b"ST", b"N1", b"PO1", b"SE", b"GE", b"IEA", b"ISA", b"n1", b"N", b"ABCD", b"I1",
+        ];
+        match k % 16 {
+            0..=5 => {
+                // A segment: identifier, elements, terminator.
+                out.extend_from_slice(ids[v as usize % ids.len()]);
+                for i in 0..(v % 5) {
+                    out.push(e);
+                    out.extend_from_slice(&b"AB12 X"[..(i as usize + v as usize) % 6]);
+                    if v % 7 == i {
+                        out.push(c);
+                        out.push(b'9');
+                    }
+                    if v % 11 == i {
+                        out.push(r);
+                    }
+                }
+                out.push(s);
+            }
+            6 => out.extend_from_slice(&b"\r\n"[..1 + (v as usize % 2)]),
+            7 => out.push(b'\n'),
+            8 => out.extend_from_slice(&b"   \t"[..1 + v as usize % 4]),
+            9 => out.push(s), // an empty segment
+            10 => out.push([e, c, r, 0x1A, 0, b'x'][v as usize % 6]),
+            11 => out.extend_from_slice(&[b'X'; 70][..v as usize % 70]),
+            12 => out.extend_from_slice(b"IEA*1*000000001"),
+            13 => out.extend_from_slice(ids[v as usize % ids.len()]),
+            14 => out.extend_from_slice(b"ISA*00*short"),
+            _ => out.extend_from_slice(&isa(e, c, Some(r).filter(|_| v % 2 == 0), s)),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn the_fast_path_yields_what_the_general_path_yields(
+            d in prop::sample::subsequence(DELIMS.to_vec(), 4).prop_shuffle(),
+            rep in any::<bool>(),
+            pieces in prop::collection::vec((0u8..16, any::<u8>()), 0..120),
+            plain in 0u8..4,
+            cuts in prop::collection::vec(1usize..150, 1..5),
+        ) {
+            let dl = [d[0], d[1], d[2], d[3]];
+            let mut input = isa(d[0], d[1], rep.then_some(d[2]), d[3]);
+            for (k, v) in pieces {
+                // Mostly plain segments, like real files.
+                let k = if plain > 0 && k % 3 != 0 { 0 } else { k };
+                piece(&mut input, dl, k, v);
+            }
+            let want = whole(&input, Lexer::general_only());
+            prop_assert_eq!(&whole(&input, Lexer::default()), &want);
+            prop_assert_eq!(&chunked(&input, &cuts, Lexer::default()), &want);
+            prop_assert_eq!(&chunked(&input, &cuts, Lexer::general_only()), &want);
+        }
+    }
 }
 
 #[cfg(test)]

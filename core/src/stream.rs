@@ -42,6 +42,15 @@ impl StreamTokenizer {
         Self::default()
     }
 
+    /// A tokenizer running `lexer` (tests compare lexer paths).
+    #[cfg(test)]
+    pub(crate) fn with_lexer(lexer: Lexer) -> Self {
+        StreamTokenizer {
+            lexer,
+            ..Self::default()
+        }
+    }
+
     /// Appends a chunk of input. Bytes already tokenized are dropped first.
     pub fn feed(&mut self, chunk: &[u8]) {
         self.room(chunk.len()).copy_from_slice(chunk);
