@@ -77,3 +77,83 @@ fn avx2_inner(block: &[u8; BLOCK], d: [u8; 4]) -> Masks {
         whitespace: bits(ws(lo), ws(hi)),
     }
 }
+
+/// SSE2 kernel of [`super::structural`]: terminators and skippable
+/// whitespace only. `d` is [`super::structural_bytes`].
+#[inline]
+pub(super) fn sse2_structural(block: &[u8; BLOCK], d: [u8; 4]) -> (u64, u64) {
+    // SAFETY: SSE2 is part of the x86-64 baseline; every load reads 16
+    // bytes inside the 64-byte array.
+    unsafe {
+        let e = _mm_set1_epi8(d[0] as i8);
+        let c = _mm_set1_epi8(d[1] as i8);
+        let r = _mm_set1_epi8(d[2] as i8);
+        let s = _mm_set1_epi8(d[3] as i8);
+        let space = _mm_set1_epi8(b' ' as i8);
+        let nine = _mm_set1_epi8(9);
+        let four = _mm_set1_epi8(4);
+        let (mut seg, mut skip) = (0u64, 0u64);
+        for lane in 0..4 {
+            let x = _mm_loadu_si128(block.as_ptr().add(lane * 16).cast());
+            let shift = lane * 16;
+            let bits = |v: __m128i| ((_mm_movemask_epi8(v) as u32 as u64) & 0xFFFF) << shift;
+            seg |= bits(_mm_cmpeq_epi8(x, s));
+            let t = _mm_sub_epi8(x, nine);
+            let ws = _mm_or_si128(
+                _mm_cmpeq_epi8(_mm_min_epu8(t, four), t),
+                _mm_cmpeq_epi8(x, space),
+            );
+            let sep = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(x, e), _mm_cmpeq_epi8(x, c)),
+                _mm_cmpeq_epi8(x, r),
+            );
+            skip |= bits(_mm_andnot_si128(sep, ws));
+        }
+        (seg, skip)
+    }
+}
+
+/// AVX2 kernel of [`super::structural`].
+#[inline]
+pub(super) fn avx2_structural(block: &[u8; BLOCK], d: [u8; 4]) -> (u64, u64) {
+    debug_assert!(std::arch::is_x86_feature_detected!("avx2"));
+    // SAFETY: as for `avx2`: only run after AVX2 was confirmed at run time.
+    unsafe { avx2_structural_inner(block, d) }
+}
+
+#[target_feature(enable = "avx2")]
+fn avx2_structural_inner(block: &[u8; BLOCK], d: [u8; 4]) -> (u64, u64) {
+    let e = _mm256_set1_epi8(d[0] as i8);
+    let c = _mm256_set1_epi8(d[1] as i8);
+    let r = _mm256_set1_epi8(d[2] as i8);
+    let s = _mm256_set1_epi8(d[3] as i8);
+    let space = _mm256_set1_epi8(b' ' as i8);
+    let nine = _mm256_set1_epi8(9);
+    let four = _mm256_set1_epi8(4);
+    // SAFETY: both loads read 32 bytes inside the 64-byte array.
+    let (lo, hi) = unsafe {
+        (
+            _mm256_loadu_si256(block.as_ptr().cast()),
+            _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+        )
+    };
+    let bits = |a: __m256i, b: __m256i| {
+        (_mm256_movemask_epi8(a) as u32 as u64) | ((_mm256_movemask_epi8(b) as u32 as u64) << 32)
+    };
+    let skip = |x: __m256i| {
+        let t = _mm256_sub_epi8(x, nine);
+        let ws = _mm256_or_si256(
+            _mm256_cmpeq_epi8(_mm256_min_epu8(t, four), t),
+            _mm256_cmpeq_epi8(x, space),
+        );
+        let sep = _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(x, e), _mm256_cmpeq_epi8(x, c)),
+            _mm256_cmpeq_epi8(x, r),
+        );
+        _mm256_andnot_si256(sep, ws)
+    };
+    (
+        bits(_mm256_cmpeq_epi8(lo, s), _mm256_cmpeq_epi8(hi, s)),
+        bits(skip(lo), skip(hi)),
+    )
+}
