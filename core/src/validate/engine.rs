@@ -1160,7 +1160,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             let known = tables::set_type(st01);
             if let (Some(t), Some(gs01)) = (known, functional_id) {
                 let gs01 = &gs01.bytes[..gs01.len as usize];
-                if tables::one_of(tables::FUNCTIONAL_IDS, gs01)
+                if tables::one_of_sorted(tables::FUNCTIONAL_IDS, gs01)
                     && t.functional_id.as_bytes() != gs01
                 {
                     self.report(

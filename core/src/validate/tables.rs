@@ -84,7 +84,11 @@ pub const SET_TYPES: &[SetType] = &[
 
 /// The entry for a set type, if x12kit knows it.
 pub fn set_type(code: &[u8]) -> Option<&'static SetType> {
-    SET_TYPES.iter().find(|s| s.code.as_bytes() == code)
+    // Every code is three bytes: compared as arrays, without a call per entry.
+    let code = <[u8; 3]>::try_from(code).ok()?;
+    SET_TYPES
+        .iter()
+        .find(|s| s.code.as_bytes().first_chunk::<3>() == Some(&code))
 }
 
 /// True when x12kit has a definition for the set type: the 18 types of
@@ -141,6 +145,14 @@ pub fn one_of(list: &[&str], value: &[u8]) -> bool {
     list.iter().any(|c| c.as_bytes() == value)
 }
 
+/// [`one_of`] for a list sorted in byte order (checked by the tests for
+/// the lists it is used with): a binary search, for checks made once per
+/// transaction set.
+pub fn one_of_sorted(list: &[&str], value: &[u8]) -> bool {
+    list.binary_search_by(|c| c.as_bytes().iter().cmp(value.iter()))
+        .is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,7 +164,25 @@ mod tests {
         }
         for list in [ID_QUALIFIERS, VERSIONS, FUNCTIONAL_IDS] {
             assert!(list.windows(2).all(|w| w[0] < w[1]));
+            for (i, c) in list.iter().enumerate() {
+                assert!(one_of_sorted(list, c.as_bytes()), "{c}");
+                let mut other = c.as_bytes().to_vec();
+                other.push(b'0');
+                assert_eq!(one_of_sorted(list, &other), one_of(list, &other), "{c}0");
+                assert_eq!(
+                    one_of_sorted(list, &c.as_bytes()[..1]),
+                    one_of(list, &c.as_bytes()[..1]),
+                    "{i}"
+                );
+            }
+            assert!(!one_of_sorted(list, b"") && !one_of_sorted(list, b"~~~"));
         }
+        assert!(SET_TYPES.iter().all(|s| s.code.len() == 3));
+        for s in SET_TYPES {
+            assert_eq!(set_type(s.code.as_bytes()), Some(s));
+        }
+        assert_eq!(set_type(b"85"), None);
+        assert_eq!(set_type(b"8500"), None);
         assert_eq!(SET_TYPES.iter().filter(|s| s.supported).count(), 20);
         assert!(is_supported(b"850") && !is_supported(b"837") && !is_supported(b"123"));
     }
