@@ -6,7 +6,9 @@
 #
 #   benches/compare.sh FILE ROUNDS X12KIT [X12KIT_BASELINE]
 #
-# X12PP (default: x12pp on PATH) names the x12pp binary.
+# X12PP (default: x12pp on PATH) names the x12pp binary; COMMANDS (default:
+# all of them: inspect validate validate-stream parse-no-documents parse)
+# limits the x12kit commands run, e.g. COMMANDS="inspect validate".
 set -euo pipefail
 file=${1:?file}
 rounds=${2:-5}
@@ -23,11 +25,16 @@ add "x12pp > /dev/null" "$x12pp $file"
 for bin in ${old:+old:$old} new:$new; do
     tag=${bin%%:*}
     b=${bin#*:}
-    add "$tag x12kit inspect" "$b inspect --no-progress $file"
-    add "$tag x12kit validate" "$b validate $file"
-    add "$tag x12kit validate --stream" "$b validate --stream $file"
-    add "$tag x12kit parse --no-documents" "$b parse --no-documents $file"
-    add "$tag x12kit parse" "$b parse $file"
+    for cmd in ${COMMANDS:-inspect validate validate-stream parse-no-documents parse}; do
+        case $cmd in
+        inspect) add "$tag x12kit inspect" "$b inspect --no-progress $file" ;;
+        validate) add "$tag x12kit validate" "$b validate $file" ;;
+        validate-stream) add "$tag x12kit validate --stream" "$b validate --stream $file" ;;
+        parse-no-documents) add "$tag x12kit parse --no-documents" "$b parse --no-documents $file" ;;
+        parse) add "$tag x12kit parse" "$b parse $file" ;;
+        *) echo "unknown command in COMMANDS: $cmd" >&2 && exit 2 ;;
+        esac
+    done
 done
 
 tmp=$(mktemp -d)

@@ -82,6 +82,10 @@ pub(crate) struct Lexer {
     /// What is known of a segment whose end is not in the buffer yet, so
     /// that more input resumes the search instead of repeating it.
     resume: Resume,
+    /// No delimiter of the current interchange other than its terminator
+    /// is whitespace, so the whitespace after a terminator is skippable
+    /// byte by byte ([`is_ws`]) without the index.
+    plain_ws: bool,
     /// Tests only: skip [`Lexer::common`], so that the general path alone
     /// tokenizes (to compare the two).
     #[cfg(test)]
@@ -100,6 +104,17 @@ struct Resume {
     /// Only skippable whitespace lies in `end + 1..suffix`.
     suffix: usize,
 }
+
+/// The bytes of a segment identifier: upper-case ASCII letters and digits.
+static ID_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_uppercase() || (b as u8).is_ascii_digit();
+        b += 1;
+    }
+    t
+};
 
 /// Whitespace the tokenizer skips between segments.
 #[inline]
@@ -148,13 +163,13 @@ impl Lexer {
         }
         let start = *pos;
         let &[b0, b1, b2, b3] = buf.get(start..)?.first_chunk::<4>()?;
-        let id = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit();
-        if !(id(b0) && id(b1)) {
+        let id = |b: u8| ID_BYTE[b as usize];
+        if !(id(b0) & id(b1)) {
             return None;
         }
         if b2 != d.element {
             // Three bytes: neither ISA (read by `isa`) nor IEA (ends the interchange).
-            if !(id(b2) && b3 == d.element)
+            if !(id(b2) & (b3 == d.element))
                 || (b0 == b'I' && (b1 == b'S' || b1 == b'E') && b2 == b'A')
             {
                 return None;
@@ -171,7 +186,22 @@ impl Lexer {
             };
             return None;
         };
-        let Some(suffix_end) = self.cursor.find(Find::NotSkippable, buf, base, end + 1, &d) else {
+        // Usually a line break or none: read byte by byte when only
+        // whitespace can be skipped, else (or past a few bytes) walk the index.
+        let mut from = end + 1;
+        if self.plain_ws {
+            while let Some(&b) = buf.get(from) {
+                if !is_ws(b) || from > end + 4 {
+                    break;
+                }
+                from += 1;
+            }
+        }
+        let found = match buf.get(from) {
+            Some(&b) if self.plain_ws && !is_ws(b) => Some(from),
+            _ => self.cursor.find(Find::NotSkippable, buf, base, from, &d),
+        };
+        let Some(suffix_end) = found else {
             self.resume = Resume {
                 start: abs,
                 scanned: abs,
@@ -474,6 +504,9 @@ impl Lexer {
                 };
                 self.index += 1;
                 self.delimiters = Some(d);
+                self.plain_ws = ![d.element, d.component, d.repetition.unwrap_or(d.element)]
+                    .iter()
+                    .any(|&b| is_ws(b) && b != d.segment);
                 self.cursor.reset();
                 self.started = true;
                 *pos = suffix_end;
