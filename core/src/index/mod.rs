@@ -209,6 +209,23 @@ fn structural(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> (u64, u64)
     }
 }
 
+/// [`structural`] for two consecutive blocks.
+#[inline(always)]
+fn structural2(kernel: Kernel, blocks: &[u8; 2 * BLOCK], d: &Delimiters) -> [(u64, u64); 2] {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => x86::avx2_structural2(blocks, structural_bytes(d)),
+        _ => {
+            let (a, b) = blocks.split_at(BLOCK);
+            let one = |h: &[u8]| match h.first_chunk::<BLOCK>() {
+                Some(h) => structural(kernel, h, d),
+                None => unreachable!("two 64-byte halves of a 128-byte array"),
+            };
+            [one(a), one(b)]
+        }
+    }
+}
+
 /// Element, component, repetition and segment bytes for [`structural`]:
 /// a missing repetition separator repeats the element separator, so that
 /// the separators that are never skippable are exactly the interchange's.
@@ -319,6 +336,9 @@ pub(crate) struct Cursor {
     solid: u64,
     /// Blocks classified so far (tests check that the work is linear).
     pub(crate) blocks: usize,
+    /// The block after the cached one, classified with it (its
+    /// terminators and solid bytes), until the cursor moves on.
+    ahead: Option<(u64, u64)>,
 }
 
 impl Cursor {
@@ -326,6 +346,7 @@ impl Cursor {
     #[inline]
     pub(crate) fn reset(&mut self) {
         self.len = 0;
+        self.ahead = None;
     }
 
     /// Position in `buf` (whose first byte is at input offset `base`) of the
@@ -363,12 +384,41 @@ impl Cursor {
         }
     }
 
-    /// Classifies the block of `buf` starting at `from`.
-    #[inline(never)]
+    /// Moves to the block of `buf` starting at `from`: the one classified
+    /// ahead when it is that one, else classifies it.
+    #[inline(always)]
     fn load(&mut self, buf: &[u8], base: usize, from: usize, d: &Delimiters) {
-        self.at = base + from;
+        let abs = base + from;
+        if let Some((terminators, solid)) = self.ahead.take() {
+            // Input bytes never change once fed, so the block classified
+            // ahead holds whatever the buffer holds at its offsets now.
+            if self.len == BLOCK && abs == self.at + BLOCK {
+                self.at = abs;
+                self.terminators = terminators;
+                self.solid = solid;
+                return;
+            }
+        }
+        self.classify(buf, base, from, d);
+    }
+
+    /// Classifies the block of `buf` starting at `from` (and the next one
+    /// too when it is in `buf`).
+    #[inline(never)]
+    fn classify(&mut self, buf: &[u8], base: usize, from: usize, d: &Delimiters) {
+        let abs = base + from;
+        self.at = abs;
         self.blocks += 1;
         let rest = &buf[from..];
+        if let Some(pair) = rest.first_chunk::<{ 2 * BLOCK }>() {
+            let [(t0, s0), (t1, s1)] = structural2(kernel(), pair, d);
+            self.blocks += 1;
+            self.len = BLOCK;
+            self.terminators = t0;
+            self.solid = !s0;
+            self.ahead = Some((t1, !s1));
+            return;
+        }
         let (terminators, skippable, len) = match rest.first_chunk::<BLOCK>() {
             Some(block) => {
                 let (t, s) = structural(kernel(), block, d);
@@ -465,11 +515,21 @@ mod tests {
             };
             let block = random_block(&mut next, &bytes);
             let m = classify_with(Kernel::Portable, &block, &d);
+            let other = random_block(&mut next, &bytes);
+            let o = classify_with(Kernel::Portable, &other, &d);
+            let mut pair = [0u8; 2 * BLOCK];
+            pair[..BLOCK].copy_from_slice(&block);
+            pair[BLOCK..].copy_from_slice(&other);
             for k in Kernel::available() {
                 assert_eq!(
                     structural(k, &block, &d),
                     (m.segment, m.skippable()),
                     "{k:?} {d:?} {block:?}"
+                );
+                assert_eq!(
+                    structural2(k, &pair, &d),
+                    [(m.segment, m.skippable()), (o.segment, o.skippable())],
+                    "{k:?} {d:?} {pair:?}"
                 );
             }
         }

@@ -157,3 +157,21 @@ fn avx2_structural_inner(block: &[u8; BLOCK], d: [u8; 4]) -> (u64, u64) {
         bits(skip(lo), skip(hi)),
     )
 }
+
+/// AVX2 kernel of [`super::structural`] for two consecutive blocks in one
+/// call (the delimiter broadcasts and the call are paid once).
+#[inline]
+pub(super) fn avx2_structural2(blocks: &[u8; 2 * BLOCK], d: [u8; 4]) -> [(u64, u64); 2] {
+    debug_assert!(std::arch::is_x86_feature_detected!("avx2"));
+    // SAFETY: as for `avx2`: only run after AVX2 was confirmed at run time.
+    unsafe { avx2_structural2_inner(blocks, d) }
+}
+
+#[target_feature(enable = "avx2")]
+fn avx2_structural2_inner(blocks: &[u8; 2 * BLOCK], d: [u8; 4]) -> [(u64, u64); 2] {
+    let (a, b) = blocks.split_at(BLOCK);
+    match (a.first_chunk::<BLOCK>(), b.first_chunk::<BLOCK>()) {
+        (Some(a), Some(b)) => [avx2_structural_inner(a, d), avx2_structural_inner(b, d)],
+        _ => unreachable!("two 64-byte halves of a 128-byte array"),
+    }
+}
