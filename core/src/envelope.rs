@@ -132,6 +132,7 @@ impl Envelope {
     }
 
     /// Feeds one token.
+    #[inline]
     pub fn push<'a, H: Handler<'a>>(&mut self, token: Token<'a>, h: &mut H) {
         match token {
             Token::Diagnostic(d) => h.diagnostic(d),

@@ -134,7 +134,7 @@ impl Lexer {
     /// Advances over `buf[*pos..]`. `base` is the input offset of `buf[0]`;
     /// `eof` says no input follows `buf`. Positions in the result are
     /// relative to `buf`.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn step(&mut self, buf: &[u8], pos: &mut usize, base: usize, eof: bool) -> Step {
         match self.common(buf, pos, base) {
             Some(raw) => Step::Segment(raw),

@@ -111,6 +111,7 @@ impl StreamTokenizer {
     ///
     /// Not an `Iterator`: the token borrows the tokenizer until the next call.
     #[allow(clippy::should_implement_trait)]
+    #[inline(always)]
     pub fn next(&mut self) -> Pull<'_> {
         match self.advance() {
             Some(Step::Segment(raw)) => {
@@ -122,6 +123,7 @@ impl StreamTokenizer {
         }
     }
 
+    #[inline]
     fn advance(&mut self) -> Option<Step> {
         Some(
             self.lexer
@@ -168,6 +170,7 @@ impl<R: Read> Reader<R> {
     }
 
     /// The next token, or `None` at the end of the input.
+    #[inline]
     pub fn next_token(&mut self) -> io::Result<Option<Token<'_>>> {
         loop {
             match self.tokens.advance() {
