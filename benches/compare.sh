@@ -41,18 +41,27 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for ((r = 0; r < rounds; r++)); do
     for i in "${!cmds[@]}"; do
-        /usr/bin/time -f "%e %M" -o "$tmp/t" ${cmds[$i]} > /dev/null 2>&1 || true
-        echo "$(cat "$tmp/t")" >> "$tmp/$i"
+        /usr/bin/time -f "%e %M %U %S" -o "$tmp/t" ${cmds[$i]} > /dev/null 2>&1 || true
+        tail -n 1 "$tmp/t" >> "$tmp/$i"
     done
 done
-echo "| command | median s | MB/s | peak RSS MiB |"
-echo "|---|---:|---:|---:|"
+# Speed relative to x12pp (its time / this command's time), by wall time and
+# by CPU time (user + system, which other processes on a shared machine
+# inflate less than wall time).
+median() { sort -n | sed -n "$(((rounds + 1) / 2))p"; }
+cpu() { awk '{ print $3 + $4 }' "$1"; }
+pp_wall=$(cut -d' ' -f1 "$tmp/1" | median)
+pp_cpu=$(cpu "$tmp/1" | median)
+echo "| command | median s | MB/s | CPU s | × x12pp (wall) | × x12pp (CPU) | peak RSS MiB |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 for i in "${!cmds[@]}"; do
-    mid=$(((rounds + 1) / 2))
-    t=$(cut -d' ' -f1 "$tmp/$i" | sort -n | sed -n "${mid}p")
-    m=$(cut -d' ' -f2 "$tmp/$i" | sort -n | sed -n "${mid}p")
-    awk -v n="${names[$i]}" -v size="$size" -v t="$t" -v m="$m" 'BEGIN {
+    t=$(cut -d' ' -f1 "$tmp/$i" | median)
+    m=$(cut -d' ' -f2 "$tmp/$i" | median)
+    c=$(cpu "$tmp/$i" | median)
+    awk -v n="${names[$i]}" -v size="$size" -v t="$t" -v m="$m" -v c="$c" \
+        -v pw="$pp_wall" -v pc="$pp_cpu" 'BEGIN {
         s = t; if (s < 0.005) s = 0.005
-        printf "| `%s` | %.2f | %.0f | %.1f |\n", n, t, size / 1e6 / s, m / 1024
+        cc = c; if (cc < 0.005) cc = 0.005
+        printf "| `%s` | %.2f | %.0f | %.2f | %.2f | %.2f | %.1f |\n", n, t, size / 1e6 / s, c, pw / s, pc / cc, m / 1024
     }'
 done

@@ -4,7 +4,7 @@
 //! something. See `benches/README.md`.
 //!
 //! ```sh
-//! x12kit-speed FILE [ROUNDS]
+//! x12kit-speed FILE [ROUNDS] [BENCH,BENCH...]
 //! ```
 
 use std::hint::black_box;
@@ -51,6 +51,15 @@ fn stream(data: &[u8]) -> usize {
             Pull::End => return n,
         }
     }
+}
+
+fn validate_reader(data: &[u8]) -> usize {
+    let options = x12kit::validate::Options {
+        retain: x12kit::validate::Retain::Counts,
+        ..Default::default()
+    };
+    let v = x12kit::validate_reader(data, &options).expect("reading a slice cannot fail");
+    v.diagnostics.len() + v.interchanges.len()
 }
 
 fn parse_tree(data: &[u8]) -> usize {
@@ -105,11 +114,15 @@ fn main() {
         .next()
         .unwrap_or_else(|| "/tmp/x12kit-bench-100mb.x12".into());
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
+    let only: Option<Vec<String>> = args
+        .next()
+        .map(|l| l.split(',').map(String::from).collect());
     let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let benches: [Bench; 6] = [
+    let benches: [Bench; 7] = [
         ("tokenize", tokenize),
         ("tokenize+elements", tokenize_elements),
         ("stream_64KiB", stream),
+        ("validate_reader", validate_reader),
         ("parse_tree", parse_tree),
         ("parse_json_no_documents", parse_json_no_documents),
         ("parse_json", parse_json),
@@ -136,6 +149,9 @@ fn main() {
     }
     println!();
     for (name, f) in benches {
+        if only.as_ref().is_some_and(|o| !o.iter().any(|b| b == name)) {
+            continue;
+        }
         let mut speeds = vec![Vec::new(); kernels.len()];
         let mut answers = Vec::new();
         for _ in 0..rounds {
