@@ -115,6 +115,9 @@ fn envelope_segments_for_any_set_or_none() {
     assert_eq!(at(&isa5, 11)["number"], "I65");
     assert_eq!(at(&isa5, 11)["name"], "Repetition Separator");
     assert_eq!(isa5["set"], "850");
+    // An interchange version (ISA12) picks the edition too.
+    assert_eq!(at(&describe("", "00501", "ISA"), 11)["number"], "I65");
+    assert_eq!(at(&describe("", "00401", "ISA"), 11)["number"], "I10");
 
     let gs = describe("810", "004010", "GS");
     assert_eq!(gs["segmentName"], "Functional Group Header");

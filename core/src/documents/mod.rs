@@ -364,9 +364,19 @@ fn element_at(segment: &str, pos: u8, ed: Edition) -> (Option<&'static str>, Opt
 /// `mandatory` and `maxUse` are null, and each element's `mandatory` is
 /// the standard's. `None`: a segment that is neither in the set's
 /// declaration nor an envelope or acknowledgment segment. `version` picks
-/// the edition (`004010`, `005010`, …; `""` is the base edition).
+/// the edition: a group's version (GS08: `004010`, `005010`, …), an
+/// interchange's (ISA12: `00401`, `00501`), or `""` for the base edition.
 pub fn describe_segment(set_type: &str, version: &str, segment: &str) -> Option<Value> {
-    let ed = edition(version);
+    let ed = match version {
+        v if v.len() == 5 && v.bytes().all(|b| b.is_ascii_digit()) => {
+            if v >= "00501" {
+                Edition::V5010
+            } else {
+                Edition::Base
+            }
+        }
+        v => edition(v),
+    };
     let decl = declaration(set_type, ed);
     let segment_name = |id: &str| {
         dictionary()
