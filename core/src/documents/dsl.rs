@@ -45,6 +45,10 @@
 //! a syntax rule; `hl CODE path[] [under=A,B] [flat]` a level of an HL loop.
 //! A mapping line whose node does not exist in an edition's structure is
 //! skipped for that edition (tests check each resolves in at least one).
+//!
+//! The X12 dictionary the declarations use (`sets/dictionary.x12d`: segment
+//! names, the data element at each position, element names, types, lengths
+//! and code meanings) has a language of its own: [`parse_dictionary`].
 
 use super::model::*;
 use super::syntax::{Rule, RuleKind};

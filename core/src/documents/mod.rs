@@ -404,7 +404,7 @@ pub fn describe_segment(set_type: &str, version: &str, segment: &str) -> Option<
                         "min": min,
                         "max": max,
                         "mandatory": e.mandatory && k < 2,
-                        "description": if k % 2 == 0 { "product/service ID qualifier" } else { "product/service ID" },
+                        "description": Value::Null,
                         "field": Value::Null,
                         "codes": Value::Null,
                         "knownCodes": if k % 2 == 0 {
