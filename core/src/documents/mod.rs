@@ -334,6 +334,18 @@ fn meanings(number: Option<&str>) -> Value {
     )
 }
 
+/// What a code of the element at a position of a segment means (in either
+/// edition), from the dictionary: for the schemas' descriptions.
+pub(crate) fn code_meaning(segment: &str, pos: u8, code: &str) -> Option<&'static str> {
+    let d = dictionary()?;
+    let s = d.segment(segment)?;
+    [Edition::Base, Edition::V5010]
+        .into_iter()
+        .filter_map(|ed| s.number_at(pos, ed))
+        .filter_map(|n| d.element(n))
+        .find_map(|e| e.meaning(code))
+}
+
 /// Number and name of the element at a position of a segment, from the dictionary.
 fn element_at(segment: &str, pos: u8, ed: Edition) -> (Option<&'static str>, Option<&'static str>) {
     let Some(d) = dictionary() else {

@@ -375,7 +375,6 @@ impl DictElement {
     }
 
     /// The meaning of a code, when x12kit knows it.
-    #[cfg(test)]
     pub fn meaning(&self, code: &str) -> Option<&str> {
         self.codes
             .iter()
