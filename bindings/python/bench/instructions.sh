@@ -28,6 +28,7 @@ for op in "parse (lazy)" "parse().to_dict()" "parse(documents=False).to_dict()" 
   count .venv-x12kit x12kit "$op" | tee -a "$out"
 done
 count .venv-lfh linuxforhealth-x12 "linuxforhealth-x12 X12SegmentReader (segments)" | tee -a "$out"
+count .venv-lfh linuxforhealth-x12 "linuxforhealth-x12 X12SegmentReader, all kept (list)" | tee -a "$out"
 count .venv-peers ansi-x12 "ansi-x12 tokenize + parse_x12_interchange" | tee -a "$out"
 count .venv-peers pyx12 "pyx12 X12Reader (segments)" | tee -a "$out"
 count .venv-peers badx12 "badx12 Parser.parse_document" | tee -a "$out"

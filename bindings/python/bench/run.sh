@@ -14,12 +14,14 @@ mk() { # venv packages...
 }
 mk .venv-x12kit orjson maturin
 mk .venv-peers pyx12 ansi-x12 badx12
-mk .venv-lfh linuxforhealth-x12
+mk .venv-lfh linuxforhealth-x12 orjson
 # linuxforhealth-x12 0.57 imports pydantic.BaseSettings (pydantic 1).
 "$HERE/.venv-lfh/bin/python" -c "import pydantic, sys; sys.exit(pydantic.VERSION >= \"2\")" || "$HERE/.venv-lfh/bin/python" -m pip install -q "pydantic<2"
 rm -rf "$HERE/dist"
 (cd "$ROOT/bindings/python" && VIRTUAL_ENV="$HERE/.venv-x12kit" "$HERE/.venv-x12kit/bin/maturin" build --release --quiet -o "$HERE/dist" -i "$HERE/.venv-x12kit/bin/python")
-"$HERE/.venv-x12kit/bin/python" -m pip install -q --force-reinstall --no-deps "$HERE"/dist/x12kit-*.whl
+for v in .venv-x12kit .venv-lfh; do # the abi3 wheel also goes next to linuxforhealth-x12 (interleaved.py)
+  "$HERE/$v/bin/python" -m pip install -q --force-reinstall --no-deps "$HERE"/dist/x12kit-*.whl
+done
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10 100)
 files=$("$PY" "$HERE/gen.py" "${sizes[@]}")
 out="$HERE/results.jsonl"; : > "$out"
@@ -35,5 +37,10 @@ for f in $files; do
   done
   timeout 900 "$HERE/.venv-lfh/bin/python" "$HERE/bench.py" linuxforhealth-x12 "$f" 1 | tee -a "$out" || true
 done
-echo "end: $(date -u +%FT%TZ) $(uptime)"
 "$PY" "$HERE/table.py" "$out"
+# x12kit and linuxforhealth-x12 in one process, taking turns (files up to 20 MB:
+# orjson.loads takes minutes per call above).
+for f in $files; do
+  [ "$(stat -c %s "$f")" -gt 20000000 ] || "$HERE/.venv-lfh/bin/python" "$HERE/interleaved.py" "$f" 3 | tail -n +2
+done
+echo "end: $(date -u +%FT%TZ) $(uptime)"
