@@ -203,6 +203,28 @@ impl std::ops::Deref for Input {
     }
 }
 
+/// Drops the resident pages of a mapped input from `from` (where the last
+/// call ended) to `upto` (whole pages only), which the parser will not read
+/// again; returns where the dropped range ends. A no-op for a buffer.
+fn release_pages(input: &Input, from: usize, upto: usize) -> usize {
+    #[cfg(unix)]
+    if let Input::Mapped(m) = input {
+        const PAGE: usize = 1 << 16;
+        let end = upto / PAGE * PAGE;
+        if end > from {
+            // SAFETY: the map is private and read-only and was never written:
+            // MADV_DONTNEED only drops its pages, and a later read of that
+            // range (the input's prefix) loads the same file bytes again.
+            let _ = unsafe {
+                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, end - from)
+            };
+            return end;
+        }
+    }
+    let _ = upto;
+    from
+}
+
 /// Opens a file for whole-input parsing, mapping it when possible.
 fn map_input(file: &Path) -> io::Result<Input> {
     if file != Path::new("-") {
@@ -225,20 +247,26 @@ fn parse(file: &Path, pretty: bool, documents: bool) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(file, e),
     };
-    let doc = x12kit::parse(&input);
     let stdout = io::stdout().lock();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     let options = x12kit::JsonOptions { documents };
-    let written = x12kit::to_json_writer(&doc, &mut out, pretty, &options)
-        .and_then(|_| out.write_all(b"\n"))
-        .and_then(|_| out.flush());
-    if let Err(e) = written {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            return ExitCode::SUCCESS;
-        }
-        return fail(file, e);
-    }
-    let errors = doc.diagnostics.iter().filter(|d| d.is_error()).count();
+    // The core writes one interchange at a time and says which input it is
+    // done with: the pages of a mapped file behind that point are dropped,
+    // so the memory held follows the largest interchange, not the file.
+    let mut released = 0;
+    let mut release = |upto: usize| released = release_pages(&input, released, upto);
+    let written = x12kit::json::to_json_stream(&input, &mut out, pretty, &options, &mut release)
+        .and_then(|d| {
+            out.write_all(b"\n")?;
+            out.flush()?;
+            Ok(d)
+        });
+    let diagnostics = match written {
+        Ok(d) => d,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return ExitCode::SUCCESS,
+        Err(e) => return fail(file, e),
+    };
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     if errors > 0 {
         eprintln!(
             "x12kit: {}: {errors} error diagnostic{} (see \"diagnostics\" in the output)",

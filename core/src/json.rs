@@ -106,9 +106,9 @@ pub fn to_json_with(doc: &Document<'_>, options: &JsonOptions) -> Vec<u8> {
 /// across calls (a server, a binding) avoids the page faults of a fresh
 /// allocation as large as the output.
 pub fn to_json_into(doc: &Document<'_>, options: &JsonOptions, out: &mut Vec<u8>) {
-    let mut w = JsonWriter::new(doc, std::mem::take(out), usize::MAX);
+    let mut w = JsonWriter::new(std::mem::take(out), usize::MAX);
     w.documents = options.documents;
-    w.document();
+    w.document(doc);
     *out = w.buf;
 }
 
@@ -125,11 +125,79 @@ pub fn to_json_writer<W: io::Write>(
     } else {
         Box::new(w)
     };
-    let mut jw = JsonWriter::new(doc, Vec::with_capacity(1 << 16), 1 << 16);
+    let mut jw = JsonWriter::new(Vec::with_capacity(1 << 16), 1 << 16);
     jw.documents = options.documents;
     jw.sink = Some(sink);
-    jw.document();
+    jw.document(doc);
     jw.flush_all()
+}
+
+/// Parses `input` and writes the JSON of the parse result to a writer as it
+/// goes, compact or pretty: byte for byte what [`to_json_writer`] writes for
+/// [`parse`](crate::parse())`(input)`, without building the tree of the
+/// whole input. Each interchange is parsed, written and dropped before the
+/// next one is read, so the memory this takes follows the largest
+/// interchange (its segment ranges, 16 bytes a body segment) plus the
+/// diagnostics, not the input: the contract writes an interchange's
+/// `segments` (TA1, ISB, ISE and misplaced ones, wherever they appear)
+/// before its `groups`, so one interchange is the unit that must be held.
+///
+/// `release(offset)` is called after each interchange is written: the input
+/// before `offset` will not be read again (a caller that maps a file can
+/// drop those pages). Returns the diagnostics (also in the JSON).
+pub fn to_json_stream<W: io::Write>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    let sink: Box<dyn io::Write + '_> = if pretty {
+        Box::new(Pretty::new(w))
+    } else {
+        Box::new(w)
+    };
+    let mut jw = JsonWriter::new(Vec::with_capacity(1 << 17), 1 << 16);
+    jw.documents = options.documents;
+    jw.sink = Some(sink);
+    jw.raw(b"{\"interchanges\":[");
+    let mut first = true;
+    let doc = crate::envelope::parse_each(input, |doc, upto| {
+        for i in &doc.interchanges {
+            if !first {
+                jw.buf.push(b',');
+            }
+            first = false;
+            jw.interchange(doc, i);
+        }
+        jw.maybe_flush();
+        release(upto);
+    });
+    jw.tail(&doc);
+    jw.flush_all()?;
+    Ok(doc.diagnostics)
+}
+
+/// Parses `input` and appends the compact JSON of the parse result to `out`:
+/// the bytes of [`to_json_into`] of [`parse`](crate::parse())`(input)`,
+/// holding one interchange's tree at a time (see [`to_json_stream`]).
+pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>) {
+    let mut jw = JsonWriter::new(std::mem::take(out), usize::MAX);
+    jw.buf.reserve(input.len() * 2 + 256);
+    jw.documents = options.documents;
+    jw.raw(b"{\"interchanges\":[");
+    let mut first = true;
+    let doc = crate::envelope::parse_each(input, |doc, _| {
+        for i in &doc.interchanges {
+            if !first {
+                jw.buf.push(b',');
+            }
+            first = false;
+            jw.interchange(doc, i);
+        }
+    });
+    jw.tail(&doc);
+    *out = jw.buf;
 }
 
 /// Serializes a parse result to a `serde_json::Value` (for callers that
@@ -184,11 +252,12 @@ pub fn delimiter_char(b: u8) -> String {
 }
 
 /// Index of a group's first segment (GS, or the first ST of an implicit group).
-fn group_start(doc: &Document<'_>, g: &Group<'_>) -> usize {
+fn group_start(g: &Group<'_>) -> usize {
     match (&g.gs, g.transactions.first()) {
         (Some(gs), _) => gs.index(),
         (None, Some(t)) => t.st.index(),
-        (None, None) => doc.segment_count(),
+        // Not reached: an implicit group opens with its first set.
+        (None, None) => usize::MAX,
     }
 }
 
@@ -221,8 +290,7 @@ fn classes(d: &Delimiters) -> [u8; 256] {
     t
 }
 
-struct JsonWriter<'d, 'a, 's> {
-    doc: &'d Document<'a>,
+struct JsonWriter<'a, 's> {
     buf: Vec<u8>,
     flush_at: usize,
     sink: Option<Box<dyn io::Write + 's>>,
@@ -241,10 +309,9 @@ struct JsonWriter<'d, 'a, 's> {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
-    fn new(doc: &'d Document<'a>, buf: Vec<u8>, flush_at: usize) -> Self {
+impl<'a, 's> JsonWriter<'a, 's> {
+    fn new(buf: Vec<u8>, flush_at: usize) -> Self {
         JsonWriter {
-            doc,
             buf,
             flush_at,
             sink: None,
@@ -328,15 +395,19 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         self.raw(b"\":");
     }
 
-    fn document(&mut self) {
-        let doc = self.doc;
+    fn document(&mut self, doc: &Document<'a>) {
         self.raw(b"{\"interchanges\":[");
         for (n, i) in doc.interchanges.iter().enumerate() {
             if n > 0 {
                 self.buf.push(b',');
             }
-            self.interchange(i);
+            self.interchange(doc, i);
         }
+        self.tail(doc);
+    }
+
+    /// What follows the interchanges: diagnostics, prefix, unterminated.
+    fn tail(&mut self, doc: &Document<'a>) {
         self.raw(b"],\"diagnostics\":");
         // Diagnostics are few; serde_json writes them (to a Vec, which cannot fail).
         let _ = serde_json::to_writer(&mut self.buf, &doc.diagnostics);
@@ -356,8 +427,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         self.string(s.as_bytes());
     }
 
-    fn interchange(&mut self, i: &Interchange<'a>) {
-        let doc = self.doc;
+    fn interchange(&mut self, doc: &Document<'a>, i: &Interchange<'a>) {
         let d = i.isa.delimiters();
         self.class = classes(&d);
         self.delims = d;
@@ -380,7 +450,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         self.raw(b",\"header\":");
         self.fields(&ISA_FIELDS, &i.isa, true);
         if !i.segments.is_empty() {
-            let starts: Vec<usize> = i.groups.iter().map(|g| group_start(doc, g)).collect();
+            let starts: Vec<usize> = i.groups.iter().map(group_start).collect();
             self.raw(b",\"segments\":[");
             for (n, seg) in i.segments.iter().enumerate() {
                 if n > 0 {
@@ -396,7 +466,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             if n > 0 {
                 self.buf.push(b',');
             }
-            self.group(g);
+            self.group(doc, g);
         }
         self.raw(b"],\"trailer\":");
         self.trailer(&IEA_FIELDS, i.iea.as_ref());
@@ -427,8 +497,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         }
     }
 
-    fn group(&mut self, g: &Group<'a>) {
-        let doc = self.doc;
+    fn group(&mut self, doc: &Document<'a>, g: &Group<'a>) {
         self.raw(b"{\"header\":");
         self.trailer(&GS_FIELDS, g.gs.as_ref());
         if !g.segments.is_empty() {
