@@ -305,6 +305,9 @@ struct JsonWriter<'a, 's> {
     documents: bool,
     /// Document mapping buffers, reused from set to set.
     mapper: crate::documents::Mapper<'a>,
+    /// Whether segments take [`plain::segment`] when they can (the tests
+    /// turn it off to compare it with the general path).
+    fast: bool,
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -323,6 +326,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
             isa: false,
             documents: true,
             mapper: Default::default(),
+            fast: true,
         }
     }
 
@@ -615,6 +619,14 @@ impl<'a, 's> JsonWriter<'a, 's> {
         self.note(seg);
         let raw = seg.raw();
         let id = seg.id();
+        if self.fast && after_group.is_none() && id.len() < raw.len() {
+            let d = self.delims;
+            let other = d.repetition.unwrap_or(d.component);
+            let body = &raw[id.len() + 1..];
+            if plain::segment(&mut self.buf, id, body, d.element, d.component, other) {
+                return;
+            }
+        }
         self.raw(b"{\"id\":");
         self.string(id);
         self.raw(b",\"elements\":[");
@@ -653,9 +665,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
     #[inline]
     fn element(&mut self, e: &[u8], flags: u8) {
         if flags == 0 {
-            self.buf.push(b'"');
-            self.buf.extend_from_slice(e);
-            self.buf.push(b'"');
+            put(&mut self.buf, b'"', e, b"\"");
         } else if flags & REPETITION != 0 {
             self.raw(b"{\"repeat\":[");
             // REPETITION is only set when the interchange has a repetition separator.
@@ -691,6 +701,272 @@ impl<'a, 's> JsonWriter<'a, 's> {
             self.buf.push(b'"');
         }
         self.buf.push(b']');
+    }
+}
+
+pub(crate) use plain::{append, put};
+
+/// The fast path of a segment's elements: plain text between element
+/// separators, written as `"a","b",...` with a 16-byte scan (SSE2 on
+/// x86-64) and small copies, instead of a byte-class lookup per byte. Its
+/// unsafe code (like that of [`crate::index`]'s kernels) is pointer writes
+/// into reserved capacity and bounded loads; the tests compare its output
+/// with the general path on every vector, corpus file and random input.
+#[allow(unsafe_code)]
+mod plain {
+    /// Writes a whole segment, `{"id":"ID","elements":["a","b",...]}`, when
+    /// its id and elements need nothing but quotes: no component or
+    /// repetition separator (`c`, `r`), no `"`, `\\`, control or non-ASCII
+    /// byte (`body`: the segment after its id and first separator). Returns
+    /// false, writing nothing, otherwise (the caller's general path).
+    #[inline]
+    pub(super) fn segment(
+        out: &mut Vec<u8>,
+        id: &[u8],
+        body: &[u8],
+        sep: u8,
+        c: u8,
+        r: u8,
+    ) -> bool {
+        const HEAD: &[u8] = b"{\"id\":\"";
+        const MID: &[u8] = b"\",\"elements\":[";
+        if id.len() > 16
+            || !id
+                .iter()
+                .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
+        {
+            return false;
+        }
+        let n = body.len();
+        // Every body byte becomes at most 3 (a separator: `","`).
+        out.reserve(HEAD.len() + id.len() + MID.len() + 3 * n + 4);
+        let start = out.len();
+        // SAFETY: `reserve` above gives room for everything written below;
+        // reads stay within `id` and `body` (or a padded copy of its tail on
+        // the stack); the length is set only to what was written.
+        unsafe {
+            let base = out.as_mut_ptr();
+            let mut dst = base.add(start);
+            dst.copy_from_nonoverlapping(HEAD.as_ptr(), HEAD.len());
+            dst = dst.add(HEAD.len());
+            copy(id.as_ptr(), dst, id.len());
+            dst = dst.add(id.len());
+            dst.copy_from_nonoverlapping(MID.as_ptr(), MID.len());
+            dst = dst.add(MID.len());
+            let Some(mut dst) = elements(dst, body, &Scan::new(sep, c, r)) else {
+                return false;
+            };
+            dst.copy_from_nonoverlapping(b"]}".as_ptr(), 2);
+            dst = dst.add(2);
+            out.set_len(dst.offset_from(base) as usize);
+        }
+        true
+    }
+
+    /// Writes the elements of `body` as `"a","b",...` at `dst`; `None` when
+    /// some byte needs the general path.
+    ///
+    /// # Safety
+    /// `dst` has room for `3 * body.len() + 2` bytes.
+    #[inline(always)]
+    unsafe fn elements(mut dst: *mut u8, body: &[u8], scan: &Scan) -> Option<*mut u8> {
+        let n = body.len();
+        let p = body.as_ptr();
+        let mut run = 0;
+        let mut i = 0;
+        // SAFETY: see the caller; loads stay within `body` or `tail`.
+        unsafe {
+            *dst = b'"';
+            dst = dst.add(1);
+            while i + 16 <= n {
+                let (s, bad) = scan.block(p.add(i));
+                if bad != 0 {
+                    return None;
+                }
+                let mut m = s;
+                while m != 0 {
+                    let k = i + m.trailing_zeros() as usize;
+                    copy(p.add(run), dst, k - run);
+                    dst = dst.add(k - run);
+                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                    dst = dst.add(3);
+                    run = k + 1;
+                    m &= m - 1;
+                }
+                i += 16;
+            }
+            if i < n {
+                // The tail, padded with a byte that is plain text.
+                let mut tail = [b'A'; 16];
+                copy(p.add(i), tail.as_mut_ptr(), n - i);
+                let (s, bad) = scan.block(tail.as_ptr());
+                let valid = (1u32 << (n - i)) - 1;
+                if bad & valid != 0 {
+                    return None;
+                }
+                let mut m = s & valid;
+                while m != 0 {
+                    let k = i + m.trailing_zeros() as usize;
+                    copy(p.add(run), dst, k - run);
+                    dst = dst.add(k - run);
+                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                    dst = dst.add(3);
+                    run = k + 1;
+                    m &= m - 1;
+                }
+            }
+            copy(p.add(run), dst, n - run);
+            dst = dst.add(n - run);
+            *dst = b'"';
+            Some(dst.add(1))
+        }
+    }
+
+    /// Appends `head`, `b` and `tail` (`tail` at most 2 bytes), with short
+    /// copies that make no library call.
+    #[inline(always)]
+    pub(crate) fn put(out: &mut Vec<u8>, head: u8, b: &[u8], tail: &[u8]) {
+        debug_assert!(tail.len() <= 2);
+        out.reserve(b.len() + 3);
+        // SAFETY: `reserve` gives room for the 1 + b.len() + 2 bytes written.
+        unsafe {
+            let len = out.len();
+            let dst = out.as_mut_ptr().add(len);
+            *dst = head;
+            copy(b.as_ptr(), dst.add(1), b.len());
+            let t = dst.add(1 + b.len());
+            for (k, &c) in tail.iter().enumerate() {
+                *t.add(k) = c;
+            }
+            out.set_len(len + 1 + b.len() + tail.len());
+        }
+    }
+
+    /// Appends `b`, with a short copy that makes no library call.
+    #[inline(always)]
+    pub(crate) fn append(out: &mut Vec<u8>, b: &[u8]) {
+        out.reserve(b.len());
+        // SAFETY: `reserve` gives room for the b.len() bytes written.
+        unsafe {
+            let len = out.len();
+            copy(b.as_ptr(), out.as_mut_ptr().add(len), b.len());
+            out.set_len(len + b.len());
+        }
+    }
+
+    /// Copies `len` bytes without a library call for short runs (overlapping
+    /// word loads and stores).
+    ///
+    /// # Safety
+    /// `src..src+len` readable, `dst..dst+len` writable, not overlapping.
+    #[inline(always)]
+    unsafe fn copy(src: *const u8, dst: *mut u8, len: usize) {
+        unsafe {
+            if len >= 8 {
+                if len <= 16 {
+                    let a = (src as *const u64).read_unaligned();
+                    let b = (src.add(len - 8) as *const u64).read_unaligned();
+                    (dst as *mut u64).write_unaligned(a);
+                    (dst.add(len - 8) as *mut u64).write_unaligned(b);
+                } else {
+                    dst.copy_from_nonoverlapping(src, len);
+                }
+            } else if len >= 4 {
+                let a = (src as *const u32).read_unaligned();
+                let b = (src.add(len - 4) as *const u32).read_unaligned();
+                (dst as *mut u32).write_unaligned(a);
+                (dst.add(len - 4) as *mut u32).write_unaligned(b);
+            } else if len > 0 {
+                *dst = *src;
+                *dst.add(len / 2) = *src.add(len / 2);
+                *dst.add(len - 1) = *src.add(len - 1);
+            }
+        }
+    }
+
+    /// Per 16-byte block: the bits of element separators, and of bytes that
+    /// need the general path.
+    #[cfg(target_arch = "x86_64")]
+    struct Scan {
+        sep: std::arch::x86_64::__m128i,
+        c: std::arch::x86_64::__m128i,
+        r: std::arch::x86_64::__m128i,
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    impl Scan {
+        #[inline(always)]
+        fn new(sep: u8, c: u8, r: u8) -> Self {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE2 is part of x86-64.
+            unsafe {
+                Scan {
+                    sep: _mm_set1_epi8(sep as i8),
+                    c: _mm_set1_epi8(c as i8),
+                    r: _mm_set1_epi8(r as i8),
+                }
+            }
+        }
+
+        /// # Safety
+        /// 16 bytes readable at `p`.
+        #[inline(always)]
+        unsafe fn block(&self, p: *const u8) -> (u32, u32) {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE2 is part of x86-64; the caller gives 16 bytes.
+            unsafe {
+                let x = _mm_loadu_si128(p as *const __m128i);
+                let s = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.sep)) as u32;
+                let delim = _mm_or_si128(_mm_cmpeq_epi8(x, self.c), _mm_cmpeq_epi8(x, self.r));
+                let json = _mm_or_si128(
+                    _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
+                    _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
+                );
+                // Signed: below 0x20 or from 0x80 (controls and non-ASCII).
+                let low = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
+                let bad = _mm_or_si128(_mm_or_si128(delim, json), low);
+                (s, _mm_movemask_epi8(bad) as u32 & !s)
+            }
+        }
+    }
+
+    /// The portable [`Scan`]: the same bits, a byte at a time.
+    #[cfg(not(target_arch = "x86_64"))]
+    struct Scan {
+        sep: u8,
+        c: u8,
+        r: u8,
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    impl Scan {
+        #[inline(always)]
+        fn new(sep: u8, c: u8, r: u8) -> Self {
+            Scan { sep, c, r }
+        }
+
+        /// # Safety
+        /// 16 bytes readable at `p`.
+        #[inline(always)]
+        unsafe fn block(&self, p: *const u8) -> (u32, u32) {
+            let (mut s, mut bad) = (0u32, 0u32);
+            for k in 0..16 {
+                // SAFETY: the caller gives 16 bytes.
+                let b = unsafe { *p.add(k) };
+                if b == self.sep {
+                    s |= 1 << k;
+                } else if b < 0x20
+                    || b >= 0x80
+                    || b == b'"'
+                    || b == b'\\'
+                    || b == self.c
+                    || b == self.r
+                {
+                    bad |= 1 << k;
+                }
+            }
+            (s, bad)
+        }
     }
 }
 
@@ -836,6 +1112,67 @@ mod tests {
             String::from_utf8(out).unwrap(),
             serde_json::to_string(&all).unwrap()
         );
+    }
+
+    /// The whole-tree JSON written with and without [`plain::segment`].
+    fn both_paths(input: &[u8]) -> (Vec<u8>, Vec<u8>) {
+        let doc = parse(input);
+        let run = |fast: bool| {
+            let mut w = JsonWriter::new(Vec::new(), usize::MAX);
+            w.fast = fast;
+            w.document(&doc);
+            w.buf
+        };
+        (run(true), run(false))
+    }
+
+    #[test]
+    fn plain_segments_are_written_as_the_general_path_writes_them() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/inputs");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                let (fast, general) = both_paths(&std::fs::read(&p).unwrap());
+                assert!(fast == general, "{}", p.display());
+                n += 1;
+            }
+        }
+        assert!(n > 10);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Segments of every length around the 16-byte blocks, made of plain
+        /// text, the delimiters and bytes that need escaping or checking.
+        #[test]
+        fn plain_segments_equal_the_general_path_on_random_segments(
+            segs in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(&b"AB9 .-*****:^\"\\\x01\x1f\x7f\xc3\xa9\xff"[..]),
+                    0..70,
+                ),
+                1..6,
+            ),
+            repetition in proptest::bool::ANY,
+        ) {
+            let isa: &[u8] = if repetition {
+                b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*P*:~"
+            } else {
+                b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*:~"
+            };
+            let mut input = isa.to_vec();
+            input.extend_from_slice(b"GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~");
+            for s in &segs {
+                input.extend_from_slice(b"REF*");
+                input.extend_from_slice(s);
+                input.push(b'~');
+            }
+            input.extend_from_slice(b"SE*3*0001~GE*1*1~IEA*1*000000001~");
+            let (fast, general) = both_paths(&input);
+            proptest::prop_assert!(fast == general, "{}", String::from_utf8_lossy(&input));
+        }
     }
 
     #[test]
