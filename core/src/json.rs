@@ -738,8 +738,9 @@ mod plain {
             return false;
         }
         let n = body.len();
-        // Every body byte becomes at most 3 (a separator: `","`).
-        out.reserve(HEAD.len() + id.len() + MID.len() + 3 * n + 4);
+        // Every body byte becomes at most 5 (a component separator between
+        // empty parts: `"],["` around it).
+        out.reserve(HEAD.len() + id.len() + MID.len() + 5 * n + 8);
         let start = out.len();
         // SAFETY: `reserve` above gives room for everything written below;
         // reads stay within `id` and `body` (or a padded copy of its tail on
@@ -753,7 +754,13 @@ mod plain {
             dst = dst.add(id.len());
             dst.copy_from_nonoverlapping(MID.as_ptr(), MID.len());
             dst = dst.add(MID.len());
-            let Some(mut dst) = elements(dst, body, &Scan::new(sep, c, r)) else {
+            let scan = Scan::new(sep, c, r);
+            let done = if n <= 64 {
+                short(dst, body, &scan)
+            } else {
+                elements(dst, body, &scan)
+            };
+            let Some(mut dst) = done else {
                 return false;
             };
             dst.copy_from_nonoverlapping(b"]}".as_ptr(), 2);
@@ -761,6 +768,109 @@ mod plain {
             out.set_len(dst.offset_from(base) as usize);
         }
         true
+    }
+
+    /// The bits below `k` (all 64 from 64).
+    #[inline(always)]
+    fn below(k: usize) -> u64 {
+        if k >= 64 { !0 } else { (1u64 << k) - 1 }
+    }
+
+    /// [`elements`] of a body of at most 64 bytes, composites included: an
+    /// element holding component separators is written `["a","b"]`, as the
+    /// general path writes it (repetitions still take the general path).
+    ///
+    /// # Safety
+    /// `dst` has room for `5 * body.len() + 4` bytes; `body.len() <= 64`.
+    #[inline(always)]
+    unsafe fn short(mut dst: *mut u8, body: &[u8], scan: &Scan) -> Option<*mut u8> {
+        let n = body.len();
+        let p = body.as_ptr();
+        let (mut s, mut c, mut bad) = (0u64, 0u64, 0u64);
+        // SAFETY: see the caller; loads stay within `body` or `tail`.
+        unsafe {
+            let mut i = 0;
+            while i + 16 <= n {
+                let (bs, bc, bb) = scan.block(p.add(i));
+                s |= u64::from(bs) << i;
+                c |= u64::from(bc) << i;
+                bad |= u64::from(bb) << i;
+                i += 16;
+            }
+            if i < n {
+                let mut tail = [b'A'; 16];
+                copy(p.add(i), tail.as_mut_ptr(), n - i);
+                let (bs, bc, bb) = scan.block(tail.as_ptr());
+                s |= u64::from(bs) << i;
+                c |= u64::from(bc) << i;
+                bad |= u64::from(bb) << i;
+            }
+            let valid = below(n);
+            if bad & valid != 0 {
+                return None;
+            }
+            s &= valid;
+            c &= valid;
+            if c == 0 {
+                // No composite: copy between separators.
+                *dst = b'"';
+                dst = dst.add(1);
+                let mut run = 0;
+                while s != 0 {
+                    let k = s.trailing_zeros() as usize;
+                    copy(p.add(run), dst, k - run);
+                    dst = dst.add(k - run);
+                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                    dst = dst.add(3);
+                    run = k + 1;
+                    s &= s - 1;
+                }
+                copy(p.add(run), dst, n - run);
+                dst = dst.add(n - run);
+                *dst = b'"';
+                return Some(dst.add(1));
+            }
+            let mut a = 0;
+            loop {
+                let b = if s == 0 {
+                    n
+                } else {
+                    s.trailing_zeros() as usize
+                };
+                let mut parts = c & below(b) & !below(a);
+                if parts == 0 {
+                    *dst = b'"';
+                    copy(p.add(a), dst.add(1), b - a);
+                    dst = dst.add(1 + b - a);
+                    *dst = b'"';
+                    dst = dst.add(1);
+                } else {
+                    dst.copy_from_nonoverlapping(b"[\"".as_ptr(), 2);
+                    dst = dst.add(2);
+                    let mut r = a;
+                    while parts != 0 {
+                        let k = parts.trailing_zeros() as usize;
+                        copy(p.add(r), dst, k - r);
+                        dst = dst.add(k - r);
+                        dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                        dst = dst.add(3);
+                        r = k + 1;
+                        parts &= parts - 1;
+                    }
+                    copy(p.add(r), dst, b - r);
+                    dst = dst.add(b - r);
+                    dst.copy_from_nonoverlapping(b"\"]".as_ptr(), 2);
+                    dst = dst.add(2);
+                }
+                if s == 0 {
+                    return Some(dst);
+                }
+                *dst = b',';
+                dst = dst.add(1);
+                a = b + 1;
+                s &= s - 1;
+            }
+        }
     }
 
     /// Writes the elements of `body` as `"a","b",...` at `dst`; `None` when
@@ -779,8 +889,8 @@ mod plain {
             *dst = b'"';
             dst = dst.add(1);
             while i + 16 <= n {
-                let (s, bad) = scan.block(p.add(i));
-                if bad != 0 {
+                let (s, c, bad) = scan.block(p.add(i));
+                if bad | c != 0 {
                     return None;
                 }
                 let mut m = s;
@@ -799,9 +909,9 @@ mod plain {
                 // The tail, padded with a byte that is plain text.
                 let mut tail = [b'A'; 16];
                 copy(p.add(i), tail.as_mut_ptr(), n - i);
-                let (s, bad) = scan.block(tail.as_ptr());
+                let (s, c, bad) = scan.block(tail.as_ptr());
                 let valid = (1u32 << (n - i)) - 1;
-                if bad & valid != 0 {
+                if (bad | c) & valid != 0 {
                     return None;
                 }
                 let mut m = s & valid;
@@ -884,8 +994,8 @@ mod plain {
         }
     }
 
-    /// Per 16-byte block: the bits of element separators, and of bytes that
-    /// need the general path.
+    /// Per 16-byte block: the bits of element separators, of component
+    /// separators, and of bytes that need the general path.
     #[cfg(target_arch = "x86_64")]
     struct Scan {
         sep: std::arch::x86_64::__m128i,
@@ -911,21 +1021,21 @@ mod plain {
         /// # Safety
         /// 16 bytes readable at `p`.
         #[inline(always)]
-        unsafe fn block(&self, p: *const u8) -> (u32, u32) {
+        unsafe fn block(&self, p: *const u8) -> (u32, u32, u32) {
             use std::arch::x86_64::*;
             // SAFETY: SSE2 is part of x86-64; the caller gives 16 bytes.
             unsafe {
                 let x = _mm_loadu_si128(p as *const __m128i);
                 let s = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.sep)) as u32;
-                let delim = _mm_or_si128(_mm_cmpeq_epi8(x, self.c), _mm_cmpeq_epi8(x, self.r));
+                let c = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.c)) as u32 & !s;
                 let json = _mm_or_si128(
                     _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
                     _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
                 );
                 // Signed: below 0x20 or from 0x80 (controls and non-ASCII).
                 let low = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
-                let bad = _mm_or_si128(_mm_or_si128(delim, json), low);
-                (s, _mm_movemask_epi8(bad) as u32 & !s)
+                let bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, self.r), json), low);
+                (s, c, _mm_movemask_epi8(bad) as u32 & !s & !c)
             }
         }
     }
@@ -948,13 +1058,15 @@ mod plain {
         /// # Safety
         /// 16 bytes readable at `p`.
         #[inline(always)]
-        unsafe fn block(&self, p: *const u8) -> (u32, u32) {
-            let (mut s, mut bad) = (0u32, 0u32);
+        unsafe fn block(&self, p: *const u8) -> (u32, u32, u32) {
+            let (mut s, mut c, mut bad) = (0u32, 0u32, 0u32);
             for k in 0..16 {
                 // SAFETY: the caller gives 16 bytes.
                 let b = unsafe { *p.add(k) };
                 if b == self.sep {
                     s |= 1 << k;
+                } else if b == self.c {
+                    c |= 1 << k;
                 } else if b < 0x20
                     || b >= 0x80
                     || b == b'"'
@@ -965,7 +1077,7 @@ mod plain {
                     bad |= 1 << k;
                 }
             }
-            (s, bad)
+            (s, c, bad)
         }
     }
 }
