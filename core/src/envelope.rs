@@ -453,6 +453,24 @@ impl<'a> Document<'a> {
         }
     }
 
+    /// Moves the interchanges out (with what their sets' bodies need) into a
+    /// document of their own, without diagnostics, leaving this one with
+    /// none: how a [`parse_each`] caller keeps an interchange, for example
+    /// to write it on another thread.
+    pub fn take_interchanges(&mut self) -> Document<'a> {
+        Document {
+            interchanges: std::mem::take(&mut self.interchanges),
+            diagnostics: Vec::new(),
+            prefix: b"",
+            unterminated: false,
+            input: self.input,
+            body: {
+                let keep = Vec::with_capacity(self.body.len());
+                std::mem::replace(&mut self.body, keep)
+            },
+        }
+    }
+
     /// The input the document borrows.
     pub fn input(&self) -> &'a [u8] {
         self.input
@@ -618,10 +636,14 @@ pub fn parse(input: &[u8]) -> Document<'_> {
 /// segments after its IEA that [`parse`] attaches to it) as soon as the next
 /// ISA or the end of the input closes it, with the offset before which the
 /// input will not be read again. Its segment indexes and offsets are those
-/// of the whole input. The document returned holds what [`parse`] gives
+/// of the whole input; `each` may keep it with [`Document::take_interchanges`].
+/// The document returned holds what [`parse`] gives
 /// besides the interchanges: every diagnostic (in the same order),
 /// `prefix` and `unterminated`.
-pub fn parse_each<'a>(input: &'a [u8], mut each: impl FnMut(&Document<'a>, usize)) -> Document<'a> {
+pub fn parse_each<'a>(
+    input: &'a [u8],
+    mut each: impl FnMut(&mut Document<'a>, usize),
+) -> Document<'a> {
     struct Each<'a, F> {
         doc: Document<'a>,
         each: F,
@@ -629,19 +651,19 @@ pub fn parse_each<'a>(input: &'a [u8], mut each: impl FnMut(&Document<'a>, usize
         utf8_diagnostics: Vec<Diagnostic>,
         first: bool,
     }
-    impl<'a, F: FnMut(&Document<'a>, usize)> Each<'a, F> {
+    impl<'a, F: FnMut(&mut Document<'a>, usize)> Each<'a, F> {
         /// Hands over the interchange held, if any: the input before `upto` is done.
         fn emit(&mut self, upto: usize) {
             let input = self.doc.input;
             self.utf8.advance(input, upto, &mut self.utf8_diagnostics);
             if !self.doc.interchanges.is_empty() {
-                (self.each)(&self.doc, upto);
+                (self.each)(&mut self.doc, upto);
                 self.doc.interchanges.clear();
                 self.doc.body.clear();
             }
         }
     }
-    impl<'a, F: FnMut(&Document<'a>, usize)> Handler<'a> for Each<'a, F> {
+    impl<'a, F: FnMut(&mut Document<'a>, usize)> Handler<'a> for Each<'a, F> {
         fn interchange_start(&mut self, isa: Segment<'a>) {
             if self.first {
                 self.first = false;

@@ -178,6 +178,105 @@ pub fn to_json_stream<W: io::Write>(
     Ok(doc.diagnostics)
 }
 
+/// [`to_json_stream`] on `threads` threads: this thread parses and writes,
+/// `threads` workers turn whole interchanges into JSON (an interchange's
+/// JSON depends on nothing outside it: segment indexes are global), and the
+/// results are written in input order, so the bytes are the same. At most
+/// `2 × threads` interchanges (and their JSON) are held at once. With
+/// `threads <= 1`, or an input of one interchange, this is
+/// [`to_json_stream`]. Not on wasm32 (no threads).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn to_json_stream_threads<W: io::Write + Send>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    threads: usize,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    use std::collections::VecDeque;
+    use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+    use std::sync::{Arc, Mutex};
+    if threads <= 1 {
+        return to_json_stream(input, w, pretty, options, release);
+    }
+    type Job<'a> = (Document<'a>, SyncSender<Vec<u8>>);
+    let mut sink: Box<dyn io::Write + Send + '_> = if pretty {
+        Box::new(Pretty::new(w))
+    } else {
+        Box::new(w)
+    };
+    let documents = options.documents;
+    std::thread::scope(|scope| {
+        let (jobs, queue) = sync_channel::<Job<'_>>(threads);
+        let queue = Arc::new(Mutex::new(queue));
+        for _ in 0..threads {
+            let queue = Arc::clone(&queue);
+            scope.spawn(move || {
+                let mut jw = JsonWriter::new(Vec::new(), usize::MAX);
+                jw.documents = documents;
+                loop {
+                    // The lock is held only to take the next job.
+                    let job = queue
+                        .lock()
+                        .map_err(|_| ())
+                        .and_then(|q| q.recv().map_err(|_| ()));
+                    let Ok((doc, done)) = job else { return };
+                    jw.buf = Vec::with_capacity(1 << 18);
+                    for i in &doc.interchanges {
+                        jw.interchange(&doc, i);
+                    }
+                    let _ = done.send(std::mem::take(&mut jw.buf));
+                }
+            });
+        }
+        let mut error: Option<io::Error> = None;
+        let mut first = true;
+        // Results to write, in input order, with where each interchange's input ends.
+        let mut pending: VecDeque<(Receiver<Vec<u8>>, usize)> = VecDeque::new();
+        let mut write_one = |pending: &mut VecDeque<(Receiver<Vec<u8>>, usize)>,
+                             sink: &mut Box<dyn io::Write + Send + '_>,
+                             error: &mut Option<io::Error>| {
+            if let Some((done, upto)) = pending.pop_front() {
+                // A worker that panicked drops its sender: that is a bug, reported as such.
+                let json = done.recv().unwrap_or_default();
+                if error.is_none() {
+                    let sep: &[u8] = if first { b"" } else { b"," };
+                    first = false;
+                    if let Err(e) = sink.write_all(sep).and_then(|_| sink.write_all(&json)) {
+                        *error = Some(e);
+                    }
+                }
+                release(upto);
+            }
+        };
+        if let Err(e) = sink.write_all(b"{\"interchanges\":[") {
+            error = Some(e);
+        }
+        let doc = crate::envelope::parse_each(input, |doc, upto| {
+            let (done, result) = sync_channel(1);
+            pending.push_back((result, upto));
+            // Workers live until `jobs` is dropped: sending cannot fail.
+            let _ = jobs.send((doc.take_interchanges(), done));
+            while pending.len() > 2 * threads {
+                write_one(&mut pending, &mut sink, &mut error);
+            }
+        });
+        drop(jobs);
+        while !pending.is_empty() {
+            write_one(&mut pending, &mut sink, &mut error);
+        }
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let mut jw = JsonWriter::new(Vec::new(), usize::MAX);
+        jw.tail(&doc);
+        sink.write_all(&jw.buf)?;
+        sink.flush()?;
+        Ok(doc.diagnostics)
+    })
+}
+
 /// Parses `input` and appends the compact JSON of the parse result to `out`:
 /// the bytes of [`to_json_into`] of [`parse`](crate::parse())`(input)`,
 /// holding one interchange's tree at a time (see [`to_json_stream`]).

@@ -1,4 +1,5 @@
-//! The streaming parse JSON (`json::to_json_stream`, `ops::parse_json_to_writer`,
+//! The streaming parse JSON (`json::to_json_stream`, its threaded form
+//! `json::to_json_stream_threads`, `ops::parse_json_to_writer`,
 //! and `ops::parse_json`, which now holds one interchange at a time) writes
 //! exactly what the JSON writer writes from the whole tree
 //! (`to_json_with(&parse(input))`, `to_json_writer`), byte for byte, compact
@@ -12,7 +13,7 @@ mod common;
 use common::{corpus_dir, corpus_files};
 use proptest::prelude::*;
 use std::path::Path;
-use x12kit::json::{JsonOptions, to_json_stream};
+use x12kit::json::{JsonOptions, to_json_stream, to_json_stream_threads};
 use x12kit::ops::{self, ParseOptions};
 
 /// Checks every streaming entry point against the whole-tree writer.
@@ -50,6 +51,23 @@ fn check(name: &str, input: &[u8]) {
         assert_eq!(released.len(), doc.interchanges.len(), "{name}");
         assert!(released.windows(2).all(|w| w[0] <= w[1]), "{name}");
         assert!(released.iter().all(|&r| r <= input.len()), "{name}");
+        // On worker threads: the same bytes and releases, in input order.
+        for threads in [2, 3] {
+            for (pretty, expected) in [(false, &whole), (true, &pretty_whole)] {
+                let mut out = Vec::new();
+                let mut on_threads = Vec::new();
+                let d = to_json_stream_threads(input, &mut out, pretty, &o, threads, &mut |at| {
+                    on_threads.push(at)
+                })
+                .unwrap();
+                assert!(
+                    out == *expected,
+                    "{name}: {threads} threads, pretty {pretty}, documents {documents}"
+                );
+                assert_eq!(d, doc.diagnostics, "{name}");
+                assert_eq!(on_threads, released, "{name}");
+            }
+        }
     }
 }
 
@@ -98,6 +116,16 @@ fn write_errors_reach_the_caller() {
     )
     .unwrap();
     let e = ops::parse_json_to_writer(&input, &ParseOptions::default(), Broken).unwrap_err();
+    assert_eq!(e.to_string(), "disk full");
+    let e = to_json_stream_threads(
+        &input,
+        Broken,
+        false,
+        &JsonOptions::default(),
+        2,
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert_eq!(e.to_string(), "disk full");
 }
 
