@@ -2,7 +2,8 @@
 # The reference server's suite: builds x12kit-server, runs its integration
 # tests (the real binary on 127.0.0.1:0 with a temporary SQLite file, called
 # over HTTP), checks that the committed OpenAPI document has not drifted from
-# the code, and runs schemathesis against the live server.
+# the code, runs the curl transcripts of examples/server/README.md against a fresh
+# server (tests/docs/check_docs.py), and runs schemathesis against the live server.
 # Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
 # (Debian's postgresql package, installed when missing; a throwaway cluster on
 # 127.0.0.1 in a temporary folder, owned by the postgres user when run as root).
@@ -104,6 +105,18 @@ if "$bin" openapi > "$work/openapi.json" && diff -u examples/server/openapi.json
 else
   failed=$((failed + 1))
   echo "FAILED: examples/server/openapi.json drifted; regenerate: target/debug/x12kit-server openapi > examples/server/openapi.json"
+fi
+
+echo "== README transcripts (tests/docs/check_docs.py: each marked block against a fresh server)"
+# Blocks marked `not run` (a random key, long-running processes, PostgreSQL) are listed with
+# their reason and not counted: they are transcripts, and what they show is tested above.
+docs_log="$work/docs.txt"
+python3 tests/docs/check_docs.py examples/server/README.md 2>&1 | tee "$docs_log"
+docs_line="$(tail -1 "$docs_log")"
+if [[ "$docs_line" =~ ^docs:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+  passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))
+else
+  failed=$((failed + 1)); echo "FAILED: the docs check printed no result line"
 fi
 
 echo "== schemathesis"

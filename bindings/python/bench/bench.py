@@ -121,7 +121,16 @@ def lfh_ops(data: bytes, path: Path) -> Dict[str, Op]:
                 n += 1
         return n
 
-    return {"linuxforhealth-x12 X12SegmentReader (segments)": (read, data.count(b"~"), same)}
+    def keep() -> int:
+        # The same segments held at once, as to_dict() holds its tree (the reader
+        # alone frees each (name, fields) pair before it makes the next).
+        with X12SegmentReader(str(path)) as r:
+            return len(list(r.segments()))
+
+    return {
+        "linuxforhealth-x12 X12SegmentReader (segments)": (read, data.count(b"~"), same),
+        "linuxforhealth-x12 X12SegmentReader, all kept (list)": (keep, data.count(b"~"), same),
+    }
 
 
 def badx12_ops(data: bytes, path: Path) -> Dict[str, Op]:

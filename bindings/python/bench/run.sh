@@ -23,6 +23,7 @@ rm -rf "$HERE/dist"
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10 100)
 files=$("$PY" "$HERE/gen.py" "${sizes[@]}")
 out="$HERE/results.jsonl"; : > "$out"
+echo "start: $(date -u +%FT%TZ) $(uptime)"
 for f in $files; do
   # Best of 3 up to 10 MB, one run (after the warm-up) above: orjson.loads with the
   # GC on takes minutes per call at 100 MB.
@@ -34,4 +35,5 @@ for f in $files; do
   done
   timeout 900 "$HERE/.venv-lfh/bin/python" "$HERE/bench.py" linuxforhealth-x12 "$f" 1 | tee -a "$out" || true
 done
+echo "end: $(date -u +%FT%TZ) $(uptime)"
 "$PY" "$HERE/table.py" "$out"

@@ -4,8 +4,10 @@
 //! text in between. Keys are interned once per call; element text comes
 //! from borrowed slices of the input (short values, which repeat all over a
 //! file, share one `str` object); diagnostics go through the core's
-//! `Serialize` impl (`pyser`) and mapped documents through
-//! `x12kit::documents::map_back`.
+//! `Serialize` impl (`pyser`). The mapped `document` of each set is read from
+//! the core's JSON text (the only public way to get it in the contract's key
+//! order: `x12kit::documents::map_back` returns a `serde_json::Value` whose
+//! objects are sorted by key), reading only the documents of that text.
 //!
 //! The shape is the core's: the suite checks `to_dict() == json.loads(to_json())`
 //! (types included) on every vector, every corpus file and fuzzed input.
@@ -13,8 +15,6 @@
 use crate::pyjson;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use x12kit::Segment;
 use x12kit::envelope::{Document, Group, Interchange, Transaction};
 use x12kit::json::{GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, SE_FIELDS, ST_FIELDS};
@@ -31,10 +31,18 @@ pub fn document<'py>(
     documents: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     pyjson::without_gc(py, || {
-        let mapped = if documents && has_known_sets(doc) {
+        // Whether each set, in order, is one of the 18 mapped types.
+        let known: Vec<bool> = doc
+            .interchanges
+            .iter()
+            .flat_map(|i| &i.groups)
+            .flat_map(|g| &g.transactions)
+            .map(|t| documents && x12kit::documents::is_known(t.kind()))
+            .collect();
+        let mapped = if known.contains(&true) {
             // The mapped documents come from the core's JSON writer (one pass,
-            // buffers reused from set to set, the contract's key order); the
-            // rest of that text is skipped.
+            // buffers reused from set to set, the contract's key order); only
+            // the documents of that text are read (`pyjson::documents`).
             let json = py.detach(|| {
                 crate::errors::guard(|| {
                     let mut out = Vec::with_capacity(doc.input().len() * 2 + 256);
@@ -46,7 +54,7 @@ pub fn document<'py>(
                     Ok(out)
                 })
             })?;
-            pyjson::documents(py, &json)?
+            pyjson::documents(py, &json, &known)?
         } else {
             Vec::new()
         };
@@ -58,17 +66,6 @@ pub fn document<'py>(
             ));
         }
         Ok(out)
-    })
-}
-
-/// True when some set of `doc` is one of the 18 mapped types.
-fn has_known_sets(doc: &Document<'_>) -> bool {
-    doc.interchanges.iter().any(|i| {
-        i.groups.iter().any(|g| {
-            g.transactions
-                .iter()
-                .any(|t| x12kit::documents::is_known(t.kind()))
-        })
     })
 }
 
@@ -129,11 +126,6 @@ enum Fields {
     Iea,
 }
 
-/// Short strings already built in this call: one object each.
-const SHARED_MAX: usize = 12;
-/// A bound on the cache (a file of distinct short values must not grow it without limit).
-const SHARED_ENTRIES: usize = 1 << 16;
-
 type Mapped<'py> = std::vec::IntoIter<Option<Bound<'py, PyAny>>>;
 
 struct Builder<'py> {
@@ -142,7 +134,8 @@ struct Builder<'py> {
     mapped: Mapped<'py>,
     keys: Keys<'py>,
     empty: Bound<'py, PyString>,
-    strings: HashMap<Box<[u8]>, Bound<'py, PyString>, BuildHasherDefault<pyjson::FxHash>>,
+    /// Short values already built in this call: one `str` each.
+    strings: pyjson::ShortStrings<'py>,
     /// Line break of the current interchange, and the segments whose differs.
     line_break: Vec<u8>,
     overrides: Vec<(usize, Vec<u8>)>,
@@ -159,7 +152,7 @@ impl<'py> Builder<'py> {
             mapped,
             keys: Keys::new(py),
             empty: PyString::new(py, ""),
-            strings: HashMap::default(),
+            strings: pyjson::ShortStrings::new(py),
             line_break: Vec::new(),
             overrides: Vec::new(),
             component: b':',
@@ -174,17 +167,7 @@ impl<'py> Builder<'py> {
         if b.is_empty() {
             return self.empty.clone();
         }
-        if b.len() > SHARED_MAX {
-            return crate::tree::text(self.py, b);
-        }
-        if let Some(s) = self.strings.get(b) {
-            return s.clone();
-        }
-        let s = crate::tree::text(self.py, b);
-        if self.strings.len() < SHARED_ENTRIES {
-            self.strings.insert(b.into(), s.clone());
-        }
-        s
+        self.strings.get(b)
     }
 
     fn document(&mut self, doc: &Document<'_>) -> PyResult<Bound<'py, PyAny>> {
@@ -392,13 +375,17 @@ impl<'py> Builder<'py> {
         let out = PyDict::new(py);
         let id = self.text(id);
         out.set_item(&self.keys.id, id)?;
-        let elements = PyList::empty(py);
         let sep = self.element;
-        if seg.id().len() < raw.len() {
-            for e in raw[seg.id().len() + 1..].split(|&b| b == sep) {
-                elements.append(self.element(e)?)?;
+        let elements = match raw.get(seg.id().len() + 1..) {
+            Some(body) => {
+                let l = new_list(py, body.iter().filter(|&&b| b == sep).count() + 1)?;
+                for (k, e) in body.split(|&b| b == sep).enumerate() {
+                    put(&l, k, self.element(e)?);
+                }
+                l
             }
-        }
+            None => PyList::empty(py),
+        };
         out.set_item(&self.keys.elements, elements)?;
         if let Some(g) = after_group {
             out.set_item(&self.keys.after_group, g)?;
@@ -409,31 +396,40 @@ impl<'py> Builder<'py> {
     /// One element: string, components list, or `{"repeat": [...]}`.
     #[inline]
     fn element(&mut self, e: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-        if let Some(r) = self.repetition
-            && e.contains(&r)
-        {
-            let reps = PyList::empty(self.py);
-            for rep in e.split(|&b| b == r) {
-                reps.append(self.composite(rep)?)?;
+        // One pass counts both separators (no repetition separator: the element
+        // separator stands in, it never occurs inside an element).
+        let r = self.repetition.unwrap_or(self.element);
+        let c = self.component;
+        let (mut reps, mut parts) = (0usize, 0usize);
+        for &b in e {
+            reps += usize::from(b == r);
+            parts += usize::from(b == c);
+        }
+        if reps > 0 {
+            let list = new_list(self.py, reps + 1)?;
+            for (k, rep) in e.split(|&b| b == r).enumerate() {
+                let parts = rep.iter().filter(|&&b| b == c).count();
+                put(&list, k, self.composite(rep, parts)?);
             }
             let d = PyDict::new(self.py);
-            d.set_item(&self.keys.repeat, reps)?;
+            d.set_item(&self.keys.repeat, list)?;
             return Ok(d.into_any());
         }
-        self.composite(e)
+        self.composite(e, parts)
     }
 
+    /// A string, or the list of its components when it has `separators` component separators.
     #[inline]
-    fn composite(&mut self, e: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-        if !e.contains(&self.component) {
+    fn composite(&mut self, e: &[u8], separators: usize) -> PyResult<Bound<'py, PyAny>> {
+        if separators == 0 {
             return Ok(self.text(e).into_any());
         }
-        let parts = PyList::empty(self.py);
-        let sep = self.component;
-        for part in e.split(|&b| b == sep) {
-            parts.append(self.text(part))?;
+        let list = new_list(self.py, separators + 1)?;
+        let c = self.component;
+        for (k, part) in e.split(|&b| b == c).enumerate() {
+            put(&list, k, self.text(part).into_any());
         }
-        Ok(parts.into_any())
+        Ok(list.into_any())
     }
 }
 
@@ -443,5 +439,26 @@ fn group_start(doc: &Document<'_>, g: &Group<'_>) -> usize {
         (Some(gs), _) => gs.index(),
         (None, Some(t)) => t.st.index(),
         (None, None) => doc.segment_count(),
+    }
+}
+
+/// A new list of `n` slots, each to be filled once with [`put`] before the
+/// list is handed out (no growth and no reallocation while it is filled; a
+/// list dropped half filled is fine: CPython frees empty slots as `NULL`).
+fn new_list(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
+    let n = pyo3::ffi::Py_ssize_t::try_from(n)
+        .map_err(|_| crate::errors::internal("a list longer than isize::MAX"))?;
+    // SAFETY: PyList_New returns a new reference to a list (or NULL with an exception set).
+    unsafe { Ok(Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyList_New(n))?.cast_into_unchecked()) }
+}
+
+/// Fills slot `k` of a list made by [`new_list`] (`k` < its length, each slot once).
+#[inline]
+fn put(list: &Bound<'_, PyList>, k: usize, v: Bound<'_, PyAny>) {
+    debug_assert!(k < list.len());
+    // SAFETY: `k` is within the list (the callers split by the byte they counted), the
+    // slot is still NULL, and PyList_SetItem steals the reference `into_ptr` gives up.
+    unsafe {
+        pyo3::ffi::PyList_SetItem(list.as_ptr(), k as pyo3::ffi::Py_ssize_t, v.into_ptr());
     }
 }

@@ -111,6 +111,22 @@ def test_to_dict_is_exactly_the_json_contract(x850: bytes) -> None:
             assert r.to_json() == x12kit.parse_json(data, documents=documents)
 
 
+def test_to_dict_documents_with_escapes_numbers_and_unknown_sets() -> None:
+    # The mapped documents are read from the core's JSON by the binding's own reader:
+    # escaped and non-ASCII text, numbers, sets without a document in between.
+    odd = 'P"O\\1\x01\t\u00e9\U0001f600/'
+    data = make_850(3, lines=2).decode().replace("BEG*00*SA*PO-2*", f"BEG*00*SA*{odd}*")
+    data = data.replace("ST*850*0003~", "ST*999*0003~")
+    for text in [data, data.replace("ST*850*0001~", "ST*997*0001~")]:
+        r = x12kit.parse(text.encode())
+        want = json.loads(x12kit.parse_json(text.encode()))
+        assert_same(r.to_dict(), want)
+        sets = [t for g in want["interchanges"][0]["groups"] for t in g["transactions"]]
+        assert [("document" in t) for t in sets] == [text.count("ST*850*0001~") == 1, True, False]
+    assert sets[1]["document"]["purchaseOrderNumber"] == odd
+    assert isinstance(sets[1]["document"]["lines"][0]["quantity"], (int, float))
+
+
 def test_options_mapping_is_the_cores_option_object(x850: bytes) -> None:
     import types
 

@@ -4,10 +4,11 @@ use crate::convert::serde_to_js;
 use crate::error::Result;
 use wasm_bindgen::JsValue;
 
-/// `{set, setName, segment, mandatory, maxUse, elements: [{position, type, min,
-/// max, mandatory, description, field, codes, knownCodes}]}` for a segment of
-/// a known set, or `null` (unknown set or a segment the set does not declare):
-/// the core's [`x12kit::documents::describe_segment`].
+/// `{set, setName, segment, segmentName, mandatory, maxUse, elements:
+/// [{position, number, name, type, min, max, mandatory, description, field,
+/// codes, knownCodes, meanings: [{code, meaning}]}]}` for a segment of a
+/// known set or an envelope/acknowledgment segment, or `null`: the core's
+/// [`x12kit::documents::describe_segment`].
 pub fn describe(set_type: &str, version: &str, segment: &str) -> Result<JsValue> {
     match x12kit::documents::describe_segment(set_type, version, segment) {
         Some(d) => serde_to_js(&d),

@@ -286,11 +286,20 @@ test('render and documentSchema: every document type has a schema; render gives 
   assert.ok(Array.isArray(r.warnings));
 });
 
-test('describeSegment: names from the core declarations', () => {
+test('describeSegment: names, numbers and code meanings from the core', () => {
   const beg = x12.describeSegment('850', '004010', 'BEG');
   assert.equal(beg.setName, 'Purchase Order');
+  assert.equal(beg.segmentName, 'Beginning Segment for Purchase Order');
+  assert.equal(beg.elements[0].number, '353');
+  assert.equal(beg.elements[0].name, 'Transaction Set Purpose Code');
+  assert.deepEqual(beg.elements[0].meanings.find((m) => m.code === '00'), { code: '00', meaning: 'Original' });
   assert.equal(beg.elements[2].field, 'purchaseOrderNumber');
   assert.match(beg.elements[1].description, /purchase order type/);
+  const gs = x12.describeSegment('', '004010', 'GS');
+  assert.equal(gs.segmentName, 'Functional Group Header');
+  assert.equal(gs.set, null);
+  assert.equal(gs.elements[7].name, 'Version / Release / Industry Identifier Code');
+  assert.equal(x12.describeSegment('', '00501', 'ISA').elements[10].number, 'I65');
   assert.equal(x12.describeSegment('850', '004010', 'ZZZ'), null);
   assert.equal(x12.describeSegment('123', '004010', 'BEG'), null);
 });

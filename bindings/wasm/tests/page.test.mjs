@@ -90,41 +90,70 @@ test('the wrong SE01: one diagnostic; clicking it highlights the SE segment', as
     const box = e.closest('.raw').getBoundingClientRect();
     return r.top >= box.top && r.bottom <= box.bottom;
   }), 'the highlighted segment is scrolled into view');
-  await inspectorShows(/^SE — segment 21/);
-  assert.match(await page.textContent('#inspector-table'), /segment count19/);
+  await inspectorShows(/^SE — Transaction Set Trailer$/);
+  assert.match(await page.textContent('#inspector-context'), /^Segment 21 of the 850 Purchase Order \(004010\): transaction set segment\./);
+  assert.match(await page.textContent('#inspector-table'), /SE01DE 96Number of Included SegmentsN0 1–10 · mandatory19/);
   // The element the diagnostic points at is marked in the inspector.
-  assert.equal(await page.textContent('#inspector-table tr.current th'), 'SE01');
+  assert.equal(await page.textContent('#inspector-table tr.current th'), 'SE01DE 96');
   assert.match(await page.textContent('#inspector-context'), /The SE01_COUNT diagnostic points at SE01\./);
   await page.locator('#diagnostics').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'diagnostic-highlight.png') });
 });
 
-test('the inspector names BEG elements from the core declarations', async () => {
+test('the inspector: segment and element names, numbers and code meanings from the core', async () => {
   await page.click('#seg-3');
-  await inspectorShows(/^BEG — segment 3 of the 850 Purchase Order/);
+  await inspectorShows(/^BEG — Beginning Segment for Purchase Order$/);
+  assert.match(await page.textContent('#inspector-context'), /^Segment 3 of the 850 Purchase Order \(004010\): mandatory, up to 1 use\.$/);
   const rows = await page.locator('#inspector-table tbody tr').allTextContents();
-  assert.match(rows[1], /^BEG02purchase order typeID 2 · mandatory · document field orderTypeSAstand-alone$/);
-  assert.match(rows[2], /^BEG03buyer's purchase order numberAN 1–22 · mandatory · document field purchaseOrderNumberPO-48213$/);
-  await page.hover('#seg-14');
-  await inspectorShows(/^PO1 — segment 14/);
-  assert.match(await page.textContent('#inspector-table'), /unit of measure.*EAeach/);
-  const po1 = await page.locator('#inspector-table tbody tr').allTextContents();
-  assert.match(po1[1], /^PO102quantity orderedR 1–15 · optional · document field quantity24$/);
-  assert.match(po1[6], /^PO107not declared in x12kit's 850 PO1WID-100$/);
+  assert.equal(rows[0], 'BEG01DE 353Transaction Set Purpose CodeID 2 · mandatory · document field purpose00Original');
+  assert.equal(rows[1], 'BEG02DE 92Purchase Order Type CodeID 2 · mandatory · document field orderTypeSAStand-alone Order');
+  assert.equal(rows[2], 'BEG03DE 324Purchase Order NumberAN 1–22 · mandatory · document field purchaseOrderNumberPO-48213');
+  // N1: the entity code's meaning.
+  await page.click('#seg-8');
+  await inspectorShows(/^N1 — Name$/);
+  const n1 = await page.locator('#inspector-table tbody tr').allTextContents();
+  assert.equal(n1[0], 'N101DE 98Entity Identifier CodeID 2–3 · mandatory · document field codeSTShip To');
+  assert.match(n1[2], /^N103DE 66Identification Code Qualifier.*92Assigned by Buyer or Buyer's Agent$/);
   await page.locator('#raw').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'inspector.png') });
+  // Hovering shows another segment: PO1, with its qualifier/ID pairs.
+  await page.hover('#seg-14');
+  await inspectorShows(/^PO1 — Baseline Item Data$/);
+  const po1 = await page.locator('#inspector-table tbody tr').allTextContents();
+  assert.equal(po1[1], 'PO102DE 330Quantity OrderedR 1–15 · optional · document field quantity24');
+  assert.match(po1[2], /^PO103DE 355Unit or Basis for Measurement Code.*EAEach$/);
+  assert.match(po1[5], /^PO106DE 235Product\/Service ID QualifierID 2 · optionalVPVendor's \(Seller's\) Part Number$/);
+  assert.match(po1[6], /^PO107DE 234Product\/Service IDAN 1–48 · optionalWID-100$/);
+});
+
+test('the inspector describes envelope segments too', async () => {
+  await page.click('#seg-0');
+  await inspectorShows(/^ISA — Interchange Control Header$/);
+  assert.match(await page.textContent('#inspector-context'), /^Segment 0: interchange segment\./);
+  const isa = await page.locator('#inspector-table tbody tr').allTextContents();
+  assert.equal(isa.length, 16);
+  assert.match(isa[5], /^ISA06DE I06Interchange Sender IDAN 15 · mandatoryACMERETAIL {5}$/);
+  assert.match(isa[10], /^ISA11DE I10Interchange Control Standards Identifier.*UU\.S\. EDI Community of ASC X12, TDCC, and UCS$/);
+  assert.match(isa[14], /^ISA15DE I14Interchange Usage Indicator.*PProduction Data$/);
+  await page.click('#seg-1');
+  await inspectorShows(/^GS — Functional Group Header$/);
+  const gs = await page.locator('#inspector-table tbody tr').allTextContents();
+  assert.match(gs[0], /^GS01DE 479Functional Identifier CodeID 2 · mandatoryPOPurchase Order \(850\)$/);
+  assert.match(gs[7], /^GS08DE 480Version \/ Release \/ Industry Identifier Code.*004010$/);
+  await page.locator('#raw').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, 'inspector-envelope.png') });
 });
 
 test('keyboard: the raw text moves between segments with the arrow keys', async () => {
   await page.mouse.move(0, 0);
   await page.focus('#raw');
   await page.keyboard.press('Home');
-  await inspectorShows(/^ISA — segment 0/);
-  assert.match(await page.textContent('#inspector-table'), /ISA06sender id/);
+  await inspectorShows(/^ISA — Interchange Control Header$/);
+  assert.match(await page.textContent('#inspector-table'), /ISA06DE I06Interchange Sender ID/);
   await page.keyboard.press('ArrowDown');
-  await inspectorShows(/^GS — segment 1/);
+  await inspectorShows(/^GS — Functional Group Header$/);
   await page.keyboard.press('End');
-  await inspectorShows(/^IEA — segment 31/);
+  await inspectorShows(/^IEA — Interchange Control Trailer$/);
 });
 
 test('the 997 for the wrong SE01 downloads and parses clean', async () => {
@@ -250,6 +279,18 @@ test('readable at 200% zoom: no horizontal scrolling of the page', async () => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `page wider than the viewport by ${overflow}px`);
   await page.screenshot({ path: join(shots, 'zoom-200.png') });
+  // The inspector at 200 %: below the raw text, its table as wide as the page.
+  await page.click('#seg-3');
+  await inspectorShows(/^BEG — Beginning Segment for Purchase Order$/);
+  const inspectorOverflow = await page.evaluate(() => {
+    const t = document.getElementById('inspector-table');
+    return t.scrollWidth - document.getElementById('inspector').clientWidth;
+  });
+  assert.ok(inspectorOverflow <= 0, `inspector table wider than its panel by ${inspectorOverflow}px`);
+  await page.locator('#inspector').scrollIntoViewIfNeeded();
+  await page.mouse.move(0, 0); // the selected segment again, not the one under the pointer
+  await page.waitForFunction(() => document.getElementById('inspector-context').textContent.startsWith('Segment 3 '));
+  await page.screenshot({ path: join(shots, 'zoom-200-inspector.png') });
   await page.setViewportSize({ width: 1280, height: 1000 });
 });
 

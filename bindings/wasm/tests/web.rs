@@ -181,6 +181,12 @@ fn segments_and_describe() {
     assert!(iterator.next().unwrap().done());
     let beg = x12kit_wasm::describe_segment("850", "004010", &js("BEG")).unwrap();
     assert_eq!(prop(&beg, "setName"), js("Purchase Order"));
+    assert_eq!(
+        prop(&beg, "segmentName"),
+        js("Beginning Segment for Purchase Order")
+    );
+    let isa = x12kit_wasm::describe_segment("", "00401", &js("ISA")).unwrap();
+    assert_eq!(prop(&isa, "segmentName"), js("Interchange Control Header"));
     assert!(
         x12kit_wasm::describe_segment("850", "004010", &js("XYZ"))
             .unwrap()

@@ -66,8 +66,51 @@ export function write(parseResult: object | string | Uint8Array, options?: Write
 export function errorCodes(): { code: string; kind: string; meaning: string }[];
 /** The error this package throws for a code (tests the mapping of every code). */
 export function errorForCode(code: string): Error & X12kitErrorFields;
-/** Names and meanings of a segment's elements in one of the 18 known sets, from the core's declarations; `null` when unknown. */
-export function describeSegment(setType: string, version: string, segment: string): any;
+/** One element of a described segment (the core's declaration and X12 dictionary). */
+export interface ElementDescription {
+    position: number;
+    /** X12 data element number, e.g. `"353"`, `"I01"`, `"C030"`. */
+    number: string | null;
+    /** Its name in the X12 dictionary, e.g. `"Transaction Set Purpose Code"`. */
+    name: string | null;
+    /** `ID`, `AN`, `N0`…`N9`, `R`, `DT`, `TM`, or `composite`. */
+    type: string;
+    min: number | null;
+    max: number | null;
+    mandatory: boolean;
+    /** The declaration's one-line description. */
+    description: string | null;
+    /** The payload field of a mapped element. */
+    field: string | null;
+    /** The allowed codes, when the declaration closes the list. */
+    codes: string[] | null;
+    /** The codes the declaration knows. */
+    knownCodes: string[] | null;
+    /** The codes x12kit knows for this element, with what each means. */
+    meanings: { code: string; meaning: string }[];
+}
+/** What x12kit knows of a segment (`describeSegment`). */
+export interface SegmentDescription {
+    /** The set, when it is one of the 18 known sets. */
+    set: string | null;
+    setName: string | null;
+    segment: string;
+    /** The segment's name in the X12 dictionary, e.g. `"Beginning Segment for Purchase Order"`. */
+    segmentName: string | null;
+    /** Use in the set's structure; `null` for envelope and acknowledgment segments. */
+    mandatory: boolean | null;
+    /** `null`: unbounded, or an envelope or acknowledgment segment. */
+    maxUse: number | null;
+    elements: ElementDescription[];
+}
+/**
+ * What x12kit knows of a segment of one of the 18 sets (its declaration and
+ * the X12 dictionary it uses), or of an envelope or acknowledgment segment
+ * (ISA, IEA, GS, GE, ST, SE, TA1, AK1–AK9, IK3–IK5, CTX) for any set or
+ * none (`setType` `""`). `version`: GS08 (`004010`, `005010`) or ISA12
+ * (`00401`, `00501`). `null` when the segment is neither.
+ */
+export function describeSegment(setType: string, version: string, segment: string): SegmentDescription | null;
 /** Webhook signatures (HMAC-SHA256 over `timestamp.body`). */
 export class webhook {
     private constructor();

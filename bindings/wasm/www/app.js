@@ -289,65 +289,25 @@ function highlight(segmentIndex, diag) {
   status(`Segment ${segmentIndex} (${current.segments[Number(span.dataset.i)].id}) highlighted.`);
 }
 
-const words = (k) => k.replace(/([a-z])([A-Z0-9])/g, '$1 $2').toLowerCase();
-
-/** Element names of the envelope segments, from the parse result's own keys. */
-function envelopeNames(s) {
-  const p = current.parse;
-  if (!p || !p.interchanges[0]) return null;
-  const ic = p.interchanges[0];
-  const g = ic.groups[0];
-  const keys = {
-    ISA: Object.keys(ic.header),
-    IEA: Object.keys(ic.trailer || {}),
-    GS: g ? Object.keys(g.header) : [],
-    GE: g ? Object.keys(g.trailer || {}) : [],
-    ST: ['type', 'controlNumber', 'implementationConvention'],
-    SE: g && g.transactions[0] ? Object.keys(g.transactions[0].trailer || {}) : [],
-  }[s.id];
-  return keys ? keys.map(words) : null;
-}
-
-/**
- * The meaning of a code. The core's declarations have no code table with
- * meanings yet (see the README): the description of an ID element lists the
- * common ones in parentheses, "(SA stand-alone, NE new order, ...)", so that
- * is where a meaning is read from.
- */
-function meaning(description, value) {
-  if (!description || !value) return '';
-  const m = description.match(/\(([^)]*)\)/);
-  if (!m) return '';
-  for (const part of m[1].split(',')) {
-    const [code, ...rest] = part.trim().split(' ');
-    if (code === value && rest.length) return rest.join(' ');
-  }
-  return '';
-}
-
-/** The element's name: the declaration's description without its list of codes. */
-function elementName(d) {
-  if (!d) return '';
-  const text = (d.description || '').replace(/\s*\([^)]*\)\s*$/, '');
-  return text || (d.field ? words(d.field.split('/').at(-1)) : '');
-}
-
 /** What the declaration says of an element besides its name: type, lengths, use, payload field. */
 function declared(d) {
+  if (d.type === 'composite') return `composite${d.mandatory ? ' · mandatory' : ''}`;
   const len = d.min === d.max ? `${d.min}` : `${d.min}–${d.max}`;
   const parts = [`${d.type} ${len}`, d.mandatory ? 'mandatory' : 'optional'];
   if (d.field) parts.push(`document field ${d.field}`);
   return parts.join(' · ');
 }
 
-/** The Meaning cell: what a code means, or whether the value is among the codes the declaration knows. */
+/**
+ * The Meaning cell: what the code means (the core's dictionary, `meanings`),
+ * or whether the value is among the codes the declaration knows.
+ */
 function codeMeaning(d, value) {
   if (!d || !value) return '';
-  const said = meaning(d.description, value);
+  const known = (d.meanings || []).find((m) => m.code === value);
+  if (known) return known.meaning;
   const allowed = d.codes || d.knownCodes;
-  if (said) return said;
-  if (!allowed) return '';
-  if (allowed.includes(value)) return d.codes ? 'an allowed code' : 'a code x12kit knows';
+  if (!allowed || !allowed.length) return '';
   return d.codes
     ? `not an allowed code (${allowed.join(', ')})`
     : `not among the codes x12kit knows (${allowed.join(', ')})`;
@@ -362,27 +322,28 @@ async function inspect(i) {
   const title = $('inspector-title');
   const ctx = $('inspector-context');
   const body = $('inspector-table').tBodies[0];
-  const env = envelopeNames(s);
-  let info = null;
-  if (!env && s.set) info = await describe(s.set, s.version, s.id);
+  const info = await describe(s.set || '', s.version || '', s.id);
   if (seq !== inspectSeq || current.segments[i] !== s) return;
-  title.textContent = `${s.id} — segment ${s.index}${info ? ` of the ${info.set} ${info.setName}` : ''}`;
-  ctx.textContent = env
-    ? 'Envelope segment (names from the parse result).'
-    : info
-      ? `Declared in the ${info.set} ${info.setName} (${s.version}): ${info.mandatory ? 'mandatory' : 'optional'}, up to ${info.maxUse ?? 'any number of'} use${info.maxUse === 1 ? '' : 's'}, ${info.elements.length} element${info.elements.length === 1 ? '' : 's'} declared.`
-      : s.set
-        ? `The ${s.set} declaration of x12kit has no ${s.id} segment.`
-        : 'Not inside a transaction set.';
+  title.textContent = info && info.segmentName ? `${s.id} — ${info.segmentName}` : s.id;
+  const where = info && info.setName
+    ? `Segment ${s.index} of the ${info.set} ${info.setName} (${s.version})`
+    : `Segment ${s.index}`;
+  ctx.textContent = !info
+    ? (s.set ? `${where}: the ${s.set} declaration of x12kit has no ${s.id} segment.` : `${where}: not inside a transaction set.`)
+    : info.mandatory === null
+      ? `${where}: ${s.id === 'ISA' || s.id === 'IEA' || s.id === 'TA1' ? 'interchange' : s.id === 'GS' || s.id === 'GE' ? 'functional group' : s.id === 'ST' || s.id === 'SE' ? 'transaction set' : 'acknowledgment'} segment.`
+      : `${where}: ${info.mandatory ? 'mandatory' : 'optional'}, up to ${info.maxUse ?? 'any number of'} use${info.maxUse === 1 ? '' : 's'}.`;
   const rows = s.elements.map((value, k) => {
     const pos = k + 1;
     const d = info && info.elements.find((e) => e.position === pos);
+    const ref = `${s.id}${String(pos).padStart(2, '0')}`;
+    const refCell = el('th', { scope: 'row' }, ref);
+    if (d && d.number) refCell.append(el('br'), el('small', { class: 'decl' }, el('abbr', { title: 'X12 data element number' }, 'DE'), ` ${d.number}`));
     const nameCell = el('td', {});
-    if (env) nameCell.append(env[k] ?? '');
-    else if (d) nameCell.append(elementName(d), el('br'), el('small', { class: 'decl' }, declared(d)));
-    else if (info) nameCell.append(el('small', { class: 'decl' }, `not declared in x12kit's ${info.set} ${s.id}`));
+    if (d) nameCell.append(d.name || d.description || '', el('br'), el('small', { class: 'decl' }, declared(d)));
+    else if (info) nameCell.append(el('small', { class: 'decl' }, 'not described by x12kit'));
     return el('tr', {},
-      el('th', { scope: 'row' }, `${s.id}${String(pos).padStart(2, '0')}`),
+      refCell,
       nameCell,
       el('td', { class: 'value' }, value),
       el('td', {}, codeMeaning(d, value)));

@@ -21,17 +21,19 @@ function rawSegments(bytes) {
   const out = [];
   let version = '';
   let type = '';
+  let icVersion = ''; // ISA12, the version of the interchange's own segments (ISA, TA1, IEA)
   for (const s of it) {
     const { id, index, offset, length } = s;
     const elements = s.elements();
     s.free();
+    if (id === 'ISA') icVersion = elements[11] || '';
     if (id === 'GS') version = elements[7] || '';
     if (id === 'ST') type = elements[0] || '';
     out.push({
       index, id, offset, elements,
       text: dec.decode(bytes.subarray(offset, offset + length)),
       terminator: dec.decode(bytes.subarray(offset + length, offset + length + 1)),
-      set: type, version,
+      set: type, version: version || icVersion,
     });
     if (id === 'SE') type = '';
     if (id === 'GE') version = '';

@@ -45,6 +45,10 @@
 //! a syntax rule; `hl CODE path[] [under=A,B] [flat]` a level of an HL loop.
 //! A mapping line whose node does not exist in an edition's structure is
 //! skipped for that edition (tests check each resolves in at least one).
+//!
+//! The X12 dictionary the declarations use (`sets/dictionary.x12d`: segment
+//! names, the data element at each position, element names, types, lengths
+//! and code meanings) has a language of its own: [`parse_dictionary`].
 
 use super::model::*;
 use super::syntax::{Rule, RuleKind};
@@ -876,6 +880,148 @@ fn pairs(l: &Line) -> Result<ElDecl, String> {
         codes: None,
         known: None,
         doc: None,
+    })
+}
+
+/// Parses the dictionary file (`sets/dictionary.x12d`):
+///
+/// ```text
+/// segment N1 "Name" 5010="Party Identification"
+///   01 98                  # position and data element number
+///   03 - 5010=1705         # `-`: no element there in the base edition
+///   01 I01 M               # M: mandatory (segments no declaration describes)
+/// element 127 AN 1/30 5010=1/50 "Reference Identification"
+/// element 353 ID 2/2 "Transaction Set Purpose Code"
+///   00 Original            # a code and its meaning
+/// element C030 C "Position in Segment"   # a composite
+/// ```
+///
+/// Errors name the line. Every element number a segment uses must have an
+/// `element` entry, and ids and numbers are unique.
+pub fn parse_dictionary(text: &str) -> Result<Dictionary, String> {
+    let mut d = Dictionary::default();
+    for l in tree(text, 0)? {
+        let n = format!("line {}", l.number);
+        match l.keyword() {
+            "segment" => d.segments.push(dict_segment(&l, &n)?),
+            "element" => d.elements.push(dict_element(&l, &n)?),
+            w => return Err(format!("{n}: expected `segment` or `element`, not `{w}`")),
+        }
+    }
+    for (i, s) in d.segments.iter().enumerate() {
+        if d.segments[..i].iter().any(|o| o.id == s.id) {
+            return Err(format!("dictionary: segment {} is listed twice", s.id));
+        }
+        for p in &s.positions {
+            for num in p.base.iter().chain(&p.v5010) {
+                if d.element(num).is_none() {
+                    return Err(format!(
+                        "dictionary: {}{:02} uses element {num}, which has no `element` entry",
+                        s.id, p.pos
+                    ));
+                }
+            }
+        }
+    }
+    for (i, e) in d.elements.iter().enumerate() {
+        if d.elements[..i].iter().any(|o| o.number == e.number) {
+            return Err(format!("dictionary: element {} is listed twice", e.number));
+        }
+    }
+    Ok(d)
+}
+
+fn dict_segment(l: &Line, n: &str) -> Result<DictSegment, String> {
+    let w = &l.words;
+    let (Some(id), Some(name)) = (w.get(1), w.get(2)) else {
+        return Err(format!("{n}: `segment ID \"Name\" [5010=\"Name\"]`"));
+    };
+    seg_id((l.number, id))?;
+    let mut name_5010 = None;
+    for a in &w[3..] {
+        match a.strip_prefix("5010=") {
+            Some(v) => name_5010 = Some(unquote(v)),
+            None => return Err(format!("{n}: unexpected `{a}`")),
+        }
+    }
+    let mut positions: Vec<DictPosition> = Vec::new();
+    for c in &l.children {
+        let cn = format!("line {}", c.number);
+        let w = &c.words;
+        let pos = position(&w[0], &cn)?;
+        let Some(num) = w.get(1) else {
+            return Err(format!("{cn}: `NN ELEMENT [M] [5010=ELEMENT]`"));
+        };
+        let number = |s: &str| (s != "-").then(|| s.to_string());
+        let mut p = DictPosition {
+            pos,
+            base: number(num),
+            v5010: number(num),
+            mandatory: false,
+        };
+        for a in &w[2..] {
+            if a == "M" {
+                p.mandatory = true;
+            } else if let Some(v) = a.strip_prefix("5010=") {
+                p.v5010 = number(v);
+            } else {
+                return Err(format!("{cn}: unexpected `{a}`"));
+            }
+        }
+        if positions.last().is_some_and(|q| q.pos >= pos) {
+            return Err(format!("{cn}: positions must increase"));
+        }
+        positions.push(p);
+    }
+    Ok(DictSegment {
+        id: id.clone(),
+        name: unquote(name),
+        name_5010,
+        positions,
+    })
+}
+
+fn dict_element(l: &Line, n: &str) -> Result<DictElement, String> {
+    let w = &l.words;
+    let bad = || format!("{n}: `element NUMBER TYPE MIN/MAX [5010=MIN/MAX] \"Name\"`");
+    let (Some(number), Some(xt)) = (w.get(1), w.get(2)) else {
+        return Err(bad());
+    };
+    let (len, len_5010, rest) = if xt == "C" {
+        ((0, 0), (0, 0), &w[3..])
+    } else {
+        xtype(xt, n)?;
+        let base = len(w.get(3).ok_or_else(bad)?, n)?;
+        match w.get(4).and_then(|a| a.strip_prefix("5010=")) {
+            Some(v) => (base, len(v, n)?, &w[5..]),
+            None => (base, base, &w[4..]),
+        }
+    };
+    let name = match rest {
+        [name] if name.starts_with('"') => unquote(name),
+        _ => return Err(bad()),
+    };
+    let mut codes: Vec<(String, String)> = Vec::new();
+    for c in &l.children {
+        let meaning = c.words[1..].join(" ");
+        if meaning.is_empty() {
+            return Err(format!("line {}: `CODE Meaning`", c.number));
+        }
+        if codes.iter().any(|(k, _)| *k == c.words[0]) {
+            return Err(format!(
+                "line {}: code {} is listed twice",
+                c.number, c.words[0]
+            ));
+        }
+        codes.push((c.words[0].clone(), meaning));
+    }
+    Ok(DictElement {
+        number: number.clone(),
+        xtype: xt.clone(),
+        len,
+        len_5010,
+        name,
+        codes,
     })
 }
 

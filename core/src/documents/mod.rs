@@ -261,22 +261,179 @@ fn find_segment<'d>(nodes: &'d [model::Node], id: &str) -> Option<&'d model::Nod
     })
 }
 
-/// What a set's declaration says of one of its segments, for inspectors:
-/// `{set, setName, segment, mandatory, maxUse, elements: [{position, type,
-/// min, max, mandatory, description, field, codes, knownCodes}]}` (`maxUse`
-/// null when unbounded; `field` the payload path of a mapped element), or
-/// `None` for a set that is not among the 18 or a segment it does not
-/// declare. `version` picks the edition (`004010`, `005010`, …).
+/// The segments described for any set (or without one): the envelopes
+/// and the acknowledgments (TA1, 997, 999).
+pub const ENVELOPE_SEGMENTS: [&str; 17] = [
+    "ISA", "IEA", "GS", "GE", "ST", "SE", "TA1", "AK1", "AK2", "AK3", "AK4", "AK5", "AK9", "IK3",
+    "IK4", "IK5", "CTX",
+];
+
+const DICTIONARY: &str = include_str!("sets/dictionary.x12d");
+
+/// The dictionary of `sets/dictionary.x12d`, or its first fault
+/// (`dictionary.x12d:LINE: …`), which the dictionary tests report.
+fn dictionary_or_fault() -> Result<&'static model::Dictionary, &'static str> {
+    static D: OnceLock<Result<model::Dictionary, String>> = OnceLock::new();
+    D.get_or_init(|| dsl::parse_dictionary(DICTIONARY).map_err(|e| located("dictionary.x12d", &e)))
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+/// The dictionary (`None` only when it does not parse, which the tests report).
+pub(crate) fn dictionary() -> Option<&'static model::Dictionary> {
+    dictionary_or_fault().ok()
+}
+
+/// Code meanings of the acknowledgment error elements, which the
+/// acknowledgment code keeps (`crate::validate::mapping`): the codes with a
+/// meaning among the candidates.
+fn ack_meanings(number: &str) -> Vec<(String, String)> {
+    use crate::validate::mapping as m;
+    let (f, three): (fn(&str) -> &'static str, bool) = match number {
+        "I18" => (m::ta1_note, true),
+        "716" => (m::ak9_error, false),
+        "718" | "618" => (m::ak5_error, false),
+        "720" | "620" => (m::segment_error, false),
+        "723" | "621" => (m::element_error, false),
+        _ => return Vec::new(),
+    };
+    let candidates: Vec<String> = if three {
+        (0..100).map(|n| format!("{n:03}")).collect()
+    } else {
+        (1..40)
+            .map(|n| n.to_string())
+            .chain((1..20).map(|n| format!("I{n}")))
+            .collect()
+    };
+    let unknown = f("\u{1}");
+    candidates
+        .into_iter()
+        .filter_map(|c| {
+            let t = f(&c);
+            (t != unknown).then(|| (c, t.to_string()))
+        })
+        .collect()
+}
+
+/// The `meanings` of a data element: `[{code, meaning}]`.
+fn meanings(number: Option<&str>) -> Value {
+    let Some(number) = number else {
+        return Value::Array(Vec::new());
+    };
+    let mut list: Vec<(String, String)> = dictionary()
+        .and_then(|d| d.element(number))
+        .map(|e| e.codes.clone())
+        .unwrap_or_default();
+    if list.is_empty() {
+        list = ack_meanings(number);
+    }
+    Value::Array(
+        list.into_iter()
+            .map(|(code, meaning)| serde_json::json!({"code": code, "meaning": meaning}))
+            .collect(),
+    )
+}
+
+/// What a code of the element at a position of a segment means (in either
+/// edition), from the dictionary: for the schemas' descriptions.
+pub(crate) fn code_meaning(segment: &str, pos: u8, code: &str) -> Option<&'static str> {
+    let d = dictionary()?;
+    let s = d.segment(segment)?;
+    [Edition::Base, Edition::V5010]
+        .into_iter()
+        .filter_map(|ed| s.number_at(pos, ed))
+        .filter_map(|n| d.element(n))
+        .find_map(|e| e.meaning(code))
+}
+
+/// Number and name of the element at a position of a segment, from the dictionary.
+fn element_at(segment: &str, pos: u8, ed: Edition) -> (Option<&'static str>, Option<&'static str>) {
+    let Some(d) = dictionary() else {
+        return (None, None);
+    };
+    let number = d.segment(segment).and_then(|s| s.number_at(pos, ed));
+    let name = number.and_then(|n| d.element(n)).map(|e| e.name.as_str());
+    (number, name)
+}
+
+/// What x12kit knows of a segment, for inspectors: the set's declaration
+/// and the X12 dictionary it uses (`sets/dictionary.x12d`).
+///
+/// `{set, setName, segment, segmentName, mandatory, maxUse, elements:
+/// [{position, number, name, type, min, max, mandatory, description,
+/// field, codes, knownCodes, meanings: [{code, meaning}]}]}`:
+/// `segmentName`, an element's `number` (its data element number, e.g.
+/// `353`) and `name` come from the dictionary; `meanings` lists the codes
+/// x12kit knows for the element with what each means; `codes` (the allowed
+/// codes, when the list is closed) and `knownCodes` (the codes the
+/// declaration knows) are the declaration's. `maxUse` is null when
+/// unbounded; `field` is the payload path of a mapped element. A run of
+/// qualifier/id pairs (PO106/PO107 …) is listed position by position.
+///
+/// A segment of [`ENVELOPE_SEGMENTS`] (ISA … SE, TA1 and the 997/999
+/// segments) is described from the dictionary for any `set_type` (`""`
+/// for none): `set`/`setName` are null unless the set is one of the 18,
+/// `mandatory` and `maxUse` are null, and each element's `mandatory` is
+/// the standard's. `None`: a segment that is neither in the set's
+/// declaration nor an envelope or acknowledgment segment. `version` picks
+/// the edition: a group's version (GS08: `004010`, `005010`, …), an
+/// interchange's (ISA12: `00401`, `00501`), or `""` for the base edition.
 pub fn describe_segment(set_type: &str, version: &str, segment: &str) -> Option<Value> {
-    let decl = declaration(set_type, edition(version))?;
-    let node = find_segment(&decl.body, segment)?;
-    let elements: Vec<Value> = node
-        .map
-        .iter()
-        .flat_map(|m| &m.elements)
-        .map(|e| {
-            serde_json::json!({
+    let ed = match version {
+        v if v.len() == 5 && v.bytes().all(|b| b.is_ascii_digit()) => {
+            if v >= "00501" {
+                Edition::V5010
+            } else {
+                Edition::Base
+            }
+        }
+        v => edition(v),
+    };
+    let decl = declaration(set_type, ed);
+    let segment_name = |id: &str| {
+        dictionary()
+            .and_then(|d| d.segment(id))
+            .map(|s| s.name(ed).to_string())
+    };
+    if let Some(node) = decl.and_then(|d| find_segment(&d.body, segment)) {
+        let decl = decl?;
+        let mut elements: Vec<Value> = Vec::new();
+        for e in node.map.iter().flat_map(|m| &m.elements) {
+            if let model::Target::Pairs(p) = &e.target {
+                for k in 0..2 * p.count {
+                    let pos = e.pos + k;
+                    let (number, name) = element_at(&node.id, pos, ed);
+                    let (xt, (min, max)) = if k % 2 == 0 {
+                        ("ID", p.qualifier_len)
+                    } else {
+                        ("AN", p.id_len)
+                    };
+                    elements.push(serde_json::json!({
+                        "position": pos,
+                        "number": number,
+                        "name": name,
+                        "type": xt,
+                        "min": min,
+                        "max": max,
+                        "mandatory": e.mandatory && k < 2,
+                        "description": Value::Null,
+                        "field": Value::Null,
+                        "codes": Value::Null,
+                        "knownCodes": if k % 2 == 0 {
+                            Some(p.promote.iter().map(|(q, _)| q.clone()).collect::<Vec<_>>())
+                        } else {
+                            None
+                        },
+                        "meanings": if k % 2 == 0 { meanings(number) } else { Value::Array(Vec::new()) },
+                    }));
+                }
+                continue;
+            }
+            let (number, name) = element_at(&node.id, e.pos, ed);
+            elements.push(serde_json::json!({
                 "position": e.pos,
+                "number": number,
+                "name": name,
                 "type": e.xtype.name(),
                 "min": e.min,
                 "max": e.max,
@@ -288,15 +445,57 @@ pub fn describe_segment(set_type: &str, version: &str, segment: &str) -> Option<
                 },
                 "codes": e.codes,
                 "knownCodes": e.known,
-            })
+                "meanings": meanings(number),
+            }));
+        }
+        return Some(serde_json::json!({
+            "set": decl.code,
+            "setName": decl.name,
+            "segment": node.id,
+            "segmentName": segment_name(&node.id),
+            "mandatory": node.mandatory,
+            "maxUse": if node.max == u32::MAX { None } else { Some(node.max) },
+            "elements": elements,
+        }));
+    }
+    if !ENVELOPE_SEGMENTS.contains(&segment) {
+        return None;
+    }
+    let d = dictionary()?;
+    let seg = d.segment(segment)?;
+    let elements: Vec<Value> = seg
+        .positions
+        .iter()
+        .filter_map(|p| {
+            let number = match ed {
+                Edition::Base => p.base.as_deref(),
+                Edition::V5010 => p.v5010.as_deref(),
+            }?;
+            let el = d.element(number)?;
+            let (min, max) = el.lengths(ed);
+            Some(serde_json::json!({
+                "position": p.pos,
+                "number": number,
+                "name": el.name,
+                "type": if el.xtype == "C" { "composite" } else { el.xtype.as_str() },
+                "min": (el.xtype != "C").then_some(min),
+                "max": (el.xtype != "C").then_some(max),
+                "mandatory": p.mandatory,
+                "description": Value::Null,
+                "field": Value::Null,
+                "codes": Value::Null,
+                "knownCodes": Value::Null,
+                "meanings": meanings(Some(number)),
+            }))
         })
         .collect();
     Some(serde_json::json!({
-        "set": decl.code,
-        "setName": decl.name,
-        "segment": node.id,
-        "mandatory": node.mandatory,
-        "maxUse": if node.max == u32::MAX { None } else { Some(node.max) },
+        "set": decl.map(|d| d.code.as_str()),
+        "setName": decl.map(|d| d.name.as_str()),
+        "segment": seg.id,
+        "segmentName": seg.name(ed),
+        "mandatory": Value::Null,
+        "maxUse": Value::Null,
         "elements": elements,
     }))
 }
@@ -839,6 +1038,184 @@ mod tests {
             "bad declarations:\n{}",
             faults.join("\n")
         );
+    }
+
+    /// Segment ids of the 18 declarations that the dictionary does not
+    /// name: none could be confirmed against a source here (see the
+    /// dictionary's header); the inspector shows them without a name.
+    const UNNAMED: [&str; 4] = ["CMC", "LP", "SL1", "V5"];
+
+    /// The codes a declaration's description lists in its last
+    /// parentheses ("… (00 original, 01 cancellation)"), for ID elements.
+    fn doc_codes(doc: &str) -> Vec<String> {
+        let Some(open) = doc.rfind('(') else {
+            return Vec::new();
+        };
+        let inner = doc[open + 1..].trim_end_matches(')');
+        inner
+            .split(", ")
+            .filter_map(|item| {
+                let item = item.trim().trim_start_matches("e.g. ");
+                let mut w = item.split_whitespace();
+                let code = w.next()?;
+                let next = w.next();
+                let code_like = code
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+                (code_like && code != "ISO" && next != Some("only")).then(|| code.to_string())
+            })
+            .collect()
+    }
+
+    /// What a declaration says of a position: (position, type, lengths, known codes).
+    type Wanted<'a> = (u8, &'a str, (u16, u16), Vec<String>);
+
+    /// Every fault of the dictionary against the declarations: a declared
+    /// element without a number or name, a type or length that differs,
+    /// a known or listed code without a meaning, a segment without a name.
+    fn dictionary_faults() -> Vec<String> {
+        let d = match dictionary_or_fault() {
+            Ok(d) => d,
+            Err(e) => return vec![e.to_string()],
+        };
+        let mut out = Vec::new();
+        for (i, code) in TYPES.iter().enumerate() {
+            let Some(c) = compiled(i) else {
+                out.push(format!("{code}: does not compile"));
+                continue;
+            };
+            for decl in [&c.decls.0, &c.decls.1] {
+                let ed = decl.edition;
+                let tag = format!("{code} ({ed:?})");
+                for id in set_ids(decl) {
+                    if d.segment(id).is_none() && !UNNAMED.contains(&id.as_str()) {
+                        out.push(format!("{tag}: segment {id} has no name"));
+                    }
+                }
+                let mut stack: Vec<&model::Node> = decl.body.iter().collect();
+                while let Some(node) = stack.pop() {
+                    stack.extend(node.children.iter().flatten());
+                    let Some(m) = node.map.as_ref().filter(|_| node.children.is_none()) else {
+                        continue;
+                    };
+                    for e in &m.elements {
+                        // (position, type, lengths, known codes)
+                        let mut wanted: Vec<Wanted<'_>> = Vec::new();
+                        let name = e.xtype.name();
+                        match &e.target {
+                            model::Target::Pairs(p) => {
+                                for k in 0..2 * p.count {
+                                    wanted.push(if k % 2 == 0 {
+                                        (
+                                            e.pos + k,
+                                            "ID",
+                                            p.qualifier_len,
+                                            p.promote.iter().map(|(q, _)| q.clone()).collect(),
+                                        )
+                                    } else {
+                                        (e.pos + k, "AN", p.id_len, Vec::new())
+                                    });
+                                }
+                            }
+                            _ => {
+                                let mut known: Vec<String> =
+                                    e.known.iter().chain(&e.codes).flatten().cloned().collect();
+                                if e.xtype == XType::ID {
+                                    known.extend(
+                                        e.doc.as_deref().map(doc_codes).unwrap_or_default(),
+                                    );
+                                }
+                                wanted.push((e.pos, &name, (e.min, e.max), known));
+                            }
+                        }
+                        for (pos, xt, len, known) in wanted {
+                            let at = format!("{tag}: {}{pos:02}", node.id);
+                            let Some(number) =
+                                d.segment(&node.id).and_then(|s| s.number_at(pos, ed))
+                            else {
+                                out.push(format!("{at} has no data element number"));
+                                continue;
+                            };
+                            let Some(el) = d.element(number) else {
+                                out.push(format!(
+                                    "{at}: element {number} is not in the dictionary"
+                                ));
+                                continue;
+                            };
+                            if el.xtype != xt || el.lengths(ed) != len {
+                                out.push(format!(
+                                    "{at} is {xt} {}/{} but element {number} is {} {}/{}",
+                                    len.0,
+                                    len.1,
+                                    el.xtype,
+                                    el.lengths(ed).0,
+                                    el.lengths(ed).1
+                                ));
+                            }
+                            for k in known {
+                                if el.meaning(&k).is_none() {
+                                    out.push(format!(
+                                        "{at}: code {k} of element {number} has no meaning"
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for id in ENVELOPE_SEGMENTS {
+            if d.segment(id).is_none_or(|s| s.positions.is_empty()) {
+                out.push(format!("envelope segment {id} is not described"));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn dictionary_covers_the_declarations() {
+        let faults = dictionary_faults();
+        assert!(
+            faults.is_empty(),
+            "{} faults:\n{}",
+            faults.len(),
+            faults.join("\n")
+        );
+    }
+
+    #[test]
+    fn dictionary_language_reports_its_faults() {
+        let bad = |t: &str| dsl::parse_dictionary(t).unwrap_err();
+        assert!(bad("segment BEG \"B\"\n  01 353\n").contains("no `element` entry"));
+        assert!(bad("element 1 ID 2 \"x\"\n").contains("line 1"));
+        assert!(bad("element 1 ID 1/2 x\n").contains("line 1"));
+        assert!(
+            bad("segment BEG \"B\"\n  02 1\n  01 1\nelement 1 ID 1/1 \"x\"\n").contains("increase")
+        );
+        assert!(bad("element 1 ID 1/1 \"x\"\n  A\n").contains("line 2"));
+        assert!(bad("element 1 ID 1/1 \"x\"\nelement 1 ID 1/1 \"y\"\n").contains("twice"));
+        assert!(bad("thing X\n").contains("line 1"));
+        let d = dsl::parse_dictionary(
+            "segment N1 \"Name\" 5010=\"Party Identification\"\n  01 98 M\n  03 - 5010=1705\n\
+             element 98 ID 2/3 \"Entity Identifier Code\"\n  ST Ship To\n\
+             element 1705 AN 1/35 \"Implementation Convention Reference\"\n",
+        )
+        .unwrap();
+        let n1 = d.segment("N1").unwrap();
+        assert_eq!(n1.name(Edition::V5010), "Party Identification");
+        assert_eq!(n1.number_at(3, Edition::Base), None);
+        assert_eq!(n1.number_at(3, Edition::V5010), Some("1705"));
+        assert_eq!(d.element("98").unwrap().meaning("ST"), Some("Ship To"));
+    }
+
+    #[test]
+    fn ack_meanings_come_from_the_acknowledgment_code() {
+        let m = meanings(Some("720"));
+        assert!(m.as_array().unwrap().iter().any(|c| c["code"] == "1"));
+        let ta1 = meanings(Some("I18"));
+        assert!(ta1.as_array().unwrap().iter().any(|c| c["code"] == "000"));
     }
 
     #[test]

@@ -278,3 +278,107 @@ pub struct SetDecl {
     /// The body between ST and SE.
     pub body: Vec<Node>,
 }
+
+/// The X12 dictionary the declarations use (`sets/dictionary.x12d`):
+/// segment names, the data element at each described position, and the
+/// data elements' numbers, types, lengths, names and code meanings.
+#[derive(Debug, Clone, Default)]
+pub struct Dictionary {
+    /// Segments, in file order.
+    pub segments: Vec<DictSegment>,
+    /// Data elements (and composites), in file order.
+    pub elements: Vec<DictElement>,
+}
+
+/// A segment of the dictionary.
+#[derive(Debug, Clone)]
+pub struct DictSegment {
+    /// Segment id (`BEG`).
+    pub id: String,
+    /// Name (`Beginning Segment for Purchase Order`).
+    pub name: String,
+    /// Name in 005010 when it differs (`N1`: `Party Identification`).
+    pub name_5010: Option<String>,
+    /// The positions described.
+    pub positions: Vec<DictPosition>,
+}
+
+/// One position of a dictionary segment.
+#[derive(Debug, Clone)]
+pub struct DictPosition {
+    /// 1-based position.
+    pub pos: u8,
+    /// Element number in the base edition (`None`: no element there).
+    pub base: Option<String>,
+    /// Element number in 005010 (`None`: no element there).
+    pub v5010: Option<String>,
+    /// Mandatory (used for segments no declaration describes: envelopes
+    /// and acknowledgments).
+    pub mandatory: bool,
+}
+
+/// A data element (or composite) of the dictionary.
+#[derive(Debug, Clone)]
+pub struct DictElement {
+    /// Data element number (`353`, `I01`, `C030`).
+    pub number: String,
+    /// X12 type (`ID`, `AN`, `N0`, `R`, `DT`, `TM`; `C` for a composite).
+    pub xtype: String,
+    /// Lengths in the base edition (`(0, 0)` for a composite).
+    pub len: (u16, u16),
+    /// Lengths in 005010.
+    pub len_5010: (u16, u16),
+    /// Name (`Transaction Set Purpose Code`).
+    pub name: String,
+    /// Code → meaning, for the codes x12kit knows.
+    pub codes: Vec<(String, String)>,
+}
+
+impl Dictionary {
+    /// The segment with this id.
+    pub fn segment(&self, id: &str) -> Option<&DictSegment> {
+        self.segments.iter().find(|s| s.id == id)
+    }
+
+    /// The data element with this number.
+    pub fn element(&self, number: &str) -> Option<&DictElement> {
+        self.elements.iter().find(|e| e.number == number)
+    }
+}
+
+impl DictSegment {
+    /// The name in an edition.
+    pub fn name(&self, ed: Edition) -> &str {
+        match (ed, &self.name_5010) {
+            (Edition::V5010, Some(n)) => n,
+            _ => &self.name,
+        }
+    }
+
+    /// The element number at a position in an edition.
+    pub fn number_at(&self, pos: u8, ed: Edition) -> Option<&str> {
+        let p = self.positions.iter().find(|p| p.pos == pos)?;
+        match ed {
+            Edition::Base => p.base.as_deref(),
+            Edition::V5010 => p.v5010.as_deref(),
+        }
+    }
+}
+
+impl DictElement {
+    /// Lengths in an edition.
+    pub fn lengths(&self, ed: Edition) -> (u16, u16) {
+        match ed {
+            Edition::Base => self.len,
+            Edition::V5010 => self.len_5010,
+        }
+    }
+
+    /// The meaning of a code, when x12kit knows it.
+    pub fn meaning(&self, code: &str) -> Option<&str> {
+        self.codes
+            .iter()
+            .find(|(c, _)| c == code)
+            .map(|(_, m)| m.as_str())
+    }
+}

@@ -437,7 +437,17 @@ fn leaf_schema(l: &Leaf) -> Value {
         l.max
     ));
     if let Some(k) = &l.known {
-        desc.push_str(&format!(". Common codes: {}", k.join(", ")));
+        // With what each means, from the X12 dictionary (`sets/dictionary.x12d`).
+        let (seg, pos) = l.element.split_at(l.element.len().saturating_sub(2));
+        let pos = pos.parse::<u8>().unwrap_or(0);
+        let listed: Vec<String> = k
+            .iter()
+            .map(|c| match super::code_meaning(seg, pos, c) {
+                Some(m) => format!("{c} = {m}"),
+                None => c.clone(),
+            })
+            .collect();
+        desc.push_str(&format!(". Common codes: {}", listed.join("; ")));
     }
     match l.ptype {
         PType::Str => {

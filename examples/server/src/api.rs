@@ -46,8 +46,9 @@ const X12_TYPES: &[&str] = &[
     "application/json",
 ];
 
-/// Bodies above this size are parsed on the blocking pool.
-const BLOCKING_ABOVE: usize = 256 * 1024;
+/// Bodies above this size are parsed on the blocking pool (8 KiB parse in well under
+/// 0.1 ms; anything longer must not hold a runtime thread, which serves every connection).
+const BLOCKING_ABOVE: usize = 8 * 1024;
 
 /// The whole router.
 pub fn router(app: Arc<App>) -> Router {
@@ -484,16 +485,13 @@ async fn list_transactions(
         })?),
     };
     let account = caller.account.id.clone();
-    let (items, next) = app
+    let page = app
         .store
-        .read(move |c| store::list(c, &account, status.as_deref(), before, limit))
+        .read(move |c| {
+            store::list_page(c, &account, status.as_deref(), before, limit, encode_cursor)
+        })
         .await?;
-    Ok(Json(json!({
-        "ok": true,
-        "data": items,
-        "nextCursor": next.map(encode_cursor),
-    }))
-    .into_response())
+    Ok(json_response(StatusCode::OK, page))
 }
 
 /// `GET /transactions/{id}`.
@@ -581,6 +579,17 @@ fn x12_input(
     Ok(Bytes::from(wrapped.x12.into_bytes()))
 }
 
+/// Core calls on the blocking pool at once: one per core (more cannot go faster, and
+/// each holds its input and output in memory); the others wait without a thread.
+fn core_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+    })
+}
+
+/// Runs a core call on a small input at once, on a larger one on the blocking pool,
+/// at most [`core_slots`] at a time.
 async fn off_thread<T: Send + 'static>(
     size: usize,
     f: impl FnOnce() -> ApiResult<T> + Send + 'static,
@@ -588,6 +597,9 @@ async fn off_thread<T: Send + 'static>(
     if size <= BLOCKING_ABOVE {
         return f();
     }
+    let Ok(_slot) = core_slots().acquire().await else {
+        return Err(ApiError::internal());
+    };
     tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
         tracing::error!(error = %e, "core call panicked");
         Err(ApiError::internal())

@@ -104,7 +104,7 @@ pub fn transition(
     if n == 0 {
         return Ok(false);
     }
-    c.exec(
+    c.defer(
         "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, ?2, ?3, ?4)",
         vals![&doc.id, to, reason, now],
     )?;
@@ -141,7 +141,7 @@ pub fn enqueue_events(
             let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
             // Events of one document are written one transition at a time (the status
             // compare-and-set serializes them), so this number orders them.
-            c.exec(
+            c.defer(
                 "INSERT INTO webhook_deliveries (id, document_id, event, body, attempts, next_at,
                     created_at, account, url, state, event_no)
                  VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5, ?6, ?7, 'pending',
@@ -514,7 +514,12 @@ async fn route_one(app: &Arc<App>, client: &reqwest::Client, doc: Validated) {
             attempts: Vec::new(),
         },
         Some(Some(t)) => {
-            crate::transport::send(client, t, &doc.key.id, doc.interchange_control, &doc.x12).await
+            let started = std::time::Instant::now();
+            let outcome =
+                crate::transport::send(client, t, &doc.key.id, doc.interchange_control, &doc.x12)
+                    .await;
+            crate::metrics::ROUTE.add(started.elapsed());
+            outcome
         }
     };
     let window = partner
@@ -810,6 +815,7 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, d: Pending) {
             }
         }
     };
+    crate::metrics::WEBHOOK.add(started.elapsed());
     let duration = started.elapsed().as_millis() as i64;
     let attempt = d.attempts + 1;
     let schedule = app.config.workers.webhook_retry_ms.clone();
@@ -836,7 +842,7 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, d: Pending) {
                 )
                 .map_err(db)?;
             if n == 1 {
-                c.exec(
+                c.defer(
                     "INSERT INTO webhook_attempts (delivery_id, attempt, at, status, result, duration_ms)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                     vals![&id, attempt, at, status.map(i64::from), &text, duration],

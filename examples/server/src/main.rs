@@ -8,6 +8,7 @@ mod error;
 mod guard;
 mod inbound;
 mod lifecycle;
+mod metrics;
 mod openapi;
 mod store;
 mod transport;
@@ -55,6 +56,21 @@ enum Command {
     NewKey,
     /// Print the OpenAPI 3.1 document of the API.
     Openapi,
+    /// Time the core's parse (the call behind `POST /parse`) on a file in this process, with
+    /// one thread per core at once, and print MB/s: the benchmark's yardstick for `/parse`.
+    BenchParse {
+        /// X12 file.
+        file: PathBuf,
+        /// Leave out the mapped documents (`?documents=false`).
+        #[arg(long)]
+        no_documents: bool,
+        /// Parses per thread (after one that is not timed).
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+        /// Threads parsing at once (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
 }
 
 /// Request ids: UUIDv7, unless the client sent an `X-Request-Id`.
@@ -91,6 +107,49 @@ fn new_key() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn bench_parse(
+    file: &std::path::Path,
+    documents: bool,
+    runs: usize,
+    threads: Option<usize>,
+) -> ExitCode {
+    let input = match std::fs::read(file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("x12kit-server: cannot read {}: {e}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1);
+    // Once untimed: the allocator's first large blocks come from fresh pages, as they do
+    // only once in a long-running server.
+    if x12::parse(&input, documents).is_err() {
+        eprintln!("x12kit-server: the parse failed");
+        return ExitCode::FAILURE;
+    }
+    let started = std::time::Instant::now();
+    let ok = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| scope.spawn(|| (0..runs).all(|_| x12::parse(&input, documents).is_ok())))
+            .collect();
+        handles.into_iter().all(|h| h.join().unwrap_or(false))
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    if !ok {
+        eprintln!("x12kit-server: the parse failed");
+        return ExitCode::FAILURE;
+    }
+    let bytes = (input.len() * runs * threads) as f64;
+    println!(
+        "{:.0} MB/s ({threads} thread(s) x {runs} parses of {} bytes in {seconds:.2} s)",
+        bytes / seconds / 1e6,
+        input.len()
+    );
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -99,6 +158,12 @@ fn main() -> ExitCode {
             print!("{}", openapi::json());
             return ExitCode::SUCCESS;
         }
+        Some(Command::BenchParse {
+            file,
+            no_documents,
+            runs,
+            threads,
+        }) => return bench_parse(&file, !no_documents, runs, threads),
         None => {}
     }
     tracing_subscriber::fmt()
@@ -184,6 +249,7 @@ async fn serve(config: config::Config) -> Result<(), String> {
         wake: Arc::default(),
         worker_id: uuid::Uuid::now_v7().to_string(),
     });
+    tokio::spawn(metrics::report_loop());
     if app.config.workers.enabled {
         lifecycle::start(app.clone()).await;
         tracing::info!("workers started");
@@ -241,4 +307,5 @@ async fn shutdown() {
         _ = term => {},
     }
     tracing::info!("shutting down");
+    metrics::log_totals();
 }

@@ -25,6 +25,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../migrations/0001_documents.sql")),
     (2, include_str!("../migrations/0002_lifecycle.sql")),
     (3, include_str!("../migrations/0003_leases.sql")),
+    (4, include_str!("../migrations/0004_delivery_order.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -32,6 +33,10 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../migrations/postgres/0001_documents.sql")),
     (2, include_str!("../migrations/postgres/0002_lifecycle.sql")),
     (3, include_str!("../migrations/postgres/0003_leases.sql")),
+    (
+        4,
+        include_str!("../migrations/postgres/0004_delivery_order.sql"),
+    ),
 ];
 
 /// Largest number of jobs committed in one transaction.
@@ -108,7 +113,14 @@ enum Idle {
 struct Readers {
     location: Location,
     idle: Mutex<Idle>,
+    /// Reads running at once, at most [`READERS`]: every read then finds a pooled
+    /// connection (opening one costs far more than a list query), and the others wait
+    /// without holding a thread.
+    slots: tokio::sync::Semaphore,
 }
+
+/// Read connections (and reads at once) per process.
+const READERS: usize = 8;
 
 impl Drop for Readers {
     fn drop(&mut self) {
@@ -309,6 +321,7 @@ impl Store {
             readers: Arc::new(Readers {
                 location: location.clone(),
                 idle: Mutex::new(idle),
+                slots: tokio::sync::Semaphore::new(READERS),
             }),
             location,
         })
@@ -331,6 +344,7 @@ impl Store {
         &self,
         f: impl FnOnce(&dyn Db) -> ApiResult<R> + Send + 'static,
     ) -> ApiResult<R> {
+        let started = std::time::Instant::now();
         let (tx, rx) = oneshot::channel::<ApiResult<R>>();
         let work: Work = Box::new(move |c| {
             let r = f(c);
@@ -348,10 +362,12 @@ impl Store {
             tracing::error!("the store writer has stopped");
             ApiError::internal()
         })?;
-        rx.await.unwrap_or_else(|_| {
+        let r = rx.await.unwrap_or_else(|_| {
             tracing::error!("the store writer dropped a job");
             Err(ApiError::internal())
-        })
+        });
+        crate::metrics::WRITE_WAIT.add(started.elapsed());
+        r
     }
 
     /// Runs a read on a pooled read connection, off the async threads.
@@ -360,6 +376,10 @@ impl Store {
         f: impl FnOnce(&dyn Db) -> DbResult<R> + Send + 'static,
     ) -> ApiResult<R> {
         let readers = self.readers.clone();
+        let started = std::time::Instant::now();
+        let Ok(_slot) = self.readers.slots.acquire().await else {
+            return Err(ApiError::internal());
+        };
         let result = tokio::task::spawn_blocking(move || -> DbResult<R> {
             match &readers.location {
                 Location::Sqlite(path) => {
@@ -373,7 +393,7 @@ impl Store {
                     };
                     let r = f(&conn);
                     if let Ok(Idle::Sqlite(idle)) = readers.idle.lock().as_deref_mut() {
-                        if idle.len() < 16 {
+                        if idle.len() < READERS {
                             idle.push(conn);
                         }
                     }
@@ -392,7 +412,7 @@ impl Store {
                     let r = f(&crate::db::Pg::new(client, cache));
                     if r.is_ok() && !conn.client.is_closed() {
                         if let Ok(Idle::Postgres(idle)) = readers.idle.lock().as_deref_mut() {
-                            if idle.len() < 16 {
+                            if idle.len() < READERS {
                                 idle.push(conn);
                             }
                         }
@@ -402,6 +422,7 @@ impl Store {
             }
         })
         .await;
+        crate::metrics::READ.add(started.elapsed());
         match result {
             Ok(Ok(r)) => Ok(r),
             Ok(Err(e)) => {
@@ -421,27 +442,101 @@ impl Store {
     }
 }
 
+/// The writer's connection, counting each statement and its time (`crate::metrics`).
+struct Counting<'a>(&'a dyn Db);
+
+impl Db for Counting<'_> {
+    fn exec(&self, sql: &str, params: &[crate::db::Val]) -> DbResult<u64> {
+        let start = std::time::Instant::now();
+        let r = self.0.exec(sql, params);
+        crate::metrics::statement(sql, start.elapsed());
+        r
+    }
+
+    fn query(&self, sql: &str, params: &[crate::db::Val]) -> DbResult<Vec<Row>> {
+        let start = std::time::Instant::now();
+        let r = self.0.query(sql, params);
+        crate::metrics::statement(sql, start.elapsed());
+        r
+    }
+
+    fn skip_locked(&self) -> &'static str {
+        self.0.skip_locked()
+    }
+
+    fn batch(&self, sql: &str) -> DbResult<()> {
+        let start = std::time::Instant::now();
+        let r = self.0.batch(sql);
+        crate::metrics::statement(sql, start.elapsed());
+        r
+    }
+
+    fn defer(&self, sql: &str, params: &[crate::db::Val]) -> DbResult<()> {
+        let start = std::time::Instant::now();
+        let r = self.0.defer(sql, params);
+        crate::metrics::statement(sql, start.elapsed());
+        r
+    }
+
+    fn take_deferred(&self) -> String {
+        self.0.take_deferred()
+    }
+}
+
 /// Runs one group of jobs on `db` (inside the group's transaction); `Err` when the
 /// transaction itself failed. The finishers of the jobs that ran are in `finishers`.
+///
+/// Each job runs in its own savepoint. On PostgreSQL, where every statement is a round
+/// trip, a job's deferred statements ([`Db::defer`]: its history and outbox inserts), the
+/// release of its savepoint and the next job's savepoint go in one call; if that call
+/// fails, the job is rolled back and its caller told so.
 fn run_group(db: &dyn Db, batch: &mut Vec<Job>, finishers: &mut Vec<Finish>) -> DbResult<()> {
-    for Job(work) in batch.drain(..) {
+    let db = &Counting(db);
+    let postgres = !db.skip_locked().is_empty();
+    if postgres {
         db.exec("SAVEPOINT job", &[])?;
+    }
+    for Job(work) in batch.drain(..) {
+        if !postgres {
+            db.exec("SAVEPOINT job", &[])?;
+        }
         // A panic in a job (a bug) loses that job, not the writer.
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(db))) {
-            Ok((true, finish)) => {
-                db.exec("RELEASE SAVEPOINT job", &[])?;
-                finishers.push(finish);
-            }
-            Ok((false, finish)) => {
-                db.exec("ROLLBACK TO SAVEPOINT job", &[])?;
-                db.exec("RELEASE SAVEPOINT job", &[])?;
-                finishers.push(finish);
-            }
+        let started = std::time::Instant::now();
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(db)));
+        crate::metrics::JOB.add(started.elapsed());
+        let deferred = db.take_deferred();
+        let (ok, finish) = match ran {
+            Ok((ok, finish)) => (ok, Some(finish)),
             Err(_) => {
                 tracing::error!("a store job panicked");
-                db.exec("ROLLBACK TO SAVEPOINT job", &[])?;
-                db.exec("RELEASE SAVEPOINT job", &[])?;
+                (false, None)
             }
+        };
+        let ok = if ok && postgres {
+            match db.batch(&format!("{deferred}RELEASE SAVEPOINT job; SAVEPOINT job")) {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::error!(error = %e, "a store job's deferred statements failed");
+                    false
+                }
+            }
+        } else {
+            ok
+        };
+        if !ok {
+            // The savepoint is still there (its release did not run): back to it.
+            db.exec("ROLLBACK TO SAVEPOINT job", &[])?;
+        }
+        if !postgres {
+            db.exec("RELEASE SAVEPOINT job", &[])?;
+        }
+        if let Some(finish) = finish {
+            finishers.push(if ok || !postgres {
+                finish
+            } else {
+                // The job's own result was Ok, but its deferred statements failed.
+                Box::new(move |_| finish(false))
+            });
         }
     }
     Ok(())
@@ -479,7 +574,7 @@ fn writer_sqlite(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
         let committed = (|| -> DbResult<()> {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             run_group(&*tx, &mut batch, &mut finishers)?;
-            tx.commit()?;
+            crate::metrics::COMMIT.time(|| tx.commit())?;
             Ok(())
         })();
         finish_group(committed, &mut batch, finishers);
@@ -500,11 +595,11 @@ fn writer_pg(mut conn: PgConn, mut rx: mpsc::Receiver<Job>) {
             let PgConn { client, cache, .. } = &mut conn;
             let mut tx = client.transaction()?;
             run_group(
-                &crate::db::Pg::new(&mut tx, cache),
+                &crate::db::Pg::deferring(&mut tx, cache),
                 &mut batch,
                 &mut finishers,
             )?;
-            tx.commit()?;
+            crate::metrics::COMMIT.time(|| tx.commit())?;
             Ok(())
         })();
         finish_group(committed, &mut batch, finishers);
@@ -531,7 +626,9 @@ pub fn control_sequence(account: &str, partner: &str) -> String {
 /// SQLite: an upsert in the writer's transaction (a refused render rolls it back, so there
 /// are no gaps). PostgreSQL: a sequence per partner (created at start), which hands out
 /// numbers without holding a lock until commit, so that several processes accepting at
-/// once never wait on each other; a refused render leaves a gap there.
+/// once never wait on each other; `accept` renders before taking a number there, so a
+/// refused render takes none (only a transaction lost after `nextval`, a crash or a failed
+/// commit, leaves a gap).
 pub fn next_control(c: &dyn Db, account: &str, partner: &str) -> ApiResult<i64> {
     let number: i64 = if c.skip_locked().is_empty() {
         c.one(
@@ -625,6 +722,13 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
             .map_err(db_error)?;
         }
     }
+    if !tx.skip_locked().is_empty() {
+        // PostgreSQL: the number comes from a sequence, which a rollback does not give
+        // back; so the document is first rendered with a stand-in number, and a document
+        // the core refuses takes no number (whether the core accepts a document does not
+        // depend on its control number). SQLite rolls the number back instead.
+        x12::render(&a.document_type, &a.payload, &a.partner.profile, 1, now)?;
+    }
     let number = next_control(tx, &a.account, &a.partner.id)?;
     let rendered = x12::render(
         &a.document_type,
@@ -634,7 +738,7 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
         now,
     )?;
     let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
-    tx.exec(
+    tx.defer(
         "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
             updated_at, interchange_control, group_control, transaction_control, payload, x12, warnings)
          VALUES (?1, ?2, ?3, ?4, 'outbound', 'queued', ?5, ?5, ?6, ?6, ?6, ?7, ?8, ?9)",
@@ -651,21 +755,35 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
         ],
     )
     .map_err(db_error)?;
-    tx.exec(
+    tx.defer(
         "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'queued', 'accepted', ?2)",
         vals![&id, now],
     )
     .map_err(db_error)?;
     if let Some((key, hash)) = &a.idempotency {
-        tx.exec(
+        tx.defer(
             "INSERT INTO idempotency_keys (account, key, request_hash, document_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
             vals![&a.account, key, hash, &id, now],
         )
         .map_err(db_error)?;
     }
-    let document = summary(tx, &a.account, &id)
-        .map_err(db_error)?
-        .ok_or_else(ApiError::internal)?;
+    // What `summary` would read back, without the round trip.
+    let at = rfc3339(now);
+    let document = Summary {
+        control_numbers: ControlNumbers {
+            group: Some(number),
+            interchange: Some(number),
+            transaction: Some(number),
+        },
+        created_at: at.clone(),
+        direction: "outbound".into(),
+        document_id: id,
+        document_type_code: a.document_type.clone(),
+        partner_id: a.partner.id.clone(),
+        status: "queued".into(),
+        updated_at: at,
+    }
+    .to_value();
     Ok(Accepted {
         document,
         replayed: false,
@@ -675,25 +793,52 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
 const LIST_COLUMNS: &str = "id, partner_id, document_type, direction, status, created_at, updated_at, \
      interchange_control, group_control, transaction_control, seq";
 
-fn list_item(r: &Row) -> DbResult<(Value, i64)> {
-    let control = |i: usize| -> DbResult<Value> {
-        Ok(r.get::<Option<i64>>(i)?.map_or(Value::Null, Value::from))
-    };
+/// The control numbers of a document (ISA13, GS06, ST02).
+#[derive(Debug, serde::Serialize)]
+struct ControlNumbers {
+    group: Option<i64>,
+    interchange: Option<i64>,
+    transaction: Option<i64>,
+}
+
+/// A document as lists show it. The fields are in the order of their JSON names, so that
+/// the bytes are those of the same object built as a `serde_json::Value` (sorted keys).
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    control_numbers: ControlNumbers,
+    created_at: String,
+    direction: String,
+    document_id: String,
+    document_type_code: String,
+    partner_id: String,
+    status: String,
+    updated_at: String,
+}
+
+impl Summary {
+    /// As a JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+fn list_item(r: &Row) -> DbResult<(Summary, i64)> {
     Ok((
-        json!({
-            "documentId": r.get::<String>(0)?,
-            "partnerId": r.get::<String>(1)?,
-            "documentTypeCode": r.get::<String>(2)?,
-            "direction": r.get::<String>(3)?,
-            "status": r.get::<String>(4)?,
-            "createdAt": rfc3339(r.get(5)?),
-            "updatedAt": rfc3339(r.get(6)?),
-            "controlNumbers": {
-                "interchange": control(7)?,
-                "group": control(8)?,
-                "transaction": control(9)?,
+        Summary {
+            control_numbers: ControlNumbers {
+                interchange: r.get(7)?,
+                group: r.get(8)?,
+                transaction: r.get(9)?,
             },
-        }),
+            created_at: rfc3339(r.get(5)?),
+            direction: r.get(3)?,
+            document_id: r.get(0)?,
+            document_type_code: r.get(2)?,
+            partner_id: r.get(1)?,
+            status: r.get(4)?,
+            updated_at: rfc3339(r.get(6)?),
+        },
         r.get(10)?,
     ))
 }
@@ -704,7 +849,7 @@ pub fn summary(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
         &format!("SELECT {LIST_COLUMNS} FROM documents WHERE account = ?1 AND id = ?2"),
         vals![account, id],
     )? {
-        Some(r) => Ok(Some(list_item(&r)?.0)),
+        Some(r) => Ok(Some(list_item(&r)?.0.to_value())),
         None => Ok(None),
     }
 }
@@ -717,7 +862,7 @@ pub fn list(
     status: Option<&str>,
     before: Option<i64>,
     limit: usize,
-) -> DbResult<(Vec<Value>, Option<i64>)> {
+) -> DbResult<(Vec<Summary>, Option<i64>)> {
     // Only the conditions given (PostgreSQL cannot type a parameter used only in `? IS NULL`).
     let mut params = vec![crate::db::Val::from(account)];
     let mut clauses = String::new();
@@ -747,6 +892,37 @@ pub fn list(
         None
     };
     Ok((items.into_iter().map(|(v, _)| v).collect(), next))
+}
+
+/// `GET /transactions`: a page as the response's JSON bytes (`{"data", "nextCursor", "ok"}`),
+/// written straight from the rows (no intermediate JSON tree).
+pub fn list_page(
+    c: &dyn Db,
+    account: &str,
+    status: Option<&str>,
+    before: Option<i64>,
+    limit: usize,
+    cursor: impl FnOnce(i64) -> String,
+) -> DbResult<Vec<u8>> {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Page<'a> {
+        data: &'a [Summary],
+        next_cursor: Option<String>,
+        ok: bool,
+    }
+    let (items, next) = list(c, account, status, before, limit)?;
+    let mut out = Vec::with_capacity(64 + items.len() * 320);
+    serde_json::to_writer(
+        &mut out,
+        &Page {
+            data: &items,
+            next_cursor: next.map(cursor),
+            ok: true,
+        },
+    )
+    .map_err(|e| DbError(format!("cannot write the page: {e}")))?;
+    Ok(out)
 }
 
 /// The full status of one document of the account (`None`: not the account's).

@@ -54,9 +54,11 @@ pub fn render(
         "controlNumbers": {"interchange": control, "group": control, "transaction": control}
     }))?;
     let now = x12kit::DateTime::from_unix((now_ms / 1000).max(0) as u64);
-    let r = guarded("render", || {
-        ops::render(document_type, payload, partner, &options, now)
-            .map_err(|e| ApiError::from_core(&e))
+    let r = crate::metrics::RENDER.time(|| {
+        guarded("render", || {
+            ops::render(document_type, payload, partner, &options, now)
+                .map_err(|e| ApiError::from_core(&e))
+        })
     })?;
     Ok(Rendered {
         x12: r.x12,
@@ -67,7 +69,7 @@ pub fn render(
 /// `POST /parse`: the core's parse result JSON (what `x12kit parse` prints).
 pub fn parse(input: &[u8], documents: bool) -> ApiResult<Vec<u8>> {
     let options: ops::ParseOptions = core_options(json!({"documents": documents}))?;
-    guarded("parse", || Ok(ops::parse_json(input, &options)))
+    crate::metrics::PARSE.time(|| guarded("parse", || Ok(ops::parse_json(input, &options))))
 }
 
 /// `POST /validate`: the validation JSON (what `x12kit validate --json`
@@ -116,7 +118,8 @@ pub fn validate_rendered(x12: &[u8]) -> (bool, String, String) {
         structure: true,
         ..Default::default()
     };
-    let run = std::panic::catch_unwind(|| ops::validate(x12, &options));
+    let run =
+        crate::metrics::VALIDATE.time(|| std::panic::catch_unwind(|| ops::validate(x12, &options)));
     let Ok(validation) = run else {
         tracing::error!("the core panicked validating a rendered document");
         return (

@@ -78,6 +78,28 @@ fn two_processes_on_postgresql_share_the_work_without_doing_anything_twice() {
 }
 
 #[test]
+fn on_postgresql_a_refused_document_takes_no_control_number() {
+    let s = Server::start_with(Options {
+        database: Some(fresh_postgres_database(&postgres_url())),
+        ..Options::default()
+    });
+    let mut numbers = Vec::new();
+    for round in 0..3 {
+        // A payload the partner's guide refuses (no /shipTo/id): 422, nothing stored.
+        let mut p = payload("850");
+        p["shipTo"].as_object_mut().unwrap().remove("id");
+        let r = s.send("/api/v1", ALPHA, "acme-retail", "850", &p);
+        assert_eq!(r.status(), 422, "round {round}");
+        let r = s.send("/api/v1", ALPHA, "acme-retail", "850", &payload("850"));
+        assert_eq!(r.status(), 202);
+        let v: Value = r.json().unwrap();
+        numbers.push(v["data"]["controlNumbers"]["interchange"].as_i64().unwrap());
+    }
+    // The sequence gave each accepted document the next number: no gaps from refusals.
+    assert_eq!(numbers, [1, 2, 3]);
+}
+
+#[test]
 fn on_postgresql_a_killed_process_leaves_its_work_to_the_other() {
     let database = fresh_postgres_database(&postgres_url());
     // A slow partner, so that the first process holds claims when it is killed.
