@@ -182,7 +182,7 @@ pub fn to_json_stream<W: io::Write>(
 /// `threads` workers turn whole interchanges into JSON (an interchange's
 /// JSON depends on nothing outside it: segment indexes are global), and the
 /// results are written in input order, so the bytes are the same. At most
-/// `2 × threads` interchanges (and their JSON) are held at once. With
+/// `2 × threads + 1` interchanges (and their JSON) are held at once. With
 /// `threads <= 1`, or an input of one interchange, this is
 /// [`to_json_stream`]. Not on wasm32 (no threads).
 #[cfg(not(target_arch = "wasm32"))]
