@@ -183,8 +183,7 @@ pub fn to_json_stream<W: io::Write>(
 /// JSON depends on nothing outside it: segment indexes are global), and the
 /// results are written in input order, so the bytes are the same. At most
 /// `2 × threads + 1` interchanges (and their JSON) are held at once. With
-/// `threads <= 1`, or an input of one interchange, this is
-/// [`to_json_stream`]. Not on wasm32 (no threads).
+/// `threads <= 1` this is [`to_json_stream`]. Not on wasm32 (no threads).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn to_json_stream_threads<W: io::Write + Send>(
     input: &[u8],
