@@ -36,6 +36,9 @@ for bin in ${old:+old:$old} new:$new; do
         esac
     done
 done
+# The new binary's parse on the reading thread alone (no worker threads).
+add "new x12kit parse --no-documents --threads 1" "$new parse --no-documents --threads 1 $file"
+add "new x12kit parse --threads 1" "$new parse --threads 1 $file"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -116,6 +116,20 @@ fn input(size: usize) -> Input {
     }
 }
 
+/// Counts the bytes written and drops them.
+struct Count(usize);
+
+impl std::io::Write for Count {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, input: &Input) {
     let (data, c) = (&input.data[..], input.counts);
     group.throughput(Throughput::BytesDecimal(data.len() as u64));
@@ -168,6 +182,26 @@ fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, input: &Input) {
             out.len()
         })
     });
+    // Streamed to a writer as `x12kit parse --threads 1` does (one
+    // interchange held at a time), the bytes counted and dropped.
+    for (name, documents, expected) in [
+        ("parse_json_to_writer", true, input.json_len),
+        ("parse_json_to_writer_no_documents", false, bare_len),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut w = Count(0);
+                x12kit::ops::parse_json_to_writer(
+                    black_box(data),
+                    &x12kit::ops::ParseOptions { documents },
+                    &mut w,
+                )
+                .expect("a counter cannot fail");
+                assert_eq!(w.0, expected);
+                w.0
+            })
+        });
+    }
     group.bench_function("stream_64KiB", |b| {
         b.iter(|| {
             let r = stream(black_box(data), CHUNK);

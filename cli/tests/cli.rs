@@ -32,6 +32,43 @@ fn parse_maps_known_sets_to_documents_unless_told_not_to() {
     assert_eq!(tx["segments"][0]["id"], "BEG");
 }
 
+/// Several interchanges (004010 and 005010, so their delimiters differ),
+/// read from a mapped file or from stdin, on 1 to 4 threads, compact or
+/// pretty: the same bytes every time.
+#[test]
+fn parse_output_is_the_same_on_any_number_of_threads() {
+    let mut input = Vec::new();
+    for _ in 0..4 {
+        input.extend(std::fs::read(SAMPLE).unwrap());
+        input.extend(std::fs::read(SAMPLE_5010).unwrap());
+    }
+    let path = std::env::temp_dir().join(format!("x12kit-threads-{}.edi", std::process::id()));
+    std::fs::write(&path, &input).unwrap();
+    let file = path.to_str().unwrap();
+    for pretty in [false, true] {
+        let mut args = vec!["parse"];
+        if pretty {
+            args.push("--pretty");
+        }
+        let one = run(&[&args[..], &["--threads", "1", file]].concat(), b"");
+        assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+        let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+        assert_eq!(v["interchanges"].as_array().map(Vec::len), Some(8));
+        for threads in ["2", "4"] {
+            let o = run(&[&args[..], &["--threads", threads, file]].concat(), b"");
+            assert!(o.stdout == one.stdout, "{threads} threads, pretty {pretty}");
+            let o = run(&[&args[..], &["--threads", threads, "-"]].concat(), &input);
+            assert!(
+                o.stdout == one.stdout,
+                "stdin, {threads} threads, pretty {pretty}"
+            );
+        }
+        let o = run(&[&args[..], &[file]].concat(), b"");
+        assert!(o.stdout == one.stdout, "default threads, pretty {pretty}");
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
 #[test]
 fn parse_exits_1_on_error_diagnostics_and_names_the_file() {
     let o = run(&["parse", "-"], b"ISA*00*          *00*          *ZZ*A              *ZZ*B              *261122*0930*U*00401*000000001*0*P*>~GS*PO*A*B*20261122*0930*1*X*004010~ST*850*0001~");

@@ -454,6 +454,24 @@ impl<'a> Document<'a> {
         }
     }
 
+    /// Moves the interchanges out (with what their sets' bodies need) into a
+    /// document of their own, without diagnostics, leaving this one with
+    /// none: how a [`parse_each`] caller keeps an interchange, for example
+    /// to write it on another thread.
+    pub fn take_interchanges(&mut self) -> Document<'a> {
+        Document {
+            interchanges: std::mem::take(&mut self.interchanges),
+            diagnostics: Vec::new(),
+            prefix: b"",
+            unterminated: false,
+            input: self.input,
+            body: {
+                let keep = Vec::with_capacity(self.body.len());
+                std::mem::replace(&mut self.body, keep)
+            },
+        }
+    }
+
     /// The input the document borrows.
     pub fn input(&self) -> &'a [u8] {
         self.input
@@ -610,6 +628,156 @@ pub fn parse(input: &[u8]) -> Document<'_> {
     }
     check_utf8(input, &mut doc.diagnostics);
     doc
+}
+
+/// Parses a whole input like [`parse`], one interchange at a time, so that
+/// what is held follows the largest interchange rather than the input.
+///
+/// `each` receives a [`Document`] holding one interchange (with the
+/// segments after its IEA that [`parse`] attaches to it) as soon as the next
+/// ISA or the end of the input closes it, with the offset before which the
+/// input will not be read again. Its segment indexes and offsets are those
+/// of the whole input; `each` may keep it with [`Document::take_interchanges`].
+/// The document returned holds what [`parse`] gives
+/// besides the interchanges: every diagnostic (in the same order),
+/// `prefix` and `unterminated`.
+pub fn parse_each<'a>(
+    input: &'a [u8],
+    mut each: impl FnMut(&mut Document<'a>, usize),
+) -> Document<'a> {
+    struct Each<'a, F> {
+        doc: Document<'a>,
+        each: F,
+        utf8: Utf8Scan,
+        utf8_diagnostics: Vec<Diagnostic>,
+        first: bool,
+    }
+    impl<'a, F: FnMut(&mut Document<'a>, usize)> Each<'a, F> {
+        /// Hands over the interchange held, if any: the input before `upto` is done.
+        fn emit(&mut self, upto: usize) {
+            let input = self.doc.input;
+            self.utf8.advance(input, upto, &mut self.utf8_diagnostics);
+            if !self.doc.interchanges.is_empty() {
+                (self.each)(&mut self.doc, upto);
+                self.doc.interchanges.clear();
+                self.doc.body.clear();
+            }
+        }
+    }
+    impl<'a, F: FnMut(&mut Document<'a>, usize)> Handler<'a> for Each<'a, F> {
+        fn interchange_start(&mut self, isa: Segment<'a>) {
+            if self.first {
+                self.first = false;
+                self.doc.prefix = prefix(self.doc.input, isa.offset());
+            }
+            self.emit(isa.offset());
+            self.doc.interchange_start(isa);
+        }
+        fn interchange_segment(&mut self, seg: Segment<'a>) {
+            self.doc.interchange_segment(seg);
+        }
+        fn group_start(&mut self, gs: Option<Segment<'a>>) {
+            self.doc.group_start(gs);
+        }
+        fn group_segment(&mut self, seg: Segment<'a>) {
+            self.doc.group_segment(seg);
+        }
+        fn transaction_start(&mut self, st: Segment<'a>) {
+            self.doc.transaction_start(st);
+        }
+        #[inline]
+        fn segment(&mut self, seg: Segment<'a>) {
+            self.doc.segment(seg);
+        }
+        fn transaction_end(&mut self, se: Option<Segment<'a>>) {
+            self.doc.transaction_end(se);
+        }
+        fn group_end(&mut self, ge: Option<Segment<'a>>) {
+            self.doc.group_end(ge);
+        }
+        fn interchange_end(&mut self, iea: Option<Segment<'a>>) {
+            self.doc.interchange_end(iea);
+        }
+        fn diagnostic(&mut self, d: Diagnostic) {
+            self.doc.diagnostics.push(d);
+        }
+    }
+    let mut h = Each {
+        doc: Document {
+            input,
+            ..Document::default()
+        },
+        each: &mut each,
+        utf8: Utf8Scan::default(),
+        utf8_diagnostics: Vec::new(),
+        first: true,
+    };
+    let mut env = Envelope::new();
+    for token in Tokenizer::new(input) {
+        if let Token::Segment(seg) = &token {
+            h.doc.unterminated = !seg.terminated();
+        }
+        env.push(token, &mut h);
+    }
+    env.finish(input.len(), &mut h);
+    h.emit(input.len());
+    let mut doc = h.doc;
+    doc.diagnostics.append(&mut h.utf8_diagnostics);
+    doc
+}
+
+/// The bytes before the first ISA (at `isa`) when they are only a BOM and whitespace.
+fn prefix(input: &[u8], isa: usize) -> &[u8] {
+    let head = &input[..isa];
+    let ws = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    if ws.iter().all(|&b| crate::lexer::is_ws(b)) {
+        head
+    } else {
+        b""
+    }
+}
+
+/// [`check_utf8`] over an input read in order, a range at a time: the same
+/// reports, with a sequence cut by the end of a range checked with the next.
+#[derive(Debug, Default)]
+struct Utf8Scan {
+    at: usize,
+    reported: usize,
+    done: bool,
+}
+
+impl Utf8Scan {
+    /// Checks the input up to `upto` (or to its end, for a sequence cut there).
+    fn advance(&mut self, input: &[u8], upto: usize, out: &mut Vec<Diagnostic>) {
+        if self.done || upto <= self.at {
+            return;
+        }
+        if input[self.at..upto].is_ascii() {
+            self.at = upto;
+            return;
+        }
+        while self.at < upto {
+            match std::str::from_utf8(&input[self.at..upto]) {
+                Ok(_) => self.at = upto,
+                Err(e) => {
+                    let bad = self.at + e.valid_up_to();
+                    if e.error_len().is_none() && upto < input.len() {
+                        // Cut by the end of the range: checked with the next one.
+                        self.at = bad;
+                        return;
+                    }
+                    if self.reported == UTF8_REPORTS {
+                        out.push(utf8_limit());
+                        self.done = true;
+                        return;
+                    }
+                    out.push(invalid_utf8(input[bad], bad));
+                    self.reported += 1;
+                    self.at = bad + e.error_len().unwrap_or(input.len() - bad);
+                }
+            }
+        }
+    }
 }
 
 /// How many invalid UTF-8 sequences are reported (then [`utf8_limit`]).

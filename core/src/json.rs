@@ -106,9 +106,9 @@ pub fn to_json_with(doc: &Document<'_>, options: &JsonOptions) -> Vec<u8> {
 /// across calls (a server, a binding) avoids the page faults of a fresh
 /// allocation as large as the output.
 pub fn to_json_into(doc: &Document<'_>, options: &JsonOptions, out: &mut Vec<u8>) {
-    let mut w = JsonWriter::new(doc, std::mem::take(out), usize::MAX);
+    let mut w = JsonWriter::new(std::mem::take(out), usize::MAX);
     w.documents = options.documents;
-    w.document();
+    w.document(doc);
     *out = w.buf;
 }
 
@@ -125,11 +125,177 @@ pub fn to_json_writer<W: io::Write>(
     } else {
         Box::new(w)
     };
-    let mut jw = JsonWriter::new(doc, Vec::with_capacity(1 << 16), 1 << 16);
+    let mut jw = JsonWriter::new(Vec::with_capacity(1 << 16), 1 << 16);
     jw.documents = options.documents;
     jw.sink = Some(sink);
-    jw.document();
+    jw.document(doc);
     jw.flush_all()
+}
+
+/// Parses `input` and writes the JSON of the parse result to a writer as it
+/// goes, compact or pretty: byte for byte what [`to_json_writer`] writes for
+/// [`parse`](crate::parse())`(input)`, without building the tree of the
+/// whole input. Each interchange is parsed, written and dropped before the
+/// next one is read, so the memory this takes follows the largest
+/// interchange (its segment ranges, 16 bytes a body segment) plus the
+/// diagnostics, not the input: the contract writes an interchange's
+/// `segments` (TA1, ISB, ISE and misplaced ones, wherever they appear)
+/// before its `groups`, so one interchange is the unit that must be held.
+///
+/// `release(offset)` is called after each interchange is written: the input
+/// before `offset` will not be read again (a caller that maps a file can
+/// drop those pages). Returns the diagnostics (also in the JSON).
+pub fn to_json_stream<W: io::Write>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    let sink: Box<dyn io::Write + '_> = if pretty {
+        Box::new(Pretty::new(w))
+    } else {
+        Box::new(w)
+    };
+    let mut jw = JsonWriter::new(Vec::with_capacity(1 << 17), 1 << 16);
+    jw.documents = options.documents;
+    jw.sink = Some(sink);
+    jw.raw(b"{\"interchanges\":[");
+    let mut first = true;
+    let doc = crate::envelope::parse_each(input, |doc, upto| {
+        for i in &doc.interchanges {
+            if !first {
+                jw.buf.push(b',');
+            }
+            first = false;
+            jw.interchange(doc, i);
+        }
+        jw.maybe_flush();
+        release(upto);
+    });
+    jw.tail(&doc);
+    jw.flush_all()?;
+    Ok(doc.diagnostics)
+}
+
+/// [`to_json_stream`] on `threads` threads: this thread parses and writes,
+/// `threads` workers turn whole interchanges into JSON (an interchange's
+/// JSON depends on nothing outside it: segment indexes are global), and the
+/// results are written in input order, so the bytes are the same. At most
+/// `2 × threads + 1` interchanges (and their JSON) are held at once. With
+/// `threads <= 1` this is [`to_json_stream`]. Not on wasm32 (no threads).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn to_json_stream_threads<W: io::Write + Send>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    threads: usize,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    use std::collections::VecDeque;
+    use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+    use std::sync::{Arc, Mutex};
+    if threads <= 1 {
+        return to_json_stream(input, w, pretty, options, release);
+    }
+    type Job<'a> = (Document<'a>, SyncSender<Vec<u8>>);
+    let mut sink: Box<dyn io::Write + Send + '_> = if pretty {
+        Box::new(Pretty::new(w))
+    } else {
+        Box::new(w)
+    };
+    let documents = options.documents;
+    std::thread::scope(|scope| {
+        let (jobs, queue) = sync_channel::<Job<'_>>(threads);
+        let queue = Arc::new(Mutex::new(queue));
+        for _ in 0..threads {
+            let queue = Arc::clone(&queue);
+            scope.spawn(move || {
+                let mut jw = JsonWriter::new(Vec::new(), usize::MAX);
+                jw.documents = documents;
+                loop {
+                    // The lock is held only to take the next job.
+                    let job = queue
+                        .lock()
+                        .map_err(|_| ())
+                        .and_then(|q| q.recv().map_err(|_| ()));
+                    let Ok((doc, done)) = job else { return };
+                    jw.buf = Vec::with_capacity(1 << 18);
+                    for i in &doc.interchanges {
+                        jw.interchange(&doc, i);
+                    }
+                    let _ = done.send(std::mem::take(&mut jw.buf));
+                }
+            });
+        }
+        let mut error: Option<io::Error> = None;
+        let mut first = true;
+        // Results to write, in input order, with where each interchange's input ends.
+        let mut pending: VecDeque<(Receiver<Vec<u8>>, usize)> = VecDeque::new();
+        let mut write_one = |pending: &mut VecDeque<(Receiver<Vec<u8>>, usize)>,
+                             sink: &mut Box<dyn io::Write + Send + '_>,
+                             error: &mut Option<io::Error>| {
+            if let Some((done, upto)) = pending.pop_front() {
+                // A worker that panicked drops its sender: that is a bug, reported as such.
+                let json = done.recv().unwrap_or_default();
+                if error.is_none() {
+                    let sep: &[u8] = if first { b"" } else { b"," };
+                    first = false;
+                    if let Err(e) = sink.write_all(sep).and_then(|_| sink.write_all(&json)) {
+                        *error = Some(e);
+                    }
+                }
+                release(upto);
+            }
+        };
+        if let Err(e) = sink.write_all(b"{\"interchanges\":[") {
+            error = Some(e);
+        }
+        let doc = crate::envelope::parse_each(input, |doc, upto| {
+            let (done, result) = sync_channel(1);
+            pending.push_back((result, upto));
+            // Workers live until `jobs` is dropped: sending cannot fail.
+            let _ = jobs.send((doc.take_interchanges(), done));
+            while pending.len() > 2 * threads {
+                write_one(&mut pending, &mut sink, &mut error);
+            }
+        });
+        drop(jobs);
+        while !pending.is_empty() {
+            write_one(&mut pending, &mut sink, &mut error);
+        }
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let mut jw = JsonWriter::new(Vec::new(), usize::MAX);
+        jw.tail(&doc);
+        sink.write_all(&jw.buf)?;
+        sink.flush()?;
+        Ok(doc.diagnostics)
+    })
+}
+
+/// Parses `input` and appends the compact JSON of the parse result to `out`:
+/// the bytes of [`to_json_into`] of [`parse`](crate::parse())`(input)`,
+/// holding one interchange's tree at a time (see [`to_json_stream`]).
+pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>) {
+    let mut jw = JsonWriter::new(std::mem::take(out), usize::MAX);
+    jw.buf.reserve(input.len() * 2 + 256);
+    jw.documents = options.documents;
+    jw.raw(b"{\"interchanges\":[");
+    let mut first = true;
+    let doc = crate::envelope::parse_each(input, |doc, _| {
+        for i in &doc.interchanges {
+            if !first {
+                jw.buf.push(b',');
+            }
+            first = false;
+            jw.interchange(doc, i);
+        }
+    });
+    jw.tail(&doc);
+    *out = jw.buf;
 }
 
 /// Serializes a parse result to a `serde_json::Value` (for callers that
@@ -184,11 +350,12 @@ pub fn delimiter_char(b: u8) -> String {
 }
 
 /// Index of a group's first segment (GS, or the first ST of an implicit group).
-fn group_start(doc: &Document<'_>, g: &Group<'_>) -> usize {
+fn group_start(g: &Group<'_>) -> usize {
     match (&g.gs, g.transactions.first()) {
         (Some(gs), _) => gs.index(),
         (None, Some(t)) => t.st.index(),
-        (None, None) => doc.segment_count(),
+        // Not reached: an implicit group opens with its first set.
+        (None, None) => usize::MAX,
     }
 }
 
@@ -221,8 +388,7 @@ fn classes(d: &Delimiters) -> [u8; 256] {
     t
 }
 
-struct JsonWriter<'d, 'a, 's> {
-    doc: &'d Document<'a>,
+struct JsonWriter<'a, 's> {
     buf: Vec<u8>,
     flush_at: usize,
     sink: Option<Box<dyn io::Write + 's>>,
@@ -237,14 +403,16 @@ struct JsonWriter<'d, 'a, 's> {
     documents: bool,
     /// Document mapping buffers, reused from set to set.
     mapper: crate::documents::Mapper<'a>,
+    /// Whether segments take [`plain::segment`] when they can (the tests
+    /// turn it off to compare it with the general path).
+    fast: bool,
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
-    fn new(doc: &'d Document<'a>, buf: Vec<u8>, flush_at: usize) -> Self {
+impl<'a, 's> JsonWriter<'a, 's> {
+    fn new(buf: Vec<u8>, flush_at: usize) -> Self {
         JsonWriter {
-            doc,
             buf,
             flush_at,
             sink: None,
@@ -256,6 +424,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             isa: false,
             documents: true,
             mapper: Default::default(),
+            fast: true,
         }
     }
 
@@ -328,15 +497,19 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         self.raw(b"\":");
     }
 
-    fn document(&mut self) {
-        let doc = self.doc;
+    fn document(&mut self, doc: &Document<'a>) {
         self.raw(b"{\"interchanges\":[");
         for (n, i) in doc.interchanges.iter().enumerate() {
             if n > 0 {
                 self.buf.push(b',');
             }
-            self.interchange(i);
+            self.interchange(doc, i);
         }
+        self.tail(doc);
+    }
+
+    /// What follows the interchanges: diagnostics, prefix, unterminated.
+    fn tail(&mut self, doc: &Document<'a>) {
         self.raw(b"],\"diagnostics\":");
         // Diagnostics are few; serde_json writes them (to a Vec, which cannot fail).
         let _ = serde_json::to_writer(&mut self.buf, &doc.diagnostics);
@@ -356,8 +529,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         self.string(s.as_bytes());
     }
 
-    fn interchange(&mut self, i: &Interchange<'a>) {
-        let doc = self.doc;
+    fn interchange(&mut self, doc: &Document<'a>, i: &Interchange<'a>) {
         let d = i.isa.delimiters();
         self.class = classes(&d);
         self.delims = d;
@@ -380,7 +552,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         self.raw(b",\"header\":");
         self.fields(&ISA_FIELDS, &i.isa, true);
         if !i.segments.is_empty() {
-            let starts: Vec<usize> = i.groups.iter().map(|g| group_start(doc, g)).collect();
+            let starts: Vec<usize> = i.groups.iter().map(group_start).collect();
             self.raw(b",\"segments\":[");
             for (n, seg) in i.segments.iter().enumerate() {
                 if n > 0 {
@@ -396,7 +568,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             if n > 0 {
                 self.buf.push(b',');
             }
-            self.group(g);
+            self.group(doc, g);
         }
         self.raw(b"],\"trailer\":");
         self.trailer(&IEA_FIELDS, i.iea.as_ref());
@@ -427,8 +599,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         }
     }
 
-    fn group(&mut self, g: &Group<'a>) {
-        let doc = self.doc;
+    fn group(&mut self, doc: &Document<'a>, g: &Group<'a>) {
         self.raw(b"{\"header\":");
         self.trailer(&GS_FIELDS, g.gs.as_ref());
         if !g.segments.is_empty() {
@@ -546,6 +717,14 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
         self.note(seg);
         let raw = seg.raw();
         let id = seg.id();
+        if self.fast && after_group.is_none() && id.len() < raw.len() {
+            let d = self.delims;
+            let other = d.repetition.unwrap_or(d.component);
+            let body = &raw[id.len() + 1..];
+            if plain::segment(&mut self.buf, id, body, d.element, d.component, other) {
+                return;
+            }
+        }
         self.raw(b"{\"id\":");
         self.string(id);
         self.raw(b",\"elements\":[");
@@ -584,9 +763,7 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
     #[inline]
     fn element(&mut self, e: &[u8], flags: u8) {
         if flags == 0 {
-            self.buf.push(b'"');
-            self.buf.extend_from_slice(e);
-            self.buf.push(b'"');
+            put(&mut self.buf, b'"', e, b"\"");
         } else if flags & REPETITION != 0 {
             self.raw(b"{\"repeat\":[");
             // REPETITION is only set when the interchange has a repetition separator.
@@ -622,6 +799,398 @@ impl<'d, 'a, 's> JsonWriter<'d, 'a, 's> {
             self.buf.push(b'"');
         }
         self.buf.push(b']');
+    }
+}
+
+pub(crate) use plain::{append, put};
+
+/// The fast path of a segment's elements: plain text between element
+/// separators, written as `"a","b",...` with a 16-byte scan (SSE2 on
+/// x86-64) and small copies, instead of a byte-class lookup per byte. Its
+/// unsafe code (like that of [`crate::index`]'s kernels) is pointer writes
+/// into reserved capacity and bounded loads; the tests compare its output
+/// with the general path on every vector, corpus file and random input.
+#[allow(unsafe_code)]
+mod plain {
+    /// Writes a whole segment, `{"id":"ID","elements":["a","b",...]}`, when
+    /// its id and elements need nothing but quotes: no component or
+    /// repetition separator (`c`, `r`), no `"`, `\\`, control or non-ASCII
+    /// byte (`body`: the segment after its id and first separator). Returns
+    /// false, writing nothing, otherwise (the caller's general path).
+    #[inline]
+    pub(super) fn segment(
+        out: &mut Vec<u8>,
+        id: &[u8],
+        body: &[u8],
+        sep: u8,
+        c: u8,
+        r: u8,
+    ) -> bool {
+        const HEAD: &[u8] = b"{\"id\":\"";
+        const MID: &[u8] = b"\",\"elements\":[";
+        if id.len() > 16
+            || !id
+                .iter()
+                .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
+        {
+            return false;
+        }
+        let n = body.len();
+        // Every body byte becomes at most 5 (a component separator between
+        // empty parts: `"],["` around it).
+        out.reserve(HEAD.len() + id.len() + MID.len() + 5 * n + 8);
+        let start = out.len();
+        // SAFETY: `reserve` above gives room for everything written below;
+        // reads stay within `id` and `body` (or a padded copy of its tail on
+        // the stack); the length is set only to what was written.
+        unsafe {
+            let base = out.as_mut_ptr();
+            let mut dst = base.add(start);
+            dst.copy_from_nonoverlapping(HEAD.as_ptr(), HEAD.len());
+            dst = dst.add(HEAD.len());
+            copy(id.as_ptr(), dst, id.len());
+            dst = dst.add(id.len());
+            dst.copy_from_nonoverlapping(MID.as_ptr(), MID.len());
+            dst = dst.add(MID.len());
+            let scan = Scan::new(sep, c, r);
+            let done = if n <= 64 {
+                short(dst, body, &scan)
+            } else {
+                elements(dst, body, &scan)
+            };
+            let Some(mut dst) = done else {
+                return false;
+            };
+            dst.copy_from_nonoverlapping(b"]}".as_ptr(), 2);
+            dst = dst.add(2);
+            out.set_len(dst.offset_from(base) as usize);
+        }
+        true
+    }
+
+    /// The bits below `k` (all 64 from 64).
+    #[inline(always)]
+    fn below(k: usize) -> u64 {
+        if k >= 64 { !0 } else { (1u64 << k) - 1 }
+    }
+
+    /// [`elements`] of a body of at most 64 bytes, composites included: an
+    /// element holding component separators is written `["a","b"]`, as the
+    /// general path writes it (repetitions still take the general path).
+    ///
+    /// # Safety
+    /// `dst` has room for `5 * body.len() + 4` bytes; `body.len() <= 64`.
+    #[inline(always)]
+    unsafe fn short(mut dst: *mut u8, body: &[u8], scan: &Scan) -> Option<*mut u8> {
+        let n = body.len();
+        let p = body.as_ptr();
+        let (mut s, mut c, mut bad) = (0u64, 0u64, 0u64);
+        // SAFETY: see the caller; loads stay within `body` or `tail`.
+        unsafe {
+            let mut i = 0;
+            while i + 16 <= n {
+                let (bs, bc, bb) = scan.block(p.add(i));
+                s |= u64::from(bs) << i;
+                c |= u64::from(bc) << i;
+                bad |= u64::from(bb) << i;
+                i += 16;
+            }
+            if i < n {
+                let mut tail = [b'A'; 16];
+                copy(p.add(i), tail.as_mut_ptr(), n - i);
+                let (bs, bc, bb) = scan.block(tail.as_ptr());
+                s |= u64::from(bs) << i;
+                c |= u64::from(bc) << i;
+                bad |= u64::from(bb) << i;
+            }
+            let valid = below(n);
+            if bad & valid != 0 {
+                return None;
+            }
+            s &= valid;
+            c &= valid;
+            if c == 0 {
+                // No composite: copy between separators.
+                *dst = b'"';
+                dst = dst.add(1);
+                let mut run = 0;
+                while s != 0 {
+                    let k = s.trailing_zeros() as usize;
+                    copy(p.add(run), dst, k - run);
+                    dst = dst.add(k - run);
+                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                    dst = dst.add(3);
+                    run = k + 1;
+                    s &= s - 1;
+                }
+                copy(p.add(run), dst, n - run);
+                dst = dst.add(n - run);
+                *dst = b'"';
+                return Some(dst.add(1));
+            }
+            let mut a = 0;
+            loop {
+                let b = if s == 0 {
+                    n
+                } else {
+                    s.trailing_zeros() as usize
+                };
+                let mut parts = c & below(b) & !below(a);
+                if parts == 0 {
+                    *dst = b'"';
+                    copy(p.add(a), dst.add(1), b - a);
+                    dst = dst.add(1 + b - a);
+                    *dst = b'"';
+                    dst = dst.add(1);
+                } else {
+                    dst.copy_from_nonoverlapping(b"[\"".as_ptr(), 2);
+                    dst = dst.add(2);
+                    let mut r = a;
+                    while parts != 0 {
+                        let k = parts.trailing_zeros() as usize;
+                        copy(p.add(r), dst, k - r);
+                        dst = dst.add(k - r);
+                        dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                        dst = dst.add(3);
+                        r = k + 1;
+                        parts &= parts - 1;
+                    }
+                    copy(p.add(r), dst, b - r);
+                    dst = dst.add(b - r);
+                    dst.copy_from_nonoverlapping(b"\"]".as_ptr(), 2);
+                    dst = dst.add(2);
+                }
+                if s == 0 {
+                    return Some(dst);
+                }
+                *dst = b',';
+                dst = dst.add(1);
+                a = b + 1;
+                s &= s - 1;
+            }
+        }
+    }
+
+    /// Writes the elements of `body` as `"a","b",...` at `dst`; `None` when
+    /// some byte needs the general path.
+    ///
+    /// # Safety
+    /// `dst` has room for `3 * body.len() + 2` bytes.
+    #[inline(always)]
+    unsafe fn elements(mut dst: *mut u8, body: &[u8], scan: &Scan) -> Option<*mut u8> {
+        let n = body.len();
+        let p = body.as_ptr();
+        let mut run = 0;
+        let mut i = 0;
+        // SAFETY: see the caller; loads stay within `body` or `tail`.
+        unsafe {
+            *dst = b'"';
+            dst = dst.add(1);
+            while i + 16 <= n {
+                let (s, c, bad) = scan.block(p.add(i));
+                if bad | c != 0 {
+                    return None;
+                }
+                let mut m = s;
+                while m != 0 {
+                    let k = i + m.trailing_zeros() as usize;
+                    copy(p.add(run), dst, k - run);
+                    dst = dst.add(k - run);
+                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                    dst = dst.add(3);
+                    run = k + 1;
+                    m &= m - 1;
+                }
+                i += 16;
+            }
+            if i < n {
+                // The tail, padded with a byte that is plain text.
+                let mut tail = [b'A'; 16];
+                copy(p.add(i), tail.as_mut_ptr(), n - i);
+                let (s, c, bad) = scan.block(tail.as_ptr());
+                let valid = (1u32 << (n - i)) - 1;
+                if (bad | c) & valid != 0 {
+                    return None;
+                }
+                let mut m = s & valid;
+                while m != 0 {
+                    let k = i + m.trailing_zeros() as usize;
+                    copy(p.add(run), dst, k - run);
+                    dst = dst.add(k - run);
+                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                    dst = dst.add(3);
+                    run = k + 1;
+                    m &= m - 1;
+                }
+            }
+            copy(p.add(run), dst, n - run);
+            dst = dst.add(n - run);
+            *dst = b'"';
+            Some(dst.add(1))
+        }
+    }
+
+    /// Appends `head`, `b` and `tail` (`tail` at most 2 bytes), with short
+    /// copies that make no library call.
+    #[inline(always)]
+    pub(crate) fn put(out: &mut Vec<u8>, head: u8, b: &[u8], tail: &[u8]) {
+        debug_assert!(tail.len() <= 2);
+        out.reserve(b.len() + 3);
+        // SAFETY: `reserve` gives room for the 1 + b.len() + 2 bytes written.
+        unsafe {
+            let len = out.len();
+            let dst = out.as_mut_ptr().add(len);
+            *dst = head;
+            copy(b.as_ptr(), dst.add(1), b.len());
+            let t = dst.add(1 + b.len());
+            for (k, &c) in tail.iter().enumerate() {
+                *t.add(k) = c;
+            }
+            out.set_len(len + 1 + b.len() + tail.len());
+        }
+    }
+
+    /// Appends `b`, with a short copy that makes no library call.
+    #[inline(always)]
+    pub(crate) fn append(out: &mut Vec<u8>, b: &[u8]) {
+        out.reserve(b.len());
+        // SAFETY: `reserve` gives room for the b.len() bytes written.
+        unsafe {
+            let len = out.len();
+            copy(b.as_ptr(), out.as_mut_ptr().add(len), b.len());
+            out.set_len(len + b.len());
+        }
+    }
+
+    /// Copies `len` bytes without a library call for short runs (overlapping
+    /// word loads and stores).
+    ///
+    /// # Safety
+    /// `src..src+len` readable, `dst..dst+len` writable, not overlapping.
+    #[inline(always)]
+    unsafe fn copy(src: *const u8, dst: *mut u8, len: usize) {
+        unsafe {
+            if len >= 8 {
+                if len <= 16 {
+                    let a = (src as *const u64).read_unaligned();
+                    let b = (src.add(len - 8) as *const u64).read_unaligned();
+                    (dst as *mut u64).write_unaligned(a);
+                    (dst.add(len - 8) as *mut u64).write_unaligned(b);
+                } else {
+                    dst.copy_from_nonoverlapping(src, len);
+                }
+            } else if len >= 4 {
+                let a = (src as *const u32).read_unaligned();
+                let b = (src.add(len - 4) as *const u32).read_unaligned();
+                (dst as *mut u32).write_unaligned(a);
+                (dst.add(len - 4) as *mut u32).write_unaligned(b);
+            } else if len > 0 {
+                *dst = *src;
+                *dst.add(len / 2) = *src.add(len / 2);
+                *dst.add(len - 1) = *src.add(len - 1);
+            }
+        }
+    }
+
+    /// Per 16-byte block: the bits of element separators, of component
+    /// separators, and of bytes that need the general path.
+    #[cfg(target_arch = "x86_64")]
+    struct Scan {
+        sep: std::arch::x86_64::__m128i,
+        c: std::arch::x86_64::__m128i,
+        r: std::arch::x86_64::__m128i,
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    impl Scan {
+        #[inline(always)]
+        fn new(sep: u8, c: u8, r: u8) -> Self {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE2 is part of x86-64.
+            unsafe {
+                Scan {
+                    sep: _mm_set1_epi8(sep as i8),
+                    c: _mm_set1_epi8(c as i8),
+                    r: _mm_set1_epi8(r as i8),
+                }
+            }
+        }
+
+        /// # Safety
+        /// 16 bytes readable at `p`.
+        #[inline(always)]
+        unsafe fn block(&self, p: *const u8) -> (u32, u32, u32) {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE2 is part of x86-64; the caller gives 16 bytes.
+            unsafe {
+                let x = _mm_loadu_si128(p as *const __m128i);
+                let s = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.sep)) as u32;
+                let c = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.c)) as u32 & !s;
+                let json = _mm_or_si128(
+                    _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
+                    _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
+                );
+                // Signed: below 0x20 or from 0x80 (controls and non-ASCII).
+                let low = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
+                let bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, self.r), json), low);
+                (s, c, _mm_movemask_epi8(bad) as u32 & !s & !c)
+            }
+        }
+    }
+
+    /// The portable [`Scan`]: the same bits, a byte at a time (the x86-64
+    /// tests compare the two).
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    struct Portable {
+        sep: u8,
+        c: u8,
+        r: u8,
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    use Portable as Scan;
+
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    impl Portable {
+        #[inline(always)]
+        fn new(sep: u8, c: u8, r: u8) -> Self {
+            Portable { sep, c, r }
+        }
+
+        /// # Safety
+        /// 16 bytes readable at `p`.
+        #[inline(always)]
+        unsafe fn block(&self, p: *const u8) -> (u32, u32, u32) {
+            let (mut s, mut c, mut bad) = (0u32, 0u32, 0u32);
+            for k in 0..16 {
+                // SAFETY: the caller gives 16 bytes.
+                let b = unsafe { *p.add(k) };
+                if b == self.sep {
+                    s |= 1 << k;
+                } else if b == self.c {
+                    c |= 1 << k;
+                } else if !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\' || b == self.r {
+                    bad |= 1 << k;
+                }
+            }
+            (s, c, bad)
+        }
+    }
+
+    #[cfg(all(test, target_arch = "x86_64"))]
+    proptest::proptest! {
+        /// The SSE2 scan gives the bits of the portable one.
+        #[test]
+        fn sse2_scan_equals_the_portable_scan(
+            block in proptest::array::uniform16(proptest::prelude::any::<u8>()),
+            d in proptest::sample::subsequence(b"*:^~>|\x1d\x1f\"\\A\xff".to_vec(), 3),
+        ) {
+            let fast = Scan::new(d[0], d[1], d[2]);
+            let portable = Portable::new(d[0], d[1], d[2]);
+            // SAFETY: both read the 16 bytes of `block`.
+            let (a, b) = unsafe { (fast.block(block.as_ptr()), portable.block(block.as_ptr())) };
+            proptest::prop_assert_eq!(a, b);
+        }
     }
 }
 
@@ -767,6 +1336,67 @@ mod tests {
             String::from_utf8(out).unwrap(),
             serde_json::to_string(&all).unwrap()
         );
+    }
+
+    /// The whole-tree JSON written with and without [`plain::segment`].
+    fn both_paths(input: &[u8]) -> (Vec<u8>, Vec<u8>) {
+        let doc = parse(input);
+        let run = |fast: bool| {
+            let mut w = JsonWriter::new(Vec::new(), usize::MAX);
+            w.fast = fast;
+            w.document(&doc);
+            w.buf
+        };
+        (run(true), run(false))
+    }
+
+    #[test]
+    fn plain_segments_are_written_as_the_general_path_writes_them() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/inputs");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                let (fast, general) = both_paths(&std::fs::read(&p).unwrap());
+                assert!(fast == general, "{}", p.display());
+                n += 1;
+            }
+        }
+        assert!(n > 10);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Segments of every length around the 16-byte blocks, made of plain
+        /// text, the delimiters and bytes that need escaping or checking.
+        #[test]
+        fn plain_segments_equal_the_general_path_on_random_segments(
+            segs in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(&b"AB9 .-*****:^\"\\\x01\x1f\x7f\xc3\xa9\xff"[..]),
+                    0..70,
+                ),
+                1..6,
+            ),
+            repetition in proptest::bool::ANY,
+        ) {
+            let isa: &[u8] = if repetition {
+                b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*P*:~"
+            } else {
+                b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*:~"
+            };
+            let mut input = isa.to_vec();
+            input.extend_from_slice(b"GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~");
+            for s in &segs {
+                input.extend_from_slice(b"REF*");
+                input.extend_from_slice(s);
+                input.push(b'~');
+            }
+            input.extend_from_slice(b"SE*3*0001~GE*1*1~IEA*1*000000001~");
+            let (fast, general) = both_paths(&input);
+            proptest::prop_assert!(fast == general, "{}", String::from_utf8_lossy(&input));
+        }
     }
 
     #[test]

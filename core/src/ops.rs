@@ -209,23 +209,43 @@ impl Default for ParseOptions {
 /// Parses X12 into the JSON contract (`schema/parse-result.schema.json`),
 /// the bytes `x12kit parse` prints. Never fails: problems are diagnostics.
 pub fn parse_json(input: &[u8], o: &ParseOptions) -> Vec<u8> {
-    crate::json::to_json_with(
-        &crate::parse(input),
-        &JsonOptions {
-            documents: o.documents,
-        },
-    )
+    let mut out = Vec::new();
+    parse_json_into(input, o, &mut out);
+    out
 }
 
 /// [`parse_json`] appended to a reusable buffer (a server or a binding that
 /// parses many inputs avoids the page faults of a fresh allocation each time).
 pub fn parse_json_into(input: &[u8], o: &ParseOptions, out: &mut Vec<u8>) {
-    crate::json::to_json_into(
-        &crate::parse(input),
+    crate::json::parse_to_json_into(
+        input,
         &JsonOptions {
             documents: o.documents,
         },
         out,
+    )
+}
+
+/// [`parse_json`] written to `out` as it is produced, in chunks of about
+/// 64 KiB: the same bytes, with memory bounded by the largest interchange
+/// of the input (one interchange is parsed, written and dropped at a time;
+/// see [`crate::json::to_json_stream`]) instead of the whole output. For a
+/// server streaming a response body, a binding writing to a file, or the
+/// CLI. Returns the diagnostics (which the JSON also carries), or the
+/// writer's error.
+pub fn parse_json_to_writer<W: std::io::Write>(
+    input: &[u8],
+    o: &ParseOptions,
+    out: W,
+) -> std::io::Result<Vec<crate::Diagnostic>> {
+    crate::json::to_json_stream(
+        input,
+        out,
+        false,
+        &JsonOptions {
+            documents: o.documents,
+        },
+        &mut |_| {},
     )
 }
 

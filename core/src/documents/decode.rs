@@ -8,6 +8,7 @@ use super::finding::Finding;
 use super::matcher::{Item, Shape, match_into};
 use super::model::*;
 use super::value;
+use crate::json::{append, put};
 use crate::segment::Segment;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -844,10 +845,7 @@ impl<'a> Tree<'a> {
                 while c != NIL {
                     let y = &self.nodes[idx(c)];
                     if self.keys_clean {
-                        out.reserve(y.key.len() + 3);
-                        out.push(b'"');
-                        out.extend_from_slice(y.key.as_bytes());
-                        out.extend_from_slice(b"\":");
+                        put(out, b'"', y.key.as_bytes(), b"\":");
                     } else {
                         json_string(y.key.as_bytes(), out);
                         out.push(b':');
@@ -882,13 +880,8 @@ impl<'a> Tree<'a> {
     fn member(&self, c: u32, v: V<'a>, out: &mut Vec<u8>) {
         match v {
             V::Obj | V::Arr => self.write(c, out),
-            V::Raw(b) => {
-                out.reserve(b.len() + 2);
-                out.push(b'"');
-                out.extend_from_slice(b);
-                out.push(b'"');
-            }
-            V::Num(a, z) => out.extend_from_slice(&self.text[idx(a)..idx(z)]),
+            V::Raw(b) => put(out, b'"', b, b"\""),
+            V::Num(a, z) => append(out, &self.text[idx(a)..idx(z)]),
             v => self.write_scalar(v, out),
         }
     }
@@ -896,15 +889,10 @@ impl<'a> Tree<'a> {
     #[inline]
     fn write_scalar(&self, v: V<'a>, out: &mut Vec<u8>) {
         match v {
-            V::Raw(b) => {
-                out.reserve(b.len() + 2);
-                out.push(b'"');
-                out.extend_from_slice(b);
-                out.push(b'"');
-            }
+            V::Raw(b) => put(out, b'"', b, b"\""),
             V::Str(b) => json_string(b, out),
             V::Text(a, z) => json_string(&self.text[idx(a)..idx(z)], out),
-            V::Num(a, z) => out.extend_from_slice(&self.text[idx(a)..idx(z)]),
+            V::Num(a, z) => append(out, &self.text[idx(a)..idx(z)]),
             V::Val(i) => {
                 let _ = serde_json::to_writer(&mut *out, &self.vals[idx(i)]);
             }
