@@ -1,47 +1,101 @@
-// Two builds of x12kit-wasm against each other and against @stedi/x12-tools
-// in one Node process, taking turns (21 rounds after a warm-up, the order
-// reversed every other round), the median of the per-round ratios:
-//   node bindings/wasm/bench/compare.mjs OLD_PKG_NODE_DIR [FILE]
-// OLD_PKG_NODE_DIR is a `pkg/node` made by build.sh (or wasm-bindgen
-// --target nodejs) from another commit; the new build is ../pkg/node.
+// Two builds of x12kit-wasm against each other and against @stedi/x12-tools,
+// validateToJson (x12kit) and metadata (@stedi) on the same file, in one Node
+// process and then in one headless Chromium page, the three taking turns (21
+// rounds after a warm-up, the order reversed every other round); the figure
+// is the median of the per-round ratios:
+//   node bindings/wasm/bench/compare.mjs OLD_PKG_DIR [FILE]
+// OLD_PKG_DIR is a `pkg/` folder (with node/ and web/) that build.sh made at
+// another commit, copied aside before rebuilding; the new build is ../pkg.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { serve } from '../scripts/serve.mjs';
+import { launch } from '../tests/browser/chromium.mjs';
 
 const require = createRequire(import.meta.url);
-const [oldDir, file = '/tmp/x12kit-bench-10mb.x12'] = process.argv.slice(2);
-if (!oldDir) {
-  console.error('usage: node compare.mjs OLD_PKG_NODE_DIR [FILE]');
+const [oldArg, file = '/tmp/x12kit-bench-10mb.x12'] = process.argv.slice(2);
+if (!oldArg) {
+  console.error('usage: node compare.mjs OLD_PKG_DIR [FILE]');
   process.exit(2);
 }
-const oldx = require(resolve(oldDir, 'x12kit_wasm.js'));
-const newx = require('../pkg/node/x12kit_wasm.js');
-const stedi = require('@stedi/x12-tools');
+const oldDir = resolve(oldArg);
 const bytes = new Uint8Array(readFileSync(file));
-const text = new TextDecoder().decode(bytes);
-const f = {
-  old: () => oldx.validateToJson(bytes).length,
-  new: () => newx.validateToJson(bytes).length,
-  stedi: () => stedi.metadata(text).interchanges.length,
-};
-if (f.old() !== f.new()) throw new Error('the two builds validate to different JSON lengths');
-f.stedi();
-const mbs = (g) => {
-  const t = performance.now();
-  g();
-  return bytes.length / 1e3 / (performance.now() - t);
-};
-const runs = { old: [], new: [], stedi: [] };
-const ratios = { 'new / old': [], 'new / @stedi': [], 'old / @stedi': [] };
-for (let i = 0; i < 21; i++) {
-  const m = {};
-  for (const k of i % 2 ? ['stedi', 'new', 'old'] : ['old', 'new', 'stedi']) m[k] = mbs(f[k]);
-  for (const k in m) runs[k].push(m[k]);
-  ratios['new / old'].push(m.new / m.old);
-  ratios['new / @stedi'].push(m.new / m.stedi);
-  ratios['old / @stedi'].push(m.old / m.stedi);
+
+/** Runs in Node and (serialized) in the page: the interleaved rounds of f.old, f.new, f.stedi. */
+function rounds(f, n) {
+  const mbs = (g) => {
+    const t = performance.now();
+    g();
+    return n / 1e3 / (performance.now() - t);
+  };
+  if (f.old() !== f.new()) throw new Error('the two builds validate to different JSON lengths');
+  f.stedi();
+  const runs = { old: [], new: [], stedi: [] };
+  const ratios = { 'new / old': [], 'new / @stedi': [], 'old / @stedi': [] };
+  for (let i = 0; i < 21; i++) {
+    const m = {};
+    for (const k of i % 2 ? ['stedi', 'new', 'old'] : ['old', 'new', 'stedi']) m[k] = mbs(f[k]);
+    for (const k in m) runs[k].push(m[k]);
+    ratios['new / old'].push(m.new / m.old);
+    ratios['new / @stedi'].push(m.new / m.stedi);
+    ratios['old / @stedi'].push(m.old / m.stedi);
+  }
+  const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
+  const out = {};
+  for (const k in runs) out[`${k} MB/s`] = median(runs[k]);
+  for (const k in ratios) out[k] = median(ratios[k]);
+  return out;
 }
-const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
-console.log('validateToJson (old, new) and @stedi/x12-tools metadata, median MB/s:');
-for (const k in runs) console.log(`  ${k}: ${median(runs[k]).toFixed(0)}`);
-for (const k in ratios) console.log(`${k}: ${median(ratios[k]).toFixed(2)}x`);
+
+function print(where, r) {
+  const mb = ['old', 'new', 'stedi'].map((k) => `${k} ${r[`${k} MB/s`].toFixed(0)}`).join(', ');
+  console.log(`${where}: validateToJson / metadata MB/s: ${mb}; new / old ${r['new / old'].toFixed(2)}x, new / @stedi ${r['new / @stedi'].toFixed(2)}x, old / @stedi ${r['old / @stedi'].toFixed(2)}x`);
+}
+
+// ---- Node
+{
+  const oldx = require(resolve(oldDir, 'node/x12kit_wasm.js'));
+  const newx = require('../pkg/node/x12kit_wasm.js');
+  const stedi = require('@stedi/x12-tools');
+  const text = new TextDecoder().decode(bytes);
+  print('Node', rounds({
+    old: () => oldx.validateToJson(bytes).length,
+    new: () => newx.validateToJson(bytes).length,
+    stedi: () => stedi.metadata(text).interchanges.length,
+  }, bytes.length));
+}
+// ---- Chromium: the old build's web glue is served at /old/
+{
+  const { server, url } = await serve(0);
+  const browser = await launch();
+  const page = await browser.newPage();
+  await page.route('**/bench-input.x12', (r) => r.fulfill({ body: Buffer.from(bytes), contentType: 'application/octet-stream' }));
+  await page.route('**/old/x12kit_wasm.js', (r) => r.fulfill({ body: readFileSync(resolve(oldDir, 'web/x12kit_wasm.js')), contentType: 'text/javascript' }));
+  await page.route('**/old/x12kit_wasm_bg.wasm', (r) => r.fulfill({ body: readFileSync(resolve(oldDir, 'web/x12kit_wasm_bg.wasm')), contentType: 'application/wasm' }));
+  await page.goto(`${url}/repo/bindings/wasm/bench/browser.html`);
+  const r = await page.evaluate(async (src) => {
+    const oldx = await import('/old/x12kit_wasm.js');
+    await oldx.default({ module_or_path: '/old/x12kit_wasm_bg.wasm' });
+    const newx = await import('/pkg/web/x12kit_wasm.js');
+    await newx.default({ module_or_path: '/pkg/web/x12kit_wasm_bg.wasm' });
+    // @stedi/x12-tools ships only a nodejs build: its glue with a require shim, as browser.html does.
+    const base = './node_modules/@stedi/x12-tools/';
+    const glue = await (await fetch(base + 'x12_tools_wasm.js')).text();
+    const wasm = new Uint8Array(await (await fetch(base + 'x12_tools_wasm_bg.wasm')).arrayBuffer());
+    const module = { exports: {} };
+    const req = (name) => ({ util: { TextEncoder, TextDecoder }, path: { join: (a, b) => b }, fs: { readFileSync: () => wasm } })[name];
+    new Function('module', 'exports', 'require', '__dirname', glue)(module, module.exports, req, '.');
+    const stedi = module.exports;
+    const input = new Uint8Array(await (await fetch('/bench-input.x12')).arrayBuffer());
+    const text = new TextDecoder().decode(input);
+    const rounds = new Function(`return (${src})`)();
+    return rounds({
+      old: () => oldx.validateToJson(input).length,
+      new: () => newx.validateToJson(input).length,
+      stedi: () => stedi.metadata(text).interchanges.length,
+    }, input.length);
+  }, rounds.toString());
+  print('Chromium', r);
+  await browser.close();
+  server.close();
+}
