@@ -125,7 +125,8 @@ if want rust; then
 
   step "core builds for wasm32-unknown-unknown; no clock outside core/src/clock.rs"
   # Without the webhook feature: getrandom's wasm backend is the final crate's choice (bindings/wasm).
-  check wasm32-core cargo build -p x12kit --no-default-features --target wasm32-unknown-unknown
+  # Warnings are errors here as in clippy (code behind target cfgs only shows up in this build).
+  check wasm32-core cargo rustc -p x12kit --lib --no-default-features --target wasm32-unknown-unknown -- -D warnings
   check clock scripts/check-clock.sh
 fi
 

@@ -229,6 +229,8 @@ fn structural2(kernel: Kernel, blocks: &[u8; 2 * BLOCK], d: &Delimiters) -> [(u6
 /// Element, component, repetition and segment bytes for [`structural`]:
 /// a missing repetition separator repeats the element separator, so that
 /// the separators that are never skippable are exactly the interchange's.
+/// Only the x86-64 kernels take them (the portable kernel reads `d`).
+#[cfg(target_arch = "x86_64")]
 #[inline]
 fn structural_bytes(d: &Delimiters) -> [u8; 4] {
     [
