@@ -964,9 +964,11 @@ enum SetJson {
     Unknown,
     /// The core's parse JSON of the set alone (its `document`, if it could be mapped, inside).
     Json(Vec<u8>),
-    /// The set could not be taken alone (never seen: the suite checks every
-    /// vector, corpus file and fuzzed input against `to_dict()`); the caller
-    /// falls back to `map_back`, whose objects are sorted by key.
+    /// Parsed alone, the set did not come out as one set with the same
+    /// segments (not expected; the suite compares every set's document with
+    /// `to_dict()`'s, key order included, on every vector, corpus file and
+    /// fuzzed input): the caller falls back to `map_back`, the same document
+    /// with its objects' keys sorted.
     Fallback,
 }
 
