@@ -43,9 +43,10 @@ impl From<postgres::Error> for DbError {
 pub type DbResult<T> = Result<T, DbError>;
 
 /// One SQL value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum Val {
     /// NULL.
+    #[default]
     Null,
     /// A 64-bit integer.
     Int(i64),
@@ -170,6 +171,17 @@ impl<T: FromVal> FromVal for Option<T> {
 pub struct Row(pub Vec<Val>);
 
 impl Row {
+    /// Column `i` as text, moved out of the row (no copy; the row keeps a NULL there).
+    pub fn take_text(&mut self, i: usize) -> DbResult<String> {
+        match self.0.get_mut(i).map(std::mem::take) {
+            Some(Val::Text(s)) => Ok(s),
+            Some(Val::Blob(b)) => {
+                String::from_utf8(b).map_err(|_| DbError(format!("column {i} is not UTF-8")))
+            }
+            other => Err(DbError(format!("column {i} is {other:?}, not text"))),
+        }
+    }
+
     /// Column `i` as `T`.
     pub fn get<T: FromVal>(&self, i: usize) -> DbResult<T> {
         let v = self
