@@ -241,7 +241,12 @@ fn run(
             let json = ops::describe_segment_json(set_type, version, segment);
             // The JSON is the value form serialized (`null` for none).
             let value = ops::describe_segment(set_type, version, segment);
-            if value.as_ref().map(|v| to_json(v)) != json.as_ref().map(Clone::clone) {
+            let same = match (&value, &json) {
+                (Ok(v), Ok(j)) => to_json(v) == *j,
+                (Err(a), Err(b)) => a == b,
+                _ => false,
+            };
+            if !same {
                 checks.push("ops::describe_segment and ops::describe_segment_json disagree".into());
             }
             json
