@@ -117,20 +117,20 @@ impl<'a> Segment<'a> {
         }
     }
 
-    /// The raw elements of [`elements`](Self::elements) into `els` (emptied
-    /// first), at most `max` of them and 32, eight bytes at a time: for hot
-    /// loops that look elements up by position.
+    /// The raw elements of [`elements`](Self::elements) into the first
+    /// places of `els`, at most `max` of them and 32, eight bytes at a time:
+    /// for hot loops that look elements up by position. Returns how many.
     #[inline]
-    pub(crate) fn split_elements(&self, els: &mut Vec<&'a [u8]>, max: usize) {
-        els.clear();
+    pub(crate) fn split_elements(&self, els: &mut [&'a [u8]; 32], max: usize) -> usize {
         let raw = self.raw();
         let id = self.id().len();
         let max = max.min(32);
         if id >= raw.len() || max == 0 {
-            return;
+            return 0;
         }
         let body = &raw[id + 1..];
         let sep = self.delimiters().element;
+        let mut n = 0;
         let mut start = 0;
         let mut chunks = body.chunks_exact(8);
         let mut at = 0;
@@ -139,9 +139,10 @@ impl<'a> Segment<'a> {
             let mut m = bytes_equal(w, sep);
             while m != 0 {
                 let p = at + (m.trailing_zeros() / 8) as usize;
-                els.push(&body[start..p]);
-                if els.len() == max {
-                    return;
+                els[n] = &body[start..p];
+                n += 1;
+                if n == max {
+                    return n;
                 }
                 start = p + 1;
                 m &= m - 1;
@@ -150,14 +151,16 @@ impl<'a> Segment<'a> {
         }
         for (k, &b) in chunks.remainder().iter().enumerate() {
             if b == sep {
-                els.push(&body[start..at + k]);
-                if els.len() == max {
-                    return;
+                els[n] = &body[start..at + k];
+                n += 1;
+                if n == max {
+                    return n;
                 }
                 start = at + k + 1;
             }
         }
-        els.push(&body[start..]);
+        els[n] = &body[start..];
+        n + 1
     }
 
     /// Element `n`, 1-based as in X12 (`element(1)` of `BEG*00*SA` is `00`).
@@ -347,7 +350,7 @@ mod tests {
         };
         let d = Delimiters::default();
         for _ in 0..20_000 {
-            let mut els = Vec::new();
+            let mut els = [&[][..]; 32];
             let len = (next() % 70) as usize;
             let mut raw: Vec<u8> = b"PO1".to_vec();
             if next() % 8 != 0 {
@@ -360,9 +363,14 @@ mod tests {
             }));
             let seg = Segment::new(&raw, b"", 0, 0, d, true);
             for max in [0, 1, 2, 5, 25, 31, 32, 40] {
-                seg.split_elements(&mut els, max);
+                let n = seg.split_elements(&mut els, max);
                 let want: Vec<&[u8]> = seg.elements().take(max.min(32)).map(|e| e.raw()).collect();
-                assert_eq!(els, want, "{:?} max {max}", String::from_utf8_lossy(&raw));
+                assert_eq!(
+                    els[..n],
+                    want,
+                    "{:?} max {max}",
+                    String::from_utf8_lossy(&raw)
+                );
             }
         }
     }
