@@ -78,6 +78,17 @@ impl<'a> Segment<'a> {
     #[inline]
     pub fn id(&self) -> &'a [u8] {
         let e = self.delimiters.element;
+        // The usual 2- or 3-byte id, without a search.
+        if let [a, b, c, d, ..] = *self.raw {
+            if a != e && b != e {
+                if c == e {
+                    return &self.raw[..2];
+                }
+                if d == e {
+                    return &self.raw[..3];
+                }
+            }
+        }
         let n = self.raw.len().min(4);
         match self.raw[..n].iter().position(|&b| b == e) {
             Some(i) => &self.raw[..i],
@@ -371,6 +382,31 @@ mod tests {
                     "{:?} max {max}",
                     String::from_utf8_lossy(&raw)
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn id_is_what_comes_before_the_first_element_separator() {
+        let d = Delimiters::default();
+        let alphabet = [b'A', b'1', d.element, b'~', b' '];
+        // Every raw of up to 6 bytes over the alphabet.
+        for len in 0..=6u32 {
+            for code in 0..alphabet.len().pow(len) {
+                let mut c = code;
+                let raw: Vec<u8> = (0..len)
+                    .map(|_| {
+                        let b = alphabet[c % alphabet.len()];
+                        c /= alphabet.len();
+                        b
+                    })
+                    .collect();
+                let seg = Segment::new(&raw, b"", 0, 0, d, true);
+                let want = raw
+                    .iter()
+                    .position(|&b| b == d.element)
+                    .map_or(&raw[..], |i| &raw[..i]);
+                assert_eq!(seg.id(), want, "{:?}", String::from_utf8_lossy(&raw));
             }
         }
     }

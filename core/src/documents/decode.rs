@@ -663,10 +663,7 @@ impl<'a> Tree<'a> {
         fixed: Option<u8>,
     ) -> bool {
         // Split once, up to the last declared position: lookups are then O(1).
-        let last = map.elements.last().map_or(0, |e| match &e.target {
-            Target::Pairs(p) => e.pos as usize + 2 * p.count as usize - 1,
-            _ => e.pos as usize,
-        });
+        let last = map.last;
         let mut buf = self.els.take().unwrap_or_else(|| Box::new([&[][..]; 32]));
         let n = seg.split_elements(&mut buf, last);
         let els = &buf[..n];
