@@ -130,18 +130,20 @@ impl<'a> Segment<'a> {
 
     /// The raw elements of [`elements`](Self::elements) into the first
     /// places of `els`, at most `max` of them and 32, eight bytes at a time:
-    /// for hot loops that look elements up by position. Returns how many.
+    /// for hot loops that look elements up by position. Returns how many,
+    /// and which are not empty (bit `k` for `els[k]`).
     #[inline]
-    pub(crate) fn split_elements(&self, els: &mut [&'a [u8]; 32], max: usize) -> usize {
+    pub(crate) fn split_elements(&self, els: &mut [&'a [u8]; 32], max: usize) -> (usize, u32) {
         let raw = self.raw();
         let id = self.id().len();
         let max = max.min(32);
         if id >= raw.len() || max == 0 {
-            return 0;
+            return (0, 0);
         }
         let body = &raw[id + 1..];
         let sep = self.delimiters().element;
         let mut n = 0;
+        let mut full = 0u32;
         let mut start = 0;
         let mut chunks = body.chunks_exact(8);
         let mut at = 0;
@@ -151,9 +153,10 @@ impl<'a> Segment<'a> {
             while m != 0 {
                 let p = at + (m.trailing_zeros() / 8) as usize;
                 els[n] = &body[start..p];
+                full |= u32::from(p > start) << n;
                 n += 1;
                 if n == max {
-                    return n;
+                    return (n, full);
                 }
                 start = p + 1;
                 m &= m - 1;
@@ -163,15 +166,17 @@ impl<'a> Segment<'a> {
         for (k, &b) in chunks.remainder().iter().enumerate() {
             if b == sep {
                 els[n] = &body[start..at + k];
+                full |= u32::from(at + k > start) << n;
                 n += 1;
                 if n == max {
-                    return n;
+                    return (n, full);
                 }
                 start = at + k + 1;
             }
         }
         els[n] = &body[start..];
-        n + 1
+        full |= u32::from(body.len() > start) << n;
+        (n + 1, full)
     }
 
     /// Element `n`, 1-based as in X12 (`element(1)` of `BEG*00*SA` is `00`).
@@ -374,8 +379,18 @@ mod tests {
             }));
             let seg = Segment::new(&raw, b"", 0, 0, d, true);
             for max in [0, 1, 2, 5, 25, 31, 32, 40] {
-                let n = seg.split_elements(&mut els, max);
+                let (n, full) = seg.split_elements(&mut els, max);
                 let want: Vec<&[u8]> = seg.elements().take(max.min(32)).map(|e| e.raw()).collect();
+                let want_full = want
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |f, (k, e)| f | u32::from(!e.is_empty()) << k);
+                assert_eq!(
+                    full,
+                    want_full,
+                    "{:?} max {max}",
+                    String::from_utf8_lossy(&raw)
+                );
                 assert_eq!(
                     els[..n],
                     want,

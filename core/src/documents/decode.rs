@@ -665,7 +665,7 @@ impl<'a> Tree<'a> {
         // Split once, up to the last declared position: lookups are then O(1).
         let last = map.last;
         let mut buf = self.els.take().unwrap_or_else(|| Box::new([&[][..]; 32]));
-        let n = seg.split_elements(&mut buf, last);
+        let (n, full) = seg.split_elements(&mut buf, last);
         let els = &buf[..n];
         // Data after the last declared position is not mapped.
         let mut whole = !beyond(seg, els, last);
@@ -739,15 +739,10 @@ impl<'a> Tree<'a> {
                 }
             }
         }
-        if whole {
-            // Data at a position the declaration does not map: positions
-            // 1..=32 (all `split_elements` gives) as bits 0..32.
-            let mapped = (map.mapped >> 1) as u64;
-            whole = els
-                .iter()
-                .enumerate()
-                .all(|(k, b)| b.is_empty() || mapped & (1 << k) != 0);
-        }
+        // Data at a position the declaration does not map: `full` has bit
+        // `k` for a non-empty element at position `k + 1`, as `mapped >> 1`
+        // (positions 1..=32, all `split_elements` gives).
+        whole &= full & !((map.mapped >> 1) as u32) == 0;
         self.els = Some(buf);
         whole
     }
