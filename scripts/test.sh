@@ -129,7 +129,7 @@ if want rust; then
   # Warnings are errors here as in clippy (code behind target cfgs only shows up in this build).
   check wasm32-core cargo rustc -p x12kit --lib --no-default-features --target wasm32-unknown-unknown -- -D warnings
   # And with 128-bit SIMD, as bindings/wasm builds it (the index's simd128 kernel only exists there).
-  check wasm32-simd128-core env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128" \
+  check wasm32-simd128 env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128" \
     cargo rustc -p x12kit --lib --no-default-features --target wasm32-unknown-unknown -- -D warnings
   check clock scripts/check-clock.sh
 fi
