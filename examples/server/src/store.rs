@@ -26,6 +26,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (2, include_str!("../migrations/0002_lifecycle.sql")),
     (3, include_str!("../migrations/0003_leases.sql")),
     (4, include_str!("../migrations/0004_delivery_order.sql")),
+    (5, include_str!("../migrations/0005_route_claims.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -36,6 +37,10 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
     (
         4,
         include_str!("../migrations/postgres/0004_delivery_order.sql"),
+    ),
+    (
+        5,
+        include_str!("../migrations/postgres/0005_route_claims.sql"),
     ),
 ];
 
