@@ -44,6 +44,13 @@ for t in web node bundler; do
   [ "$t" = node ] && target=nodejs
   rm -rf "$PKG/$t.tmp"
   wasm-bindgen --target "$target" --out-dir "$PKG/$t.tmp" "$WASM"
+  # Recovery after a panic (README, Panics): wasm-bindgen's reinit guard
+  # first in every call, stale objects as INTERNAL errors.
+  if [ "$t" = bundler ]; then
+    node "$HERE/scripts/patch-glue.mjs" "$PKG/$t.tmp/x12kit_wasm_bg.js" --bundler
+  else
+    node "$HERE/scripts/patch-glue.mjs" "$PKG/$t.tmp/x12kit_wasm.js"
+  fi
   if [ "$t" = node ]; then type=commonjs; else type=module; fi
   printf '{"name":"x12kit-wasm","version":"0.1.0","type":"%s","main":"x12kit_wasm.js","types":"x12kit_wasm.d.ts","sideEffects":%s}\n' \
     "$type" "$([ "$t" = bundler ] && echo '["./x12kit_wasm.js"]' || echo false)" > "$PKG/$t.tmp/package.json"

@@ -54,7 +54,7 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends chromium chromium-driver >"$LOG/apt.log" 2>&1 ||
     { fail "apt-get install chromium (see $LOG/apt.log)"; finish; }
 fi
-(cd "$HERE" && { [ -d node_modules/playwright-core ] && [ -d node_modules/binaryen ] || npm ci --no-audit --no-fund >"$LOG/npm.log" 2>&1; }) ||
+(cd "$HERE" && { [ -d node_modules/playwright-core ] && [ -d node_modules/binaryen ] && [ -d node_modules/typescript ] || npm ci --no-audit --no-fund >"$LOG/npm.log" 2>&1; }) ||
   { fail "npm ci in bindings/wasm (see $LOG/npm.log)"; finish; }
 
 # ---- build (installs wasm-bindgen-cli $WBG and the wasm32 target when missing)

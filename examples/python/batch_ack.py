@@ -39,7 +39,10 @@ def acknowledge_folder(
         if v.is_valid:
             lines.append(f"{path.name}: valid ({len(ack)} bytes of acknowledgement)")
         else:
-            first = "; ".join(f"{d.code} at segment {d.segment_index}" for d in v.diagnostics[:3])
+            first = "; ".join(
+                f"{d.code} at segment {d.segment_index}" if d.segment_index is not None else f"{d.code} at byte {d.offset}"
+                for d in v.diagnostics[:3]
+            )
             lines.append(f"{path.name}: {v.error_count} error(s): {first}")
     return lines
 

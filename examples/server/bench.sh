@@ -2,7 +2,8 @@
 # Load benchmark of x12kit-server with oha (a real HTTP load generator),
 # on a release build with the limits raised. Not a test: it prints figures.
 #   examples/server/bench.sh            (DURATION=10s CONNECTIONS=64 by default; BUILD=0)
-#   PARTS="api sqlite postgres" (default: all three) picks the parts; PG=0 is PARTS without postgres.
+#   PARTS="api sqlite postgres" (default: all three) picks the parts; PG=0 is PARTS without postgres;
+#   PGSTATS=1 adds PostgreSQL's own account per statement (pg_stat_statements) to the postgres part.
 #   SERVER=path runs another build of x12kit-server (an older one, to compare in the same
 #   conditions); bench-parse and the receiver always come from this release build.
 # For each part it prints the load average and the CPU seconds the server process(es) and
@@ -261,6 +262,12 @@ fi
 if has postgres; then
   echo "== lifecycle on PostgreSQL, two server processes: $docs documents at $rate/s (half to each)"
   pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+  # PGSTATS=1: pg_stat_statements (in Debian's postgresql package) reports where
+  # PostgreSQL's own time went, statement by statement, after the run.
+  pgstats_opts=""
+  if [ "${PGSTATS:-0}" = 1 ]; then
+    pgstats_opts="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on -c pg_stat_statements.max=1000"
+  fi
   [ -x "$pgbin/initdb" ] || { echo "PostgreSQL is not installed (apt-get install -y postgresql); PG=0 skips this part"; exit 1; }
   pgdir="$(mktemp -d /tmp/x12kit-pgbench.XXXXXX)"
   if [ "$(id -u)" = 0 ]; then chown postgres "$pgdir"; pgas=(runuser -u postgres --); fi
@@ -268,7 +275,10 @@ if has postgres; then
   "${pgas[@]}" "$pgbin/initdb" -D "$pgdir/data" -A trust -U x12kit -E UTF8 > /dev/null
   pgctl="$pgbin/pg_ctl"
   "${pgas[@]}" "$pgctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=200" start > /dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=200 ${pgstats_opts}" start > /dev/null
+  if [ "${PGSTATS:-0}" = 1 ]; then
+    psql -q -h 127.0.0.1 -p "$pgport" -U x12kit postgres -c "CREATE EXTENSION pg_stat_statements" >/dev/null
+  fi
   url="postgres://x12kit@127.0.0.1:$pgport/postgres"
   start_server "$url" pg-a
   start_server "$url" pg-b
@@ -288,6 +298,14 @@ if has postgres; then
   psql -At -F ' ' -h 127.0.0.1 -p "$pgport" -U x12kit postgres -c \
     "SELECT q.at, r.at FROM status_history q JOIN status_history r ON r.document_id = q.document_id AND r.status = 'routed' WHERE q.status = 'queued'" \
     | report "PostgreSQL, 2 processes"
+  if [ "${PGSTATS:-0}" = 1 ]; then
+    echo "-- where PostgreSQL's time went (pg_stat_statements: total ms of planning + execution, calls, ms per call, rows; top 20)"
+    psql -At -F ' | ' -h 127.0.0.1 -p "$pgport" -U x12kit postgres -c \
+      "SELECT round((total_plan_time + total_exec_time)::numeric, 0), calls,
+              round(((total_plan_time + total_exec_time) / GREATEST(calls, 1))::numeric, 3), rows,
+              left(regexp_replace(query, '\\s+', ' ', 'g'), 150)
+       FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 20" | sed 's/^/   /'
+  fi
   stop_report "$(cat "$work/pid-pg-a")" "$work/life-stderr-pg-a" "PostgreSQL server A"
   stop_report "$(cat "$work/pid-pg-b")" "$work/life-stderr-pg-b" "PostgreSQL server B"
 fi

@@ -1,5 +1,11 @@
 // The *Async calls run on the libuv thread pool: timers keep firing while a
-// large input is parsed or validated, and the results equal the sync calls.
+// 100 MB input (X12KIT_ASYNC_MB) is validated or parsed, and the results
+// equal the sync calls. parseAsync has two phases, tested one by one on the
+// same 100 MB file: the core's parse and JSON (plus the split into runs) on a
+// pool thread, then the objects, which V8 can only make on the main thread,
+// built from runs of at most 256 KB with a yield to the event loop after
+// each megabyte of JSON (index.js: parseAsync = native.parseSplitAsync, then
+// assemble). Counted, never timed.
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -7,7 +13,9 @@ import { join } from 'node:path'
 import { generate850 } from '../bench/gen.mjs'
 import { repoRoot, x12kit } from './helpers.mjs'
 
-const big = generate850(Number(process.env.X12KIT_ASYNC_MB || 20) * 1e6)
+const MB = Number(process.env.X12KIT_ASYNC_MB || 100)
+const big = generate850(MB * 1e6)
+const sets = big.toString('latin1').split('ST*850*').length - 1
 
 /** How many 2 ms interval ticks fire before `promise` settles. */
 async function ticksDuring(promise) {
@@ -21,31 +29,48 @@ async function ticksDuring(promise) {
   return ticks
 }
 
-test('validateAsync: timers keep firing, result equals validate', async () => {
-  const started = process.hrtime.bigint()
-  const p = x12kit.validateAsync(big, { structure: true })
-  const ticks = await ticksDuring(p)
-  const ms = Number(process.hrtime.bigint() - started) / 1e6
-  assert.ok(ticks >= 5, `only ${ticks} timer ticks in ${ms.toFixed(0)} ms`)
-  assert.equal(JSON.stringify(await p), JSON.stringify(x12kit.validate(big, { structure: true })))
-})
-
-test('parseAsync: timers keep firing while the core parses, result equals parse', async () => {
-  const p = x12kit.parseAsync(big, { documents: false })
+test(`validateAsync on ${MB} MB: timers keep firing, result equals validate`, async () => {
+  const p = x12kit.validateAsync(big)
   const ticks = await ticksDuring(p)
   assert.ok(ticks >= 5, `only ${ticks} timer ticks`)
-  const doc = await p
-  assert.equal(doc.interchanges.length, 1)
-  assert.equal(JSON.stringify(doc), x12kit.parseToJson(big, { documents: false }).toString('utf8'))
+  const v = await p
+  assert.equal(v.valid, true)
+  assert.deepStrictEqual(v, x12kit.validate(big))
 })
 
-test('parseAsync builds the objects in slices: the event loop turns between them (counted, not timed)', async () => {
-  // The objects can only be made on the main thread; parseAsync builds them
-  // from runs of at most 256 KB of JSON and yields after each megabyte.
-  const json = x12kit.parseToJson(big)
-  const split = x12kit.__native.splitJson(json, 256 * 1024)
-  assert.ok(split.runs.length / 2 > 100, `${split.runs.length / 2} runs`)
+test('validateAsync with structure equals validate', async () => {
+  const input = big.subarray(0, 3e6) // cut mid-set: diagnostics too
+  assert.deepStrictEqual(await x12kit.validateAsync(input, { structure: true }), x12kit.validate(input, { structure: true }))
+})
+
+test('parseAsync is the pool phase, then the main-thread phase (what the next tests take apart)', async () => {
+  const input = big.subarray(0, 1e6)
+  for (const o of [undefined, { documents: false }]) {
+    const want = await x12kit.parseAsync(input, o)
+    assert.deepStrictEqual(await x12kit.__assemble(await x12kit.__native.parseSplitAsync(input, o)), want)
+    assert.deepStrictEqual(want, x12kit.parse(input, o))
+  }
+})
+
+test(`parseAsync on ${MB} MB, pool phase with documents (the default): timers keep firing while the core parses`, async () => {
+  // The core's parse, the mapped documents and their JSON (about 4.6 times the
+  // X12), and the split into runs: all on a pool thread.
+  const pool = x12kit.__native.parseSplitAsync(big, undefined)
+  const ticks = await ticksDuring(pool)
+  const split = await pool
+  assert.ok(ticks >= 5, `only ${ticks} timer ticks`)
+  assert.ok(split.json.length > 4 * big.length, `${split.json.length} bytes of JSON`)
+  assert.ok(split.runs.length / 2 > 1000, `${split.runs.length / 2} runs`)
+})
+
+test(`parseAsync on ${MB} MB, both phases (documents: false): timers fire in each, the objects are built in slices`, async () => {
+  const pool = x12kit.__native.parseSplitAsync(big, { documents: false })
+  const poolTicks = await ticksDuring(pool)
+  const split = await pool
+  assert.ok(poolTicks >= 5, `only ${poolTicks} timer ticks while the pool parsed`)
   assert.ok(split.skeleton.length < 64 * 1024, `skeleton of ${split.skeleton.length} characters`)
+  // The main thread: JSON.parse of one run (at most 256 KB) at a time,
+  // a yield to the event loop after each MB; the loop turns at each one.
   let yields = 0
   let turns = 0
   let spinning = true
@@ -55,20 +80,24 @@ test('parseAsync builds the objects in slices: the event loop turns between them
     setImmediate(spin)
   }
   setImmediate(spin)
-  const built = await x12kit.__assemble(split, () => yields++)
+  const building = x12kit.__assemble(split, () => yields++)
+  const buildTicks = await ticksDuring(building)
+  const doc = await building
   spinning = false
-  // A yield after each MB of runs (a run of up to 256 KB may overshoot it),
-  // and the loop ran at each one.
-  assert.ok(yields >= Math.floor(json.length / ((1 << 20) + 256 * 1024)) - 1, `${yields} yields for ${json.length} bytes of JSON`)
+  const json = split.json.length
+  assert.ok(yields >= Math.floor(json / ((1 << 20) + 256 * 1024)) - 1, `${yields} yields for ${json} bytes of JSON`)
   assert.ok(turns >= yields, `${turns} loop turns for ${yields} yields`)
-  assert.equal(built.interchanges[0].groups[0].transactions.length, big.toString('latin1').split('ST*850*').length - 1)
-})
-
-test('parseAsync with documents equals parse (objects spliced back from the runs)', async () => {
-  const input = big.subarray(0, 3e6) // cut mid-set: diagnostics too
-  const want = x12kit.parse(input)
-  assert.deepStrictEqual(await x12kit.parseAsync(input), want)
-  assert.deepStrictEqual(await x12kit.parseAsync(input, { documents: false }), x12kit.parse(input, { documents: false }))
+  assert.ok(buildTicks >= 5, `only ${buildTicks} timer ticks while the objects were built`)
+  // The result: every set, in order, whole (the splice itself equals JSON.parse:
+  // the test above, and fast-check on arbitrary JSON in property.test.mjs).
+  assert.deepStrictEqual(doc.diagnostics, [])
+  const txs = doc.interchanges[0].groups[0].transactions
+  assert.equal(txs.length, sets)
+  for (const k of [0, 1, Math.floor(sets / 2), sets - 1]) {
+    assert.equal(txs[k].controlNumber, String(k + 1).padStart(4, '0'))
+    assert.equal(txs[k].segments.length, txs[0].segments.length)
+    assert.equal(txs[k].document, undefined)
+  }
 })
 
 test('the sync call, by contrast, blocks the timers', () => {
@@ -89,6 +118,22 @@ test('several async calls run at once and each gets its own result', async () =>
   assert.deepStrictEqual(results[0], x12kit.parse(small))
   assert.deepStrictEqual(results[1], x12kit.validate(small))
   assert.ok(results[2].diagnostics.length > 0)
+})
+
+test('renderAsync: timers keep firing while a 10,000-line 850 renders', async () => {
+  // The core renders about 0.3 MB of X12 a second here (render checks the
+  // payload against the set's declaration), so a 100 MB render would take
+  // minutes: 10,000 lines (336 KB of X12) is the size used.
+  const partner = readFileSync(join(repoRoot, 'examples/partners/acme-retail.json'), 'utf8')
+  const lines = Array.from({ length: 10_000 }, (_, i) => ({ lineNumber: i + 1, sku: `WID-${i}`, quantity: 1 + (i % 50), unitPrice: 9.25 }))
+  const payload = JSON.stringify({ purchaseOrderNumber: 'PO-1', shipTo: { id: '0003947268292', name: 'ACME' }, lines })
+  const o = { date: '20231114', time: '2213' }
+  const p = x12kit.renderAsync('850', payload, partner, o)
+  const ticks = await ticksDuring(p)
+  assert.ok(ticks >= 5, `only ${ticks} timer ticks`)
+  const out = await p
+  assert.equal(out.toString('latin1').split(/~\s*PO1\*/).length - 1, 10_000)
+  assert.deepStrictEqual(out, x12kit.render('850', payload, partner, o))
 })
 
 test('renderAsync equals render', async () => {

@@ -6,12 +6,14 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import { Readable } from 'node:stream'
-import { corpusDir, filesUnder, x12kit } from './helpers.mjs'
+import { corpusDir, corpusMissing, corpusSkip, filesUnder, x12kit } from './helpers.mjs'
 
 const dir = corpusDir()
 const files = dir ? filesUnder(dir) : []
 
-test('corpus is present', { skip: dir ? false : 'corpus not found (set X12KIT_CORPUS)' }, () => {
+// Without the corpus: skipped with the reason, or failed when X12KIT_REQUIRE_CORPUS=1 (CI).
+test('corpus is present', { skip: corpusSkip('corpus is present') }, () => {
+  assert.ok(dir, `the corpus is required (X12KIT_REQUIRE_CORPUS=1) but ${corpusMissing()}`)
   assert.ok(files.length > 50, `only ${files.length} corpus files`)
 })
 

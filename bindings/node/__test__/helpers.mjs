@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { appendFileSync, existsSync, readdirSync, statSync } from 'node:fs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 export const pkgDir = resolve(here, '..')
@@ -15,6 +15,30 @@ export const x12kit = require('../index.js')
 export function corpusDir() {
   const dir = process.env.X12KIT_CORPUS || resolve(repoRoot, '../shared/corpus')
   return existsSync(dir) ? dir : null
+}
+
+/**
+ * Why the corpus tests cannot run, or null when the corpus is there. With the
+ * corpus absent, a corpus test is skipped with this reason (and named in
+ * scripts/test.sh's summary through $X12KIT_SKIP_LOG, see `corpusSkip`) —
+ * unless X12KIT_REQUIRE_CORPUS=1 (CI), where it fails instead.
+ */
+export function corpusMissing() {
+  if (corpusDir()) return null
+  const dir = process.env.X12KIT_CORPUS || resolve(repoRoot, '../shared/corpus')
+  return `the corpus was not found at ${dir} (set X12KIT_CORPUS)`
+}
+
+/**
+ * The `skip` option of a corpus test: false when the corpus is there or
+ * required (the test then fails on its own), else the reason, written once
+ * per test to $X12KIT_SKIP_LOG when that is set.
+ */
+export function corpusSkip(name) {
+  const reason = corpusMissing()
+  if (!reason || process.env.X12KIT_REQUIRE_CORPUS === '1') return false
+  if (process.env.X12KIT_SKIP_LOG) appendFileSync(process.env.X12KIT_SKIP_LOG, `node ${name}: ${reason}\n`)
+  return reason
 }
 
 /** Every file under `dir`, sorted. */

@@ -1,6 +1,7 @@
 """x12kit and linuxforhealth-x12 in one process, the cases taking turns.
 
-    python interleaved.py <file> [rounds] [case ...]   (cases: all, or those named)
+    python interleaved.py <file> [rounds] [case ...]   (cases: all, or those named,
+                                                        or all but those named with a leading "-")
 
 Run by run.sh in the linuxforhealth-x12 venv (the abi3 x12kit wheel and
 orjson are installed there too). Separate processes, as bench.py runs them,
@@ -46,23 +47,35 @@ def lfh_kept() -> int:
         return len(list(r.segments()))
 
 
-CASES: Dict[str, Callable[[], int]] = {
+def json_sets(j: bytes) -> int:
+    """The sets of a parse JSON (counted at the warm-up only: the timed call is parse_json alone)."""
+    return j.count(b'{"type":"850","controlNumber":')
+
+
+CASES: Dict[str, Callable[[], Any]] = {
     "parse (lazy)": lambda: sum(len(g.transactions) for g in x12kit.parse(data).interchanges[0].groups),
     "parse().to_dict()": lambda: n_sets(x12kit.parse(data).to_dict()),
     "parse(documents=False).to_dict()": lambda: n_sets(x12kit.parse(data, documents=False).to_dict()),
+    "parse_json": lambda: x12kit.parse_json(data),
     "orjson.loads(parse_json())": lambda: n_sets(orjson.loads(x12kit.parse_json(data))),
     # valid (bench.py counts its sets; the count is not timed there either)
     "validate": lambda: sets if x12kit.validate(data).is_valid else -1,
     "linuxforhealth-x12 X12SegmentReader (segments)": lfh_stream,
     "linuxforhealth-x12 X12SegmentReader, all kept (list)": lfh_kept,
 }
-if len(sys.argv) > 3:
-    CASES = {k: v for k, v in CASES.items() if k in sys.argv[3:]}
+# Turns a case's result into the count checked at the warm-up.
+COUNT: Dict[str, Callable[[Any], int]] = {"parse_json": json_sets}
+named = sys.argv[3:]
+unknown = [n for n in named if n.lstrip("-") not in CASES]
+assert not unknown, f"unknown cases {unknown}; the cases are {list(CASES)}"
+if any(not n.startswith("-") for n in named):
+    CASES = {k: v for k, v in CASES.items() if k in named}
+CASES = {k: v for k, v in CASES.items() if "-" + k not in named}
 WANT = {name: segs if name.startswith("linuxforhealth") else sets for name in CASES}
 
 best = {name: float("inf") for name in CASES}
 for name, f in CASES.items():  # warm-up, checked
-    got = f()
+    got = COUNT.get(name, lambda x: x)(f())
     assert got == WANT[name], f"{name}: got {got}, expected {WANT[name]}"
 for _ in range(rounds):
     for name, f in CASES.items():

@@ -17,7 +17,9 @@ mod webhook;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-/// Raises a Rust panic inside the guard (tests prove it becomes `X12kitError(code="INTERNAL")`).
+/// Test-only, not part of the API: raises a Rust panic inside the guard (the
+/// suite proves it becomes `X12kitError(code="INTERNAL")`). An attribute of
+/// the private `x12kit._x12kit` only, kept out of its `__all__` and the stubs.
 #[pyfunction]
 fn _panic_for_tests() -> PyResult<()> {
     errors::guard(|| -> PyResult<()> { panic!("a deliberate panic for the tests") })
@@ -42,7 +44,6 @@ fn x12kit_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::write, m)?)?;
     m.add_function(wrap_pyfunction!(stream::iter_segments, m)?)?;
     m.add_function(wrap_pyfunction!(stream::validate_stream, m)?)?;
-    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_class::<tree::ParseResult>()?;
     m.add_class::<tree::PyInterchange>()?;
     m.add_class::<tree::PyGroup>()?;
@@ -73,5 +74,7 @@ fn x12kit_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PyTuple::new(py, x12kit::Code::ALL.iter().map(|c| c.as_str()))?,
     )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // `setattr`, unlike `add_function`, does not list it in `__all__`.
+    m.setattr("_panic_for_tests", wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

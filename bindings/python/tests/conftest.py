@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, List
+from typing import Any, List, NoReturn
 
 import pytest
 
@@ -18,6 +18,22 @@ def corpus_dir() -> Path:
     """``$X12KIT_CORPUS`` or ``../shared/corpus`` relative to the repo root."""
     env = os.environ.get("X12KIT_CORPUS")
     return Path(env) if env else (REPO / ".." / "shared" / "corpus").resolve()
+
+
+def skip_without_corpus(test: str) -> NoReturn:
+    """Called by a corpus test when the corpus folder is absent: skips it with the reason
+    (named in scripts/test.sh's summary through ``$X12KIT_SKIP_LOG``), or fails it when
+    ``X12KIT_REQUIRE_CORPUS=1`` (CI)."""
+    root = corpus_dir()
+    assert not root.is_dir()
+    if os.environ.get("X12KIT_REQUIRE_CORPUS") == "1":
+        pytest.fail(f"the corpus is required (X12KIT_REQUIRE_CORPUS=1) but {root} does not exist")
+    reason = f"the corpus was not found at {root} (set X12KIT_CORPUS)"
+    log = os.environ.get("X12KIT_SKIP_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"python {test}: {reason}\n")
+    pytest.skip(reason)
 
 
 def corpus_files() -> List[Path]:
@@ -76,3 +92,20 @@ def assert_same(a: Any, b: Any, path: str = "$") -> None:
             assert_same(x, y, f"{path}[{i}]")
     else:
         assert a == b, f"{path}: {a!r} vs {b!r}"
+
+
+def assert_documents_as_in_to_dict(r: Any, d: Any) -> int:
+    """Each set's ``transaction.document`` is its ``document`` in ``d`` (a ``to_dict()`` with
+    documents), keys in the same order (``None`` where ``d`` has none). Returns how many
+    documents were compared."""
+    seen = 0
+    assert len(r.interchanges) == len(d["interchanges"])
+    for i, di in zip(r.interchanges, d["interchanges"]):
+        assert len(i.groups) == len(di["groups"])
+        for g, dg in zip(i.groups, di["groups"]):
+            assert len(g.transactions) == len(dg["transactions"])
+            for t, dt in zip(g.transactions, dg["transactions"]):
+                want = dt.get("document")
+                assert_same(t.document, want, f"$.{t.type}/{t.control_number}.document")
+                seen += want is not None
+    return seen

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import x12kit
-from conftest import REPO, X850, assert_same, make_850
+from conftest import ISA, REPO, X850, assert_documents_as_in_to_dict, assert_same, make_850
 
 PARTNER = json.loads((REPO / "examples" / "partners" / "acme-retail.json").read_text())
 PAYLOAD_850 = json.loads((REPO / "examples" / "payloads" / "850.json").read_text())
@@ -66,7 +66,7 @@ def test_tree_views_and_header_attributes(x850: bytes) -> None:
     assert t.st.id == "ST" and t.se is not None and t.se[1] == "3"
     segs = list(t.segments())
     assert [s.id for s in segs] == ["BEG"]
-    assert t.document == {"purpose": "00", "orderType": "SA", "purchaseOrderNumber": "PO-1", "orderDate": "2023-01-01"}
+    assert_same(t.document, {"purpose": "00", "orderType": "SA", "purchaseOrderNumber": "PO-1", "orderDate": "2023-01-01"})
 
 
 def test_segment_views(x850: bytes) -> None:
@@ -109,6 +109,38 @@ def test_to_dict_is_exactly_the_json_contract(x850: bytes) -> None:
             r = x12kit.parse(data, documents=documents)
             assert_same(r.to_dict(), json.loads(x12kit.parse_json(data, documents=documents)))
             assert r.to_json() == x12kit.parse_json(data, documents=documents)
+
+
+def test_transaction_document_keeps_the_contract_key_order() -> None:
+    # `transaction.document` is the set's `document` of to_dict(), keys in the contract's
+    # order (not sorted), for sets in every envelope shape the mapping sees.
+    t = x12kit.parse(make_850(1, lines=1)).interchanges[0].groups[0].transactions[0]
+    d = t.document
+    assert d is not None
+    assert list(d) == ["purpose", "orderType", "purchaseOrderNumber", "orderDate", "lines"]
+    assert list(d["lines"][0]) != sorted(d["lines"][0])
+    set_850 = "ST*850*0001~BEG*00*SA*PO-1**20230101~PO1*1*2*EA*1.25**BP*ITEM-1~ZZZ*1~CTT*1~SE*6*0001~"
+    gs = "GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~"
+    shapes = {
+        "plain": make_850(3, lines=2).decode(),
+        "crlf": make_850(2).decode().replace("~", "~\r\n"),
+        "no GS": ISA + set_850 + "IEA*1*000000001~",
+        "no SE": ISA + gs + set_850.replace("SE*6*0001~", "") + "GE*1*1~IEA*1*000000001~",
+        "no GE or IEA": ISA + gs + set_850,
+        "005010": (ISA + gs + set_850 + "GE*1*1~IEA*1*000000001~").replace("*004010~", "*005010X222~"),
+        "two interchanges": X850.decode() + "\n" + (ISA + gs + set_850 + "GE*1*1~IEA*1*000000001~"),
+        "unknown set between": make_850(3).decode().replace("ST*850*0002~", "ST*999*0002~"),
+    }
+    for name, text in shapes.items():
+        data = text.encode()
+        for documents in (True, False):
+            r = x12kit.parse(data, documents=documents)
+            seen = assert_documents_as_in_to_dict(r, x12kit.parse(data).to_dict())
+            assert seen >= 1, name
+    # Segments the declaration does not map are kept under `unmapped`, positions counted from ST.
+    r = x12kit.parse(ISA + gs + set_850 + "GE*1*1~IEA*1*000000001~")
+    (t,) = r.interchanges[0].groups[0].transactions
+    assert t.document is not None and t.document["unmapped"] == [{"position": 4, "id": "ZZZ", "elements": ["1"]}]
 
 
 def test_to_dict_documents_with_escapes_numbers_and_unknown_sets() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import x12kit
@@ -62,6 +64,15 @@ def test_a_rust_panic_becomes_internal_error() -> None:
         _x12kit._panic_for_tests()
     assert info.value.code == "INTERNAL" and info.value.kind == "internal"
     assert "deliberate panic" in info.value.message
+
+
+def test_the_panic_hook_for_tests_is_not_public() -> None:
+    # Only an attribute of the private native module: not in its __all__, not in the stubs,
+    # not in the package's namespace.
+    assert "_panic_for_tests" not in _x12kit.__all__
+    assert not hasattr(x12kit, "_panic_for_tests")
+    stubs = Path(x12kit.__file__).parent.glob("*.pyi")
+    assert all("_panic_for_tests" not in p.read_text() for p in stubs)
 
 
 def test_error_str_and_dict() -> None:

@@ -77,12 +77,29 @@ def test_batch_ack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (inbox / "b.edi").write_bytes(X850.replace(b"SE*3*0001", b"SE*9*0001"))
     (inbox / "c.edi").write_bytes(b"not x12 at all")
     assert batch_ack.main([str(inbox), str(outbox), "--kind", "997", "--now", "1700000000"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[1].startswith("b.edi: ") and "SE01_COUNT" in out[1]
-    ack_b = (outbox / "b.edi.ack").read_bytes()
-    assert b"ST*997*" in ack_b and b"AK5*R" in ack_b
-    assert x12kit.read_acknowledgement(ack_b)
-    assert not (outbox / "c.edi.ack").exists() or (outbox / "c.edi.ack").read_bytes()
+    # Each file's acknowledgement is the core's for that file, numbered 1, 2, ... in name order.
+    acks = {}
+    for n, name in enumerate(["a.edi", "b.edi", "c.edi"], start=1):
+        v = x12kit.validate(inbox / name, structure=True)
+        acks[name] = x12kit.acknowledge(
+            v, kind="997", interchange_control_number=n, group_control_number=n, now=1_700_000_000
+        )
+    assert capsys.readouterr().out.splitlines() == [
+        f"a.edi: valid ({len(acks['a.edi'])} bytes of acknowledgement)",
+        "b.edi: 2 error(s): SEGMENT_MISSING at segment 4; SE01_COUNT at segment 4",
+        "c.edi: 1 error(s): NOT_X12 at byte 0",
+    ]
+    assert sorted(p.name for p in outbox.iterdir()) == ["a.edi.ack", "b.edi.ack"]
+    assert (outbox / "a.edi.ack").read_bytes() == acks["a.edi"]
+    assert (outbox / "b.edi.ack").read_bytes() == acks["b.edi"]
+    # a.edi: its three sets accepted; b.edi: its set rejected (SE01 count, a required PO1 missing).
+    (ga,) = x12kit.read_acknowledgement(acks["a.edi"])["groupAcks"]
+    assert (ga["kind"], ga["code"], ga["included"], ga["accepted"]) == ("997", "A", 3, 3)
+    (gb,) = x12kit.read_acknowledgement(acks["b.edi"])["groupAcks"]
+    assert (gb["code"], gb["accepted"], gb["transactions"][0]["status"]) == ("R", 0, "rejected")
+    assert [e["code"] for e in gb["transactions"][0]["errors"]] == ["4", "5"]
+    # c.edi is not X12: there is no interchange to acknowledge, so no file.
+    assert acks["c.edi"] == b""
     # And as a program.
     r = subprocess.run(
         [sys.executable, str(EXAMPLES / "batch_ack.py"), str(inbox), str(tmp_path / "o2"), "--now", "1700000000"],

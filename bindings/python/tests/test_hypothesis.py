@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import x12kit
-from conftest import X850, assert_same, make_850
+from conftest import X850, assert_documents_as_in_to_dict, assert_same, make_850
 
 SEED = make_850(3, lines=2)
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -27,7 +27,7 @@ def exercise(data: bytes) -> None:
             for t in g.transactions:
                 for s in t.segments():
                     s.id, len(s), s.elements
-                t.document
+    assert_documents_as_in_to_dict(r, d)
     whole = [(s.index, s.raw) for s in r.segments()]
     assert [(s.index, s.raw) for s in x12kit.iter_segments(data, chunk_size=3)] == whole
     v = x12kit.validate(data, structure=True)

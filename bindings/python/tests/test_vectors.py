@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Union
 import pytest
 
 import x12kit
-from conftest import VECTORS, assert_same
+from conftest import VECTORS, assert_documents_as_in_to_dict, assert_same
 
 MANIFEST = VECTORS / "manifest.json"
 
@@ -223,6 +223,9 @@ def test_vector(case: Dict[str, Any], mode: str, monkeypatch: pytest.MonkeyPatch
         # to_dict() is the JSON contract as Python objects: same keys in the same order, same types.
         r = x12kit.parse(file_bytes(case, "input"), **kwargs(case))
         assert_same(r.to_dict(), json.loads(out))
+        # Each set's `document` (mapped whatever the documents option) is the one of the
+        # contract with documents, keys in the same order.
+        assert_documents_as_in_to_dict(r, x12kit.parse(file_bytes(case, "input")).to_dict())
     if case["op"] == "validate":
         v = x12kit.validate(file_bytes(case, "input"), **kwargs(case))
         assert_same(v.to_dict(), json.loads(out))

@@ -134,3 +134,41 @@ test('chromium: a 100 MB stream validates with bounded wasm memory', async () =>
   assert.ok(r.after < 48 * 1024 * 1024, `wasm memory grew to ${r.after} bytes (from ${r.before})`);
   console.log(`# 100 MB stream in Chromium: ${(r.total / 1e6 / (r.ms / 1000)).toFixed(0)} MB/s, wasm memory ${r.before} -> ${r.after} bytes`);
 });
+
+// Last: it resets the module. A panic in the web build (README, Panics).
+test('chromium: a panic is an INTERNAL X12kitError, and the calls after it work', async () => {
+  const r = await page.evaluate(async () => {
+    const x12 = window.x12;
+    const sample = new Uint8Array(await (await fetch('/samples/850-valid.x12')).arrayBuffer());
+    const sv = new x12.StreamValidator();
+    sv.feed(sample.subarray(0, 100));
+    const caught = (f) => {
+      try {
+        f();
+        return null;
+      } catch (e) {
+        return { error: e instanceof Error, runtime: e instanceof WebAssembly.RuntimeError, name: e.name, code: e.code, kind: e.kind, message: e.message, details: e.details };
+      }
+    };
+    const panic = caught(() => x12.__panicForTests('a deliberate panic in Chromium'));
+    const code = x12.errorForCode('INVALID_JSON').code; // a string argument first
+    const valid = x12.validate(sample).valid;
+    const again = caught(() => x12.__panicForTests('again'));
+    const ack = x12.acknowledge(x12.validate(sample), { kind: '997', now: 1700000000 }).length;
+    const stale = caught(() => sv.feed(sample.subarray(100)));
+    sv.free();
+    return { panic, code, valid, again, ack, stale };
+  });
+  assert.deepEqual(
+    { ...r.panic, message: undefined },
+    { error: true, runtime: false, name: 'X12kitError', code: 'INTERNAL', kind: 'internal', message: undefined, details: [] },
+  );
+  assert.match(r.panic.message, /^x12kit panicked \(a bug; please report it\): a deliberate panic in Chromium \(at .*lib\.rs:\d+\)$/);
+  assert.equal(r.code, 'INVALID_JSON');
+  assert.equal(r.valid, true);
+  assert.match(r.again.message, /: again \(at /);
+  assert.ok(r.ack > 100);
+  assert.equal(r.stale.code, 'INTERNAL');
+  assert.match(r.stale.message, /made before an internal error/);
+  assert.deepEqual(errors, []);
+});

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +77,8 @@ const badInputs = [
   ['acknowledge: fractional now', () => x12.acknowledge(SAMPLE, { now: 1.5 }), 'INVALID_ARGUMENT'],
   ['acknowledge: invalid Date', () => x12.acknowledge(SAMPLE, { now: new Date('nope') }), 'INVALID_ARGUMENT'],
   ['acknowledge: options an array', () => x12.acknowledge(SAMPLE, []), 'INVALID_OPTIONS'],
+  ['acknowledge: an object that is not a validation result', () => x12.acknowledge({ valid: true }), 'INVALID_ARGUMENT'],
+  ['acknowledge: a number', () => x12.acknowledge(42), 'INVALID_ARGUMENT'],
   ['write: bytes that are not UTF-8', () => x12.write(new Uint8Array([123, 0xff, 125])), 'INVALID_UTF8'],
   ['readAcknowledgement: a number', () => x12.readAcknowledgement(7), 'INVALID_ARGUMENT'],
   ['write: not JSON', () => x12.write('{"interchanges": ['), 'INVALID_JSON'],
@@ -203,6 +206,41 @@ test('acknowledge: a 997 for the wrong SE01 that parses clean and says R', () =>
   assert.ok(JSON.stringify(read).includes('"R"'));
   // the date comes from `now` (2023-11-14 22:13 UTC)
   assert.match(dec.decode(ack), /\*231114\*2213\*/);
+});
+
+test('acknowledge takes the results of validate and StreamValidator.finish, as in the Node addon', () => {
+  const now = 1700000000;
+  for (const input of [SAMPLE, BAD_SE01]) {
+    for (const kind of ['997', '999', 'auto']) {
+      const want = x12.acknowledge(input, { kind, now });
+      const v = x12.validate(input, { structure: true });
+      assert.deepEqual(x12.acknowledge(v, { kind, now }), want);
+      // Twice, and frozen (e.g. in an immutable store): the validation is kept, not used up.
+      assert.deepEqual(x12.acknowledge(Object.freeze(v), { kind, now }), want);
+      const s = new x12.StreamValidator({ structure: true });
+      s.feed(input.subarray(0, 100));
+      s.feed(input.subarray(100));
+      const finished = s.finish();
+      assert.deepEqual(finished, v);
+      assert.deepEqual(x12.acknowledge(finished, { kind, now }), want);
+    }
+  }
+  // The result is the plain JSON object: the kept validation is not enumerable, JSON has none.
+  const v = x12.validate(BAD_SE01);
+  assert.deepEqual(Object.keys(v), Object.keys(JSON.parse(dec.decode(x12.validateToJson(BAD_SE01)))));
+  assert.equal(JSON.stringify(v), dec.decode(x12.validateToJson(BAD_SE01)));
+  // Acknowledge options still apply (and are still checked) with a validation.
+  assert.match(dec.decode(x12.acknowledge(v, { kind: '997', now: new Date(now * 1000) })), /\*231114\*2213\*/);
+  throwsCode(() => x12.acknowledge(v, { kind: '998' }), 'INVALID_OPTIONS');
+  throwsCode(() => x12.acknowledge(v, { now: -1 }), 'INVALID_ARGUMENT');
+  // Copies did not come from x12kit: refused as in Node (not validated as X12 text).
+  for (const copy of [JSON.parse(JSON.stringify(v)), { ...v }, structuredClone(v), {}, []]) {
+    const e = throwsCode(() => x12.acknowledge(copy, { now }), 'INVALID_ARGUMENT');
+    assert.match(e.message, /did not come from x12kit/);
+  }
+  // Bytes of any view are still input.
+  const dv = new DataView(BAD_SE01.buffer, BAD_SE01.byteOffset, BAD_SE01.length);
+  assert.deepEqual(x12.acknowledge(dv, { now }), x12.acknowledge(BAD_SE01, { now }));
 });
 
 test('acknowledge: without now the date is today (Date.now())', () => {
@@ -358,3 +396,130 @@ if (existsSync(corpus)) {
     });
   }
 }
+
+// ---------------------------------------------------------------- TypeScript
+test('types: tsc --strict compiles tests/types/check.ts against the generated declarations', () => {
+  const tsc = join(here, '..', 'node_modules', 'typescript', 'bin', 'tsc');
+  const r = spawnSync(process.execPath, [tsc, '-p', join(here, 'types', 'tsconfig.json')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});
+
+/** The members of an exported interface or type alias of a .d.ts, normalized (comments, quotes, separators, order). */
+function members(dts, name) {
+  const start = dts.search(new RegExp(`export (?:declare )?(?:interface|type) ${name}\\b`));
+  assert.ok(start >= 0, `${name} is not declared`);
+  let body;
+  const rest = dts.slice(start);
+  const alias = rest.match(/^[^{=]*=\s*([^\n]+)/);
+  if (alias && (rest.indexOf('{') < 0 || rest.indexOf('=') < rest.indexOf('{'))) {
+    body = alias[1];
+  } else {
+    let depth = 0;
+    let i = rest.indexOf('{');
+    const open = i;
+    for (; i < rest.length; i++) {
+      if (rest[i] === '{') depth++;
+      else if (rest[i] === '}' && --depth === 0) break;
+    }
+    body = rest.slice(open + 1, i);
+  }
+  return body
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replaceAll("'", '"')
+    .split(/[;\n]/)
+    .map((m) => m.trim().replace(/\s+/g, ' '))
+    .filter(Boolean)
+    .sort();
+}
+
+test('types: the result and option types are the Node addon\'s (bindings/node/index.d.ts)', () => {
+  const node = readFileSync(join(root, 'bindings', 'node', 'index.d.ts'), 'utf8');
+  for (const t of ['web', 'node', 'bundler']) {
+    const wasm = readFileSync(join(here, '..', 'types', `${t}.d.ts`), 'utf8');
+    for (const name of ['Element', 'SegmentJson', 'Diagnostic', 'Transaction', 'Group', 'Interchange', 'ParseResult',
+      'ValidationResult', 'Acknowledgements', 'Problem', 'ParseOptions', 'ValidateOptions', 'WriteOptions']) {
+      assert.deepEqual(members(wasm, name), members(node, name), `${name} in types/${t}.d.ts`);
+    }
+    for (const [fn, ret] of [['parse', 'ParseResult'], ['validate', 'ValidationResult'], ['readAcknowledgement', 'Acknowledgements']]) {
+      assert.match(wasm, new RegExp(`export function ${fn}\\([^)]*\\): ${ret};`), `${fn} in types/${t}.d.ts`);
+    }
+    assert.match(wasm, /export function acknowledge\(validationOrInput: ValidationResult \| X12Input/);
+    // Internal exports stay out of the API (web.d.ts lists every raw wasm export in InitOutput, as wasm-bindgen does).
+    assert.doesNotMatch(wasm, /export (function|class) __|export function start/);
+  }
+});
+
+// ---------------------------------------------------------------- panics (last: they reset the module)
+// A Rust panic aborts a wasm32 instance; the package's hook makes it an
+// INTERNAL X12kitError and has the module re-instantiated before the next
+// call (README, Panics). `__panicForTests` is internal (not in the .d.ts).
+/** The error a call throws (fails when it returns). */
+function thrown(f) {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected a throw');
+}
+
+test('panic: a panic is an INTERNAL X12kitError, and the calls after it work', () => {
+  const sv = new x12.StreamValidator();
+  sv.feed(SAMPLE.subarray(0, 200));
+  const it = x12.segments(SAMPLE);
+  const seg = it.next().value;
+
+  const e = thrown(() => x12.__panicForTests('a deliberate panic'));
+  assert.ok(e instanceof Error, String(e));
+  assert.ok(!(e instanceof WebAssembly.RuntimeError));
+  assert.equal(e.name, 'X12kitError');
+  assert.equal(e.code, 'INTERNAL');
+  assert.equal(e.kind, 'internal');
+  assert.deepEqual(e.details, []);
+  assert.match(e.message, /^x12kit panicked \(a bug; please report it\): a deliberate panic \(at .*lib\.rs:\d+\)$/);
+
+  // The first call after the panic passes a string into the new instance.
+  assert.equal(x12.errorForCode('INVALID_JSON').code, 'INVALID_JSON');
+  assert.equal(x12.validate(SAMPLE).valid, true);
+  assert.deepEqual(x12.parse(SAMPLE), JSON.parse(dec.decode(x12.parseToJson(SAMPLE))));
+  assert.equal(x12.validate(BAD_SE01).diagnostics[0].code, 'SE01_COUNT');
+  // Panics in a row: each one reports its own message, then the module works.
+  for (const m of ['second', 'third']) assert.match(thrown(() => x12.__panicForTests(m)).message, new RegExp(`: ${m} \\(at `));
+  assert.equal(x12.describeSegment('850', '004010', 'BEG').segmentName, 'Beginning Segment for Purchase Order');
+
+  // Objects of the discarded instance: INTERNAL, and free() is harmless.
+  for (const stale of [() => sv.feed(SAMPLE.subarray(200)), () => sv.finish(), () => seg.id, () => it.next()]) {
+    const s = thrown(stale);
+    assert.equal(s.code, 'INTERNAL', s.message);
+    assert.match(s.message, /made before an internal error/);
+  }
+  sv.free();
+  seg.free();
+  it.free();
+  const fresh = new x12.StreamValidator();
+  fresh.feed(SAMPLE);
+  assert.deepEqual(fresh.finish(), x12.validate(SAMPLE));
+  assert.equal([...x12.segments(SAMPLE)][0].id, 'ISA');
+});
+
+test('panic: the bundler build cannot re-instantiate, so every call after a panic is INTERNAL', () => {
+  // Node runs the bundler output with --experimental-wasm-modules (the .wasm imported as an ES module).
+  const script = `
+    import * as x from ${JSON.stringify(join(here, '..', 'pkg', 'bundler', 'x12kit_wasm.js'))};
+    const out = [x.validate('ISA').valid];
+    for (const f of [() => x.__panicForTests('in the bundler build'), () => x.validate('ISA'), () => x.parse('ISA')]) {
+      try { f(); out.push(null); } catch (e) { out.push({ name: e.name, code: e.code, message: e.message }); }
+    }
+    console.log(JSON.stringify(out));`;
+  const r = spawnSync(process.execPath, ['--experimental-wasm-modules', '--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  const [valid, panic, ...after] = JSON.parse(r.stdout);
+  assert.equal(valid, false);
+  assert.deepEqual([panic.name, panic.code], ['X12kitError', 'INTERNAL']);
+  assert.match(panic.message, /panicked .*: in the bundler build/);
+  for (const a of after) {
+    assert.deepEqual([a.name, a.code], ['X12kitError', 'INTERNAL']);
+    assert.match(a.message, /bundler build cannot re-instantiate/);
+  }
+});

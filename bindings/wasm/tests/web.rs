@@ -132,6 +132,25 @@ fn acknowledge_dates_from_date_now_unless_given() {
 }
 
 #[wasm_bindgen_test]
+fn acknowledge_takes_a_validation_result_as_in_node() {
+    let o = options(r#"{"kind":"997","now":1700000000}"#);
+    let want = ops::acknowledge_validation(
+        &ops::validate(BAD_SE01.as_bytes(), &ops::ValidateOptions::default()),
+        &ops::options(serde_json::json!({"kind": "997"})).unwrap(),
+        x12kit::time::DateTime::from_unix(1_700_000_000),
+    )
+    .unwrap();
+    let v = x12kit_wasm::validate(&js(BAD_SE01), &JsValue::UNDEFINED).unwrap();
+    assert_eq!(x12kit_wasm::acknowledge(&v, &o).unwrap().to_vec(), want);
+    assert_eq!(x12kit_wasm::acknowledge(&v, &o).unwrap().to_vec(), want);
+    // A copy of the object (JSON) did not come from x12kit.
+    let copy =
+        js_sys::JSON::parse(&js_sys::JSON::stringify(&v).unwrap().as_string().unwrap()).unwrap();
+    let e = x12kit_wasm::acknowledge(&copy, &o).unwrap_err();
+    assert_eq!(prop(&e, "code"), js("INVALID_ARGUMENT"));
+}
+
+#[wasm_bindgen_test]
 fn webhook_sign_and_verify() {
     let sig = x12kit_wasm::Webhook::sign(&js("k"), &JsValue::from_f64(1.7e9), &js("body")).unwrap();
     assert_eq!(

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** Parses X12; the parse result (the JSON contract, as `x12kit parse` prints it) as a plain object. */
-export function parse(input: X12Input, options?: ParseOptions): any;
+export function parse(input: X12Input, options?: ParseOptions): ParseResult;
 /** Parses X12; the parse result as UTF-8 JSON bytes (byte-identical to the core). */
 export function parseToJson(input: X12Input, options?: ParseOptions): Uint8Array;
 /** The segments of the input, lazily: the core's tokenizer finds each one as the iterator advances. */
@@ -41,13 +41,16 @@ export class Segment {
     toJSON(): { id: string; index: number; offset: number; elements: string[] };
 }
 /** Validates the envelopes (and, with `structure`, the 18 known sets): the validation result. */
-export function validate(input: X12Input, options?: ValidateOptions): any;
+export function validate(input: X12Input, options?: ValidateOptions): ValidationResult;
 /** Like `validate`, as UTF-8 JSON bytes (byte-identical to `x12kit validate --json`). */
 export function validateToJson(input: X12Input, options?: ValidateOptions): Uint8Array;
-/** The TA1 / 997 / 999 that acknowledges the input (empty when nothing is to be acknowledged). */
-export function acknowledge(input: X12Input, options?: AcknowledgeOptions): Uint8Array;
+/**
+ * The TA1 / 997 / 999 (empty when nothing is to be acknowledged). Pass a result
+ * of `validate` or `StreamValidator.finish` (not validated again), or the X12 input itself.
+ */
+export function acknowledge(validationOrInput: ValidationResult | X12Input, options?: AcknowledgeOptions): Uint8Array;
 /** Reads received TA1 / 997 / 999 acknowledgements. */
-export function readAcknowledgement(input: X12Input): any;
+export function readAcknowledgement(input: X12Input): Acknowledgements;
 /** Like `readAcknowledgement`, as UTF-8 JSON bytes. */
 export function readAcknowledgementToJson(input: X12Input): Uint8Array;
 /** Renders a payload (object or JSON text) for a partner profile: the interchange X12. */
@@ -55,13 +58,13 @@ export function render(documentType: string, payload: object | string | Uint8Arr
 /** Like `render`, with the document as it maps back and the warnings. */
 export function renderResult(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Rendered;
 /** The JSON Schema of a document type's payload. */
-export function documentSchema(documentType: string): any;
+export function documentSchema(documentType: string): Record<string, unknown>;
 /** The JSON Schema of a trading partner profile. */
-export function partnerSchema(): any;
+export function partnerSchema(): Record<string, unknown>;
 /** The 18 document types x12kit renders and maps. */
 export function documentTypes(): string[];
 /** Turns a parse result (object or JSON text) back into X12 bytes. */
-export function write(parseResult: object | string | Uint8Array, options?: WriteOptions): Uint8Array;
+export function write(parseResult: ParseResult | string | Uint8Array, options?: WriteOptions): Uint8Array;
 /** Every error code of the core with its kind. */
 export function errorCodes(): { code: string; kind: string; meaning: string }[];
 /** The error this package throws for a code (tests the mapping of every code). */
@@ -129,7 +132,7 @@ export class StreamValidator {
     /** Bytes fed so far. */
     readonly fed: number;
     /** Ends the input: the validation result (as `validate` gives for the whole input). */
-    finish(): any;
+    finish(): ValidationResult;
     /** Like `finish`, as UTF-8 JSON bytes. */
     finishToJson(): Uint8Array;
     /** After `finish`: the TA1 / 997 / 999 for what was validated. */
@@ -143,7 +146,16 @@ export type X12Input = Uint8Array | ArrayBuffer | string;
 /** `parse` options (all optional). */
 export interface ParseOptions { documents?: boolean }
 /** `validate` / `StreamValidator` options (all optional). */
-export interface ValidateOptions { structure?: boolean }
+export interface ValidateOptions {
+    /** Also check each known set's structure (segments, loops, elements, codes). Default false. */
+    structure?: boolean;
+    /**
+     * Which group and set summaries the result keeps: `all` (default), `errors` (only the sets
+     * not accepted cleanly: enough for an errors-only acknowledgement) or `counts` (none: a
+     * stream of millions of sets validates in flat memory; verdict and counts are unchanged).
+     */
+    retain?: "all" | "errors" | "counts";
+}
 /** "now" for the calls that date their output: a `Date` or Unix seconds; default `Date.now()`. */
 export interface WithNow { now?: Date | number }
 /** `acknowledge` options (all optional). */
@@ -168,4 +180,48 @@ export interface X12kitErrorFields {
     code: string; kind: "invalid_input" | "rejected" | "io" | "internal"; pointer?: string; details: Problem[];
 }
 /** The result of `render`. */
-export interface Rendered { x12: Uint8Array; document: any; warnings: Problem[] }
+export interface Rendered { x12: Uint8Array; document: Record<string, unknown>; warnings: Problem[] }
+/** One element: a string, the components of a composite, or `{ repeat }` for repetitions. */
+export type Element = string | string[] | { repeat: Array<string | string[]> };
+/** One segment of a parse result. */
+export interface SegmentJson { id: string; elements: Element[]; lineBreak?: string; [key: string]: unknown }
+/** One finding about the X12 input (not an error: the input was still read). */
+export interface Diagnostic {
+    severity: "error" | "warning"; code: string; message: string;
+    segmentIndex?: number; segmentId?: string; element?: number; offset?: number; [key: string]: unknown;
+}
+/** One ST…SE transaction set (`document` when its type is one of the 18 known ones). */
+export interface Transaction {
+    type?: string; controlNumber?: string; segments: SegmentJson[]; trailer: SegmentJson | null;
+    document?: Record<string, unknown>; [key: string]: unknown;
+}
+/** One GS…GE functional group. */
+export interface Group { header: Record<string, string> | null; transactions: Transaction[]; trailer: SegmentJson | null; [key: string]: unknown }
+/** One ISA…IEA interchange. */
+export interface Interchange {
+    delimiters: { element: string; component: string; repetition: string | null; segment: string };
+    lineBreak: string; header: Record<string, string>; groups: Group[]; trailer: SegmentJson | null; [key: string]: unknown;
+}
+/** The parse result: exactly the JSON of `x12kit parse` (schema/parse-result.schema.json). */
+export interface ParseResult {
+    interchanges: Interchange[]; diagnostics: Diagnostic[]; prefix?: string;
+    /** Present when the input's last segment has no terminator (TERMINATOR_MISSING); `write` leaves it off too. */
+    unterminated?: true; [key: string]: unknown;
+}
+/**
+ * The validation result: exactly the JSON of `x12kit validate --json`
+ * (schema/validation-result.schema.json). The object `validate` and
+ * `StreamValidator.finish` return also keeps the validation for `acknowledge`
+ * (a copy made with JSON or a spread does not).
+ */
+export interface ValidationResult {
+    valid: boolean; errorCount: number; warningCount: number;
+    interchanges: Array<Record<string, unknown>>; diagnostics: Diagnostic[];
+    acknowledgements?: Array<Record<string, unknown>>; [key: string]: unknown;
+}
+/** What the TA1/997/999 acknowledgements in an input accept or reject. */
+export type Acknowledgements = Record<string, unknown>;
+
+
+
+declare function __wbg_reset_state(): void;

@@ -43,9 +43,10 @@ impl From<postgres::Error> for DbError {
 pub type DbResult<T> = Result<T, DbError>;
 
 /// One SQL value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum Val {
     /// NULL.
+    #[default]
     Null,
     /// A 64-bit integer.
     Int(i64),
@@ -53,6 +54,13 @@ pub enum Val {
     Text(String),
     /// Bytes.
     Blob(Vec<u8>),
+    /// An array of integers (PostgreSQL only: `?N::bigint[]`, for multi-row statements
+    /// over `unnest`).
+    Ints(Vec<Option<i64>>),
+    /// An array of texts (PostgreSQL only: `?N::text[]`).
+    Texts(Vec<Option<String>>),
+    /// An array of byte strings (PostgreSQL only: `?N::bytea[]`).
+    Blobs(Vec<Vec<u8>>),
 }
 
 impl From<i64> for Val {
@@ -163,6 +171,17 @@ impl<T: FromVal> FromVal for Option<T> {
 pub struct Row(pub Vec<Val>);
 
 impl Row {
+    /// Column `i` as text, moved out of the row (no copy; the row keeps a NULL there).
+    pub fn take_text(&mut self, i: usize) -> DbResult<String> {
+        match self.0.get_mut(i).map(std::mem::take) {
+            Some(Val::Text(s)) => Ok(s),
+            Some(Val::Blob(b)) => {
+                String::from_utf8(b).map_err(|_| DbError(format!("column {i} is not UTF-8")))
+            }
+            other => Err(DbError(format!("column {i} is {other:?}, not text"))),
+        }
+    }
+
     /// Column `i` as `T`.
     pub fn get<T: FromVal>(&self, i: usize) -> DbResult<T> {
         let v = self
@@ -202,28 +221,37 @@ pub trait Db {
 
 // ---------------------------------------------------------------- SQLite
 
-fn to_sqlite(v: &Val) -> rusqlite::types::Value {
+fn to_sqlite(v: &Val) -> DbResult<rusqlite::types::Value> {
     use rusqlite::types::Value;
-    match v {
+    Ok(match v {
         Val::Null => Value::Null,
         Val::Int(i) => Value::Integer(*i),
         Val::Text(s) => Value::Text(s.clone()),
         Val::Blob(b) => Value::Blob(b.clone()),
-    }
+        Val::Ints(_) | Val::Texts(_) | Val::Blobs(_) => {
+            return Err(DbError("array parameters are for PostgreSQL only".into()));
+        }
+    })
+}
+
+fn sqlite_params(params: &[Val]) -> DbResult<Vec<rusqlite::types::Value>> {
+    params.iter().map(to_sqlite).collect()
 }
 
 impl Db for rusqlite::Connection {
     fn exec(&self, sql: &str, params: &[Val]) -> DbResult<u64> {
+        let params = sqlite_params(params)?;
         let mut stmt = self.prepare_cached(sql)?;
-        let n = stmt.execute(rusqlite::params_from_iter(params.iter().map(to_sqlite)))?;
+        let n = stmt.execute(rusqlite::params_from_iter(params))?;
         Ok(n as u64)
     }
 
     fn query(&self, sql: &str, params: &[Val]) -> DbResult<Vec<Row>> {
         use rusqlite::types::ValueRef;
+        let params = sqlite_params(params)?;
         let mut stmt = self.prepare_cached(sql)?;
         let n = stmt.column_count();
-        let mut rows = stmt.query(rusqlite::params_from_iter(params.iter().map(to_sqlite)))?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let mut row = Vec::with_capacity(n);
@@ -265,6 +293,12 @@ impl postgres::types::ToSql for Val {
             Val::Int(i) => i.to_sql(&Type::INT8, out),
             Val::Text(s) => s.as_str().to_sql(&Type::TEXT, out),
             Val::Blob(b) => b.as_slice().to_sql(&Type::BYTEA, out),
+            Val::Ints(v) => v.to_sql(&Type::INT8_ARRAY, out),
+            Val::Texts(v) => v.to_sql(&Type::TEXT_ARRAY, out),
+            Val::Blobs(v) => {
+                let slices: Vec<&[u8]> = v.iter().map(Vec::as_slice).collect();
+                slices.to_sql(&Type::BYTEA_ARRAY, out)
+            }
         }
     }
 
@@ -401,6 +435,9 @@ fn pg_literal(v: &Val, out: &mut String) -> DbResult<()> {
             out.push_str("decode('");
             out.push_str(&hex::encode(b));
             out.push_str("', 'hex')");
+        }
+        Val::Ints(_) | Val::Texts(_) | Val::Blobs(_) => {
+            return Err(DbError("array parameters cannot be inlined".into()));
         }
     }
     Ok(())

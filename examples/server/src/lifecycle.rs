@@ -14,7 +14,7 @@
 use crate::api::App;
 use crate::config::{Config, Partner, TransportConfig};
 use crate::db::{Db, DbError, DbResult, Row};
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiResult};
 use crate::store::{now_ms, rfc3339};
 use crate::vals;
 use serde_json::{Value, json};
@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
 use tracing::Instrument;
 use x12kit::webhook::{DeliveryId, EventData, EventKind, Payload, Signer};
 
@@ -112,6 +112,266 @@ pub fn transition(
     Ok(true)
 }
 
+/// One state change for [`transitions`]: what [`transition`] takes, owned.
+#[derive(Debug)]
+pub struct Move {
+    /// The document.
+    pub doc: DocKey,
+    /// The status it must still have.
+    pub from: &'static str,
+    /// The status it gets.
+    pub to: &'static str,
+    /// Why (its history row).
+    pub reason: String,
+    /// The events announced (one outbox row per event and endpoint).
+    pub events: &'static [EventKind],
+    /// Column changes.
+    pub changes: Changes,
+}
+
+/// Applies many state changes as [`transition`] does, each one only if its document is
+/// still in its `from` status; says for each whether it applied.
+///
+/// On PostgreSQL this is one statement for the whole batch (the status updates, their
+/// history rows and their outbox rows, over `unnest` of arrays: one round trip, one plan,
+/// instead of three statements per document); on SQLite, where a statement is a function
+/// call, it is [`transition`] per item. Either way it runs inside the caller's job, so the
+/// state changes and their outbox rows commit together or not at all.
+pub fn transitions(c: &dyn Db, config: &Config, items: Vec<Move>) -> DbResult<Vec<bool>> {
+    if c.skip_locked().is_empty() {
+        return items
+            .into_iter()
+            .map(|m| {
+                transition(
+                    c, config, &m.doc, m.from, m.to, &m.reason, m.events, m.changes,
+                )
+            })
+            .collect();
+    }
+    // A document at most once per statement (an UPDATE … FROM changes a row once).
+    let mut applied = vec![false; items.len()];
+    let mut rest: Vec<(usize, Move)> = items.into_iter().enumerate().collect();
+    while !rest.is_empty() {
+        let mut seen = HashSet::new();
+        let (now, later): (Vec<_>, Vec<_>) = rest
+            .into_iter()
+            .partition(|(_, m)| seen.insert(m.doc.id.clone()));
+        rest = later;
+        let changed = transitions_pg(c, config, &now)?;
+        for (i, m) in &now {
+            applied[*i] = changed.contains(&m.doc.id);
+        }
+    }
+    Ok(applied)
+}
+
+/// The PostgreSQL statement of [`transitions`], for moves of distinct documents.
+fn transitions_pg(
+    c: &dyn Db,
+    config: &Config,
+    items: &[(usize, Move)],
+) -> DbResult<HashSet<String>> {
+    use crate::db::Val;
+    const SQL: &str = "WITH u AS (
+            SELECT * FROM unnest(?1::text[], ?2::text[], ?3::text[], ?4::text[], ?5::text[],
+                                 ?6::text[], ?7::bigint[], ?8::text[], ?9::text[])
+                WITH ORDINALITY AS u(id, from_status, to_status, diagnostics, route_attempts,
+                                     partner_ack, ack_deadline, failure, reason, ord)
+        ), changed AS (
+            UPDATE documents d SET status = u.to_status, updated_at = ?10,
+                diagnostics = COALESCE(u.diagnostics, d.diagnostics),
+                route_attempts = COALESCE(u.route_attempts, d.route_attempts),
+                ack_deadline = u.ack_deadline,
+                partner_ack = COALESCE(u.partner_ack, d.partner_ack),
+                failure = COALESCE(u.failure, d.failure),
+                lease_owner = NULL
+            FROM u WHERE d.id = u.id AND d.status = u.from_status
+            RETURNING d.id
+        ), history AS (
+            INSERT INTO status_history (document_id, status, reason, at)
+            SELECT u.id, u.to_status, u.reason, ?10 FROM u
+            WHERE u.id IN (SELECT id FROM changed) ORDER BY u.ord
+        ), outbox AS (
+            INSERT INTO webhook_deliveries (id, document_id, event, body, attempts, next_at,
+                created_at, account, url, state, event_no)
+            SELECT h.id, h.document_id, h.event, h.body, 0, ?10, ?10, h.account, h.url, 'pending',
+                (SELECT COUNT(*) FROM webhook_deliveries w
+                 WHERE w.document_id = h.document_id AND w.url = h.url) + h.k
+            FROM unnest(?11::text[], ?12::text[], ?13::text[], ?14::bytea[], ?15::text[],
+                        ?16::text[], ?17::bigint[])
+                WITH ORDINALITY AS h(id, document_id, event, body, account, url, k, ord)
+            WHERE h.document_id IN (SELECT id FROM changed) ORDER BY h.ord
+        )
+        SELECT id FROM changed";
+    let now = now_ms();
+    let n = items.len();
+    let (mut ids, mut from, mut to, mut diagnostics, mut attempts) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut acks, mut deadlines, mut failures, mut reasons) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let mut outbox = Outbox::default();
+    for (_, m) in items {
+        ids.push(Some(m.doc.id.clone()));
+        from.push(Some(m.from.to_string()));
+        to.push(Some(m.to.to_string()));
+        diagnostics.push(m.changes.diagnostics.clone());
+        attempts.push(m.changes.route_attempts.clone());
+        acks.push(m.changes.partner_ack.clone());
+        deadlines.push(m.changes.ack_deadline);
+        failures.push(m.changes.failure.clone());
+        reasons.push(Some(m.reason.clone()));
+        outbox.add(config, &m.doc, m.to, m.events, now)?;
+    }
+    let rows = c.query(
+        SQL,
+        &[
+            Val::Texts(ids),
+            Val::Texts(from),
+            Val::Texts(to),
+            Val::Texts(diagnostics),
+            Val::Texts(attempts),
+            Val::Texts(acks),
+            Val::Ints(deadlines),
+            Val::Texts(failures),
+            Val::Texts(reasons),
+            Val::Int(now),
+            Val::Texts(outbox.ids),
+            Val::Texts(outbox.documents),
+            Val::Texts(outbox.events),
+            Val::Blobs(outbox.bodies),
+            Val::Texts(outbox.accounts),
+            Val::Texts(outbox.urls),
+            Val::Ints(outbox.numbers),
+        ],
+    )?;
+    rows.iter().map(|r| r.get::<String>(0)).collect()
+}
+
+/// The outbox rows of a batch of moves, as the columns of [`transitions_pg`]'s statement.
+#[derive(Default)]
+struct Outbox {
+    ids: Vec<Option<String>>,
+    documents: Vec<Option<String>>,
+    events: Vec<Option<String>>,
+    bodies: Vec<Vec<u8>>,
+    accounts: Vec<Option<String>>,
+    urls: Vec<Option<String>>,
+    /// The row's place among this move's rows to the same endpoint (1, 2, …): added to
+    /// the count of the document's earlier rows, which the statement reads before any
+    /// of its own inserts.
+    numbers: Vec<Option<i64>>,
+}
+
+impl Outbox {
+    fn add(
+        &mut self,
+        config: &Config,
+        doc: &DocKey,
+        status: &str,
+        events: &[EventKind],
+        now: i64,
+    ) -> DbResult<()> {
+        let Some(account) = config.accounts.iter().find(|a| a.id == doc.account) else {
+            return Ok(());
+        };
+        let at = Duration::from_millis(now.max(0) as u64);
+        for (k, event) in events.iter().enumerate() {
+            let body = event_body(doc, status, *event, at);
+            for hook in &account.webhooks {
+                let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
+                self.ids.push(Some(id.to_string()));
+                self.documents.push(Some(doc.id.clone()));
+                self.events.push(Some(event.as_str().to_string()));
+                self.bodies.push(body.clone());
+                self.accounts.push(Some(doc.account.clone()));
+                self.urls.push(Some(hook.url.clone()));
+                self.numbers.push(Some(k as i64 + 1));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The body of one event of `doc` (status `status`), as the outbox stores it.
+fn event_body(doc: &DocKey, status: &str, event: EventKind, at: Duration) -> Vec<u8> {
+    Payload::new(
+        event,
+        at.as_secs(),
+        EventData {
+            document_id: doc.id.clone(),
+            partner_id: doc.partner_id.clone(),
+            document_type_code: doc.document_type.clone(),
+            status: status.to_string(),
+        },
+    )
+    .to_bytes()
+}
+
+/// Hands the writes of concurrent tasks to the store together: every item waiting when
+/// the previous batch is committed goes into the next one, written by `write` in one
+/// store job (on PostgreSQL, one multi-row statement per kind of change). Each task is
+/// answered after its batch's commit, with what `write` said for its item.
+pub struct Batcher<T> {
+    tx: mpsc::UnboundedSender<(T, oneshot::Sender<ApiResult<bool>>)>,
+}
+
+/// Items per batch at most.
+const BATCH: usize = 256;
+
+impl<T: Send + 'static> Batcher<T> {
+    /// Starts the batching task.
+    pub fn start(
+        app: Arc<App>,
+        write: impl Fn(&dyn Db, &Config, Vec<T>) -> DbResult<Vec<bool>> + Send + Sync + 'static,
+    ) -> Batcher<T> {
+        let (tx, mut rx) = mpsc::unbounded_channel::<(T, oneshot::Sender<ApiResult<bool>>)>();
+        let write = Arc::new(write);
+        tokio::spawn(async move {
+            let mut waiting = Vec::with_capacity(BATCH);
+            while rx.recv_many(&mut waiting, BATCH).await > 0 {
+                let (items, answers): (Vec<T>, Vec<_>) = waiting.drain(..).unzip();
+                let write = write.clone();
+                let app2 = app.clone();
+                let result = app
+                    .store
+                    .write(move |c| write(c, &app2.config, items).map_err(db))
+                    .await;
+                match result {
+                    Ok(applied) => {
+                        for (answer, ok) in answers.into_iter().zip(applied) {
+                            let _ = answer.send(Ok(ok));
+                        }
+                    }
+                    Err(_) => {
+                        for answer in answers {
+                            let _ = answer.send(Err(ApiError::internal()));
+                        }
+                    }
+                }
+            }
+        });
+        Batcher { tx }
+    }
+
+    /// Writes `item` with the others waiting; `Ok(applied)` once committed.
+    pub async fn write(&self, item: T) -> ApiResult<bool> {
+        let (answer, rx) = oneshot::channel();
+        self.tx
+            .send((item, answer))
+            .map_err(|_| ApiError::internal())?;
+        rx.await.unwrap_or_else(|_| Err(ApiError::internal()))
+    }
+}
+
 /// Writes the outbox rows of `events` (status `status`) for every webhook endpoint of the account.
 pub fn enqueue_events(
     c: &dyn Db,
@@ -126,17 +386,7 @@ pub fn enqueue_events(
     };
     let at = Duration::from_millis(now.max(0) as u64);
     for event in events {
-        let payload = Payload::new(
-            *event,
-            at.as_secs(),
-            EventData {
-                document_id: doc.id.clone(),
-                partner_id: doc.partner_id.clone(),
-                document_type_code: doc.document_type.clone(),
-                status: status.to_string(),
-            },
-        );
-        let body = payload.to_bytes();
+        let body = event_body(doc, status, *event, at);
         for hook in &account.webhooks {
             let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
             // Events of one document are written one transition at a time (the status
@@ -269,103 +519,65 @@ async fn idle(app: &App, notify: &Notify) {
 
 // ---------------------------------------------------------------- validation
 
-struct Queued {
-    key: DocKey,
-    x12: Vec<u8>,
-}
+/// Documents validated per store job at most (the core's check takes about 0.05 ms each,
+/// and runs in the writer thread, so a job holds the others up for a few ms at most).
+const VALIDATE_BATCH: i64 = 64;
 
+/// Validates the queued documents. Each round is one store job: it takes up to
+/// [`VALIDATE_BATCH`] queued documents (locked with `FOR UPDATE SKIP LOCKED` on
+/// PostgreSQL, so that another process takes others), validates them with the core and
+/// records each verdict (its status, history and outbox rows) before the same commit:
+/// no claim to write first and release after, and a crash loses nothing (the documents
+/// are still `queued`).
 async fn validate_loop(app: Arc<App>) {
     loop {
-        let batch = app
-            .store
-            .write({
-                let owner = app.worker_id.clone();
-                move |c| {
-                    // Claimed like routing, so that two processes never hold each other's rows.
-                    let sql = format!(
-                        "UPDATE documents SET lease_owner = ?1
-                         WHERE id IN (SELECT id FROM documents
-                             WHERE status = 'queued'
-                               AND (lease_owner IS NULL OR lease_owner = ?1
-                                    OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
-                             ORDER BY seq LIMIT 256 {})
-                         RETURNING id, account, partner_id, document_type, x12",
-                        c.skip_locked()
-                    );
-                    c.query(&sql, vals![&owner, now_ms() - HEARTBEAT_STALE_MS])
-                        .and_then(|rows| {
-                            rows.iter()
-                                .map(|r| {
-                                    Ok(Queued {
-                                        key: doc_key(r)?,
-                                        x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
-                                    })
-                                })
-                                .collect::<DbResult<Vec<_>>>()
-                        })
-                        .map_err(db)
-                }
-            })
-            .await;
-        let batch = match batch {
-            Ok(b) if !b.is_empty() => b,
-            _ => {
-                idle(&app, &app.wake.validate).await;
-                continue;
-            }
-        };
-        let checked = tokio::task::spawn_blocking(move || {
-            batch
-                .into_iter()
-                .map(|q| {
-                    let span = tracing::info_span!("document", id = %q.key.id, stage = "validate");
-                    let _enter = span.enter();
-                    let verdict = crate::x12::validate_rendered(&q.x12);
-                    (q.key, verdict)
-                })
-                .collect::<Vec<_>>()
-        })
-        .await;
-        let Ok(checked) = checked else {
-            tracing::error!("the validation task failed");
-            tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms)).await;
-            continue;
-        };
-        let config = app.clone();
-        let written = app
+        let app2 = app.clone();
+        let done = app
             .store
             .write(move |c| {
-                for (key, (valid, reason, json)) in &checked {
-                    let (to, events) = if *valid {
+                let sql = format!(
+                    "SELECT id, account, partner_id, document_type, x12 FROM documents
+                     WHERE status = 'queued' ORDER BY seq LIMIT ?1 {}",
+                    c.skip_locked()
+                );
+                let queued = c.query(&sql, vals![VALIDATE_BATCH]).map_err(db)?;
+                let mut moves = Vec::with_capacity(queued.len());
+                for r in &queued {
+                    let key = doc_key(r).map_err(db)?;
+                    let x12 = r.get::<Option<Vec<u8>>>(4).map_err(db)?.unwrap_or_default();
+                    let span = tracing::info_span!("document", id = %key.id, stage = "validate");
+                    let (valid, reason, json) =
+                        span.in_scope(|| crate::x12::validate_rendered(&x12));
+                    let (to, events) = if valid {
                         ("validated", &[EventKind::DocumentValidated][..])
                     } else {
                         ("failed", &[EventKind::DocumentError][..])
                     };
-                    let changes = Changes {
-                        diagnostics: Some(json.clone()),
-                        failure: (!valid).then(|| reason.clone()),
-                        ..Changes::default()
-                    };
-                    transition(
-                        c,
-                        &config.config,
-                        key,
-                        "queued",
+                    moves.push(Move {
+                        doc: key,
+                        from: "queued",
                         to,
-                        reason,
                         events,
-                        changes,
-                    )
-                    .map_err(db)?;
+                        changes: Changes {
+                            diagnostics: Some(json),
+                            failure: (!valid).then(|| reason.clone()),
+                            ..Changes::default()
+                        },
+                        reason,
+                    });
                 }
-                Ok(())
+                transitions(c, &app2.config, moves).map_err(db)?;
+                Ok(queued.len())
             })
             .await;
-        if written.is_err() {
-            tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms)).await;
+        match done {
+            Ok(0) => idle(&app, &app.wake.validate).await,
+            Ok(_) => {
+                app.wake.route.notify_one();
+                app.wake.deliver.notify_one();
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms)).await,
         }
-        app.wake.route.notify_one();
-        app.wake.deliver.notify_one();
     }
 }
 
@@ -428,6 +640,10 @@ impl Claims {
 async fn route_loop(app: Arc<App>, client: reqwest::Client) {
     let permits = Arc::new(Semaphore::new(app.config.workers.concurrency));
     let in_flight: InFlight = Arc::default();
+    // The outcomes of the transfers running at once are recorded together.
+    let record: Arc<Batcher<Move>> = Arc::new(Batcher::start(app.clone(), |c, config, moves| {
+        transitions(c, config, moves)
+    }));
     loop {
         if let Ok(p) = permits.acquire().await {
             drop(p);
@@ -500,11 +716,12 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
             let app = app.clone();
             let client = client.clone();
             let in_flight = in_flight.clone();
+            let record = record.clone();
             let span = tracing::info_span!("document", id = %doc.key.id, stage = "route");
             tokio::spawn(
                 async move {
                     let id = doc.key.id.clone();
-                    let recorded = route_one(&app, &client, doc).await;
+                    let recorded = route_one(&app, &client, &record, doc).await;
                     if let Ok(mut s) = in_flight.lock() {
                         if recorded {
                             s.unrecorded.remove(&id);
@@ -522,7 +739,12 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
 }
 
 /// Routes one document and records the outcome; false when it could not be recorded.
-async fn route_one(app: &Arc<App>, client: &reqwest::Client, doc: Validated) -> bool {
+async fn route_one(
+    app: &Arc<App>,
+    client: &reqwest::Client,
+    record: &Batcher<Move>,
+    doc: Validated,
+) -> bool {
     let partner = partner(&app.config, &doc.key.account, &doc.key.partner_id).cloned();
     let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
         None => crate::transport::Outcome {
@@ -566,55 +788,46 @@ async fn route_one(app: &Arc<App>, client: &reqwest::Client, doc: Validated) -> 
         );
     }
     let attempts = Value::Array(attempts).to_string();
-    let app2 = app.clone();
-    let key = doc.key.clone();
-    let written = app
-        .store
-        .write(move |c| {
-            let (to, reason, events, deadline, failure) = match outcome.result {
-                Ok(where_) => (
-                    "routed",
-                    if resent {
-                        format!("{where_}; {RESENT}")
-                    } else {
-                        where_
-                    },
-                    &[EventKind::DocumentRouted][..],
-                    window.map(|w| now_ms() + (w as i64) * 1000),
-                    None,
-                ),
-                Err(reason) => {
-                    let reason = if resent {
-                        format!("{reason}; {RESENT}")
-                    } else {
-                        reason
-                    };
-                    (
-                        "failed",
-                        reason.clone(),
-                        &[EventKind::DocumentError][..],
-                        None,
-                        Some(reason),
-                    )
-                }
+    let (to, reason, events, deadline, failure) = match outcome.result {
+        Ok(where_) => (
+            "routed",
+            if resent {
+                format!("{where_}; {RESENT}")
+            } else {
+                where_
+            },
+            &[EventKind::DocumentRouted][..],
+            window.map(|w| now_ms() + (w as i64) * 1000),
+            None,
+        ),
+        Err(reason) => {
+            let reason = if resent {
+                format!("{reason}; {RESENT}")
+            } else {
+                reason
             };
-            let changes = Changes {
+            (
+                "failed",
+                reason.clone(),
+                &[EventKind::DocumentError][..],
+                None,
+                Some(reason),
+            )
+        }
+    };
+    let written = record
+        .write(Move {
+            doc: doc.key,
+            from: "validated",
+            to,
+            reason,
+            events,
+            changes: Changes {
                 route_attempts: Some(attempts),
                 ack_deadline: deadline,
                 failure,
                 ..Changes::default()
-            };
-            transition(
-                c,
-                &app2.config,
-                &key,
-                "validated",
-                to,
-                &reason,
-                events,
-                changes,
-            )
-            .map_err(db)
+            },
         })
         .await;
     app.wake.deliver.notify_one();
@@ -714,6 +927,10 @@ struct Pending {
 async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
     let permits = Arc::new(Semaphore::new(app.config.workers.concurrency));
     let in_flight: InFlight = Arc::default();
+    // The attempts running at once are recorded together.
+    let record: Arc<Batcher<Attempt>> = Arc::new(Batcher::start(app.clone(), |c, _, attempts| {
+        record_attempts(c, attempts)
+    }));
     loop {
         if let Ok(p) = permits.acquire().await {
             drop(p);
@@ -778,11 +995,12 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
             let app = app.clone();
             let client = client.clone();
             let in_flight = in_flight.clone();
+            let record = record.clone();
             let span = tracing::info_span!("delivery", id = %d.id, document = %d.document_id);
             tokio::spawn(
                 async move {
                     let id = d.id.clone();
-                    deliver(&app, &client, d).await;
+                    deliver(&app, &client, &record, d).await;
                     if let Ok(mut s) = in_flight.lock() {
                         s.done(id);
                     }
@@ -827,7 +1045,110 @@ fn sign_attempt(
     Ok((body, headers))
 }
 
-async fn deliver(app: &Arc<App>, client: &reqwest::Client, d: Pending) {
+/// The outcome of one webhook attempt, to record.
+#[derive(Debug)]
+struct Attempt {
+    id: String,
+    attempt: i64,
+    at: i64,
+    status: Option<i64>,
+    result: String,
+    duration_ms: i64,
+    state: &'static str,
+    next_at: Option<i64>,
+    delivered_at: Option<i64>,
+}
+
+/// Records webhook attempts: each delivery's new state (only if it is still `pending` at
+/// the attempt before, so an attempt is never recorded twice) and its attempt log row.
+/// On PostgreSQL one statement for the batch; on SQLite two per attempt.
+fn record_attempts(c: &dyn Db, items: Vec<Attempt>) -> DbResult<Vec<bool>> {
+    if c.skip_locked().is_empty() {
+        return items
+            .into_iter()
+            .map(|a| {
+                let n = c.exec(
+                    "UPDATE webhook_deliveries SET attempts = ?2, last_result = ?3, state = ?4,
+                        next_at = ?5, delivered_at = ?6, lease_owner = NULL
+                     WHERE id = ?1 AND state = 'pending' AND attempts = ?7",
+                    vals![
+                        &a.id,
+                        a.attempt,
+                        &a.result,
+                        a.state,
+                        a.next_at,
+                        a.delivered_at,
+                        a.attempt - 1
+                    ],
+                )?;
+                if n == 1 {
+                    c.defer(
+                        "INSERT INTO webhook_attempts (delivery_id, attempt, at, status, result, duration_ms)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        vals![&a.id, a.attempt, a.at, a.status, &a.result, a.duration_ms],
+                    )?;
+                }
+                Ok(n == 1)
+            })
+            .collect();
+    }
+    use crate::db::Val;
+    // A delivery at most once per statement.
+    let mut applied = vec![false; items.len()];
+    let mut rest: Vec<(usize, Attempt)> = items.into_iter().enumerate().collect();
+    while !rest.is_empty() {
+        let mut seen = HashSet::new();
+        let (now, later): (Vec<_>, Vec<_>) = rest
+            .into_iter()
+            .partition(|(_, a)| seen.insert(a.id.clone()));
+        rest = later;
+        let column = |f: &dyn Fn(&Attempt) -> Option<String>| -> Val {
+            Val::Texts(now.iter().map(|(_, a)| f(a)).collect())
+        };
+        let ints = |f: &dyn Fn(&Attempt) -> Option<i64>| -> Val {
+            Val::Ints(now.iter().map(|(_, a)| f(a)).collect())
+        };
+        let rows = c.query(
+            "WITH u AS (
+                SELECT * FROM unnest(?1::text[], ?2::bigint[], ?3::bigint[], ?4::bigint[],
+                                     ?5::text[], ?6::bigint[], ?7::text[], ?8::bigint[], ?9::bigint[])
+                    AS u(id, attempt, at, status, result, duration_ms, state, next_at, delivered_at)
+            ), changed AS (
+                UPDATE webhook_deliveries d SET attempts = u.attempt, last_result = u.result,
+                    state = u.state, next_at = u.next_at, delivered_at = u.delivered_at,
+                    lease_owner = NULL
+                FROM u WHERE d.id = u.id AND d.state = 'pending' AND d.attempts = u.attempt - 1
+                RETURNING d.id
+            ), log AS (
+                INSERT INTO webhook_attempts (delivery_id, attempt, at, status, result, duration_ms)
+                SELECT u.id, u.attempt, u.at, u.status, u.result, u.duration_ms FROM u
+                WHERE u.id IN (SELECT id FROM changed)
+            )
+            SELECT id FROM changed",
+            &[
+                column(&|a| Some(a.id.clone())),
+                ints(&|a| Some(a.attempt)),
+                ints(&|a| Some(a.at)),
+                ints(&|a| a.status),
+                column(&|a| Some(a.result.clone())),
+                ints(&|a| Some(a.duration_ms)),
+                column(&|a| Some(a.state.to_string())),
+                ints(&|a| a.next_at),
+                ints(&|a| a.delivered_at),
+            ],
+        )?;
+        let changed = rows
+            .iter()
+            .map(|r| r.get::<String>(0))
+            .collect::<DbResult<HashSet<_>>>()?;
+        for (i, a) in &now {
+            applied[*i] = changed.contains(&a.id);
+        }
+    }
+    Ok(applied)
+}
+
+async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Attempt>, d: Pending) {
     let secrets = app
         .config
         .accounts
@@ -872,40 +1193,37 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, d: Pending) {
     crate::metrics::WEBHOOK.add(started.elapsed());
     let duration = started.elapsed().as_millis() as i64;
     let attempt = d.attempts + 1;
-    let schedule = app.config.workers.webhook_retry_ms.clone();
-    let id = d.id.clone();
-    let written = app
-        .store
-        .write(move |c| {
-            let text = match &result {
-                Ok(t) | Err(t) => t.clone(),
-            };
-            let (state, next_at, delivered_at) = match &result {
-                Ok(_) => ("delivered", None, Some(now_ms())),
-                Err(_) => match schedule.get((attempt - 1) as usize) {
-                    Some(wait) => ("pending", Some(now_ms() + *wait as i64), None),
-                    None => ("failed", None, None),
-                },
-            };
-            let n = c
-                .exec(
-                    "UPDATE webhook_deliveries SET attempts = ?2, last_result = ?3, state = ?4,
-                        next_at = ?5, delivered_at = ?6, lease_owner = NULL
-                     WHERE id = ?1 AND state = 'pending' AND attempts = ?7",
-                    vals![&id, attempt, &text, state, next_at, delivered_at, attempt - 1],
-                )
-                .map_err(db)?;
-            if n == 1 {
-                c.defer(
-                    "INSERT INTO webhook_attempts (delivery_id, attempt, at, status, result, duration_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    vals![&id, attempt, at, status.map(i64::from), &text, duration],
-                )
-                .map_err(db)?;
-            }
-            Ok(state)
+    let (text, ok) = match result {
+        Ok(t) => (t, true),
+        Err(t) => (t, false),
+    };
+    let (state, next_at, delivered_at) = if ok {
+        ("delivered", None, Some(now_ms()))
+    } else {
+        match app
+            .config
+            .workers
+            .webhook_retry_ms
+            .get((attempt - 1) as usize)
+        {
+            Some(wait) => ("pending", Some(now_ms() + *wait as i64), None),
+            None => ("failed", None, None),
+        }
+    };
+    let written = record
+        .write(Attempt {
+            id: d.id,
+            attempt,
+            at,
+            status: status.map(i64::from),
+            result: text,
+            duration_ms: duration,
+            state,
+            next_at,
+            delivered_at,
         })
-        .await;
+        .await
+        .map(|_| state);
     match written {
         Ok(state) => tracing::info!(attempt, state, "webhook attempt"),
         Err(_) => tracing::error!("cannot record the webhook attempt; it is retried"),

@@ -26,7 +26,8 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (2, include_str!("../migrations/0002_lifecycle.sql")),
     (3, include_str!("../migrations/0003_leases.sql")),
     (4, include_str!("../migrations/0004_delivery_order.sql")),
-    (5, include_str!("../migrations/0005_route_claims.sql")),
+    (5, include_str!("../migrations/0005_pending_deliveries.sql")),
+    (6, include_str!("../migrations/0006_route_claims.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -40,7 +41,11 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
     ),
     (
         5,
-        include_str!("../migrations/postgres/0005_route_claims.sql"),
+        include_str!("../migrations/postgres/0005_pending_deliveries.sql"),
+    ),
+    (
+        6,
+        include_str!("../migrations/postgres/0006_route_claims.sql"),
     ),
 ];
 
@@ -106,7 +111,16 @@ pub struct Store {
     writer: mpsc::Sender<Job>,
     readers: Arc<Readers>,
     location: Location,
+    /// PostgreSQL: the accepts waiting for the next batch ([`Store::accept`]), started on
+    /// first use.
+    accepts: Arc<std::sync::OnceLock<mpsc::UnboundedSender<(Accept, AcceptAnswer)>>>,
 }
+
+/// Where a batched accept's answer goes.
+type AcceptAnswer = oneshot::Sender<ApiResult<Accepted>>;
+
+/// Accepts per batch at most.
+const ACCEPT_BATCH: usize = 256;
 
 #[derive(Debug)]
 enum Idle {
@@ -329,6 +343,7 @@ impl Store {
                 slots: tokio::sync::Semaphore::new(READERS),
             }),
             location,
+            accepts: Arc::default(),
         })
     }
 
@@ -338,8 +353,76 @@ impl Store {
     }
 
     /// Accepts an outbound document: idempotency, control numbers, render, insert; durable on return.
+    ///
+    /// On PostgreSQL, where every statement is a round trip and PostgreSQL's own work per
+    /// statement is what limits the rate, the accepts without an `Idempotency-Key` that
+    /// arrive together are written together ([`accept_many`]): the document is first
+    /// rendered here with a stand-in control number (so a document the core refuses is
+    /// answered at once and takes no number), then the batch takes its numbers in one
+    /// statement per partner, is rendered with them and inserted in one statement. Each
+    /// caller is answered after the batch's commit, as before.
     pub async fn accept(&self, job: Accept) -> ApiResult<Accepted> {
-        self.write(move |c| accept(c, &job)).await
+        if !self.location.is_postgres() || job.idempotency.is_some() {
+            return self.write(move |c| accept(c, &job)).await;
+        }
+        x12::render(
+            &job.document_type,
+            &job.payload,
+            &job.partner.profile,
+            1,
+            now_ms(),
+        )?;
+        let (answer, rx) = oneshot::channel();
+        self.accepts
+            .get_or_init(|| self.start_accepts())
+            .send((job, answer))
+            .map_err(|_| ApiError::internal())?;
+        rx.await.unwrap_or_else(|_| Err(ApiError::internal()))
+    }
+
+    /// The task that writes waiting accepts in batches: everything waiting when the
+    /// previous batch is committed goes into the next one, one store job per partner
+    /// (so that a partner whose control numbers ran out fails only its own documents).
+    fn start_accepts(&self) -> mpsc::UnboundedSender<(Accept, AcceptAnswer)> {
+        let (tx, mut rx) = mpsc::unbounded_channel::<(Accept, AcceptAnswer)>();
+        let store = self.clone();
+        tokio::spawn(async move {
+            let mut waiting = Vec::with_capacity(ACCEPT_BATCH);
+            while rx.recv_many(&mut waiting, ACCEPT_BATCH).await > 0 {
+                let mut by_partner: Vec<(Vec<Accept>, Vec<AcceptAnswer>)> = Vec::new();
+                for (job, answer) in waiting.drain(..) {
+                    match by_partner.iter_mut().find(|(jobs, _)| {
+                        jobs[0].account == job.account && jobs[0].partner.id == job.partner.id
+                    }) {
+                        Some((jobs, answers)) => {
+                            jobs.push(job);
+                            answers.push(answer);
+                        }
+                        None => by_partner.push((vec![job], vec![answer])),
+                    }
+                }
+                let mut writes = tokio::task::JoinSet::new();
+                for (jobs, answers) in by_partner {
+                    let store = store.clone();
+                    writes.spawn(async move {
+                        match store.write(move |c| accept_many(c, &jobs)).await {
+                            Ok(results) => {
+                                for (answer, r) in answers.into_iter().zip(results) {
+                                    let _ = answer.send(r);
+                                }
+                            }
+                            Err(_) => {
+                                for answer in answers {
+                                    let _ = answer.send(Err(ApiError::internal()));
+                                }
+                            }
+                        }
+                    });
+                }
+                writes.join_all().await;
+            }
+        });
+        tx
     }
 
     /// Runs `f` in the writer thread, inside a transaction committed with
@@ -652,13 +735,17 @@ pub fn next_control(c: &dyn Db, account: &str, partner: &str) -> ApiResult<i64> 
     .and_then(|r| r.get(0))
     .map_err(db_error)?;
     if number > MAX_CONTROL {
-        return Err(ApiError::new(
-            axum::http::StatusCode::CONFLICT,
-            "CONTROL_NUMBERS_EXHAUSTED",
-            format!("every control number 1–999999999 has been used for partner {partner}"),
-        ));
+        return Err(exhausted(partner));
     }
     Ok(number)
+}
+
+fn exhausted(partner: &str) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::CONFLICT,
+        "CONTROL_NUMBERS_EXHAUSTED",
+        format!("every control number 1–999999999 has been used for partner {partner}"),
+    )
 }
 
 impl Store {
@@ -795,6 +882,126 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
     })
 }
 
+/// Accepts documents of one account's partner on PostgreSQL, in one job (see
+/// [`Store::accept`]): their control numbers from the partner's sequence in one statement,
+/// each rendered with its number, and the documents and their first history rows inserted
+/// in one statement. A render the core refuses (already checked with a stand-in number, so
+/// this should not happen) fails only its own document; a store error fails the job.
+fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>>> {
+    use crate::db::Val;
+    let Some(first) = jobs.first() else {
+        return Ok(Vec::new());
+    };
+    let now = now_ms();
+    let numbers = c
+        .query(
+            &format!(
+                "SELECT nextval('{}') FROM generate_series(1, ?1)",
+                control_sequence(&first.account, &first.partner.id)
+            ),
+            vals![jobs.len() as i64],
+        )
+        .and_then(|rows| {
+            rows.iter()
+                .map(|r| r.get::<i64>(0))
+                .collect::<DbResult<Vec<_>>>()
+        })
+        .map_err(db_error)?;
+    if numbers.len() != jobs.len() {
+        tracing::error!(
+            "the control number sequence returned {} numbers for {}",
+            numbers.len(),
+            jobs.len()
+        );
+        return Err(ApiError::internal());
+    }
+    let at = rfc3339(now);
+    let mut results = Vec::with_capacity(jobs.len());
+    let (mut ids, mut accounts, mut partners, mut types, mut controls) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut payloads, mut x12s, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    for (a, number) in jobs.iter().zip(numbers) {
+        if number > MAX_CONTROL {
+            results.push(Err(exhausted(&a.partner.id)));
+            continue;
+        }
+        let rendered = match x12::render(
+            &a.document_type,
+            &a.payload,
+            &a.partner.profile,
+            number as u64,
+            now,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                results.push(Err(e));
+                continue;
+            }
+        };
+        let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
+        ids.push(Some(id.clone()));
+        accounts.push(Some(a.account.clone()));
+        partners.push(Some(a.partner.id.clone()));
+        types.push(Some(a.document_type.clone()));
+        controls.push(Some(number));
+        payloads.push(Some(a.payload.to_string()));
+        x12s.push(rendered.x12);
+        warnings.push(Some(rendered.warnings.to_string()));
+        results.push(Ok(Accepted {
+            document: Summary {
+                control_numbers: ControlNumbers {
+                    group: Some(number),
+                    interchange: Some(number),
+                    transaction: Some(number),
+                },
+                created_at: at.clone(),
+                direction: "outbound".into(),
+                document_id: id,
+                document_type_code: a.document_type.clone(),
+                partner_id: a.partner.id.clone(),
+                status: "queued".into(),
+                updated_at: at.clone(),
+            }
+            .to_value(),
+            replayed: false,
+        }));
+    }
+    if !ids.is_empty() {
+        c.exec(
+            "WITH inserted AS (
+                INSERT INTO documents (id, account, partner_id, document_type, direction, status,
+                    created_at, updated_at, interchange_control, group_control, transaction_control,
+                    payload, x12, warnings)
+                SELECT u.id, u.account, u.partner_id, u.document_type, 'outbound', 'queued', ?1, ?1,
+                    u.control, u.control, u.control, u.payload, u.x12, u.warnings
+                FROM unnest(?2::text[], ?3::text[], ?4::text[], ?5::text[], ?6::bigint[], ?7::text[],
+                            ?8::bytea[], ?9::text[])
+                    WITH ORDINALITY AS u(id, account, partner_id, document_type, control, payload,
+                                         x12, warnings, ord)
+                ORDER BY u.ord
+                RETURNING id
+            )
+            INSERT INTO status_history (document_id, status, reason, at)
+            SELECT h.id, 'queued', 'accepted', ?1
+            FROM unnest(?2::text[]) WITH ORDINALITY AS h(id, ord)
+            WHERE h.id IN (SELECT id FROM inserted) ORDER BY h.ord",
+            &[
+                Val::Int(now),
+                Val::Texts(ids),
+                Val::Texts(accounts),
+                Val::Texts(partners),
+                Val::Texts(types),
+                Val::Ints(controls),
+                Val::Texts(payloads),
+                Val::Blobs(x12s),
+                Val::Texts(warnings),
+            ],
+        )
+        .map_err(db_error)?;
+    }
+    Ok(results)
+}
+
 const LIST_COLUMNS: &str = "id, partner_id, document_type, direction, status, created_at, updated_at, \
      interchange_control, group_control, transaction_control, seq";
 
@@ -828,7 +1035,8 @@ impl Summary {
     }
 }
 
-fn list_item(r: &Row) -> DbResult<(Summary, i64)> {
+/// The summary of a row of [`LIST_COLUMNS`] (its texts moved out, not copied).
+fn list_item(mut r: Row) -> DbResult<(Summary, i64)> {
     Ok((
         Summary {
             control_numbers: ControlNumbers {
@@ -837,11 +1045,11 @@ fn list_item(r: &Row) -> DbResult<(Summary, i64)> {
                 transaction: r.get(9)?,
             },
             created_at: rfc3339(r.get(5)?),
-            direction: r.get(3)?,
-            document_id: r.get(0)?,
-            document_type_code: r.get(2)?,
-            partner_id: r.get(1)?,
-            status: r.get(4)?,
+            direction: r.take_text(3)?,
+            document_id: r.take_text(0)?,
+            document_type_code: r.take_text(2)?,
+            partner_id: r.take_text(1)?,
+            status: r.take_text(4)?,
             updated_at: rfc3339(r.get(6)?),
         },
         r.get(10)?,
@@ -854,7 +1062,7 @@ pub fn summary(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
         &format!("SELECT {LIST_COLUMNS} FROM documents WHERE account = ?1 AND id = ?2"),
         vals![account, id],
     )? {
-        Some(r) => Ok(Some(list_item(&r)?.0.to_value())),
+        Some(r) => Ok(Some(list_item(r)?.0.to_value())),
         None => Ok(None),
     }
 }
@@ -888,7 +1096,10 @@ pub fn list(
         ),
         &params,
     )?;
-    let mut items = rows.iter().map(list_item).collect::<DbResult<Vec<_>>>()?;
+    let mut items = rows
+        .into_iter()
+        .map(list_item)
+        .collect::<DbResult<Vec<_>>>()?;
     let more = items.len() > limit;
     items.truncate(limit);
     let next = if more {

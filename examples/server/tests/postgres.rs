@@ -131,3 +131,83 @@ fn on_postgresql_a_killed_process_leaves_its_work_to_the_other() {
         assert_eq!(events, ["document.validated", "document.routed"]);
     }
 }
+
+#[test]
+fn on_postgresql_concurrent_accepts_are_batched_numbered_without_gaps_and_routed_once() {
+    // Two processes, each answering 12 clients at once: each process writes the accepts
+    // that arrive together in one batch (one statement for their control numbers, one for
+    // the documents), and the workers record routings and webhook attempts in batches.
+    let database = fresh_postgres_database(&postgres_url());
+    let partner = Partner::start(0, 200, Duration::from_millis(5));
+    let receiver = Receiver::start(&[ALPHA_SECRET], 0);
+    let mut options = Options::lifecycle(&http_partner(&partner.url, None), &receiver.url);
+    options.database = Some(database);
+    let a = Server::start_with(options.clone());
+    let b = Server::start_with(options);
+    let accepted: Vec<(String, i64)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..24)
+            .map(|t| {
+                let s = if t % 2 == 0 { &a } else { &b };
+                scope.spawn(move || {
+                    (0..10)
+                        .map(|_| {
+                            let r = s.send("/api/v1", ALPHA, "acme-retail", "850", &payload("850"));
+                            assert_eq!(r.status(), 202);
+                            let v: Value = r.json().unwrap();
+                            let d = &v["data"];
+                            let n = d["controlNumbers"]["interchange"].as_i64().unwrap();
+                            assert_eq!(d["controlNumbers"]["group"], n);
+                            assert_eq!(d["controlNumbers"]["transaction"], n);
+                            (d["documentId"].as_str().unwrap().to_string(), n)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert_eq!(accepted.len(), 240);
+    // One sequence for the partner: 1..=240, each once, whatever process took it.
+    let mut numbers: Vec<i64> = accepted.iter().map(|(_, n)| *n).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=240).collect::<Vec<_>>());
+    wait_for(120, "240 routed, 480 webhooks delivered", || {
+        let st = a.stats();
+        (st["documents"]["routed"] == 240 && st["webhooks"]["delivered"] == 480).then_some(())
+    });
+    // The partner got each document once, with the control number its 202 announced.
+    let got = partner.received();
+    assert_eq!(got.len(), 240, "a document was routed twice");
+    let by_key: HashMap<&str, &str> = got
+        .iter()
+        .map(|r| (r.key.as_str(), r.control.as_str()))
+        .collect();
+    for (id, n) in &accepted {
+        let control = by_key
+            .get(id.as_str())
+            .unwrap_or_else(|| panic!("{id} never routed"));
+        assert_eq!(control.trim_start_matches('0'), n.to_string(), "{id}");
+        let t = a.transaction(id);
+        let history: Vec<&str> = t["statusHistory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(history, ["queued", "validated", "routed"], "{t}");
+        let events: Vec<&str> = t["webhookDeliveries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                assert_eq!(d["attempts"], 1, "{d}");
+                d["event"].as_str().unwrap()
+            })
+            .collect();
+        assert_eq!(events, ["document.validated", "document.routed"]);
+    }
+    assert_eq!(receiver.received().len(), 480);
+}

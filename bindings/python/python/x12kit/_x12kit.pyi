@@ -13,7 +13,7 @@ _Source = Union["os.PathLike[str]", Any, bytes, bytearray]
 _JsonText = Union[str, bytes, bytearray]
 _AckKind = Literal["auto", "ta1", "997", "999"]
 
-__all__ = ["parse", "parse_json", "validate", "validate_json", "acknowledge", "read_acknowledgement", "read_acknowledgement_json", "render", "render_document", "document_schema", "document_schema_json", "partner_schema", "partner_schema_json", "write", "iter_segments", "validate_stream", "_panic_for_tests", "ParseResult", "Interchange", "Group", "Transaction", "Segment", "Element", "Diagnostic", "SegmentIterator", "SegmentStream", "Validation", "Rendered", "webhook_sign", "webhook_verify", "Verified", "Verifier", "Signer", "Delivery", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "HEADER_EVENT", "HEADER_DELIVERY_ID", "DEFAULT_TOLERANCE", "DOCUMENT_TYPES", "ERROR_CODES", "ERROR_KINDS", "DIAGNOSTIC_CODES", "__version__"]
+__all__ = ["parse", "parse_json", "validate", "validate_json", "acknowledge", "read_acknowledgement", "read_acknowledgement_json", "render", "render_document", "document_schema", "document_schema_json", "partner_schema", "partner_schema_json", "write", "iter_segments", "validate_stream", "ParseResult", "Interchange", "Group", "Transaction", "Segment", "Element", "Diagnostic", "SegmentIterator", "SegmentStream", "Validation", "Rendered", "webhook_sign", "webhook_verify", "Verified", "Verifier", "Signer", "Delivery", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "HEADER_EVENT", "HEADER_DELIVERY_ID", "DEFAULT_TOLERANCE", "DOCUMENT_TYPES", "ERROR_CODES", "ERROR_KINDS", "DIAGNOSTIC_CODES", "__version__"]
 
 DOCUMENT_TYPES: Tuple[str, ...]
 ERROR_CODES: Tuple[str, ...]
@@ -314,7 +314,6 @@ def validate_stream(
     chunk_size: int = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> Validation: ...
-def _panic_for_tests() -> None: ...
 
 # webhook (re-exported by x12kit.webhook)
 @final

@@ -1,4 +1,4 @@
--- PostgreSQL version of ../0005_route_claims.sql.
+-- PostgreSQL version of ../0006_route_claims.sql.
 -- How many times a process took a document to route it (the route claim). A
 -- claim is committed before the transfer starts, so a count above 1 means an
 -- earlier process stopped (or lost its claim) while the document was in its

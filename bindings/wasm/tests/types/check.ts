@@ -1,0 +1,39 @@
+// Compiled by tests/node.test.mjs with `tsc --noEmit --strict`: the committed
+// declarations (types/node.d.ts = pkg/node) type the results as the Node
+// addon's index.d.ts does. Each @ts-expect-error line must be an error, so a
+// result typed `any` again fails the compilation ("Unused '@ts-expect-error'").
+import {
+  parse, validate, acknowledge, readAcknowledgement, write, StreamValidator, documentSchema, errorForCode,
+  type ParseResult, type ValidationResult, type Diagnostic, type Acknowledgements, type X12kitErrorFields,
+} from '../../pkg/node/x12kit_wasm.js';
+
+const input: Uint8Array = new TextEncoder().encode('ISA*00~');
+const p: ParseResult = parse(input, { documents: false });
+const ids: string[] = p.interchanges.flatMap((i) => i.groups.flatMap((g) => g.transactions.map((t) => t.segments[0].id)));
+const d: Diagnostic | undefined = p.diagnostics[0];
+const v: ValidationResult = validate('ISA*00~', { structure: true });
+const counts: number = v.errorCount + v.warningCount + v.diagnostics.length;
+const ack: Uint8Array = acknowledge(v, { kind: '997', now: new Date() });
+const ack2: Uint8Array = acknowledge(input.buffer as ArrayBuffer, { now: 1700000000 });
+const s = new StreamValidator({ structure: true });
+s.feed(input);
+const finished: ValidationResult = s.finish();
+const acks: Acknowledgements = readAcknowledgement(ack);
+const back: Uint8Array = write(p);
+const schema: Record<string, unknown> = documentSchema('850');
+const e: Error & X12kitErrorFields = errorForCode('INTERNAL');
+
+// @ts-expect-error: `valid` is a boolean
+const notAString: string = validate(input).valid;
+// @ts-expect-error: a parse result has no typed `valid` (only the index signature's unknown)
+const noValid: boolean = parse(input).valid;
+// @ts-expect-error: the interchanges of a parse result are objects
+const notNumbers: number[] = parse(input).interchanges;
+// @ts-expect-error: finish() gives a validation result
+const finishedIsTyped: string = new StreamValidator().finish().errorCount;
+// @ts-expect-error: acknowledge takes a validation result or X12 input, not any object
+acknowledge({ hello: 'world' });
+// @ts-expect-error: the panic trigger is internal, not in the declarations
+import('../../pkg/node/x12kit_wasm.js').then((m) => m.__panicForTests('x'));
+
+export const used = [ids, d, counts, ack, ack2, finished, acks, back, schema, e, notAString, noValid, notNumbers, finishedIsTyped];
