@@ -322,6 +322,106 @@ fn a_rejecting_ta1_fails_the_document_with_partner_ack_then_error_and_its_note()
     );
 }
 
+/// A TA1 only says the envelope arrived: the 997 that follows decides, whether it
+/// rejects the set (then `failed`) or accepts it (then `acknowledged` again, with it).
+#[test]
+fn a_997_after_an_accepting_ta1_decides_the_document() {
+    let (_partner, receiver, s, rejected, t1) = routed_850();
+    let accepted = send_850(&s);
+    let t2 = s.wait_status(&accepted, &["routed"], 30);
+    for (n, t) in [(7201, &t1), (7202, &t2)] {
+        let ta1 = ack_of("ta1", t["x12"].as_str().unwrap(), n);
+        let r = post_inbound(&s, &ta1, "");
+        assert_eq!(r["acknowledgements"][0]["result"], "acknowledged", "{r}");
+    }
+    s.wait_status(&rejected, &["acknowledged"], 10);
+    s.wait_status(&accepted, &["acknowledged"], 10);
+    // The partner's 997s come later: the first rejects its set, the second accepts.
+    let ack = ack_997(&without_beg03(t1["x12"].as_str().unwrap()), 7203);
+    let r = post_inbound(&s, &ack, "");
+    assert_eq!(
+        r["acknowledgements"][0]["documentId"],
+        rejected.as_str(),
+        "{r}"
+    );
+    assert_eq!(r["acknowledgements"][0]["result"], "failed", "{r}");
+    let ack = ack_997(t2["x12"].as_str().unwrap(), 7204);
+    let r = post_inbound(&s, &ack, "");
+    assert_eq!(
+        r["acknowledgements"][0]["documentId"],
+        accepted.as_str(),
+        "{r}"
+    );
+    assert_eq!(r["acknowledgements"][0]["result"], "acknowledged", "{r}");
+
+    let t = s.wait_status(&rejected, &["failed"], 10);
+    assert_eq!(
+        statuses(&t),
+        ["queued", "validated", "routed", "acknowledged", "failed"]
+    );
+    assert!(
+        t["failureReason"]
+            .as_str()
+            .unwrap()
+            .starts_with("997 set 0001 (850 R"),
+        "{t}"
+    );
+    let ack = &t["partnerAcknowledgement"];
+    assert_eq!(ack["kind"], "997", "{t}");
+    assert_eq!(
+        ack["group"]["transactions"][0]["segmentErrors"][0]["segmentId"], "BEG",
+        "{t}"
+    );
+    assert_eq!(ack["ta1"]["code"], "A", "the TA1 is kept beside it: {t}");
+    wait_delivered(&s, &rejected, 5);
+    let events = wait_events(&receiver, &rejected, 5);
+    assert_eq!(
+        kinds(&events)[2..],
+        [
+            ("document.partner_ack", "acknowledged"),
+            ("document.partner_ack", "failed"),
+            ("document.error", "failed")
+        ]
+    );
+
+    let t = s.transaction(&accepted);
+    assert_eq!(t["status"], "acknowledged");
+    assert_eq!(
+        statuses(&t),
+        [
+            "queued",
+            "validated",
+            "routed",
+            "acknowledged",
+            "acknowledged"
+        ]
+    );
+    assert_eq!(t["partnerAcknowledgement"]["kind"], "997", "{t}");
+    assert_eq!(t["partnerAcknowledgement"]["ta1"]["code"], "A", "{t}");
+    // Once a 997 has spoken, another acknowledgement changes nothing.
+    let ta1 = ack_of("ta1", t2["x12"].as_str().unwrap(), 7205);
+    let ta1 = String::from_utf8(ta1)
+        .unwrap()
+        .replace("*A*000~", "*R*006~");
+    let r = post_inbound(&s, ta1.as_bytes(), "");
+    assert_eq!(
+        r["acknowledgements"][0]["result"], "ignored: the document is acknowledged",
+        "{r}"
+    );
+    let r = post_inbound(&s, &ack_997(t2["x12"].as_str().unwrap(), 7206), "");
+    assert_eq!(
+        r["acknowledgements"][0]["result"], "ignored: the document is acknowledged",
+        "{r}"
+    );
+    assert_eq!(
+        s.transaction(&accepted)["statusHistory"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+}
+
 #[test]
 fn an_accepting_999_acknowledges_the_set() {
     let (_partner, receiver, s, id, t) = routed_850();
