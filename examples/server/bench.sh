@@ -299,9 +299,9 @@ if has postgres; then
     "SELECT q.at, r.at FROM status_history q JOIN status_history r ON r.document_id = q.document_id AND r.status = 'routed' WHERE q.status = 'queued'" \
     | report "PostgreSQL, 2 processes"
   if [ "${PGSTATS:-0}" = 1 ]; then
-    echo "-- where PostgreSQL's time went (pg_stat_statements: total ms of planning + execution, calls, ms per call, rows; top 20)"
+    echo "-- where PostgreSQL's time went (pg_stat_statements: total ms of planning + execution, of which planning, calls, ms per call, rows; top 20)"
     psql -At -F ' | ' -h 127.0.0.1 -p "$pgport" -U x12kit postgres -c \
-      "SELECT round((total_plan_time + total_exec_time)::numeric, 0), calls,
+      "SELECT round((total_plan_time + total_exec_time)::numeric, 0), round(total_plan_time::numeric, 0), calls,
               round(((total_plan_time + total_exec_time) / GREATEST(calls, 1))::numeric, 3), rows,
               left(regexp_replace(query, '\\s+', ' ', 'g'), 150)
        FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 20" | sed 's/^/   /'

@@ -40,9 +40,9 @@ async function inspectorShows(re) {
   await page.waitForFunction((src) => new RegExp(src).test(document.getElementById('inspector-title').textContent), re.source, { timeout: 10_000 });
 }
 
-/** Waits for the results of the input named `name`. */
-async function resultsFor(name) {
-  await page.waitForFunction((n) => {
+/** Waits for the results of the input named `name` (on `p`, default the shared page). */
+async function resultsFor(name, p = page) {
+  await p.waitForFunction((n) => {
     const v = document.getElementById('verdict');
     return !document.getElementById('results').hidden && v.textContent.startsWith(n + ':');
   }, name, { timeout: 60_000 });
@@ -195,6 +195,38 @@ test('a picked file and pasted text are checked too', async () => {
   assert.equal(await page.locator('#diagnostics tbody tr').count(), 1);
 });
 
+test('a dropped file is checked (drag and drop onto the page)', async () => {
+  const text = readFileSync(join(here, '..', 'www', 'samples', '850-wrong-se01.x12'), 'latin1');
+  // What the browser hands the page when a file is dropped: a DataTransfer holding the File.
+  const dataTransfer = await page.evaluateHandle((t) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'dropped-850.x12', { type: 'application/edi-x12' }));
+    return dt;
+  }, text);
+  await page.dispatchEvent('#drop', 'dragenter', { dataTransfer });
+  await page.dispatchEvent('#drop', 'dragover', { dataTransfer });
+  assert.equal(await page.evaluate(() => document.getElementById('drop').classList.contains('over')), true, 'the drop zone shows the drag');
+  await page.dispatchEvent('#drop', 'drop', { dataTransfer });
+  await resultsFor('dropped-850.x12');
+  assert.equal(await page.evaluate(() => document.getElementById('drop').classList.contains('over')), false);
+  assert.match(await page.textContent('#verdict'), /^dropped-850\.x12: .*a partner would reject it — 1 error/);
+  const outline = await page.textContent('#outline');
+  assert.match(outline, /^interchange 000000101 {2}ZZ:ACMERETAIL -> ZZ:WIDGETCO {2}date 261122 0930 {2}version 00401 {2}usage P/m);
+  assert.match(outline, /^ {2}group 101 {2}PO {2}ACMERETAIL -> WIDGETCO {2}version 004010 {2}2 sets \(850 x2\) {2}partiallyAccepted$/m);
+  assert.match(outline, /^ {4}set 850 0001 {2}20 segments {2}rejected$/m);
+  assert.match(outline, /^ {4}set 850 0002 {2}8 segments {2}accepted$/m);
+  const cells = await page.locator('#diagnostics tbody tr').first().locator('td').allTextContents();
+  assert.deepEqual(cells.slice(1, 3), ['error', 'SE01_COUNT']);
+  // A drop of something that is not a file (text dragged from another page) changes nothing.
+  const textOnly = await page.evaluateHandle(() => {
+    const dt = new DataTransfer();
+    dt.setData('text/plain', 'ISA*00*');
+    return dt;
+  });
+  await page.dispatchEvent('#drop', 'drop', { dataTransfer: textOnly });
+  assert.match(await page.textContent('#verdict'), /^dropped-850\.x12: /);
+});
+
 test('a 40 MB file streams in the worker with progress while the page stays responsive', async () => {
   const one = readFileSync(join(here, '..', 'www', 'samples', '850-valid.x12'), 'utf8');
   const body = one.slice(one.indexOf('ST*850*0001'), one.indexOf('GE*'));
@@ -269,6 +301,48 @@ test('works offline once loaded: a sample and pasted text are checked with the n
     assert.match(await page.textContent('#verdict'), /valid — 0 warnings/);
   } finally {
     await context.setOffline(false);
+  }
+});
+
+test('works offline after a reload too: the service worker serves the page with the server gone', async () => {
+  // Its own server (a new origin, so a new service worker) and browser context: the server is stopped.
+  const own = await serve(0);
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  const errors = [];
+  try {
+    const p = await ctx.newPage();
+    p.on('pageerror', (e) => errors.push(String(e)));
+    await p.goto(`${own.url}/`);
+    // Installed (the files stored) and in control of the page.
+    await p.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 30_000 });
+    await p.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    const stored = await p.evaluate(async () => {
+      const names = await caches.keys();
+      const keys = (await Promise.all(names.map(async (n) => (await caches.open(n)).keys()))).flat();
+      return keys.map((r) => new URL(r.url).pathname);
+    });
+    for (const f of ['/', '/app.js', '/worker.js', '/style.css', '/samples/850-valid.x12', '/pkg/web/x12kit_wasm.js', '/pkg/web/x12kit_wasm_bg.wasm']) {
+      assert.ok(stored.includes(f), `${f} is not stored (${stored.join(', ')})`);
+    }
+    // The network goes: the server stops (open connections too) and the browser is offline.
+    own.server.close();
+    own.server.closeAllConnections();
+    await ctx.setOffline(true);
+    await p.reload();
+    assert.equal(await p.evaluate(() => navigator.onLine), false);
+    await p.click('#sample-bad');
+    await resultsFor('850-wrong-se01.x12', p);
+    assert.match(await p.textContent('#verdict'), /a partner would reject it — 1 error/);
+    assert.match(await p.textContent('#outline'), /^ {4}set 850 0001 {2}20 segments {2}rejected$/m);
+    await p.click('#paste-box summary');
+    await p.fill('#paste', readFileSync(join(here, '..', 'www', 'samples', '850-valid.x12'), 'utf8'));
+    await p.click('#paste-go');
+    await resultsFor('pasted text', p);
+    assert.match(await p.textContent('#verdict'), /valid — 0 warnings/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await ctx.close();
+    own.server.close();
   }
 });
 

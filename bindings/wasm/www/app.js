@@ -5,6 +5,11 @@
 
 const $ = (id) => document.getElementById(id);
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+// Offline once loaded, reload included: sw.js keeps a copy of the page's files.
+// (Not over file://, and not where the browser has no service workers.)
+if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+  navigator.serviceWorker.register(new URL('./sw.js', import.meta.url)).catch((e) => console.warn(`offline copy unavailable: ${e.message}`));
+}
 let current = null; // the last result
 let selected = -1; // index into current.segments
 let describeSeq = 0;

@@ -79,9 +79,9 @@ struct MakeId;
 
 impl MakeRequestId for MakeId {
     fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
-        HeaderValue::from_str(&uuid::Uuid::now_v7().to_string())
-            .ok()
-            .map(RequestId::new)
+        let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        let id = uuid::Uuid::now_v7().hyphenated().encode_lower(&mut buf);
+        HeaderValue::from_str(id).ok().map(RequestId::new)
     }
 }
 

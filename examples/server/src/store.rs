@@ -114,6 +114,10 @@ pub struct Store {
     /// PostgreSQL: the accepts waiting for the next batch ([`Store::accept`]), started on
     /// first use.
     accepts: Arc<std::sync::OnceLock<mpsc::UnboundedSender<(Accept, AcceptAnswer)>>>,
+    /// PostgreSQL: accepts with the same `Idempotency-Key` run one after the other in this
+    /// process (a lock per key hash), so that with several writers the second still finds
+    /// the first's committed document and replays it.
+    keyed: Arc<Vec<tokio::sync::Mutex<()>>>,
 }
 
 /// Where a batched accept's answer goes.
@@ -282,17 +286,46 @@ pub fn now_ms() -> i64 {
 
 /// `2026-11-24T18:42:10.123Z` from Unix milliseconds.
 pub fn rfc3339(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        ms.rem_euclid(1000)
-    )
+    Rfc3339(ms).to_string()
+}
+
+/// A time in Unix milliseconds that displays and serializes as [`rfc3339`] does, without
+/// a `String` of its own (list pages hold two per item).
+#[derive(Debug, Clone, Copy)]
+pub struct Rfc3339(pub i64);
+
+impl std::fmt::Display for Rfc3339 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = self.0;
+        let secs = ms.div_euclid(1000);
+        let days = secs.div_euclid(86_400);
+        let rem = secs.rem_euclid(86_400);
+        let (y, m, d) = civil(days);
+        write!(
+            f,
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+            rem / 3600,
+            rem % 3600 / 60,
+            rem % 60,
+            ms.rem_euclid(1000)
+        )
+    }
+}
+
+impl serde::Serialize for Rfc3339 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use std::io::Write;
+        let mut buf = [0u8; 40];
+        let mut cursor = std::io::Cursor::new(&mut buf[..]);
+        if write!(cursor, "{self}").is_err() {
+            return s.collect_str(self);
+        }
+        let n = cursor.position() as usize;
+        match std::str::from_utf8(&buf[..n]) {
+            Ok(text) => s.serialize_str(text),
+            Err(_) => s.collect_str(self),
+        }
+    }
 }
 
 /// Civil date of a day count since 1970-01-01 (H. Hinnant's algorithm).
@@ -328,10 +361,21 @@ impl Store {
                 let mut conn = PgConn::connect(url)
                     .map_err(|e| format!("cannot connect to database {shown}: {e}"))?;
                 migrate_pg(&mut conn).map_err(|e| format!("database {shown}: {e}"))?;
-                std::thread::Builder::new()
-                    .name("x12kit-store-writer".into())
-                    .spawn(move || writer_pg(conn, rx))
-                    .map_err(|e| format!("cannot start the store writer: {e}"))?;
+                let mut conns = vec![conn];
+                for _ in 1..PG_WRITERS {
+                    conns.push(
+                        PgConn::connect(url)
+                            .map_err(|e| format!("cannot connect to database {shown}: {e}"))?,
+                    );
+                }
+                let rx = Arc::new(Mutex::new(rx));
+                for conn in conns {
+                    let rx = rx.clone();
+                    std::thread::Builder::new()
+                        .name("x12kit-store-writer".into())
+                        .spawn(move || writer_pg(conn, &rx))
+                        .map_err(|e| format!("cannot start the store writer: {e}"))?;
+                }
                 Idle::Postgres(Vec::new())
             }
         };
@@ -344,6 +388,7 @@ impl Store {
             }),
             location,
             accepts: Arc::default(),
+            keyed: Arc::new((0..64).map(|_| tokio::sync::Mutex::new(())).collect()),
         })
     }
 
@@ -362,7 +407,16 @@ impl Store {
     /// statement per partner, is rendered with them and inserted in one statement. Each
     /// caller is answered after the batch's commit, as before.
     pub async fn accept(&self, job: Accept) -> ApiResult<Accepted> {
-        if !self.location.is_postgres() || job.idempotency.is_some() {
+        if !self.location.is_postgres() {
+            return self.write(move |c| accept(c, &job)).await;
+        }
+        if let Some((key, _)) = &job.idempotency {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (&job.account, key).hash(&mut h);
+            let _same_key = self.keyed[(h.finish() % self.keyed.len() as u64) as usize]
+                .lock()
+                .await;
             return self.write(move |c| accept(c, &job)).await;
         }
         x12::render(
@@ -669,9 +723,25 @@ fn writer_sqlite(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
     }
 }
 
-fn writer_pg(mut conn: PgConn, mut rx: mpsc::Receiver<Job>) {
+/// Writer threads (each with its own connection and its own group transactions) per
+/// process on PostgreSQL. Every statement there is a round trip to another process, so
+/// one writer spends most of its time waiting for PostgreSQL; several writers keep
+/// several statements under way. They take their groups from one queue and are to each
+/// other what two server processes are: claims skip each other's locked rows, state
+/// changes are compare-and-set on the status, control numbers come from sequences.
+/// (SQLite has one writer: it admits one writing transaction at a time.)
+const PG_WRITERS: usize = 3;
+
+fn writer_pg(mut conn: PgConn, rx: &Mutex<mpsc::Receiver<Job>>) {
     let mut batch = Vec::with_capacity(GROUP);
-    while next_group(&mut rx, &mut batch) {
+    loop {
+        let more = {
+            let mut rx = rx.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            next_group(&mut rx, &mut batch)
+        };
+        if !more {
+            break;
+        }
         if conn.client.is_closed() {
             match PgConn::connect(&conn.url.clone()) {
                 Ok(c) => conn = c,
@@ -860,14 +930,14 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
         .map_err(db_error)?;
     }
     // What `summary` would read back, without the round trip.
-    let at = rfc3339(now);
+    let at = Rfc3339(now);
     let document = Summary {
         control_numbers: ControlNumbers {
             group: Some(number),
             interchange: Some(number),
             transaction: Some(number),
         },
-        created_at: at.clone(),
+        created_at: at,
         direction: "outbound".into(),
         document_id: id,
         document_type_code: a.document_type.clone(),
@@ -915,7 +985,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
         );
         return Err(ApiError::internal());
     }
-    let at = rfc3339(now);
+    let at = Rfc3339(now);
     let mut results = Vec::with_capacity(jobs.len());
     let (mut ids, mut accounts, mut partners, mut types, mut controls) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -954,13 +1024,13 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
                     interchange: Some(number),
                     transaction: Some(number),
                 },
-                created_at: at.clone(),
+                created_at: at,
                 direction: "outbound".into(),
                 document_id: id,
                 document_type_code: a.document_type.clone(),
                 partner_id: a.partner.id.clone(),
                 status: "queued".into(),
-                updated_at: at.clone(),
+                updated_at: at,
             }
             .to_value(),
             replayed: false,
@@ -1019,13 +1089,13 @@ struct ControlNumbers {
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
     control_numbers: ControlNumbers,
-    created_at: String,
+    created_at: Rfc3339,
     direction: String,
     document_id: String,
     document_type_code: String,
     partner_id: String,
     status: String,
-    updated_at: String,
+    updated_at: Rfc3339,
 }
 
 impl Summary {
@@ -1044,13 +1114,13 @@ fn list_item(mut r: Row) -> DbResult<(Summary, i64)> {
                 group: r.get(8)?,
                 transaction: r.get(9)?,
             },
-            created_at: rfc3339(r.get(5)?),
+            created_at: Rfc3339(r.get(5)?),
             direction: r.take_text(3)?,
             document_id: r.take_text(0)?,
             document_type_code: r.take_text(2)?,
             partner_id: r.take_text(1)?,
             status: r.take_text(4)?,
-            updated_at: rfc3339(r.get(6)?),
+            updated_at: Rfc3339(r.get(6)?),
         },
         r.get(10)?,
     ))
@@ -1242,4 +1312,26 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     doc["partnerAcknowledgement"] = parse(ack);
     doc["webhookDeliveries"] = Value::Array(deliveries);
     Ok(Some(doc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_serialize_as_their_rfc3339_text() {
+        for (ms, text) in [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (1_795_962_130_123, "2026-11-29T14:22:10.123Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+            (253_402_300_800_000, "10000-01-01T00:00:00.000Z"),
+        ] {
+            assert_eq!(rfc3339(ms), text);
+            assert_eq!(
+                serde_json::to_string(&Rfc3339(ms)).unwrap(),
+                format!("\"{text}\"")
+            );
+        }
+    }
 }

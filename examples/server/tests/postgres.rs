@@ -211,3 +211,47 @@ fn on_postgresql_concurrent_accepts_are_batched_numbered_without_gaps_and_routed
     }
     assert_eq!(receiver.received().len(), 480);
 }
+
+#[test]
+fn on_postgresql_concurrent_requests_with_one_idempotency_key_store_one_document() {
+    // Several writer connections per process: requests with one key still store one
+    // document, and every caller gets it (accepted or replayed).
+    let s = Server::start_with(Options {
+        database: Some(fresh_postgres_database(&postgres_url())),
+        ..Options::default()
+    });
+    let body = serde_json::json!({"partnerId": "acme-retail", "documentTypeCode": "850", "payload": payload("850")})
+        .to_string();
+    let ids: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..16)
+            .map(|t| {
+                let body = body.clone();
+                let s = &s;
+                scope.spawn(move || {
+                    let r = s
+                        .post("/api/v1/documents/outbound", ALPHA)
+                        .header("content-type", "application/json")
+                        .header("idempotency-key", if t < 8 { "same" } else { "other" })
+                        .body(body)
+                        .send()
+                        .unwrap();
+                    assert_eq!(r.status(), 202);
+                    (t, read_ack(&r.json().unwrap()).0)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .map(|(_, id)| id)
+            .collect()
+    });
+    assert!(ids[..8].iter().all(|i| i == &ids[0]), "{ids:?}");
+    assert!(ids[8..].iter().all(|i| i == &ids[8]), "{ids:?}");
+    assert_ne!(ids[0], ids[8]);
+    let mut stored = s.all_ids(ALPHA);
+    stored.sort();
+    let mut want = vec![ids[0].clone(), ids[8].clone()];
+    want.sort();
+    assert_eq!(stored, want);
+}
