@@ -1407,6 +1407,51 @@ enum x12kit_status x12kit_document_schema(const char *document_type,
 enum x12kit_status x12kit_partner_schema(struct x12kit_string *json_out, struct x12kit_error *err);
 
 /**
+ * What x12kit knows of a segment: its name and, per element, the data
+ * element number, name, type, lengths, use and code meanings (the set's
+ * declaration and the X12 dictionary), for an inspector or an "explain
+ * this segment" feature.
+ *
+ * `set_type[0..set_type_len]`: the transaction set (ST01: "850"; any
+ * text, empty for none: envelope and acknowledgment segments such as ISA,
+ * GS, ST, AK5 are described for any set). `version[0..version_len]`: the
+ * edition, a group's version (GS08: "004010", "005010X222A1"), an
+ * interchange's (ISA12: "00401", "00501") or empty for the base edition.
+ * `segment[0..segment_len]`: the identifier ("BEG"). Each may be NULL with
+ * length 0 (empty).
+ *
+ * On success `*json_out` receives compact JSON (free with
+ * `x12kit_string_free`), byte for byte the core's
+ * `ops::describe_segment_json`: `{"set", "setName", "segment",
+ * "segmentName", "mandatory", "maxUse", "elements": [{"position",
+ * "number", "name", "type", "min", "max", "mandatory", "description",
+ * "field", "codes", "knownCodes", "meanings": [{"code", "meaning"}]}]}`,
+ * or `null` for a segment x12kit does not describe.
+ *
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_ARGUMENT` when
+ * `segment` is not a segment identifier (2 or 3 upper-case letters or
+ * digits) or `version` not a version; `X12KIT_STATUS_INVALID_UTF8`,
+ * `X12KIT_STATUS_NULL_POINTER`; `*json_out` is then empty. Thread safety:
+ * may be called from many threads at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to
+ * the arguments. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * Each of `set_type`, `version`, `segment` must point to its length in
+ * readable bytes (or be NULL with length 0); `json_out` must be valid for
+ * one write.
+ */
+enum x12kit_status x12kit_describe_segment(const char *set_type,
+                                           size_t set_type_len,
+                                           const char *version,
+                                           size_t version_len,
+                                           const char *segment,
+                                           size_t segment_len,
+                                           struct x12kit_string *json_out,
+                                           struct x12kit_error *err);
+
+/**
  * Number of issues in the list (0 for NULL).
  *
  * Ownership, lifetime: a plain value; nothing changes hands. Thread safety:

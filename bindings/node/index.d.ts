@@ -324,6 +324,55 @@ export declare function renderAsync(
 export declare function documentSchema(documentType: string): Record<string, unknown>
 /** The JSON Schema of the partner profile. */
 export declare function partnerSchema(): Record<string, unknown>
+/** One element of a described segment (the core's declaration and X12 dictionary). */
+export interface ElementDescription {
+  /** 1-based position in the segment. */
+  position: number
+  /** X12 data element number, e.g. `"353"`, `"I01"`, `"C030"`. */
+  number: string | null
+  /** Its name in the X12 dictionary, e.g. `"Transaction Set Purpose Code"`. */
+  name: string | null
+  /** `ID`, `AN`, `N0`…`N9`, `R`, `DT`, `TM`, or `composite`. */
+  type: string
+  min: number | null
+  max: number | null
+  mandatory: boolean
+  /** The declaration's one-line description. */
+  description: string | null
+  /** The payload field of a mapped element. */
+  field: string | null
+  /** The allowed codes, when the declaration closes the list. */
+  codes: string[] | null
+  /** The codes the declaration knows. */
+  knownCodes: string[] | null
+  /** The codes x12kit knows for this element, with what each means. */
+  meanings: Array<{ code: string; meaning: string }>
+}
+/** What x12kit knows of a segment (`describeSegment`). */
+export interface SegmentDescription {
+  /** The set, when it is one of the 18 known sets. */
+  set: string | null
+  setName: string | null
+  segment: string
+  /** The segment's name in the X12 dictionary, e.g. `"Beginning Segment for Purchase Order"`. */
+  segmentName: string | null
+  /** Use in the set's structure; `null` for envelope and acknowledgment segments. */
+  mandatory: boolean | null
+  /** `null`: unbounded, or an envelope or acknowledgment segment. */
+  maxUse: number | null
+  elements: ElementDescription[]
+}
+/**
+ * What x12kit knows of a segment of one of the 18 sets (its declaration and
+ * the X12 dictionary it uses), or of an envelope or acknowledgment segment
+ * (ISA, IEA, GS, GE, ST, SE, TA1, AK1–AK9, IK3–IK5, CTX) for any set or
+ * none (`setType` `""`). `version`: GS08 (`004010`, `005010X222A1`), ISA12
+ * (`00401`, `00501`) or `""` for the base edition. `null` when the segment is
+ * neither. Throws `X12kitTypeError` (`INVALID_ARGUMENT`) when `segment` is not
+ * a segment identifier (2 or 3 upper-case letters or digits) or `version`
+ * not a version.
+ */
+export declare function describeSegment(setType: string, version: string, segment: string): SegmentDescription | null
 /** The 18 transaction set codes x12kit renders, maps back and validates. */
 export declare const documentTypes: readonly string[]
 
@@ -422,6 +471,7 @@ declare const x12kit: {
   renderAsync: typeof renderAsync
   documentSchema: typeof documentSchema
   partnerSchema: typeof partnerSchema
+  describeSegment: typeof describeSegment
   documentTypes: typeof documentTypes
   write: typeof write
   segments: typeof segments

@@ -426,6 +426,18 @@ function partnerSchema() {
   return JSON.parse(call(() => native.partnerSchemaJson()))
 }
 
+/**
+ * What x12kit knows of a segment: its name and each element's data element
+ * number, name, type, lengths and code meanings (the core's declarations and
+ * X12 dictionary); `null` when it does not describe the segment.
+ */
+function describeSegment(setType, version, segment) {
+  const t = text(setType, 'setType')
+  const v = text(version, 'version')
+  const s = text(segment, 'segment')
+  return JSON.parse(call(() => native.describeSegmentJson(t, v, s)))
+}
+
 /** The 18 transaction set codes x12kit renders, maps back and validates. */
 const documentTypes = Object.freeze(native.documentTypes())
 
@@ -735,6 +747,7 @@ module.exports = {
   renderAsync,
   documentSchema,
   partnerSchema,
+  describeSegment,
   documentTypes,
   write,
   segments,

@@ -19,6 +19,7 @@ export const {
   renderAsync,
   documentSchema,
   partnerSchema,
+  describeSegment,
   documentTypes,
   write,
   segments,

@@ -86,6 +86,28 @@ enum Command {
     Render(render::RenderArgs),
     /// Print the JSON Schema of a document type's payload (`850`, …) or of the partner profile (`partner`).
     Schema(render::SchemaArgs),
+    /// Print what x12kit knows of a segment as JSON (`null` when it does not
+    /// describe it): its name and each element's data element number, name,
+    /// type, lengths and code meanings.
+    Describe {
+        /// The segment identifier (`BEG`, `N1`, `ISA`).
+        segment: String,
+        /// The transaction set (ST01: `850`, …); envelope and acknowledgment segments need none.
+        #[arg(long = "set", value_name = "TYPE", default_value = "")]
+        set_type: String,
+        /// The edition: a group's version (GS08: `004010`, `005010X222A1`) or an
+        /// interchange's (ISA12: `00401`, `00501`); default the base edition (004010).
+        #[arg(
+            id = "x12_version",
+            long = "version",
+            value_name = "VERSION",
+            default_value = ""
+        )]
+        version: String,
+        /// Indent the JSON.
+        #[arg(long)]
+        pretty: bool,
+    },
 }
 
 /// What `write` puts after each segment terminator.
@@ -146,6 +168,31 @@ fn main() -> ExitCode {
         Command::Webhook(cmd) => webhook::run(cmd),
         Command::Render(args) => render::run_render(args),
         Command::Schema(args) => render::run_schema(args),
+        Command::Describe {
+            segment,
+            set_type,
+            version,
+            pretty,
+        } => describe(&set_type, &version, &segment, pretty),
+    }
+}
+
+/// Runs `x12kit describe`: the core's description JSON and a line feed.
+fn describe(set_type: &str, version: &str, segment: &str, pretty: bool) -> ExitCode {
+    match x12kit::ops::describe_segment(set_type, version, segment) {
+        Ok(d) => {
+            let mut text = if pretty {
+                serde_json::to_string_pretty(&d).unwrap_or_default()
+            } else {
+                serde_json::to_string(&d).unwrap_or_default()
+            };
+            text.push('\n');
+            emit(Path::new("-"), text.as_bytes())
+        }
+        Err(e) => {
+            eprintln!("x12kit: describe: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

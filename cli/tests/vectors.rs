@@ -110,6 +110,20 @@ fn command(case: &Value) -> (Vec<String>, Vec<(String, String)>, Vec<u8>) {
             vec![],
         ),
         "partnerSchema" => (vec![s("schema"), s("partner")], vec![], vec![]),
+        "describeSegment" => (
+            vec![
+                s("describe"),
+                s("--set"),
+                a["setType"].as_str().expect("a set type").into(),
+                s("--version"),
+                a["version"].as_str().expect("a version").into(),
+                // After `--`: an argument such as "" or "BEG*00" stays the segment.
+                s("--"),
+                a["segment"].as_str().expect("a segment").into(),
+            ],
+            vec![],
+            vec![],
+        ),
         "webhookSign" => {
             let (file, stdin) = body();
             let v = vec![
@@ -220,7 +234,7 @@ fn check(case: &Value) -> Result<(), String> {
     }
     let got = out.stdout;
     let same = match op {
-        "parse" | "validate" | "readAcknowledgement" | "webhookSign" => {
+        "parse" | "validate" | "readAcknowledgement" | "webhookSign" | "describeSegment" => {
             got.strip_suffix(b"\n") == Some(&expected[..])
         }
         "documentSchema" | "partnerSchema" => {

@@ -543,6 +543,74 @@ pub fn partner_schema() -> Value {
     crate::partner::schema()
 }
 
+/// What x12kit knows of a segment, for inspectors and "explain this
+/// segment" features: its name and, per element, the data element number,
+/// name, type, lengths, use and the code meanings, from the set's
+/// declaration and the X12 dictionary
+/// ([`crate::documents::describe_segment`] has the whole shape).
+///
+/// - `set_type`: the transaction set (ST01: `850`, …); any text, `""` for
+///   none. Only the 18 of [`DOCUMENT_TYPES`] have declarations; the
+///   envelope and acknowledgment segments (ISA, IEA, GS, GE, ST, SE, TA1,
+///   AK1–AK9, IK3–IK5, CTX) are described for any set.
+/// - `version`: picks the edition: a group's version (GS08: `004010`,
+///   `005010X222A1`: six digits, then at most six more characters), an
+///   interchange's (ISA12: `00401`, `00501`: five digits), or `""` for the
+///   base edition (004010).
+/// - `segment`: the segment identifier (`BEG`, `N1`: 2 or 3 upper-case
+///   letters or digits).
+///
+/// `Ok(None)`: a segment that is neither in the set's declaration nor an
+/// envelope or acknowledgment segment. `INVALID_ARGUMENT` when `segment` is
+/// not a segment identifier or `version` not a version (rather than a
+/// description of the wrong edition).
+pub fn describe_segment(
+    set_type: &str,
+    version: &str,
+    segment: &str,
+) -> Result<Option<Value>, Error> {
+    if !crate::segment::is_valid_id(segment.as_bytes()) {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{segment:?} is not a segment identifier: identifiers are 2 or 3 upper-case letters or digits (BEG, N1, ISA)"
+            ),
+        ));
+    }
+    if !is_version(version) {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{version:?} is not an X12 version: give a group's (GS08: 004010, 005010X222A1), an interchange's (ISA12: 00401, 00501) or \"\" for the base edition"
+            ),
+        ));
+    }
+    Ok(crate::documents::describe_segment(
+        set_type, version, segment,
+    ))
+}
+
+/// `""`, ISA12 (five digits) or GS08 (six digits, then up to six visible
+/// ASCII characters: the release and industry identifier).
+fn is_version(v: &str) -> bool {
+    let b = v.as_bytes();
+    let digits = |n: usize| b.len() >= n && b[..n].iter().all(u8::is_ascii_digit);
+    b.is_empty()
+        || (b.len() == 5 && digits(5))
+        || ((6..=12).contains(&b.len()) && digits(6) && b[6..].iter().all(u8::is_ascii_graphic))
+}
+
+/// [`describe_segment`] as compact JSON: the description object, or `null`
+/// for a segment x12kit does not describe.
+pub fn describe_segment_json(
+    set_type: &str,
+    version: &str,
+    segment: &str,
+) -> Result<Vec<u8>, Error> {
+    describe_segment(set_type, version, segment)
+        .map(|d| d.map_or_else(|| b"null".to_vec(), |v| v.to_string().into_bytes()))
+}
+
 /// Options of [`write`].
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
@@ -696,6 +764,40 @@ mod tests {
         assert_eq!((sets("all"), sets("errors"), sets("counts")), (2, 1, 0));
         let e = options::<ValidateOptions>(json!({"retain": "some"})).unwrap_err();
         assert_eq!(e.pointer(), Some("/retain"));
+    }
+
+    #[test]
+    fn describe_segment_takes_versions_and_identifiers_only() {
+        for v in ["", "00401", "00501", "004010", "005010X222A1", "004010VICS"] {
+            assert!(is_version(v), "{v:?}");
+        }
+        for v in [
+            "4010",
+            "5010",
+            "0040",
+            "v5",
+            "004010 ",
+            "004010X222A12",
+            "0050a",
+            " 00401",
+        ] {
+            assert!(!is_version(v), "{v:?}");
+        }
+        assert!(describe_segment("850", "004010", "BEG").unwrap().is_some());
+        assert_eq!(
+            describe_segment_json("850", "004010", "ZZZ").unwrap(),
+            b"null"
+        );
+        for (v, seg) in [
+            ("004010", "beg"),
+            ("004010", ""),
+            ("004010", "BEGX"),
+            ("5010", "BEG"),
+        ] {
+            let e = describe_segment("850", v, seg).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{v:?} {seg:?}");
+            assert_eq!(e.pointer(), None);
+        }
     }
 
     #[test]

@@ -78,6 +78,17 @@ impl<'a> Segment<'a> {
     #[inline]
     pub fn id(&self) -> &'a [u8] {
         let e = self.delimiters.element;
+        // The usual 2- or 3-byte id, without a search.
+        if let [a, b, c, d, ..] = *self.raw {
+            if a != e && b != e {
+                if c == e {
+                    return &self.raw[..2];
+                }
+                if d == e {
+                    return &self.raw[..3];
+                }
+            }
+        }
         let n = self.raw.len().min(4);
         match self.raw[..n].iter().position(|&b| b == e) {
             Some(i) => &self.raw[..i],
@@ -117,20 +128,22 @@ impl<'a> Segment<'a> {
         }
     }
 
-    /// The raw elements of [`elements`](Self::elements) into `els` (emptied
-    /// first), at most `max` of them and 32, eight bytes at a time: for hot
-    /// loops that look elements up by position.
+    /// The raw elements of [`elements`](Self::elements) into the first
+    /// places of `els`, at most `max` of them and 32, eight bytes at a time:
+    /// for hot loops that look elements up by position. Returns how many,
+    /// and which are not empty (bit `k` for `els[k]`).
     #[inline]
-    pub(crate) fn split_elements(&self, els: &mut Vec<&'a [u8]>, max: usize) {
-        els.clear();
+    pub(crate) fn split_elements(&self, els: &mut [&'a [u8]; 32], max: usize) -> (usize, u32) {
         let raw = self.raw();
         let id = self.id().len();
         let max = max.min(32);
         if id >= raw.len() || max == 0 {
-            return;
+            return (0, 0);
         }
         let body = &raw[id + 1..];
         let sep = self.delimiters().element;
+        let mut n = 0;
+        let mut full = 0u32;
         let mut start = 0;
         let mut chunks = body.chunks_exact(8);
         let mut at = 0;
@@ -139,9 +152,11 @@ impl<'a> Segment<'a> {
             let mut m = bytes_equal(w, sep);
             while m != 0 {
                 let p = at + (m.trailing_zeros() / 8) as usize;
-                els.push(&body[start..p]);
-                if els.len() == max {
-                    return;
+                els[n] = &body[start..p];
+                full |= u32::from(p > start) << n;
+                n += 1;
+                if n == max {
+                    return (n, full);
                 }
                 start = p + 1;
                 m &= m - 1;
@@ -150,14 +165,18 @@ impl<'a> Segment<'a> {
         }
         for (k, &b) in chunks.remainder().iter().enumerate() {
             if b == sep {
-                els.push(&body[start..at + k]);
-                if els.len() == max {
-                    return;
+                els[n] = &body[start..at + k];
+                full |= u32::from(at + k > start) << n;
+                n += 1;
+                if n == max {
+                    return (n, full);
                 }
                 start = at + k + 1;
             }
         }
-        els.push(&body[start..]);
+        els[n] = &body[start..];
+        full |= u32::from(body.len() > start) << n;
+        (n + 1, full)
     }
 
     /// Element `n`, 1-based as in X12 (`element(1)` of `BEG*00*SA` is `00`).
@@ -347,7 +366,7 @@ mod tests {
         };
         let d = Delimiters::default();
         for _ in 0..20_000 {
-            let mut els = Vec::new();
+            let mut els = [&[][..]; 32];
             let len = (next() % 70) as usize;
             let mut raw: Vec<u8> = b"PO1".to_vec();
             if next() % 8 != 0 {
@@ -360,9 +379,49 @@ mod tests {
             }));
             let seg = Segment::new(&raw, b"", 0, 0, d, true);
             for max in [0, 1, 2, 5, 25, 31, 32, 40] {
-                seg.split_elements(&mut els, max);
+                let (n, full) = seg.split_elements(&mut els, max);
                 let want: Vec<&[u8]> = seg.elements().take(max.min(32)).map(|e| e.raw()).collect();
-                assert_eq!(els, want, "{:?} max {max}", String::from_utf8_lossy(&raw));
+                let want_full = want
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |f, (k, e)| f | u32::from(!e.is_empty()) << k);
+                assert_eq!(
+                    full,
+                    want_full,
+                    "{:?} max {max}",
+                    String::from_utf8_lossy(&raw)
+                );
+                assert_eq!(
+                    els[..n],
+                    want,
+                    "{:?} max {max}",
+                    String::from_utf8_lossy(&raw)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn id_is_what_comes_before_the_first_element_separator() {
+        let d = Delimiters::default();
+        let alphabet = [b'A', b'1', d.element, b'~', b' '];
+        // Every raw of up to 6 bytes over the alphabet.
+        for len in 0..=6u32 {
+            for code in 0..alphabet.len().pow(len) {
+                let mut c = code;
+                let raw: Vec<u8> = (0..len)
+                    .map(|_| {
+                        let b = alphabet[c % alphabet.len()];
+                        c /= alphabet.len();
+                        b
+                    })
+                    .collect();
+                let seg = Segment::new(&raw, b"", 0, 0, d, true);
+                let want = raw
+                    .iter()
+                    .position(|&b| b == d.element)
+                    .map_or(&raw[..], |i| &raw[..i]);
+                assert_eq!(seg.id(), want, "{:?}", String::from_utf8_lossy(&raw));
             }
         }
     }

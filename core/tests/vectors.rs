@@ -38,6 +38,7 @@ const ARGS: &[(&str, &[&str])] = &[
     ("write", &["input"]),
     ("documentSchema", &["documentType"]),
     ("partnerSchema", &[]),
+    ("describeSegment", &["setType", "version", "segment"]),
     ("webhookSign", &["secret", "timestamp", "body", "bodyFile"]),
     (
         "webhookVerify",
@@ -62,6 +63,7 @@ const OPS: &[(&str, &str)] = &[
     ("write", "edi"),
     ("documentSchema", "json"),
     ("partnerSchema", "json"),
+    ("describeSegment", "json"),
     ("webhookSign", "txt"),
     ("webhookVerify", "json"),
 ];
@@ -230,6 +232,25 @@ fn run(
             ops::document_schema(document_type).map(|v| to_json(&v))
         }
         "partnerSchema" => Ok(to_json(&ops::partner_schema())),
+        "describeSegment" => {
+            let (set_type, version, segment) = (
+                c.str_arg("setType")?,
+                c.str_arg("version")?,
+                c.str_arg("segment")?,
+            );
+            let json = ops::describe_segment_json(set_type, version, segment);
+            // The JSON is the value form serialized (`null` for none).
+            let value = ops::describe_segment(set_type, version, segment);
+            let same = match (&value, &json) {
+                (Ok(v), Ok(j)) => to_json(v) == *j,
+                (Err(a), Err(b)) => a == b,
+                _ => false,
+            };
+            if !same {
+                checks.push("ops::describe_segment and ops::describe_segment_json disagree".into());
+            }
+            json
+        }
         "webhookSign" => {
             let secret = c.str_arg("secret")?;
             let timestamp = c.u64_arg("timestamp")?;

@@ -365,6 +365,71 @@ pub unsafe extern "C" fn x12kit_partner_schema(
     })
 }
 
+/// What x12kit knows of a segment: its name and, per element, the data
+/// element number, name, type, lengths, use and code meanings (the set's
+/// declaration and the X12 dictionary), for an inspector or an "explain
+/// this segment" feature.
+///
+/// `set_type[0..set_type_len]`: the transaction set (ST01: "850"; any
+/// text, empty for none: envelope and acknowledgment segments such as ISA,
+/// GS, ST, AK5 are described for any set). `version[0..version_len]`: the
+/// edition, a group's version (GS08: "004010", "005010X222A1"), an
+/// interchange's (ISA12: "00401", "00501") or empty for the base edition.
+/// `segment[0..segment_len]`: the identifier ("BEG"). Each may be NULL with
+/// length 0 (empty).
+///
+/// On success `*json_out` receives compact JSON (free with
+/// `x12kit_string_free`), byte for byte the core's
+/// `ops::describe_segment_json`: `{"set", "setName", "segment",
+/// "segmentName", "mandatory", "maxUse", "elements": [{"position",
+/// "number", "name", "type", "min", "max", "mandatory", "description",
+/// "field", "codes", "knownCodes", "meanings": [{"code", "meaning"}]}]}`,
+/// or `null` for a segment x12kit does not describe.
+///
+/// Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_ARGUMENT` when
+/// `segment` is not a segment identifier (2 or 3 upper-case letters or
+/// digits) or `version` not a version; `X12KIT_STATUS_INVALID_UTF8`,
+/// `X12KIT_STATUS_NULL_POINTER`; `*json_out` is then empty. Thread safety:
+/// may be called from many threads at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to
+/// the arguments. Lifetime: until `x12kit_string_free`.
+///
+/// # Safety
+/// Each of `set_type`, `version`, `segment` must point to its length in
+/// readable bytes (or be NULL with length 0); `json_out` must be valid for
+/// one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_describe_segment(
+    set_type: *const c_char,
+    set_type_len: usize,
+    version: *const c_char,
+    version_len: usize,
+    segment: *const c_char,
+    segment_len: usize,
+    json_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let json_out = unsafe { out(json_out, "json_out") }?;
+        *json_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let (set_type, version, segment) = unsafe {
+            (
+                text(set_type, set_type_len, "set_type")?,
+                text(version, version_len, "version")?,
+                text(segment, segment_len, "segment")?,
+            )
+        };
+        give(
+            json_out,
+            ops::describe_segment_json(set_type, version, segment)?,
+        );
+        Ok(())
+    })
+}
+
 /// Compact JSON of a value (as every x12kit language writes it).
 fn to_json(v: &serde_json::Value) -> Vec<u8> {
     v.to_string().into_bytes()

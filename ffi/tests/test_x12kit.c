@@ -1331,6 +1331,30 @@ static void test_json_options(void) {
     x12kit_string_free(&a);
     CHECK_FAIL(x12kit_partner_schema(NULL, err), X12KIT_STATUS_NULL_POINTER, "NULL_POINTER");
 
+    /* describe_segment: names, numbers and code meanings; null for an unknown segment; bad arguments. */
+    CHECK_OK(x12kit_describe_segment("850", 3, "004010", 6, "BEG", 3, &a, err));
+    CHECK(a.data[0] == '{' && strstr(a.data, "\"set\":\"850\"") != NULL && a.len == strlen(a.data));
+    CHECK(strstr(a.data, "\"segmentName\":\"Beginning Segment for Purchase Order\"") != NULL);
+    CHECK(strstr(a.data, "{\"code\":\"00\",\"meaning\":\"Original\"}") != NULL);
+    x12kit_string_free(&a);
+    CHECK_OK(x12kit_describe_segment(NULL, 0, "00501", 5, "ISA", 3, &a, err));
+    CHECK(strstr(a.data, "\"number\":\"I65\"") != NULL && strstr(a.data, "\"set\":null") != NULL);
+    x12kit_string_free(&a);
+    CHECK_OK(x12kit_describe_segment("850", 3, "004010", 6, "ZZZ", 3, &a, err));
+    CHECK(a.len == 4 && strcmp(a.data, "null") == 0);
+    x12kit_string_free(&a);
+    CHECK_FAIL(x12kit_describe_segment("850", 3, "004010", 6, "beg", 3, &a, err), X12KIT_STATUS_INVALID_INPUT,
+               "INVALID_ARGUMENT");
+    CHECK(a.data == NULL);
+    CHECK_FAIL(x12kit_describe_segment("850", 3, "5010", 4, "BEG", 3, &a, err), X12KIT_STATUS_INVALID_INPUT,
+               "INVALID_ARGUMENT");
+    CHECK_FAIL(x12kit_describe_segment("850", 3, "004010", 6, "\xff\xfe", 2, &a, err), X12KIT_STATUS_INVALID_UTF8,
+               "INVALID_UTF8");
+    CHECK_FAIL(x12kit_describe_segment("850", 3, "004010", 6, NULL, 3, &a, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK_FAIL(x12kit_describe_segment("850", 3, "004010", 6, "BEG", 3, NULL, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+
     /* webhook verify: the outcome as a struct and as JSON. */
     const char *body = "{}";
     x12kit_string sig = {0};

@@ -482,6 +482,12 @@ static int call(const char *op, const jv *args, const jv *options, outcome *o) {
         o->status = x12kit_document_schema(type->str, type->len, &o->out, err);
     } else if (strcmp(op, "partnerSchema") == 0) {
         o->status = x12kit_partner_schema(&o->out, err);
+    } else if (strcmp(op, "describeSegment") == 0) {
+        const jv *set_type = str_arg(args, "setType"), *version = str_arg(args, "version");
+        const jv *segment = str_arg(args, "segment");
+        if (set_type == NULL || version == NULL || segment == NULL) return 0;
+        o->status = x12kit_describe_segment(set_type->str, set_type->len, version->str, version->len, segment->str,
+                                            segment->len, &o->out, err);
     } else if (strcmp(op, "webhookSign") == 0) {
         const jv *secret = str_arg(args, "secret");
         int owned;

@@ -75,6 +75,12 @@ function run(c) {
       assert.deepStrictEqual(s, JSON.parse(text))
       return Buffer.from(text)
     }
+    case 'describeSegment': {
+      const d = x12kit.describeSegment(a.setType, a.version, a.segment)
+      const text = native.describeSegmentJson(a.setType, a.version, a.segment)
+      assert.deepStrictEqual(d, JSON.parse(text))
+      return Buffer.from(text)
+    }
     case 'webhookSign': {
       const body = a.bodyFile !== undefined ? file(a.bodyFile) : a.body
       const sig = x12kit.webhook.sign(a.secret, a.timestamp, body)

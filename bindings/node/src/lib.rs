@@ -272,6 +272,16 @@ pub fn partner_schema_json() -> Result<String> {
     guard(|| Ok(ops::partner_schema().to_string()))
 }
 
+/// What x12kit knows of a segment (the core's declaration and X12 dictionary), as JSON text (`null` when it does not describe it).
+#[napi]
+pub fn describe_segment_json(set_type: String, version: String, segment: String) -> Result<String> {
+    guard(|| {
+        let json = ops::describe_segment_json(&set_type, &version, &segment)?;
+        String::from_utf8(json)
+            .map_err(|e| x12kit::Error::new(x12kit::ErrorCode::Internal, e.to_string()))
+    })
+}
+
 /// Writes a parse result (JSON as UTF-8 bytes, possibly edited) back to X12.
 #[napi]
 pub fn write_json(parse_result: &[u8], options: Option<Value>) -> Result<Buffer> {

@@ -525,6 +525,58 @@ pub fn partner_schema_json(py: Python<'_>) -> PyResult<Bound<'_, PyBytes>> {
     Ok(to_py_bytes(py, &b))
 }
 
+/// What x12kit knows of a segment, as a dict, or None when it does not describe it.
+///
+/// ``describe_segment(set_type, version, segment)``: ``set_type`` is the
+/// transaction set (ST01: ``"850"``; any text, ``""`` for none: the envelope
+/// and acknowledgment segments ISA, IEA, GS, GE, ST, SE, TA1, AK1-AK9,
+/// IK3-IK5, CTX are described for any set); ``version`` the edition, a
+/// group's version (GS08: ``"004010"``, ``"005010X222A1"``), an
+/// interchange's (ISA12: ``"00401"``, ``"00501"``) or ``""`` for the base
+/// edition; ``segment`` the identifier (``"BEG"``).
+///
+/// The dict: ``set``, ``setName``, ``segment``, ``segmentName``,
+/// ``mandatory``, ``maxUse`` and ``elements``, each ``{position, number,
+/// name, type, min, max, mandatory, description, field, codes, knownCodes,
+/// meanings: [{code, meaning}]}`` (the data element number and name and the
+/// code meanings from the core's X12 dictionary). Raises ``InvalidArgument``
+/// (``INVALID_ARGUMENT``) when ``segment`` is not a segment identifier or
+/// ``version`` not a version, ``InvalidType`` for an argument that is not a str.
+#[pyfunction]
+pub fn describe_segment<'py>(
+    py: Python<'py>,
+    set_type: &Bound<'py, PyAny>,
+    version: &Bound<'py, PyAny>,
+    segment: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (t, v, s) = (
+        str_arg(set_type, "set_type")?,
+        str_arg(version, "version")?,
+        str_arg(segment, "segment")?,
+    );
+    match ops::describe_segment(&t, &v, &s).map_err(core_err)? {
+        Some(d) => pyjson::value_to_py(py, &d),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
+/// What x12kit knows of a segment, as the core's compact JSON bytes (``b"null"`` when it does not describe it).
+#[pyfunction]
+pub fn describe_segment_json<'py>(
+    py: Python<'py>,
+    set_type: &Bound<'py, PyAny>,
+    version: &Bound<'py, PyAny>,
+    segment: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (t, v, s) = (
+        str_arg(set_type, "set_type")?,
+        str_arg(version, "version")?,
+        str_arg(segment, "segment")?,
+    );
+    let b = ops::describe_segment_json(&t, &v, &s).map_err(core_err)?;
+    Ok(to_py_bytes(py, &b))
+}
+
 /// Writes a parse result (a `ParseResult`, its dict, or its JSON text) back to X12 bytes.
 #[pyfunction]
 #[pyo3(signature = (source, *, line_break = None, options = None))]

@@ -236,6 +236,22 @@ def test_render_and_schemas() -> None:
     assert back == detailed.document
 
 
+def test_describe_segment_names_elements_and_codes() -> None:
+    beg = x12kit.describe_segment("850", "004010", "BEG")
+    assert beg is not None and beg == json.loads(x12kit.describe_segment_json("850", "004010", "BEG"))
+    assert beg["segmentName"] == "Beginning Segment for Purchase Order"
+    beg01 = beg["elements"][0]
+    assert (beg01["number"], beg01["name"]) == ("353", "Transaction Set Purpose Code")
+    assert {"code": "00", "meaning": "Original"} in beg01["meanings"]
+    isa = x12kit.describe_segment("", "00501", "ISA")
+    assert isa is not None and isa["set"] is None and isa["elements"][10]["number"] == "I65"
+    assert x12kit.describe_segment("850", "004010", "ZZZ") is None
+    assert x12kit.describe_segment_json("850", "004010", "ZZZ") == b"null"
+    with pytest.raises(x12kit.InvalidArgument) as info:
+        x12kit.describe_segment("850", "5010", "BEG")
+    assert info.value.code == "INVALID_ARGUMENT" and isinstance(info.value, ValueError)
+
+
 def test_render_errors_are_render_errors_with_problems() -> None:
     with pytest.raises(x12kit.RenderError) as info:
         x12kit.render("850", {}, PARTNER, now=1_700_000_000)

@@ -67,6 +67,11 @@ def test_wrong_python_types_are_typed_errors(value: Any) -> None:
         x12kit.iter_segments(value)
     with pytest.raises(x12kit.InvalidType):
         x12kit.document_schema(value)
+    for args in ((value, "004010", "BEG"), ("850", value, "BEG"), ("850", "004010", value)):
+        with pytest.raises(x12kit.InvalidType):
+            x12kit.describe_segment(*args)
+        with pytest.raises(x12kit.InvalidType):
+            x12kit.describe_segment_json(*args)
 
 
 def test_wrong_option_types_name_the_option() -> None:

@@ -139,6 +139,11 @@ def run(case: Dict[str, Any]) -> bytes:
         out = x12kit.partner_schema_json()
         assert x12kit.partner_schema() == json.loads(out)
         return out
+    if op == "describeSegment":
+        call = (args["setType"], args["version"], args["segment"])
+        out = x12kit.describe_segment_json(*call)
+        assert x12kit.describe_segment(*call) == json.loads(out)
+        return out
     if op == "webhookSign":
         sig = x12kit.webhook.sign(args["secret"], args["timestamp"], body_of(case))
         return sig.encode()

@@ -1,6 +1,8 @@
 //! The native core on the benchmark input, for the WASM/native ratio in
-//! bench/: `cargo run --release -p x12kit-wasm --example native -- FILE`.
+//! bench/: `cargo run --release -p x12kit-wasm --example native -- FILE [OPS]`.
 //! Prints one JSON line: MB/s (decimal) of each operation, median of the runs.
+//! OPS (comma-separated: parseToJson, validateToJson, streamValidator)
+//! limits the run to those (`bench/native-ratio.mjs` runs the validators).
 
 use std::time::Instant;
 use x12kit::ops;
@@ -19,23 +21,32 @@ fn median_mb_s(bytes: usize, mut f: impl FnMut() -> usize) -> f64 {
 }
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: native FILE");
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: native FILE [OPS]");
+    let which = args
+        .next()
+        .unwrap_or_else(|| "parseToJson,validateToJson,streamValidator".into());
     let input = std::fs::read(&path).expect("read the input");
     let n = input.len();
-    let parse = median_mb_s(n, || {
-        ops::parse_json(&input, &ops::ParseOptions::default()).len()
-    });
-    let validate = median_mb_s(n, || {
-        ops::validate_json(&input, &ops::ValidateOptions::default()).len()
-    });
-    let stream = median_mb_s(n, || {
-        let mut v = ops::stream_validator(&ops::ValidateOptions::default());
-        for c in input.chunks(1 << 20) {
-            v.feed(c);
-        }
-        v.finish().to_json().len()
-    });
-    println!(
-        "{{\"bytes\":{n},\"parseToJson\":{parse:.1},\"validateToJson\":{validate:.1},\"streamValidator\":{stream:.1}}}"
-    );
+    let mut fields = vec![format!("\"bytes\":{n}")];
+    for op in which.split(',') {
+        let mb_s = match op {
+            "parseToJson" => median_mb_s(n, || {
+                ops::parse_json(&input, &ops::ParseOptions::default()).len()
+            }),
+            "validateToJson" => median_mb_s(n, || {
+                ops::validate_json(&input, &ops::ValidateOptions::default()).len()
+            }),
+            "streamValidator" => median_mb_s(n, || {
+                let mut v = ops::stream_validator(&ops::ValidateOptions::default());
+                for c in input.chunks(1 << 20) {
+                    v.feed(c);
+                }
+                v.finish().to_json().len()
+            }),
+            other => panic!("unknown operation {other:?}"),
+        };
+        fields.push(format!("\"{op}\":{mb_s:.1}"));
+    }
+    println!("{{{}}}", fields.join(","));
 }

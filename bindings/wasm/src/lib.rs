@@ -397,9 +397,15 @@ pub fn error_for_code(code: &str) -> Result<JsValue> {
 /// element number, name and code meanings (the core's declarations and X12
 /// dictionary); envelope and acknowledgment segments for any set.
 #[wasm_bindgen(js_name = describeSegment, skip_typescript)]
-pub fn describe_segment(set_type: &str, version: &str, segment: &JsValue) -> Result<JsValue> {
+pub fn describe_segment(
+    set_type: &JsValue,
+    version: &JsValue,
+    segment: &JsValue,
+) -> Result<JsValue> {
+    let set_type = string_arg(set_type, "setType")?;
+    let version = string_arg(version, "version")?;
     let seg = string_arg(segment, "segment")?;
-    inspect::describe(set_type, version, &seg)
+    inspect::describe(&set_type, &version, &seg)
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -513,8 +519,11 @@ export interface SegmentDescription {
  * What x12kit knows of a segment of one of the 18 sets (its declaration and
  * the X12 dictionary it uses), or of an envelope or acknowledgment segment
  * (ISA, IEA, GS, GE, ST, SE, TA1, AK1–AK9, IK3–IK5, CTX) for any set or
- * none (`setType` `""`). `version`: GS08 (`004010`, `005010`) or ISA12
- * (`00401`, `00501`). `null` when the segment is neither.
+ * none (`setType` `""`). `version`: GS08 (`004010`, `005010X222A1`), ISA12
+ * (`00401`, `00501`) or `""` for the base edition. `null` when the segment is
+ * neither. Throws an `X12kitTypeError` (`INVALID_ARGUMENT`) when `segment`
+ * is not a segment identifier (2 or 3 upper-case letters or digits) or
+ * `version` not a version.
  */
 export function describeSegment(setType: string, version: string, segment: string): SegmentDescription | null;
 /** Webhook signatures (HMAC-SHA256 over `timestamp.body`). */

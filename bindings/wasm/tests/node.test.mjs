@@ -340,6 +340,10 @@ test('describeSegment: names, numbers and code meanings from the core', () => {
   assert.equal(x12.describeSegment('', '00501', 'ISA').elements[10].number, 'I65');
   assert.equal(x12.describeSegment('850', '004010', 'ZZZ'), null);
   assert.equal(x12.describeSegment('123', '004010', 'BEG'), null);
+  // Not a segment identifier, not a version, not a string: INVALID_ARGUMENT (a TypeError).
+  for (const args of [['850', '004010', 'beg'], ['850', '5010', 'BEG'], ['850', '004010', 5], [null, '004010', 'BEG']]) {
+    assert.throws(() => x12.describeSegment(...args), (e) => e instanceof TypeError && e.code === 'INVALID_ARGUMENT');
+  }
 });
 
 test('webhook: sign, then verify with the clock from Date.now()', () => {

@@ -227,6 +227,19 @@ test('a dropped file is checked (drag and drop onto the page)', async () => {
   assert.match(await page.textContent('#verdict'), /^dropped-850\.x12: /);
 });
 
+test('the inspector says why it cannot describe a segment of a group whose version is not one', async () => {
+  if (!(await page.$eval('#paste-box', (d) => d.open))) await page.click('#paste-box summary');
+  const sample = readFileSync(join(here, '..', 'www', 'samples', '850-wrong-se01.x12'), 'utf8');
+  await page.fill('#paste', sample.replace('*X*004010~', '*X*4010~'));
+  await page.click('#paste-go');
+  // The raw text of the new input (the verdict's name is the same as the last paste's).
+  await page.waitForFunction(() => (document.getElementById('seg-1') || {}).textContent?.includes('*X*4010'), null, { timeout: 60_000 });
+  await page.click('#seg-3');
+  await page.waitForFunction(() => /cannot describe/.test(document.getElementById('inspector-context').textContent), null, { timeout: 10_000 });
+  assert.equal(await page.textContent('#inspector-title'), 'BEG');
+  assert.match(await page.textContent('#inspector-context'), /^Segment 3: x12kit cannot describe it \("4010" is not an X12 version: /);
+});
+
 test('a 40 MB file streams in the worker with progress while the page stays responsive', async () => {
   const one = readFileSync(join(here, '..', 'www', 'samples', '850-valid.x12'), 'utf8');
   const body = one.slice(one.indexOf('ST*850*0001'), one.indexOf('GE*'));

@@ -44,6 +44,8 @@ async function call(api, c, read) {
       return utf8.encode(JSON.stringify(api.documentSchema(a.documentType)));
     case 'partnerSchema':
       return utf8.encode(JSON.stringify(api.partnerSchema()));
+    case 'describeSegment':
+      return utf8.encode(JSON.stringify(api.describeSegment(a.setType, a.version, a.segment)));
     case 'webhookSign': {
       const body = a.bodyFile !== undefined ? await read(a.bodyFile) : a.body;
       return utf8.encode(api.webhook.sign(a.secret, a.timestamp, body));

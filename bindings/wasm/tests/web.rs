@@ -198,19 +198,24 @@ fn segments_and_describe() {
     }
     assert!(n > 10);
     assert!(iterator.next().unwrap().done());
-    let beg = x12kit_wasm::describe_segment("850", "004010", &js("BEG")).unwrap();
+    let beg = x12kit_wasm::describe_segment(&js("850"), &js("004010"), &js("BEG")).unwrap();
     assert_eq!(prop(&beg, "setName"), js("Purchase Order"));
     assert_eq!(
         prop(&beg, "segmentName"),
         js("Beginning Segment for Purchase Order")
     );
-    let isa = x12kit_wasm::describe_segment("", "00401", &js("ISA")).unwrap();
+    let isa = x12kit_wasm::describe_segment(&js(""), &js("00401"), &js("ISA")).unwrap();
     assert_eq!(prop(&isa, "segmentName"), js("Interchange Control Header"));
     assert!(
-        x12kit_wasm::describe_segment("850", "004010", &js("XYZ"))
+        x12kit_wasm::describe_segment(&js("850"), &js("004010"), &js("XYZ"))
             .unwrap()
             .is_null()
     );
+    // Not a segment identifier, not a version: INVALID_ARGUMENT, as everywhere.
+    for (set, version, segment) in [("850", "004010", "beg"), ("850", "5010", "BEG")] {
+        let e = x12kit_wasm::describe_segment(&js(set), &js(version), &js(segment)).unwrap_err();
+        assert_eq!(prop(&e, "code"), js("INVALID_ARGUMENT"));
+    }
     let types = x12kit_wasm::document_types();
     assert_eq!(types.length() as usize, ops::DOCUMENT_TYPES.len());
     assert!(x12kit_wasm::partner_schema().unwrap().is_object());

@@ -110,8 +110,11 @@ export interface SegmentDescription {
  * What x12kit knows of a segment of one of the 18 sets (its declaration and
  * the X12 dictionary it uses), or of an envelope or acknowledgment segment
  * (ISA, IEA, GS, GE, ST, SE, TA1, AK1–AK9, IK3–IK5, CTX) for any set or
- * none (`setType` `""`). `version`: GS08 (`004010`, `005010`) or ISA12
- * (`00401`, `00501`). `null` when the segment is neither.
+ * none (`setType` `""`). `version`: GS08 (`004010`, `005010X222A1`), ISA12
+ * (`00401`, `00501`) or `""` for the base edition. `null` when the segment is
+ * neither. Throws an `X12kitTypeError` (`INVALID_ARGUMENT`) when `segment`
+ * is not a segment identifier (2 or 3 upper-case letters or digits) or
+ * `version` not a version.
  */
 export function describeSegment(setType: string, version: string, segment: string): SegmentDescription | null;
 /** Webhook signatures (HMAC-SHA256 over `timestamp.body`). */
@@ -239,7 +242,7 @@ export interface InitOutput {
     readonly __wbg_streamvalidator_free: (a: number, b: number) => void;
     readonly __wbg_webhook_free: (a: number, b: number) => void;
     readonly acknowledge: (a: any, b: any) => [number, number, number];
-    readonly describeSegment: (a: number, b: number, c: number, d: number, e: any) => [number, number, number];
+    readonly describeSegment: (a: any, b: any, c: any) => [number, number, number];
     readonly documentSchema: (a: any) => [number, number, number];
     readonly documentTypes: () => any;
     readonly errorCodes: () => [number, number, number];

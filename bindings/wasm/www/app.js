@@ -117,7 +117,7 @@ worker.onmessage = (ev) => {
   } else if (m.type === 'describe') {
     const f = pendingDescribe.get(m.id);
     pendingDescribe.delete(m.id);
-    if (f) f(m.info);
+    if (f) f(m);
   } else if (m.type === 'error') {
     $('progress-box').hidden = true;
     status(`Could not check the input: ${m.error.code ? m.error.code + ': ' : ''}${m.error.message}`);
@@ -125,6 +125,7 @@ worker.onmessage = (ev) => {
 };
 worker.onerror = (e) => status(`The checker failed to start: ${e.message}`);
 
+/** `{info, error}`: the core's description (or null), or why it cannot describe the segment. */
 function describe(set, version, segment) {
   return new Promise((resolve) => {
     const id = ++describeSeq;
@@ -327,13 +328,15 @@ async function inspect(i) {
   const title = $('inspector-title');
   const ctx = $('inspector-context');
   const body = $('inspector-table').tBodies[0];
-  const info = await describe(s.set || '', s.version || '', s.id);
+  const { info, error } = await describe(s.set || '', s.version || '', s.id);
   if (seq !== inspectSeq || current.segments[i] !== s) return;
   title.textContent = info && info.segmentName ? `${s.id} — ${info.segmentName}` : s.id;
   const where = info && info.setName
     ? `Segment ${s.index} of the ${info.set} ${info.setName} (${s.version})`
     : `Segment ${s.index}`;
-  ctx.textContent = !info
+  ctx.textContent = error
+    ? `${where}: x12kit cannot describe it (${error.message}).`
+    : !info
     ? (s.set ? `${where}: the ${s.set} declaration of x12kit has no ${s.id} segment.` : `${where}: not inside a transaction set.`)
     : info.mandatory === null
       ? `${where}: ${s.id === 'ISA' || s.id === 'IEA' || s.id === 'TA1' ? 'interchange' : s.id === 'GS' || s.id === 'GE' ? 'functional group' : s.id === 'ST' || s.id === 'SE' ? 'transaction set' : 'acknowledgment'} segment.`
@@ -390,7 +393,7 @@ async function showDocuments(r) {
       for (const t of g.transactions) {
         if (t.document === undefined) continue;
         const first = t.segments[0] && t.segments[0].id;
-        const info = first ? await describe(t.type, g.header.version, first) : null;
+        const info = first ? (await describe(t.type, g.header.version, first)).info : null;
         box.append(el('details', { class: 'document' },
           el('summary', {}, `${t.type} ${t.controlNumber}${info ? ' — ' + info.setName : ''}`),
           el('pre', { class: 'block' }, JSON.stringify(t.document, null, 2))));

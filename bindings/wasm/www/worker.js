@@ -114,7 +114,16 @@ onmessage = async (ev) => {
     else if (m.type === 'ack') postMessage({ type: 'ack', ack: ackFor(m.kind) });
     else if (m.type === 'describe') {
       await ready;
-      postMessage({ type: 'describe', id: m.id, info: x12.describeSegment(m.set, m.version, m.segment) });
+      // A segment id or version that is not one (a defective file) is
+      // INVALID_ARGUMENT: the inspector shows why instead of a description.
+      let info = null;
+      let error = null;
+      try {
+        info = x12.describeSegment(m.set, m.version, m.segment);
+      } catch (e) {
+        error = errorInfo(e);
+      }
+      postMessage({ type: 'describe', id: m.id, info, error });
     }
   } catch (e) {
     postMessage({ type: 'error', error: errorInfo(e) });

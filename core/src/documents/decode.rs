@@ -8,7 +8,7 @@ use super::finding::Finding;
 use super::matcher::{Item, Shape, match_into};
 use super::model::*;
 use super::value;
-use crate::json::{append, put};
+use crate::json::{append, put, put_key};
 use crate::segment::Segment;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -192,13 +192,16 @@ pub(crate) struct Tree<'a> {
     nodes: Vec<TNode<'a>>,
     text: Vec<u8>,
     vals: Vec<Value>,
-    /// The elements of the segment being mapped.
-    els: Vec<&'a [u8]>,
+    /// The elements of the segment being mapped (taken while it is mapped).
+    els: Option<Box<[&'a [u8]; 32]>>,
     /// Received segments the declaration does not map, or maps only in
     /// part, in input order: written under `unmapped` (see [`Tree::unmapped`]).
     lost: Vec<Segment<'a>>,
     /// Keys need no escaping (see [`keys_clean`]).
     keys_clean: bool,
+    /// True while mapping a segment whose element texts are all clean
+    /// ([`Item::clean`]): [`Tree::string`] then borrows them unchecked.
+    seg_clean: bool,
 }
 
 #[inline]
@@ -505,7 +508,7 @@ impl<'a> Tree<'a> {
     /// A string value of element text.
     #[inline(always)]
     fn string(&mut self, b: &'a [u8]) -> V<'a> {
-        if is_clean(b) {
+        if self.seg_clean || is_clean(b) {
             V::Raw(b)
         } else {
             self.string_slow(b)
@@ -637,8 +640,13 @@ impl<'a> Tree<'a> {
                     level,
                     fixed_pos,
                 );
-            } else if !self.decode_segment(map, seg, target, fixed_pos) {
-                self.lost.push(*seg);
+            } else {
+                self.seg_clean = it.clean;
+                let whole = self.decode_segment(map, seg, target, fixed_pos);
+                self.seg_clean = false;
+                if !whole {
+                    self.lost.push(*seg);
+                }
             }
         }
     }
@@ -655,14 +663,10 @@ impl<'a> Tree<'a> {
         fixed: Option<u8>,
     ) -> bool {
         // Split once, up to the last declared position: lookups are then O(1).
-        let last = map.elements.last().map_or(0, |e| match &e.target {
-            Target::Pairs(p) => e.pos as usize + 2 * p.count as usize - 1,
-            _ => e.pos as usize,
-        });
-        let mut buf = std::mem::take(&mut self.els);
-        seg.split_elements(&mut buf, last);
-        let n = buf.len();
-        let els = &buf[..];
+        let last = map.last;
+        let mut buf = self.els.take().unwrap_or_else(|| Box::new([&[][..]; 32]));
+        let (n, full) = seg.split_elements(&mut buf, last);
+        let els = &buf[..n];
         // Data after the last declared position is not mapped.
         let mut whole = !beyond(seg, els, last);
         let raw = |p: usize| -> &'a [u8] { if p >= 1 && p <= n { els[p - 1] } else { &[] } };
@@ -735,15 +739,11 @@ impl<'a> Tree<'a> {
                 }
             }
         }
-        if whole {
-            // Data at a position the declaration does not map.
-            let mapped = map.mapped;
-            whole = els
-                .iter()
-                .enumerate()
-                .all(|(k, b)| b.is_empty() || mapped & (1 << (k + 1).min(127)) != 0);
-        }
-        self.els = buf;
+        // Data at a position the declaration does not map: `full` has bit
+        // `k` for a non-empty element at position `k + 1`, as `mapped >> 1`
+        // (positions 1..=32, all `split_elements` gives).
+        whole &= full & !((map.mapped >> 1) as u32) == 0;
+        self.els = Some(buf);
         whole
     }
 
@@ -840,21 +840,24 @@ impl<'a> Tree<'a> {
         let x = &self.nodes[idx(n)];
         match x.v {
             V::Obj => {
-                out.push(b'{');
+                // `{` before the first member, `,` before the others.
+                let mut sep = b'{';
                 let mut c = x.first;
                 while c != NIL {
                     let y = &self.nodes[idx(c)];
                     if self.keys_clean {
-                        put(out, b'"', y.key.as_bytes(), b"\":");
+                        put_key(out, sep, y.key.as_bytes());
                     } else {
+                        out.push(sep);
                         json_string(y.key.as_bytes(), out);
                         out.push(b':');
                     }
+                    sep = b',';
                     self.member(c, y.v, out);
                     c = y.next;
-                    if c != NIL {
-                        out.push(b',');
-                    }
+                }
+                if sep == b'{' {
+                    out.push(b'{');
                 }
                 out.push(b'}');
             }
@@ -939,6 +942,8 @@ impl<'a> Tree<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct Mapping<'a> {
     segs: Vec<Segment<'a>>,
+    /// [`Item::clean`] of each of `segs`.
+    clean: Vec<bool>,
     items: Vec<Item<'a>>,
     findings: Vec<Finding>,
     counts: Vec<u32>,
@@ -952,12 +957,22 @@ impl<'a> Mapping<'a> {
     #[inline]
     pub(crate) fn clear_body(&mut self) {
         self.segs.clear();
+        self.clean.clear();
     }
 
     /// Adds a segment to the body collected for the next set.
     #[inline]
     pub(crate) fn push_body(&mut self, seg: Segment<'a>) {
+        self.push_body_checked(seg, false);
+    }
+
+    /// [`Mapping::push_body`] of a segment whose element texts are known to
+    /// be clean (`clean`: see [`Item::clean`]; false: unknown, checked per
+    /// value as it is mapped).
+    #[inline]
+    pub(crate) fn push_body_checked(&mut self, seg: Segment<'a>, clean: bool) {
         self.segs.push(seg);
+        self.clean.push(clean);
     }
 
     /// Matches and maps the set whose body was collected (`st`: the index
@@ -976,6 +991,7 @@ impl<'a> Mapping<'a> {
                 decl,
                 shape,
                 &self.segs,
+                &self.clean,
                 end,
                 known,
                 &mut self.items,
@@ -987,6 +1003,7 @@ impl<'a> Mapping<'a> {
                 decl,
                 &Shape::new(&decl.body),
                 &self.segs,
+                &self.clean,
                 end,
                 known,
                 &mut self.items,

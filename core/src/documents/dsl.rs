@@ -561,6 +561,7 @@ fn attach(
                     }
                     if let Some(m) = &mut node.map {
                         m.mapped = NodeMap::mapped_positions(&m.elements);
+                        m.last = NodeMap::last_position(&m.elements);
                     }
                 }
             }

@@ -29,6 +29,10 @@ pub struct Item<'a> {
     /// For a loop occurrence: the index one past its last item (its items are
     /// the ones between); 0 for a segment.
     pub end: usize,
+    /// True when every byte of the segment's elements is printable ASCII
+    /// other than `"` and `\` (a JSON string as it is), as the parse JSON
+    /// writer found while writing it; false when unknown.
+    pub clean: bool,
 }
 
 /// [`Item::node`] of a received segment that matched no node where it
@@ -58,6 +62,8 @@ struct Matcher<'s, 'a> {
     all_ids: &'s dyn Fn(&str) -> bool,
     set_ids: &'s [String],
     counts: &'s mut Vec<u32>,
+    /// [`Item::clean`] of each of `segs` (empty: unknown).
+    clean: &'s [bool],
 }
 
 /// The segment keys ([`Node::key`]) of a node list and, for each loop among
@@ -70,6 +76,9 @@ pub(crate) struct Shape {
     tail: [u64; 4],
     /// Indices of the mandatory nodes, in order.
     mandatory: Vec<usize>,
+    /// For each node index `k` (and the length): how many mandatory nodes
+    /// come before `k`, i.e. where `mandatory` reaches `k`.
+    mandatory_before: Vec<u32>,
     /// One per node (empty for a segment).
     kids: Vec<Shape>,
 }
@@ -82,10 +91,15 @@ impl Shape {
             let (w, b) = Shape::bit(k);
             tail[w] |= b;
         }
+        let mandatory: Vec<usize> = (0..nodes.len()).filter(|&k| nodes[k].mandatory).collect();
+        let mandatory_before = (0..=nodes.len())
+            .map(|k| mandatory.partition_point(|&m| m < k) as u32)
+            .collect();
         Shape {
             tail,
             keys,
-            mandatory: (0..nodes.len()).filter(|&k| nodes[k].mandatory).collect(),
+            mandatory,
+            mandatory_before,
             kids: nodes
                 .iter()
                 .map(|n| n.children.as_deref().map(Shape::new).unwrap_or_default())
@@ -110,11 +124,12 @@ impl Shape {
         self.keys[i..].iter().position(|&k| k == key).map(|p| p + i)
     }
 
-    /// The mandatory nodes among `from..to`.
+    /// The mandatory nodes among `from..to` (`from`, `to` at most the
+    /// number of nodes).
     #[inline]
     fn mandatory_in(&self, from: usize, to: usize) -> &[usize] {
-        let a = self.mandatory.partition_point(|&k| k < from);
-        let b = self.mandatory.partition_point(|&k| k < to);
+        let a = self.mandatory_before[from] as usize;
+        let b = self.mandatory_before[to] as usize;
         &self.mandatory[a..b.max(a)]
     }
 }
@@ -185,6 +200,7 @@ impl<'a> Matcher<'_, 'a> {
         }
         while self.pos < self.segs.len() {
             let seg = self.segs[self.pos];
+            let clean = self.clean.get(self.pos).copied().unwrap_or(false);
             let raw_id = seg.id();
             let key = id_key(raw_id);
             // `i` never goes below `first`: with `first == 1` node 0 (the
@@ -246,11 +262,13 @@ impl<'a> Matcher<'_, 'a> {
                                 node: j,
                                 seg,
                                 end: 0,
+                                clean,
                             });
                             items.push(Item {
                                 node: 0,
                                 seg,
                                 end: 0,
+                                clean,
                             });
                             ancestors.push((nodes, shape, j));
                             self.run(
@@ -268,6 +286,7 @@ impl<'a> Matcher<'_, 'a> {
                             node: j,
                             seg,
                             end: 0,
+                            clean,
                         }),
                     }
                     i = j;
@@ -275,7 +294,7 @@ impl<'a> Matcher<'_, 'a> {
                 None => {
                     let up = ancestors
                         .iter()
-                        .any(|(_, sh, at)| sh.keys[*at..].contains(&key));
+                        .any(|(_, sh, at)| sh.find(*at, key).is_some());
                     if up {
                         break;
                     }
@@ -320,6 +339,7 @@ impl<'a> Matcher<'_, 'a> {
                         node: STRAY,
                         seg,
                         end: 0,
+                        clean,
                     });
                 }
             }
@@ -371,6 +391,7 @@ pub fn match_body<'a>(
         decl,
         shape,
         segs,
+        &[],
         end,
         known,
         &mut occ.items,
@@ -381,12 +402,14 @@ pub fn match_body<'a>(
     (occ, findings)
 }
 
-/// [`match_body`] into caller-owned buffers (cleared first), reused from set to set.
+/// [`match_body`] into caller-owned buffers (cleared first), reused from
+/// set to set; `clean`: [`Item::clean`] of each of `segs` (or empty).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn match_into<'a, 'n>(
     decl: &'n SetDecl,
     shape: &'n Shape,
     segs: &[Segment<'a>],
+    clean: &[bool],
     end: (usize, usize),
     known: &dyn Fn(&str) -> bool,
     items: &mut Vec<Item<'a>>,
@@ -407,6 +430,7 @@ pub(super) fn match_into<'a, 'n>(
         all_ids: known,
         set_ids,
         counts,
+        clean,
     };
     m.run(&decl.body, 0, items, shape, ancestors, None);
 }

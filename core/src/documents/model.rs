@@ -20,6 +20,14 @@ pub enum XType {
 }
 
 impl NodeMap {
+    /// The [`NodeMap::last`] position of `elements` (sorted by position).
+    pub fn last_position(elements: &[ElDecl]) -> usize {
+        elements.last().map_or(0, |e| match &e.target {
+            Target::Pairs(p) => e.pos as usize + 2 * p.count as usize - 1,
+            _ => e.pos as usize,
+        })
+    }
+
     /// The [`NodeMap::mapped`] bits of `elements`.
     pub fn mapped_positions(elements: &[ElDecl]) -> u128 {
         let bit = |p: usize| 1u128 << p.min(127);
@@ -217,6 +225,10 @@ pub struct NodeMap {
     /// constant, a derived value or a qualifier/id pair), so map-back keeps
     /// its value ([`NodeMap::mapped_positions`]).
     pub mapped: u128,
+    /// The last position an element declaration reads (the second element
+    /// of its last qualifier/id pair for pairs), so that mapping splits a
+    /// segment only that far ([`NodeMap::last_position`]).
+    pub last: usize,
 }
 
 /// A node of the segment tree.

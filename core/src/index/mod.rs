@@ -9,11 +9,14 @@
 //! component and repetition views find each delimiter with a few bit
 //! operations instead of comparing bytes one by one.
 //!
-//! Three kernels compute the same [`Masks`]: a portable one, which is the
-//! reference (and the only one off x86-64, e.g. on `wasm32`), and SSE2 and
-//! AVX2 ones chosen at run time on x86-64 ([`Kernel::detect`]). They are
+//! Four kernels compute the same [`Masks`]: a portable one, which is the
+//! reference (and the only one elsewhere), SSE2 and AVX2 ones chosen at run
+//! time on x86-64 ([`Kernel::detect`]), and a 128-bit SIMD one on `wasm32`
+//! builds compiled with the `simd128` target feature (WebAssembly has no
+//! run-time detection: such a module only loads where SIMD runs). They are
 //! tested against each other on every corpus file, every vector and random
-//! inputs with random delimiters.
+//! inputs with random delimiters (the `simd128` one on wasm32, in Node and
+//! in Chromium: `bindings/wasm/tests/web.rs`).
 //!
 //! ```
 //! use x12kit::index::{Kernel, Masks, classify_with};
@@ -30,6 +33,8 @@
 use crate::delimiters::Delimiters;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -71,6 +76,8 @@ pub enum Kernel {
     Sse2,
     /// x86-64 AVX2, when the processor has it.
     Avx2,
+    /// wasm32 128-bit SIMD, in builds with the `simd128` target feature.
+    Simd128,
 }
 
 impl Kernel {
@@ -83,7 +90,14 @@ impl Kernel {
             }
             Kernel::Sse2
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            Kernel::Simd128
+        }
+        #[cfg(not(any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        )))]
         {
             Kernel::Portable
         }
@@ -93,21 +107,26 @@ impl Kernel {
     pub fn is_available(self) -> bool {
         match self {
             Kernel::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Sse2 => true,
+            Kernel::Sse2 => cfg!(target_arch = "x86_64"),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
             #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
+            Kernel::Avx2 => false,
+            Kernel::Simd128 => cfg!(all(target_arch = "wasm32", target_feature = "simd128")),
         }
     }
 
     /// Every kernel this processor runs, the reference first.
     pub fn available() -> Vec<Kernel> {
-        [Kernel::Portable, Kernel::Sse2, Kernel::Avx2]
-            .into_iter()
-            .filter(|k| k.is_available())
-            .collect()
+        [
+            Kernel::Portable,
+            Kernel::Sse2,
+            Kernel::Avx2,
+            Kernel::Simd128,
+        ]
+        .into_iter()
+        .filter(|k| k.is_available())
+        .collect()
     }
 
     fn code(self) -> u8 {
@@ -115,6 +134,7 @@ impl Kernel {
             Kernel::Portable => 1,
             Kernel::Sse2 => 2,
             Kernel::Avx2 => 3,
+            Kernel::Simd128 => 4,
         }
     }
 
@@ -123,6 +143,7 @@ impl Kernel {
             1 => Some(Kernel::Portable),
             2 => Some(Kernel::Sse2),
             3 => Some(Kernel::Avx2),
+            4 => Some(Kernel::Simd128),
             _ => None,
         }
     }
@@ -174,6 +195,36 @@ pub fn classify_with(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Mas
     }
 }
 
+/// The two masks the tokenizer walks for a 64-byte block, with the given
+/// kernel (the portable one when this processor cannot run it): the segment
+/// terminators and the skippable whitespace, equal to
+/// `(m.segment, m.skippable())` of [`classify_with`]'s `m`. Public so that
+/// tests can compare the kernels where they run (wasm32 in a browser).
+pub fn structural_with(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> (u64, u64) {
+    let kernel = if kernel.is_available() {
+        kernel
+    } else {
+        Kernel::Portable
+    };
+    structural(kernel, block, d)
+}
+
+/// [`structural_with`] for two consecutive blocks, as the tokenizer's
+/// cursor classifies them (in one call where the kernel has a two-block
+/// form).
+pub fn structural2_with(
+    kernel: Kernel,
+    blocks: &[u8; 2 * BLOCK],
+    d: &Delimiters,
+) -> [(u64, u64); 2] {
+    let kernel = if kernel.is_available() {
+        kernel
+    } else {
+        Kernel::Portable
+    };
+    structural2(kernel, blocks, d)
+}
+
 /// Runs `kernel`, which must be available on this processor.
 #[inline(always)]
 fn dispatch(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Masks {
@@ -183,6 +234,8 @@ fn dispatch(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Masks {
         Kernel::Avx2 => x86::avx2(block, bytes),
         #[cfg(target_arch = "x86_64")]
         Kernel::Sse2 => x86::sse2(block, bytes),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128 => wasm::simd128(block, bytes),
         _ => portable(block, bytes),
     };
     if d.repetition.is_none() {
@@ -202,6 +255,8 @@ fn structural(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> (u64, u64)
         Kernel::Avx2 => x86::avx2_structural(block, structural_bytes(d)),
         #[cfg(target_arch = "x86_64")]
         Kernel::Sse2 => x86::sse2_structural(block, structural_bytes(d)),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128 => wasm::simd128_structural(block, structural_bytes(d)),
         _ => {
             let m = dispatch(Kernel::Portable, block, d);
             (m.segment, m.skippable())
@@ -215,6 +270,8 @@ fn structural2(kernel: Kernel, blocks: &[u8; 2 * BLOCK], d: &Delimiters) -> [(u6
     match kernel {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => x86::avx2_structural2(blocks, structural_bytes(d)),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128 => wasm::simd128_structural2(blocks, structural_bytes(d)),
         _ => {
             let (a, b) = blocks.split_at(BLOCK);
             let one = |h: &[u8]| match h.first_chunk::<BLOCK>() {
@@ -229,8 +286,11 @@ fn structural2(kernel: Kernel, blocks: &[u8; 2 * BLOCK], d: &Delimiters) -> [(u6
 /// Element, component, repetition and segment bytes for [`structural`]:
 /// a missing repetition separator repeats the element separator, so that
 /// the separators that are never skippable are exactly the interchange's.
-/// Only the x86-64 kernels take them (the portable kernel reads `d`).
-#[cfg(target_arch = "x86_64")]
+/// Only the SIMD kernels take them (the portable kernel reads `d`).
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
 #[inline]
 fn structural_bytes(d: &Delimiters) -> [u8; 4] {
     [

@@ -51,7 +51,7 @@ pub struct DocKey {
 }
 
 /// Column changes that go with a state change (`None`: unchanged).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Changes {
     /// Validation JSON.
     pub diagnostics: Option<String>,
@@ -137,20 +137,27 @@ pub struct Move {
 /// instead of three statements per document); on SQLite, where a statement is a function
 /// call, it is [`transition`] per item. Either way it runs inside the caller's job, so the
 /// state changes and their outbox rows commit together or not at all.
-pub fn transitions(c: &dyn Db, config: &Config, items: Vec<Move>) -> DbResult<Vec<bool>> {
+pub fn transitions(c: &dyn Db, config: &Config, items: &[Move]) -> DbResult<Vec<bool>> {
     if c.skip_locked().is_empty() {
         return items
-            .into_iter()
+            .iter()
             .map(|m| {
                 transition(
-                    c, config, &m.doc, m.from, m.to, &m.reason, m.events, m.changes,
+                    c,
+                    config,
+                    &m.doc,
+                    m.from,
+                    m.to,
+                    &m.reason,
+                    m.events,
+                    m.changes.clone(),
                 )
             })
             .collect();
     }
     // A document at most once per statement (an UPDATE … FROM changes a row once).
     let mut applied = vec![false; items.len()];
-    let mut rest: Vec<(usize, Move)> = items.into_iter().enumerate().collect();
+    let mut rest: Vec<(usize, &Move)> = items.iter().enumerate().collect();
     while !rest.is_empty() {
         let mut seen = HashSet::new();
         let (now, later): (Vec<_>, Vec<_>) = rest
@@ -169,7 +176,7 @@ pub fn transitions(c: &dyn Db, config: &Config, items: Vec<Move>) -> DbResult<Ve
 fn transitions_pg(
     c: &dyn Db,
     config: &Config,
-    items: &[(usize, Move)],
+    items: &[(usize, &Move)],
 ) -> DbResult<HashSet<String>> {
     use crate::db::Val;
     const SQL: &str = "WITH u AS (
@@ -327,11 +334,11 @@ pub struct Batcher<T> {
 /// Items per batch at most.
 const BATCH: usize = 256;
 
-impl<T: Send + 'static> Batcher<T> {
+impl<T: Send + Sync + 'static> Batcher<T> {
     /// Starts the batching task.
     pub fn start(
         app: Arc<App>,
-        write: impl Fn(&dyn Db, &Config, Vec<T>) -> DbResult<Vec<bool>> + Send + Sync + 'static,
+        write: impl Fn(&dyn Db, &Config, &[T]) -> DbResult<Vec<bool>> + Send + Sync + 'static,
     ) -> Batcher<T> {
         let (tx, mut rx) = mpsc::unbounded_channel::<(T, oneshot::Sender<ApiResult<bool>>)>();
         let write = Arc::new(write);
@@ -339,12 +346,24 @@ impl<T: Send + 'static> Batcher<T> {
             let mut waiting = Vec::with_capacity(BATCH);
             while rx.recv_many(&mut waiting, BATCH).await > 0 {
                 let (items, answers): (Vec<T>, Vec<_>) = waiting.drain(..).unzip();
-                let write = write.clone();
-                let app2 = app.clone();
-                let result = app
-                    .store
-                    .write(move |c| write(c, &app2.config, items).map_err(db))
-                    .await;
+                let items = Arc::new(items);
+                let mut result = Err(ApiError::internal());
+                // A failed batch (a deadlock with another process's transaction, a lost
+                // connection) is written again: each item's change is conditional on the
+                // state it came from, so a retry applies it at most once.
+                for wait in [0, 50, 200, 1000, 3000] {
+                    tokio::time::sleep(Duration::from_millis(wait)).await;
+                    let write = write.clone();
+                    let items = items.clone();
+                    let app2 = app.clone();
+                    result = app
+                        .store
+                        .write(move |c| write(c, &app2.config, &items).map_err(db))
+                        .await;
+                    if result.is_ok() {
+                        break;
+                    }
+                }
                 match result {
                     Ok(applied) => {
                         for (answer, ok) in answers.into_iter().zip(applied) {
@@ -566,7 +585,7 @@ async fn validate_loop(app: Arc<App>) {
                         reason,
                     });
                 }
-                transitions(c, &app2.config, moves).map_err(db)?;
+                transitions(c, &app2.config, &moves).map_err(db)?;
                 Ok(queued.len())
             })
             .await;
@@ -611,10 +630,6 @@ struct Claims {
 type InFlight = Arc<Mutex<Claims>>;
 
 impl Claims {
-    fn busy(&self) -> usize {
-        self.running.len()
-    }
-
     /// Keeps the ids of a read begun at `began` that are not running nor finished since.
     fn take<T>(
         &mut self,
@@ -649,22 +664,24 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
             drop(p);
         }
         let free = permits.available_permits();
-        let busy = in_flight.lock().map_or(0, |s| s.busy());
-        let limit = (free + busy) as i64;
+        // Only rows that no live process holds, this one included: a claim never takes
+        // (and so never locks) a row whose outcome this process is about to record from
+        // another writer connection, which could otherwise wait on each other.
+        let limit = free as i64;
         let began = std::time::Instant::now();
         let owner = app.worker_id.clone();
         let batch = app
             .store
             .write(move |c| {
-                // Claim: ours, unclaimed, or claimed by a process whose heartbeat stopped.
-                // Committed before the transfer starts; a claim taken from another owner
-                // counts (`route_claims`), so a resend after a crash is known as one.
+                // Claim: unclaimed, or claimed by a process whose heartbeat stopped.
+                // Committed before the transfer starts; a claim of a document another owner
+                // held or gave back counts (`route_claims`), so a resend is known as one.
                 let sql = format!(
                     "UPDATE documents SET lease_owner = ?1,
                          route_claims = route_claims + CASE WHEN lease_owner = ?1 THEN 0 ELSE 1 END
                      WHERE id IN (SELECT id FROM documents
                          WHERE status = 'validated'
-                           AND (lease_owner IS NULL OR lease_owner = ?1
+                           AND (lease_owner IS NULL
                                 OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
                          ORDER BY seq LIMIT ?3 {})
                      RETURNING id, account, partner_id, document_type, x12, interchange_control, seq,
@@ -815,6 +832,7 @@ async fn route_one(
             )
         }
     };
+    let doc_id = doc.key.id.clone();
     let written = record
         .write(Move {
             doc: doc.key,
@@ -835,7 +853,21 @@ async fn route_one(
         Ok(true) => tracing::info!("routed"),
         Ok(false) => tracing::warn!("the document left `validated` while it was routed"),
         Err(_) => {
+            // Give the document back, so that a claim takes it again (claims skip the
+            // rows of live processes, this one's included).
             tracing::error!("cannot record the routing; it is retried");
+            let (id, me) = (doc_id, app.worker_id.clone());
+            let _ = app
+                .store
+                .write(move |c| {
+                    c.exec(
+                        "UPDATE documents SET lease_owner = NULL
+                         WHERE id = ?1 AND lease_owner = ?2 AND status = 'validated'",
+                        vals![&id, &me],
+                    )
+                    .map_err(db)
+                })
+                .await;
             return false;
         }
     }
@@ -936,8 +968,10 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
             drop(p);
         }
         let free = permits.available_permits();
-        let busy = in_flight.lock().map_or(0, |s| s.busy());
-        let limit = (free + busy) as i64;
+        // Only rows that no live process holds, this one included: a claim never takes
+        // (and so never locks) a row whose outcome this process is about to record from
+        // another writer connection, which could otherwise wait on each other.
+        let limit = free as i64;
         let now = now_ms();
         let began = std::time::Instant::now();
         let owner = app.worker_id.clone();
@@ -950,7 +984,7 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
                     "UPDATE webhook_deliveries SET lease_owner = ?1
                      WHERE id IN (SELECT d.id FROM webhook_deliveries d
                          WHERE d.state = 'pending' AND d.next_at <= ?2
-                           AND (d.lease_owner IS NULL OR d.lease_owner = ?1
+                           AND (d.lease_owner IS NULL
                                 OR d.lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?3))
                            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                                WHERE e.document_id = d.document_id AND e.url = d.url
@@ -1062,10 +1096,10 @@ struct Attempt {
 /// Records webhook attempts: each delivery's new state (only if it is still `pending` at
 /// the attempt before, so an attempt is never recorded twice) and its attempt log row.
 /// On PostgreSQL one statement for the batch; on SQLite two per attempt.
-fn record_attempts(c: &dyn Db, items: Vec<Attempt>) -> DbResult<Vec<bool>> {
+fn record_attempts(c: &dyn Db, items: &[Attempt]) -> DbResult<Vec<bool>> {
     if c.skip_locked().is_empty() {
         return items
-            .into_iter()
+            .iter()
             .map(|a| {
                 let n = c.exec(
                     "UPDATE webhook_deliveries SET attempts = ?2, last_result = ?3, state = ?4,
@@ -1095,7 +1129,7 @@ fn record_attempts(c: &dyn Db, items: Vec<Attempt>) -> DbResult<Vec<bool>> {
     use crate::db::Val;
     // A delivery at most once per statement.
     let mut applied = vec![false; items.len()];
-    let mut rest: Vec<(usize, Attempt)> = items.into_iter().enumerate().collect();
+    let mut rest: Vec<(usize, &Attempt)> = items.iter().enumerate().collect();
     while !rest.is_empty() {
         let mut seen = HashSet::new();
         let (now, later): (Vec<_>, Vec<_>) = rest
@@ -1210,6 +1244,7 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
             None => ("failed", None, None),
         }
     };
+    let delivery_id = d.id.clone();
     let written = record
         .write(Attempt {
             id: d.id,
@@ -1226,7 +1261,22 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
         .map(|_| state);
     match written {
         Ok(state) => tracing::info!(attempt, state, "webhook attempt"),
-        Err(_) => tracing::error!("cannot record the webhook attempt; it is retried"),
+        Err(_) => {
+            // Give the delivery back, so that a claim takes it again.
+            tracing::error!("cannot record the webhook attempt; it is retried");
+            let me = app.worker_id.clone();
+            let _ = app
+                .store
+                .write(move |c| {
+                    c.exec(
+                        "UPDATE webhook_deliveries SET lease_owner = NULL
+                         WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending'",
+                        vals![&delivery_id, &me],
+                    )
+                    .map_err(db)
+                })
+                .await;
+        }
     }
 }
 

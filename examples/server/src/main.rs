@@ -29,6 +29,11 @@ use tower_http::request_id::{
 use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
 use tower_http::trace::TraceLayer;
 
+/// See Cargo.toml: fewer cycles per allocation than glibc's malloc on the many small
+/// allocations of a request.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The reference HTTP server of the x12kit EDI integration service.
 #[derive(Debug, Parser)]
 #[command(name = "x12kit-server", version)]

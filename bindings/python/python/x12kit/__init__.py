@@ -8,7 +8,8 @@
 
 The operations: ``parse`` / ``parse_json`` / ``iter_segments``, ``validate`` /
 ``validate_stream``, ``acknowledge`` / ``read_acknowledgement``, ``render`` /
-``document_schema`` / ``partner_schema``, ``write``, and ``x12kit.webhook``.
+``document_schema`` / ``partner_schema``, ``describe_segment``, ``write``, and
+``x12kit.webhook``.
 Errors are ``X12kitError`` subclasses with the core's stable ``code``.
 """
 
@@ -47,6 +48,8 @@ from ._x12kit import (
     Validation as Validation,
     __version__ as __version__,
     acknowledge as acknowledge,
+    describe_segment as describe_segment,
+    describe_segment_json as describe_segment_json,
     document_schema as document_schema,
     document_schema_json as document_schema_json,
     iter_segments as iter_segments,
@@ -80,6 +83,8 @@ __all__ = [
     "document_schema_json",
     "partner_schema",
     "partner_schema_json",
+    "describe_segment",
+    "describe_segment_json",
     "write",
     "webhook",
     "ParseResult",
