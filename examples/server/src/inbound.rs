@@ -149,6 +149,17 @@ fn db(e: DbError) -> ApiError {
 struct Target {
     key: DocKey,
     status: String,
+    /// The partner's acknowledgement stored so far (JSON).
+    partner_ack: Option<String>,
+}
+
+impl Target {
+    /// The stored acknowledgement when it is a TA1 only (the envelope accepted, the
+    /// functional acknowledgement still to come).
+    fn ta1_only(&self) -> Option<Value> {
+        let v: Value = serde_json::from_str(self.partner_ack.as_deref()?).ok()?;
+        (v["kind"] == "TA1").then(|| v["ta1"].clone())
+    }
 }
 
 fn find(c: &dyn Db, sql: &str, p: &[Val]) -> DbResult<Vec<Target>> {
@@ -163,12 +174,14 @@ fn find(c: &dyn Db, sql: &str, p: &[Val]) -> DbResult<Vec<Target>> {
                     document_type: r.get(3)?,
                 },
                 status: r.get(4)?,
+                partner_ack: r.get(5)?,
             })
         })
         .collect()
 }
 
-const TARGET: &str = "SELECT id, account, partner_id, document_type, status FROM documents
+const TARGET: &str =
+    "SELECT id, account, partner_id, document_type, status, partner_ack FROM documents
      WHERE account = ?1 AND partner_id = ?2 AND direction = 'outbound'";
 
 #[allow(clippy::too_many_arguments)]
@@ -191,10 +204,27 @@ fn settle(
     for t in targets {
         let mut e = entry.clone();
         e["documentId"] = json!(t.key.id);
-        if t.status != "routed" {
+        // A TA1 says the envelope was accepted; the 997/999 that may follow says what
+        // became of the set, so it decides a document a TA1 alone acknowledged (the TA1
+        // is kept beside it). Anything else settles a `routed` document only.
+        let earlier_ta1 = if t.status == "acknowledged" && ack["kind"] != "TA1" {
+            t.ta1_only()
+        } else {
+            None
+        };
+        if t.status != "routed" && earlier_ta1.is_none() {
             e["result"] = json!(format!("ignored: the document is {}", t.status));
             out.push(e);
             continue;
+        }
+        let from = if earlier_ta1.is_some() {
+            "acknowledged"
+        } else {
+            "routed"
+        };
+        let mut ack = ack.clone();
+        if let Some(ta1) = earlier_ta1 {
+            ack["ta1"] = ta1;
         }
         let ack_text = ack.to_string();
         let done = if accepted {
@@ -202,7 +232,7 @@ fn settle(
                 c,
                 &app.config,
                 &t.key,
-                "routed",
+                from,
                 "acknowledged",
                 &format!("{what} accepted"),
                 &[EventKind::DocumentPartnerAck],
@@ -217,7 +247,7 @@ fn settle(
                 c,
                 &app.config,
                 &t.key,
-                "routed",
+                from,
                 "failed",
                 &reason,
                 &[EventKind::DocumentPartnerAck, EventKind::DocumentError],

@@ -606,7 +606,13 @@ struct Validated {
     key: DocKey,
     x12: Vec<u8>,
     interchange_control: i64,
+    /// Route claims so far, this one included: above 1, an earlier process took the
+    /// document to route it and stopped before recording the outcome.
+    claims: i64,
 }
+
+/// What a resend after an interrupted attempt says, in the history and the attempts.
+const RESENT: &str = "sent again: a process stopped while this document was being routed, before it recorded the outcome, so the partner may have received it already (the resend is byte-identical, same ISA13 and Idempotency-Key, for the partner to deduplicate)";
 
 /// Ids being worked on by this process, and when recent ones finished, so that
 /// a poll does not start one twice: a read that began before a job's commit
@@ -616,6 +622,9 @@ struct Validated {
 struct Claims {
     running: HashSet<String>,
     finished: std::collections::HashMap<String, std::time::Instant>,
+    /// Documents routed whose outcome could not be recorded (a store failure): the next
+    /// attempt is a resend, though the claim stays this process's.
+    unrecorded: HashSet<String>,
 }
 
 type InFlight = Arc<Mutex<Claims>>;
@@ -665,14 +674,18 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
             .store
             .write(move |c| {
                 // Claim: unclaimed, or claimed by a process whose heartbeat stopped.
+                // Committed before the transfer starts; a claim of a document another owner
+                // held or gave back counts (`route_claims`), so a resend is known as one.
                 let sql = format!(
-                    "UPDATE documents SET lease_owner = ?1
+                    "UPDATE documents SET lease_owner = ?1,
+                         route_claims = route_claims + CASE WHEN lease_owner = ?1 THEN 0 ELSE 1 END
                      WHERE id IN (SELECT id FROM documents
                          WHERE status = 'validated'
                            AND (lease_owner IS NULL
                                 OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
                          ORDER BY seq LIMIT ?3 {})
-                     RETURNING id, account, partner_id, document_type, x12, interchange_control, seq",
+                     RETURNING id, account, partner_id, document_type, x12, interchange_control, seq,
+                         route_claims",
                     c.skip_locked()
                 );
                 let mut rows = c
@@ -686,6 +699,7 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
                                 key: doc_key(r)?,
                                 x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
                                 interchange_control: r.get::<Option<i64>>(5)?.unwrap_or(0),
+                                claims: r.get::<i64>(7)?,
                             },
                         ))
                     })
@@ -706,10 +720,16 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
             idle(&app, &app.wake.route).await;
             continue;
         }
-        for doc in fresh {
+        for mut doc in fresh {
             let Ok(permit) = permits.clone().acquire_owned().await else {
                 return;
             };
+            if in_flight
+                .lock()
+                .is_ok_and(|s| s.unrecorded.contains(&doc.key.id))
+            {
+                doc.claims = doc.claims.max(2);
+            }
             let app = app.clone();
             let client = client.clone();
             let in_flight = in_flight.clone();
@@ -718,8 +738,13 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
             tokio::spawn(
                 async move {
                     let id = doc.key.id.clone();
-                    route_one(&app, &client, &record, doc).await;
+                    let recorded = route_one(&app, &client, &record, doc).await;
                     if let Ok(mut s) = in_flight.lock() {
+                        if recorded {
+                            s.unrecorded.remove(&id);
+                        } else {
+                            s.unrecorded.insert(id.clone());
+                        }
                         s.done(id);
                     }
                     drop(permit);
@@ -730,12 +755,13 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
     }
 }
 
+/// Routes one document and records the outcome; false when it could not be recorded.
 async fn route_one(
     app: &Arc<App>,
     client: &reqwest::Client,
     record: &Batcher<Move>,
     doc: Validated,
-) {
+) -> bool {
     let partner = partner(&app.config, &doc.key.account, &doc.key.partner_id).cloned();
     let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
         None => crate::transport::Outcome {
@@ -765,22 +791,46 @@ async fn route_one(
         .as_ref()
         .and_then(|p| p.ack_window_seconds)
         .filter(|_| !is_ack_type(&doc.key.document_type));
-    let attempts = Value::Array(outcome.attempts).to_string();
+    let resent = doc.claims > 1;
+    let mut attempts = outcome.attempts;
+    if resent {
+        // The earlier process's attempts were never recorded: say that there were some.
+        tracing::warn!(
+            claims = doc.claims,
+            "routing again after an interrupted attempt"
+        );
+        attempts.insert(
+            0,
+            json!({"result": "interrupted", "resent": true, "claims": doc.claims, "note": RESENT}),
+        );
+    }
+    let attempts = Value::Array(attempts).to_string();
     let (to, reason, events, deadline, failure) = match outcome.result {
         Ok(where_) => (
             "routed",
-            where_,
+            if resent {
+                format!("{where_}; {RESENT}")
+            } else {
+                where_
+            },
             &[EventKind::DocumentRouted][..],
             window.map(|w| now_ms() + (w as i64) * 1000),
             None,
         ),
-        Err(reason) => (
-            "failed",
-            reason.clone(),
-            &[EventKind::DocumentError][..],
-            None,
-            Some(reason),
-        ),
+        Err(reason) => {
+            let reason = if resent {
+                format!("{reason}; {RESENT}")
+            } else {
+                reason
+            };
+            (
+                "failed",
+                reason.clone(),
+                &[EventKind::DocumentError][..],
+                None,
+                Some(reason),
+            )
+        }
     };
     let doc_id = doc.key.id.clone();
     let written = record
@@ -798,6 +848,7 @@ async fn route_one(
             },
         })
         .await;
+    app.wake.deliver.notify_one();
     match written {
         Ok(true) => tracing::info!("routed"),
         Ok(false) => tracing::warn!("the document left `validated` while it was routed"),
@@ -817,9 +868,10 @@ async fn route_one(
                     .map_err(db)
                 })
                 .await;
+            return false;
         }
     }
-    app.wake.deliver.notify_one();
+    true
 }
 
 // ---------------------------------------------------------------- acknowledgement windows

@@ -259,8 +259,29 @@ async fn serve(config: config::Config) -> Result<(), String> {
         lifecycle::start(app.clone()).await;
         tracing::info!("workers started");
     }
-    let router = api::router(app)
-        .layer(PropagateRequestIdLayer::x_request_id())
+    let router = with_layers(api::router(app));
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{addr}");
+        let _ = writeln!(
+            out,
+            "try: curl -H 'Authorization: Bearer <API key>' http://{addr}/api/v1/transactions"
+        );
+        let _ = out.flush();
+    }
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown())
+        .await
+        .map_err(|e| format!("server error: {e}"))
+}
+
+/// The middleware around every route, outermost last: a request id is made (or the
+/// client's kept), the `Authorization` header is hidden from the logs, each request has
+/// its tracing span, the id is copied onto the response, and a panicking handler becomes
+/// the one 500 body. The id is copied *outside* the panic catcher, so that the 500 of a
+/// panic carries the `X-Request-Id` its body points to (the test below forces one).
+fn with_layers(router: axum::Router) -> axum::Router {
+    router
         .layer(CatchPanicLayer::custom(|_| {
             tracing::error!("a handler panicked");
             error::ApiError::internal().into_response()
@@ -276,20 +297,8 @@ async fn serve(config: config::Config) -> Result<(), String> {
             }),
         )
         .layer(SetSensitiveRequestHeadersLayer::new([axum::http::header::AUTHORIZATION]))
-        .layer(SetRequestIdLayer::x_request_id(MakeId));
-    {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on http://{addr}");
-        let _ = writeln!(
-            out,
-            "try: curl -H 'Authorization: Bearer <API key>' http://{addr}/api/v1/transactions"
-        );
-        let _ = out.flush();
-    }
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown())
-        .await
-        .map_err(|e| format!("server error: {e}"))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetRequestIdLayer::x_request_id(MakeId))
 }
 
 async fn shutdown() {
@@ -313,4 +322,98 @@ async fn shutdown() {
     }
     tracing::info!("shutting down");
     metrics::log_totals();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_layers;
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use tower::ServiceExt;
+
+    /// A route that panics with internals in its message: compiled only into this test,
+    /// never into the server.
+    fn panicking() -> axum::Router {
+        with_layers(axum::Router::new().route(
+            "/boom",
+            axum::routing::get(|| async {
+                if std::hint::black_box(true) {
+                    panic!("secret internals: /var/lib/x12kit/db password=hunter2");
+                }
+                "unreachable"
+            }),
+        ))
+    }
+
+    async fn call(request: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+        let response = panicking().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .unwrap()
+            .to_vec();
+        (status, headers, body)
+    }
+
+    fn check_500(headers: &axum::http::HeaderMap, body: &[u8]) -> String {
+        let text = String::from_utf8(body.to_vec()).unwrap();
+        assert!(!text.contains("secret"), "internals leaked: {text}");
+        assert!(!text.contains("hunter2"), "internals leaked: {text}");
+        assert!(!text.contains("panick"), "internals leaked: {text}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"ok": false, "error": {
+                "code": "INTERNAL",
+                "message": "internal error; the server logged it under the X-Request-Id of this response",
+                "details": []
+            }})
+        );
+        assert_eq!(headers["content-type"], "application/json");
+        let id = headers
+            .get("x-request-id")
+            .expect("a 500 carries the X-Request-Id its body points to")
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(!id.is_empty());
+        id
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_the_one_500_body_with_its_request_id() {
+        let (status, headers, body) =
+            call(Request::get("/boom").body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        let id = check_500(&headers, &body);
+        // A server-made id: a UUIDv7.
+        let uuid = uuid::Uuid::parse_str(&id).unwrap();
+        assert_eq!(uuid.get_version_num(), 7, "{id}");
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_keeps_the_clients_request_id() {
+        let (status, headers, body) = call(
+            Request::get("/boom")
+                .header("x-request-id", "client-trace-42")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(check_500(&headers, &body), "client-trace-42");
+    }
+
+    #[tokio::test]
+    async fn an_answered_request_carries_its_request_id_too() {
+        let app =
+            with_layers(axum::Router::new().route("/ok", axum::routing::get(|| async { "ok" })));
+        let response = app
+            .oneshot(Request::get("/ok").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(response.headers().contains_key("x-request-id"));
+    }
 }

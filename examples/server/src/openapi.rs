@@ -198,7 +198,10 @@ pub struct TransactionFull {
     pub partner_acknowledgement: Option<Object>,
     /// Webhook deliveries about this transaction.
     pub webhook_deliveries: Vec<Delivery>,
-    /// Transport attempts of the routing (null before).
+    /// Transport attempts of the routing (null before). When a process stopped while it
+    /// was routing the document, the first entry is `{"result": "interrupted", "resent":
+    /// true, ...}`: the partner may have received it twice (same ISA13, same
+    /// Idempotency-Key).
     pub routing_attempts: Option<Vec<Object>>,
     /// Why the document failed (null unless failed).
     pub failure_reason: Option<String>,

@@ -27,6 +27,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (3, include_str!("../migrations/0003_leases.sql")),
     (4, include_str!("../migrations/0004_delivery_order.sql")),
     (5, include_str!("../migrations/0005_pending_deliveries.sql")),
+    (6, include_str!("../migrations/0006_route_claims.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -41,6 +42,10 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
     (
         5,
         include_str!("../migrations/postgres/0005_pending_deliveries.sql"),
+    ),
+    (
+        6,
+        include_str!("../migrations/postgres/0006_route_claims.sql"),
     ),
 ];
 

@@ -21,8 +21,14 @@ fn send_850(s: &Server) -> String {
 
 /// The partner's 997 for `x12` (made by the core), with ISA13/GS06/ST02 = `control`.
 fn ack_997(x12: &str, control: u64) -> Vec<u8> {
+    ack_of("997", x12, control)
+}
+
+/// The partner's acknowledgement of `kind` (`ta1`, `997`, `999`) for `x12`, made by the
+/// core, with ISA13/GS06/ST02 = `control`.
+fn ack_of(kind: &str, x12: &str, control: u64) -> Vec<u8> {
     let o: x12kit::ops::AcknowledgeOptions = x12kit::ops::options(json!({
-        "kind": "997",
+        "kind": kind,
         "interchangeControlNumber": control,
         "groupControlNumber": control,
         "setControlNumber": control,
@@ -171,11 +177,7 @@ fn a_rejecting_997_fails_the_document_with_partner_ack_then_error_and_the_ak_det
     let t = s.wait_status(&id, &["routed"], 30);
     // The partner found BEG03 (the order number, mandatory) empty: the core's 997 of that
     // says AK3/AK4/AK5 R.
-    let sent = t["x12"].as_str().unwrap();
-    let at = sent.find("BEG*00*SA*").unwrap() + "BEG*00*SA*".len();
-    let end = at + sent[at..].find('*').unwrap();
-    let x12 = format!("{}{}", &sent[..at], &sent[end..]);
-    let ack = ack_997(&x12, 7002);
+    let ack = ack_997(&without_beg03(t["x12"].as_str().unwrap()), 7002);
     let text = String::from_utf8_lossy(&ack);
     assert!(text.contains("AK5*R"), "{text}");
     let r = post_inbound(&s, &ack, "?partnerId=acme-retail");
@@ -203,6 +205,353 @@ fn a_rejecting_997_fails_the_document_with_partner_ack_then_error_and_the_ak_det
             ("document.error", "failed")
         ]
     );
+}
+
+/// `sent` with BEG03 (the order number, mandatory) emptied: what a partner that found it
+/// missing acknowledges.
+fn without_beg03(sent: &str) -> String {
+    let at = sent.find("BEG*00*SA*").unwrap() + "BEG*00*SA*".len();
+    let end = at + sent[at..].find('*').unwrap();
+    format!("{}{}", &sent[..at], &sent[end..])
+}
+
+/// A server whose partner is reached over HTTP (window 60 s), with a receiver.
+fn routed_850() -> (Partner, Receiver, Server, String, Value) {
+    let partner = Partner::start(0, 200, Duration::ZERO);
+    let receiver = Receiver::start(&[ALPHA_SECRET], 0);
+    let s = Server::start_with(Options::lifecycle(
+        &http_partner(&partner.url, Some(60)),
+        &receiver.url,
+    ));
+    let id = send_850(&s);
+    let t = s.wait_status(&id, &["routed"], 30);
+    (partner, receiver, s, id, t)
+}
+
+#[test]
+fn an_accepting_ta1_acknowledges_the_interchange() {
+    let (_partner, receiver, s, id, t) = routed_850();
+    let ta1 = ack_of("ta1", t["x12"].as_str().unwrap(), 7101);
+    let text = String::from_utf8_lossy(&ta1).into_owned();
+    let isa13 = format!(
+        "{:09}",
+        t["controlNumbers"]["interchange"].as_u64().unwrap()
+    );
+    assert!(text.contains(&format!("TA1*{isa13}*")), "{text}");
+    assert!(text.contains("*A*000~"), "{text}");
+    assert!(!text.contains("ST*"), "a TA1 alone: {text}");
+    // The sender is found from ISA05/ISA06, as for a 997.
+    let r = post_inbound(&s, &ta1, "");
+    assert_eq!(r["partnerId"], "acme-retail", "{r}");
+    assert_eq!(r["acknowledgements"][0]["kind"], "TA1", "{r}");
+    assert_eq!(
+        r["acknowledgements"][0]["interchange"],
+        isa13.as_str(),
+        "{r}"
+    );
+    assert_eq!(r["acknowledgements"][0]["documentId"], id.as_str(), "{r}");
+    assert_eq!(r["acknowledgements"][0]["result"], "acknowledged", "{r}");
+    let t = s.wait_status(&id, &["acknowledged"], 10);
+    assert_eq!(
+        statuses(&t),
+        ["queued", "validated", "routed", "acknowledged"]
+    );
+    assert!(t["failureReason"].is_null(), "{t}");
+    let ack = &t["partnerAcknowledgement"];
+    assert_eq!(ack["kind"], "TA1", "{t}");
+    assert_eq!(ack["ta1"]["controlNumber"], isa13.as_str(), "{t}");
+    assert_eq!(ack["ta1"]["code"], "A", "{t}");
+    assert_eq!(ack["ta1"]["status"], "accepted", "{t}");
+    assert_eq!(ack["ta1"]["note"]["code"], "000", "{t}");
+    assert_eq!(ack["ta1"]["carriedBy"], "000007101", "{t}");
+    let last = t["statusHistory"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["reason"], "TA1 A (note 000) accepted", "{t}");
+    wait_delivered(&s, &id, 3);
+    let events = wait_events(&receiver, &id, 3);
+    assert_eq!(
+        kinds(&events),
+        [
+            ("document.validated", "validated"),
+            ("document.routed", "routed"),
+            ("document.partner_ack", "acknowledged")
+        ]
+    );
+}
+
+#[test]
+fn a_rejecting_ta1_fails_the_document_with_partner_ack_then_error_and_its_note() {
+    let (_partner, receiver, s, id, t) = routed_850();
+    // The partner refused the envelope: TA104 = R, TA105 = 006 (invalid interchange
+    // control number value). Written as the partner's tools would, from the core's TA1.
+    let ta1 = String::from_utf8(ack_of("ta1", t["x12"].as_str().unwrap(), 7102)).unwrap();
+    assert!(ta1.contains("*A*000~"), "{ta1}");
+    let ta1 = ta1.replace("*A*000~", "*R*006~");
+    let r = post_inbound(&s, ta1.as_bytes(), "?partnerId=acme-retail");
+    assert_eq!(r["acknowledgements"][0]["kind"], "TA1", "{r}");
+    assert_eq!(r["acknowledgements"][0]["code"], "R", "{r}");
+    assert_eq!(r["acknowledgements"][0]["result"], "failed", "{r}");
+    let t = s.wait_status(&id, &["failed"], 10);
+    assert_eq!(statuses(&t), ["queued", "validated", "routed", "failed"]);
+    assert_eq!(t["failureReason"], "TA1 R (note 006) rejected", "{t}");
+    let ack = &t["partnerAcknowledgement"];
+    assert_eq!(ack["kind"], "TA1", "{t}");
+    assert_eq!(ack["ta1"]["code"], "R", "{t}");
+    assert_eq!(ack["ta1"]["status"], "rejected", "{t}");
+    assert_eq!(ack["ta1"]["note"]["code"], "006", "{t}");
+    assert!(
+        ack["ta1"]["note"]["description"]
+            .as_str()
+            .is_some_and(|d| !d.is_empty()),
+        "{t}"
+    );
+    wait_delivered(&s, &id, 4);
+    let events = wait_events(&receiver, &id, 4);
+    assert_eq!(
+        kinds(&events),
+        [
+            ("document.validated", "validated"),
+            ("document.routed", "routed"),
+            ("document.partner_ack", "failed"),
+            ("document.error", "failed")
+        ]
+    );
+}
+
+/// A TA1 only says the envelope arrived: the 997 that follows decides, whether it
+/// rejects the set (then `failed`) or accepts it (then `acknowledged` again, with it).
+#[test]
+fn a_997_after_an_accepting_ta1_decides_the_document() {
+    let (_partner, receiver, s, rejected, t1) = routed_850();
+    let accepted = send_850(&s);
+    let t2 = s.wait_status(&accepted, &["routed"], 30);
+    for (n, t) in [(7201, &t1), (7202, &t2)] {
+        let ta1 = ack_of("ta1", t["x12"].as_str().unwrap(), n);
+        let r = post_inbound(&s, &ta1, "");
+        assert_eq!(r["acknowledgements"][0]["result"], "acknowledged", "{r}");
+    }
+    s.wait_status(&rejected, &["acknowledged"], 10);
+    s.wait_status(&accepted, &["acknowledged"], 10);
+    // The partner's 997s come later: the first rejects its set, the second accepts.
+    let ack = ack_997(&without_beg03(t1["x12"].as_str().unwrap()), 7203);
+    let r = post_inbound(&s, &ack, "");
+    assert_eq!(
+        r["acknowledgements"][0]["documentId"],
+        rejected.as_str(),
+        "{r}"
+    );
+    assert_eq!(r["acknowledgements"][0]["result"], "failed", "{r}");
+    let ack = ack_997(t2["x12"].as_str().unwrap(), 7204);
+    let r = post_inbound(&s, &ack, "");
+    assert_eq!(
+        r["acknowledgements"][0]["documentId"],
+        accepted.as_str(),
+        "{r}"
+    );
+    assert_eq!(r["acknowledgements"][0]["result"], "acknowledged", "{r}");
+
+    let t = s.wait_status(&rejected, &["failed"], 10);
+    assert_eq!(
+        statuses(&t),
+        ["queued", "validated", "routed", "acknowledged", "failed"]
+    );
+    assert!(
+        t["failureReason"]
+            .as_str()
+            .unwrap()
+            .starts_with("997 set 0001 (850 R"),
+        "{t}"
+    );
+    let ack = &t["partnerAcknowledgement"];
+    assert_eq!(ack["kind"], "997", "{t}");
+    assert_eq!(
+        ack["group"]["transactions"][0]["segmentErrors"][0]["segmentId"], "BEG",
+        "{t}"
+    );
+    assert_eq!(ack["ta1"]["code"], "A", "the TA1 is kept beside it: {t}");
+    wait_delivered(&s, &rejected, 5);
+    let events = wait_events(&receiver, &rejected, 5);
+    assert_eq!(
+        kinds(&events)[2..],
+        [
+            ("document.partner_ack", "acknowledged"),
+            ("document.partner_ack", "failed"),
+            ("document.error", "failed")
+        ]
+    );
+
+    let t = s.transaction(&accepted);
+    assert_eq!(t["status"], "acknowledged");
+    assert_eq!(
+        statuses(&t),
+        [
+            "queued",
+            "validated",
+            "routed",
+            "acknowledged",
+            "acknowledged"
+        ]
+    );
+    assert_eq!(t["partnerAcknowledgement"]["kind"], "997", "{t}");
+    assert_eq!(t["partnerAcknowledgement"]["ta1"]["code"], "A", "{t}");
+    // Once a 997 has spoken, another acknowledgement changes nothing.
+    let ta1 = ack_of("ta1", t2["x12"].as_str().unwrap(), 7205);
+    let ta1 = String::from_utf8(ta1)
+        .unwrap()
+        .replace("*A*000~", "*R*006~");
+    let r = post_inbound(&s, ta1.as_bytes(), "");
+    assert_eq!(
+        r["acknowledgements"][0]["result"], "ignored: the document is acknowledged",
+        "{r}"
+    );
+    let r = post_inbound(&s, &ack_997(t2["x12"].as_str().unwrap(), 7206), "");
+    assert_eq!(
+        r["acknowledgements"][0]["result"], "ignored: the document is acknowledged",
+        "{r}"
+    );
+    assert_eq!(
+        s.transaction(&accepted)["statusHistory"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+}
+
+#[test]
+fn an_accepting_999_acknowledges_the_set() {
+    let (_partner, receiver, s, id, t) = routed_850();
+    let ack = ack_of("999", t["x12"].as_str().unwrap(), 7103);
+    let text = String::from_utf8_lossy(&ack).into_owned();
+    assert!(text.contains("ST*999*") && text.contains("IK5*A"), "{text}");
+    let r = post_inbound(&s, &ack, "");
+    assert_eq!(r["acknowledgements"][0]["kind"], "999", "{r}");
+    assert_eq!(r["acknowledgements"][0]["transaction"], "0001", "{r}");
+    assert_eq!(r["acknowledgements"][0]["result"], "acknowledged", "{r}");
+    let t = s.wait_status(&id, &["acknowledged"], 10);
+    assert_eq!(
+        statuses(&t),
+        ["queued", "validated", "routed", "acknowledged"]
+    );
+    let group = &t["partnerAcknowledgement"]["group"];
+    assert_eq!(t["partnerAcknowledgement"]["kind"], "999", "{t}");
+    assert_eq!(group["kind"], "999", "{t}");
+    assert_eq!(group["functionalId"], "PO", "{t}");
+    assert_eq!(group["code"], "A", "{t}");
+    assert_eq!(group["transactions"][0]["code"], "A", "{t}");
+    assert_eq!(group["transactions"][0]["type"], "850", "{t}");
+    assert!(
+        group["transactions"][0].get("segmentErrors").is_none(),
+        "{t}"
+    );
+    wait_delivered(&s, &id, 3);
+    let events = wait_events(&receiver, &id, 3);
+    assert_eq!(
+        kinds(&events).last().copied(),
+        Some(("document.partner_ack", "acknowledged"))
+    );
+}
+
+#[test]
+fn a_rejecting_999_fails_the_document_with_the_ik3_ik4_ik5_details() {
+    let (_partner, receiver, s, id, t) = routed_850();
+    let ack = ack_of("999", &without_beg03(t["x12"].as_str().unwrap()), 7104);
+    let text = String::from_utf8_lossy(&ack).into_owned();
+    assert!(
+        text.contains("IK3*BEG*") && text.contains("IK4*3*") && text.contains("IK5*R"),
+        "{text}"
+    );
+    let r = post_inbound(&s, &ack, "?partnerId=acme-retail");
+    assert_eq!(r["acknowledgements"][0]["kind"], "999", "{r}");
+    assert_eq!(r["acknowledgements"][0]["code"], "R", "{r}");
+    assert_eq!(r["acknowledgements"][0]["result"], "failed", "{r}");
+    let t = s.wait_status(&id, &["failed"], 10);
+    assert_eq!(statuses(&t), ["queued", "validated", "routed", "failed"]);
+    let reason = t["failureReason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("999 set 0001 (850 R") && reason.ends_with("rejected"),
+        "{reason}"
+    );
+    // What GET /transactions/{id} shows: IK5 code and errors, IK3 segment, IK4 element.
+    let group = &t["partnerAcknowledgement"]["group"];
+    assert_eq!(t["partnerAcknowledgement"]["kind"], "999", "{t}");
+    assert_eq!(group["code"], "R", "{t}");
+    let set = &group["transactions"][0];
+    assert_eq!(set["code"], "R", "{t}");
+    assert_eq!(set["status"], "rejected", "{t}");
+    assert!(!set["errors"].as_array().unwrap().is_empty(), "IK502: {t}");
+    let seg = &set["segmentErrors"][0];
+    assert_eq!(seg["segmentId"], "BEG", "{t}");
+    assert_eq!(seg["position"], 2, "IK302, ST = 1: {t}");
+    assert_eq!(
+        seg["error"]["code"], "8",
+        "IK304 (data element errors): {t}"
+    );
+    let element = &seg["elements"][0];
+    assert_eq!(element["position"], 3, "IK401: {t}");
+    assert_eq!(
+        element["error"]["code"], "1",
+        "IK403 (required data element missing): {t}"
+    );
+    assert!(element["error"]["description"].is_string(), "{t}");
+    assert_eq!(set["errors"][0]["code"], "5", "IK502: {t}");
+    wait_delivered(&s, &id, 4);
+    let events = wait_events(&receiver, &id, 4);
+    assert_eq!(
+        kinds(&events)[2..],
+        [
+            ("document.partner_ack", "failed"),
+            ("document.error", "failed")
+        ]
+    );
+}
+
+#[test]
+fn inbound_documents_are_answered_with_a_999_when_the_partner_asks_for_999() {
+    let partner = Partner::start(0, 200, Duration::ZERO);
+    let receiver = Receiver::start(&[ALPHA_SECRET], 0);
+    let mut settings = http_partner(&partner.url, None);
+    settings.insert_str(0, "acknowledge_inbound = \"999\"\n");
+    let s = Server::start_with(Options::lifecycle(&settings, &receiver.url));
+    let edi = std::fs::read(repo_root().join("examples/x12/purchase-orders-850.edi")).unwrap();
+    let r = post_inbound(&s, &edi, "?partnerId=acme-retail");
+    assert_eq!(r["transactions"].as_array().unwrap().len(), 2, "{r}");
+    assert_eq!(r["acknowledgementReply"]["documentTypeCode"], "999", "{r}");
+    let reply = r["acknowledgementReply"]["documentId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let t = s.wait_status(&reply, &["routed", "failed"], 30);
+    assert_eq!(t["status"], "routed", "{t}");
+    assert_eq!(t["documentTypeCode"], "999");
+    let x12 = t["x12"].as_str().unwrap();
+    assert!(
+        x12.contains("ST*999*")
+            && x12.contains("AK1*PO*101")
+            && x12.contains("AK2*850*0001")
+            && x12.contains("IK5*A")
+            && x12.contains("AK9*A*2*2*2"),
+        "{x12}"
+    );
+    assert!(!x12.contains("ST*997*"), "{x12}");
+    // The partner got it once, as routed; the core reads it back as a 999 accepting
+    // both sets of group 101.
+    let got = partner.received();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].key, reply);
+    assert_eq!(got[0].body, x12);
+    let read = x12kit::ops::read_acknowledgement(got[0].body.as_bytes());
+    assert_eq!(read.group_acks.len(), 1);
+    assert_eq!(read.group_acks[0].kind, "999");
+    assert_eq!(read.group_acks[0].group_control_number, "101");
+    assert_eq!(read.group_acks[0].transactions.len(), 2);
+    // Its control numbers come from the partner's sequence, as outbound documents' do.
+    assert_eq!(t["controlNumbers"]["interchange"], 1, "{t}");
+    assert_eq!(t["direction"], "outbound");
 }
 
 #[test]

@@ -418,6 +418,100 @@ fn the_121st_transactions_request_in_a_minute_is_429() {
     assert_eq!(s.get("/api/v1/transactions", BETA).status(), 200);
 }
 
+/// The rate-limit headers report the budget of the API key (spec §8: "Response headers,
+/// when present"), so they are on every answer to a known key (its successes, its 4xx,
+/// its 429) and on nothing else: a 401 has no key, hence no budget to report (headers
+/// there would describe a budget that does not exist, and a caller without a key must
+/// not be able to spend or watch a key's budget), and `/healthz`, `/readyz` and the
+/// OpenAPI document are not limited (probes must never be refused by a limit).
+#[test]
+fn rate_limit_headers_are_the_keys_so_401s_and_service_routes_have_none() {
+    let s = Server::start_with(Options {
+        limits: (3, 3, 3),
+        ..Options::default()
+    });
+    let has_limit_headers = |h: &reqwest::header::HeaderMap| {
+        [
+            "x-ratelimit-limit",
+            "x-ratelimit-remaining",
+            "x-ratelimit-reset",
+            "retry-after",
+        ]
+        .iter()
+        .filter(|n| h.contains_key(**n))
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+    };
+    // More 401s than the limit: none is limited, none carries the headers.
+    for auth in [
+        None,
+        Some("Bearer x12k_demo_gamma"),
+        Some("Basic eDEyazpkZW1v"),
+    ] {
+        for _ in 0..5 {
+            let mut b = s.client.get(format!("{}/api/v1/transactions", s.base));
+            if let Some(a) = auth {
+                b = b.header("authorization", a);
+            }
+            let r = b.send().unwrap();
+            assert_eq!(
+                has_limit_headers(r.headers()),
+                Vec::<String>::new(),
+                "401 ({auth:?})"
+            );
+            error_body(r, 401, "UNAUTHORIZED");
+        }
+    }
+    // Service routes, more often than any limit: never limited, no headers.
+    for path in [
+        "/healthz",
+        "/readyz",
+        "/api/v1/openapi.json",
+        "/v1/openapi.json",
+    ] {
+        for _ in 0..5 {
+            let r = s.client.get(format!("{}{path}", s.base)).send().unwrap();
+            assert_eq!(r.status(), 200, "{path}");
+            assert_eq!(
+                has_limit_headers(r.headers()),
+                Vec::<String>::new(),
+                "{path}"
+            );
+        }
+    }
+    // The 401s spent nothing: alpha's first request has its whole budget, and every answer
+    // to a key carries the three headers, its 404 and its 429 too.
+    let r = s.get("/api/v1/transactions", ALPHA);
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["x-ratelimit-limit"], "3");
+    assert_eq!(r.headers()["x-ratelimit-remaining"], "2");
+    assert!(r.headers().contains_key("x-ratelimit-reset"));
+    let r = s.get("/api/v1/transactions/doc_1", ALPHA);
+    assert_eq!(r.status(), 404);
+    assert_eq!(r.headers()["x-ratelimit-remaining"], "1");
+    let r = s.get("/api/v1/transactions", ALPHA);
+    assert_eq!(r.status(), 200);
+    let r = s.get("/api/v1/transactions", ALPHA);
+    assert_eq!(r.status(), 429);
+    assert_eq!(
+        has_limit_headers(r.headers()),
+        [
+            "x-ratelimit-limit",
+            "x-ratelimit-remaining",
+            "x-ratelimit-reset",
+            "retry-after"
+        ]
+    );
+    // A 401 while the key is limited is still a 401 without headers: no key, no budget.
+    let r = s
+        .client
+        .get(format!("{}/api/v1/transactions", s.base))
+        .send()
+        .unwrap();
+    assert_eq!(has_limit_headers(r.headers()), Vec::<String>::new());
+    error_body(r, 401, "UNAUTHORIZED");
+}
+
 #[test]
 fn the_parse_and_validate_group_is_limited_together() {
     let s = Server::start_with(Options {

@@ -4,6 +4,7 @@
 
 use reqwest::blocking::{Client, RequestBuilder, Response};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -280,6 +281,16 @@ impl Server {
         Server::start_in(dir, options)
     }
 
+    /// Kills the process (SIGKILL), leaving its database as the kill left it.
+    pub fn kill(mut self) -> Stopped {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        Stopped {
+            dir: std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap()),
+            options: self.options.clone(),
+        }
+    }
+
     pub fn get(&self, path: &str, key: &str) -> Response {
         self.client
             .get(format!("{}{path}", self.base))
@@ -337,6 +348,44 @@ impl Server {
                 None => return ids,
             }
         }
+    }
+}
+
+/// A killed server: its folder and database, to look at and start again.
+pub struct Stopped {
+    dir: tempfile::TempDir,
+    options: Options,
+}
+
+impl Stopped {
+    /// Every document's status as the store holds it (read directly, the process is dead).
+    pub fn statuses(&self) -> HashMap<String, String> {
+        const SQL: &str = "SELECT id, status FROM documents";
+        match &self.options.database {
+            Some(url) => {
+                let mut client = postgres::Client::connect(url, postgres::NoTls)
+                    .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"));
+                client
+                    .query(SQL, &[])
+                    .unwrap()
+                    .iter()
+                    .map(|r| (r.get(0), r.get(1)))
+                    .collect()
+            }
+            None => {
+                let c = rusqlite::Connection::open(self.dir.path().join("server.db")).unwrap();
+                let mut st = c.prepare(SQL).unwrap();
+                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap()
+            }
+        }
+    }
+
+    /// Starts the server again on the same database.
+    pub fn start(self) -> Server {
+        Server::start_in(self.dir, self.options)
     }
 }
 
