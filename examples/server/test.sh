@@ -91,7 +91,7 @@ pgctl="$pgbin/pg_ctl"
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1:$pgport"
 pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-  cargo test -p x12kit-server --test lifecycle --test crash --test postgres 2>&1 | tee "$pglog"
+  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 results="$(grep -E '^test result: ' "$pglog")"
 [ -n "$results" ] || fatal "cargo test on PostgreSQL printed no results (exit $status)"
