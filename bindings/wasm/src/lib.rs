@@ -10,8 +10,10 @@
 mod convert;
 mod error;
 mod inspect;
-mod panic;
 mod segments;
+
+// Panics as INTERNAL errors; validation results kept for `acknowledge`.
+mod panic;
 mod validation;
 
 use convert::{
