@@ -868,7 +868,8 @@ impl<'d> Encoder<'d> {
         } else {
             Vec::new()
         };
-        while defaults {
+        let mut again = defaults;
+        while again {
             let mut changed = false;
             for (k, e) in pending.iter().enumerate() {
                 let (Some(d), false) = (&e.default, done[k]) else {
@@ -893,9 +894,7 @@ impl<'d> Encoder<'d> {
                     }
                 }
             }
-            if !changed {
-                break;
-            }
+            again = changed;
         }
         for e in pending {
             let Target::Field(path) = &e.target else {
