@@ -1,5 +1,5 @@
 //! Rendering outbound documents (payload JSON → complete interchange) for a
-//! typical 850 (2 header parties, 20 lines) and 856 (1 shipment, 2 orders,
+//! typical 850 (2 header parties, 20 lines), a large one (2000 lines) and 856 (1 shipment, 2 orders,
 //! 3 packs each, 4 items per pack), reported as documents per second and MB/s
 //! of X12 written; and the reverse path on the same X12: parse + map back to
 //! the payload, and structure validation.
@@ -32,9 +32,9 @@ fn party(code: &str, n: usize) -> Value {
            "contacts": [{"name": "RECEIVING", "phone": "614-555-0100"}]})
 }
 
-/// A typical purchase order: 2 header parties, terms, a carrier, 20 lines.
-fn po850() -> Value {
-    let lines: Vec<Value> = (1..=20)
+/// A typical purchase order: 2 header parties, terms, a carrier, `n` lines.
+fn po850(n: usize) -> Value {
+    let lines: Vec<Value> = (1..=n)
         .map(|i| {
             json!({"lineNumber": i, "quantity": 12 * i, "unit": "EA", "unitPrice": 3.25 + i as f64, "sku": format!("WID-{i:04}"),
                    "upc": format!("{:012}", 12_345_678_900u64 + i as u64), "description": {"text": format!("WIDGET MODEL {i} BLUE")}})
@@ -70,11 +70,11 @@ fn asn856() -> Value {
            "orders": orders})
 }
 
-fn bench(c: &mut Criterion, code: &str, payload: &Value) {
+fn bench(c: &mut Criterion, name: &str, code: &str, payload: &Value) {
     let p = partner();
     let o = options();
     let expected = render(code, payload, &p, &o).unwrap();
-    let mut g = c.benchmark_group(format!("render/{code}"));
+    let mut g = c.benchmark_group(format!("render/{name}"));
     g.sample_size(30)
         .measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_secs(1));
@@ -120,7 +120,9 @@ fn bench(c: &mut Criterion, code: &str, payload: &Value) {
 
 fn main() {
     let mut c = Criterion::default().configure_from_args();
-    bench(&mut c, "850", &po850());
-    bench(&mut c, "856", &asn856());
+    bench(&mut c, "850", "850", &po850(20));
+    bench(&mut c, "856", "856", &asn856());
+    // A large order: the cost per line, without the per-document overhead.
+    bench(&mut c, "850-2000-lines", "850", &po850(2000));
     c.final_summary();
 }

@@ -95,12 +95,19 @@ fn pad(s: &str, n: usize) -> String {
 
 /// Checks the partner's implementation-guide pointers against the (normalised) payload.
 pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out: &mut Vec<Issue>) {
-    fn walk(v: Option<&Value>, parts: &[&str], at: String, partner: &str, out: &mut Vec<Issue>) {
+    // `at`: the pointer walked so far, one buffer grown and cut back per level.
+    fn walk(
+        v: Option<&Value>,
+        parts: &[&str],
+        at: &mut String,
+        partner: &str,
+        out: &mut Vec<Issue>,
+    ) {
         let Some((first, rest)) = parts.split_first() else {
             if v.is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
                 out.push(err(
                     ErrorCode::MissingField,
-                    &at,
+                    at,
                     format!("is required by the implementation guide of partner {partner}"),
                 ));
             }
@@ -108,7 +115,7 @@ pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out:
         };
         let Some(v) = v.filter(|v| !v.is_null()) else {
             // Report at the deepest missing field of the pointer's first item.
-            let mut p = at;
+            let mut p = at.clone();
             for part in parts {
                 p.push('/');
                 p.push_str(if *part == "*" { "0" } else { part });
@@ -120,28 +127,64 @@ pub fn required_fields(pointers: &[String], payload: &Value, partner: &str, out:
             ));
             return;
         };
+        let len = at.len();
         if *first == "*" {
             match v {
                 Value::Array(a) => {
+                    let mut n = itoa_buf();
                     for (i, item) in a.iter().enumerate() {
-                        walk(Some(item), rest, format!("{at}/{i}"), partner, out);
+                        at.push('/');
+                        at.push_str(n.format(i));
+                        walk(Some(item), rest, at, partner, out);
+                        at.truncate(len);
                     }
                 }
-                _ => walk(None, rest, format!("{at}/0"), partner, out),
+                _ => {
+                    at.push_str("/0");
+                    walk(None, rest, at, partner, out);
+                }
             }
         } else {
-            let key = first.replace("~1", "/").replace("~0", "~");
+            let key = documents::unescape(first);
             let next = match v {
-                Value::Object(o) => o.get(&key),
+                Value::Object(o) => o.get(&*key),
                 Value::Array(a) => key.parse::<usize>().ok().and_then(|i| a.get(i)),
                 _ => None,
             };
-            walk(next, rest, format!("{at}/{first}"), partner, out);
+            at.push('/');
+            at.push_str(first);
+            walk(next, rest, at, partner, out);
         }
+        at.truncate(len);
     }
+    let mut at = String::new();
     for p in pointers {
         let parts: Vec<&str> = p.split('/').skip(1).collect();
-        walk(Some(payload), &parts, String::new(), partner, out);
+        at.clear();
+        walk(Some(payload), &parts, &mut at, partner, out);
+    }
+}
+
+/// Decimal text of array indexes without a `format!` each.
+struct Index([u8; 20]);
+
+fn itoa_buf() -> Index {
+    Index([0; 20])
+}
+
+impl Index {
+    fn format(&mut self, mut i: usize) -> &str {
+        let mut k = self.0.len();
+        loop {
+            k -= 1;
+            self.0[k] = b'0' + (i % 10) as u8;
+            i /= 10;
+            if i == 0 {
+                break;
+            }
+        }
+        // Only ASCII digits were written.
+        std::str::from_utf8(&self.0[k..]).unwrap_or("0")
     }
 }
 
@@ -268,10 +311,18 @@ pub fn render(
             .map(|s| s.iter().map(|x| x.len() + 1).sum::<usize>() + 1)
             .sum::<usize>(),
     );
-    let seg = |out: &mut String, parts: &[&str]| {
-        out.push_str(&parts.join(&e.to_string()));
+    let seg_end = |out: &mut String| {
         out.push(d.segment as char);
         out.push_str(lb);
+    };
+    let seg = |out: &mut String, parts: &[&str]| {
+        for (k, p) in parts.iter().enumerate() {
+            if k > 0 {
+                out.push(e);
+            }
+            out.push_str(p);
+        }
+        seg_end(out);
     };
     let none = crate::partner::Credential {
         qualifier: "00".into(),
@@ -333,8 +384,13 @@ pub fn render(
     let st02 = format!("{:04}", c.transaction);
     seg(&mut out, &["ST", code, &st02]);
     for s in &body.segments {
-        let parts: Vec<&str> = s.iter().map(String::as_str).collect();
-        seg(&mut out, &parts);
+        for (k, p) in s.iter().enumerate() {
+            if k > 0 {
+                out.push(e);
+            }
+            out.push_str(p);
+        }
+        seg_end(&mut out);
     }
     let count = (body.segments.len() + 2).to_string();
     seg(&mut out, &["SE", &count, &st02]);

@@ -10,6 +10,7 @@ use super::{Issue, Severity};
 use crate::delimiters::Delimiters;
 use crate::error::ErrorCode;
 use serde_json::{Map, Value};
+use std::rc::Rc;
 
 /// Inputs of a body render that come from the envelope.
 #[derive(Debug, Clone)]
@@ -28,10 +29,11 @@ pub type Seg = Vec<String>;
 #[derive(Clone)]
 struct Item<'v> {
     obj: Option<&'v Map<String, Value>>,
-    ptr: String,
+    /// JSON pointer of `obj` (shared: items are cloned per node).
+    ptr: Rc<str>,
     seq: usize,
     fixed: Option<(u8, String)>,
-    hl: Option<Hl>,
+    hl: Option<Rc<Hl>>,
 }
 
 #[derive(Clone, Debug)]
@@ -110,6 +112,26 @@ fn join(ptr: &str, path: &[String]) -> String {
             s.push_str(p);
         }
     }
+    s
+}
+
+/// `ptr/k`, the pointer of item `k` of the array at `ptr`.
+fn index(ptr: &str, k: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = k;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(ptr.len() + 1 + digits.len() - at);
+    s.push_str(ptr);
+    s.push('/');
+    s.extend(digits[at..].iter().map(|&d| d as char));
     s
 }
 
@@ -278,7 +300,7 @@ impl<'d> Encoder<'d> {
         };
         let item = Item {
             obj: Some(root),
-            ptr: String::new(),
+            ptr: Rc::from(""),
             seq: 1,
             fixed: None,
             hl: None,
@@ -306,7 +328,11 @@ impl<'d> Encoder<'d> {
             return;
         }
         let mut items: Vec<Item<'_>> = Vec::new();
-        let mut where_ptr = it.ptr.clone();
+        // Where the node's own problems are reported (built only for one).
+        let where_ptr = || match map.binds.first() {
+            Some(b) => join(&it.ptr, &b.path),
+            None => it.ptr.to_string(),
+        };
         if map.binds.is_empty() {
             if map.always || node.mandatory || present(node, it.obj, it.fixed.as_ref().map(|f| f.0))
             {
@@ -319,12 +345,7 @@ impl<'d> Encoder<'d> {
             let mut single_missing: Option<String> = None;
             // The `.` binding found no data and no array item stands for it.
             let mut merge_missing = false;
-            for (bi, b) in map.binds.iter().enumerate() {
-                let ptr = join(&it.ptr, &b.path);
-                if bi == 0 {
-                    where_ptr = ptr.clone();
-                }
-                let fixed = b.when.clone();
+            for b in &map.binds {
                 if b.path.is_empty() {
                     // `.`: the node's fields are on the current object.
                     if holds(node, it.obj, None) {
@@ -333,7 +354,7 @@ impl<'d> Encoder<'d> {
                             ..it.clone()
                         });
                     } else {
-                        single_missing = Some(it.ptr.clone());
+                        single_missing = Some(it.ptr.to_string());
                         merge_missing = true;
                     }
                     continue;
@@ -342,7 +363,14 @@ impl<'d> Encoder<'d> {
                 // Array items of a node that also merges (`. name[]`) carry
                 // the current item's position, as the merged occurrence does.
                 let merges = map.binds.iter().any(|b| b.path.is_empty());
-                match self.value_at(it.obj, &b.path, &it.ptr) {
+                let value = self.value_at(it.obj, &b.path, &it.ptr);
+                // The binding's pointer, for a value found there.
+                let ptr = match value {
+                    Some(_) => join(&it.ptr, &b.path),
+                    None => String::new(),
+                };
+                let fixed = &b.when;
+                match value {
                     None => {}
                     Some(Value::Array(a)) if b.array => {
                         // An array after a single binding holds the further
@@ -356,11 +384,11 @@ impl<'d> Encoder<'d> {
                             );
                         }
                         for (k, v) in a.iter().enumerate() {
-                            let p = format!("{ptr}/{k}");
+                            let p = index(&ptr, k);
                             match v {
                                 Value::Object(o) => items.push(Item {
                                     obj: Some(o),
-                                    ptr: p,
+                                    ptr: p.into(),
                                     seq: if merges { it.seq } else { k + 1 },
                                     fixed: fixed.clone(),
                                     hl: it.hl.clone(),
@@ -378,7 +406,7 @@ impl<'d> Encoder<'d> {
                     {
                         items.push(Item {
                             obj: Some(o),
-                            ptr,
+                            ptr: ptr.into(),
                             seq: it.seq,
                             fixed: fixed.clone(),
                             hl: it.hl.clone(),
@@ -420,14 +448,14 @@ impl<'d> Encoder<'d> {
                     ..it.clone()
                 });
             }
-            if node.mandatory
-                && items.is_empty()
-                && !self.issues.iter().any(|i| i.pointer == where_ptr)
-            {
+            if node.mandatory && items.is_empty() && {
+                let w = where_ptr();
+                !self.issues.iter().any(|i| i.pointer == w)
+            } {
                 let b = &map.binds[0];
                 self.issue(
                     ErrorCode::MissingField,
-                    &where_ptr,
+                    &where_ptr(),
                     format!(
                         "is required: the {} {} is mandatory in the {}",
                         node.id,
@@ -444,7 +472,7 @@ impl<'d> Encoder<'d> {
         if items.len() as u64 > node.max as u64 {
             self.issue(
                 ErrorCode::TooMany,
-                &where_ptr,
+                &where_ptr(),
                 format!(
                     "has {} items; the {} {} repeats at most {} times",
                     items.len(),
@@ -570,15 +598,15 @@ impl<'d> Encoder<'d> {
         }
         let item = Item {
             obj,
-            ptr,
+            ptr: ptr.into(),
             seq: id,
             fixed: None,
-            hl: Some(Hl {
+            hl: Some(Rc::new(Hl {
                 id,
                 parent,
                 level: lvl.code.clone(),
                 child: !kids.is_empty(),
-            }),
+            })),
         };
         // `hl` lines are declared on loops only (the declaration parser
         // attaches them to nothing else).
@@ -834,8 +862,14 @@ impl<'d> Encoder<'d> {
         // default fills one side of a paired (P) or conditional (C) rule only
         // when the rule's other elements are there, so defaults are applied
         // until nothing changes.
-        let mut done = vec![false; pending.len()];
-        loop {
+        let defaults = pending.iter().any(|e| e.default.is_some());
+        let mut done = if defaults {
+            vec![false; pending.len()]
+        } else {
+            Vec::new()
+        };
+        let mut again = defaults;
+        while again {
             let mut changed = false;
             for (k, e) in pending.iter().enumerate() {
                 let (Some(d), false) = (&e.default, done[k]) else {
@@ -860,9 +894,7 @@ impl<'d> Encoder<'d> {
                     }
                 }
             }
-            if !changed {
-                break;
-            }
+            again = changed;
         }
         for e in pending {
             let Target::Field(path) = &e.target else {
@@ -880,11 +912,9 @@ impl<'d> Encoder<'d> {
         for r in &map.rules {
             self.rule(node, r, &els, &ptrs, it);
         }
-        let mut seg: Seg = Vec::with_capacity(width + 1);
-        seg.push(node.id.clone());
-        for v in els.into_iter().skip(1) {
-            seg.push(v.unwrap_or_default());
-        }
+        els[0] = Some(node.id.clone());
+        // In place: `Option<String>` and `String` have one layout.
+        let mut seg: Seg = els.into_iter().map(Option::unwrap_or_default).collect();
         while seg.len() > 1 && seg.last().is_some_and(String::is_empty) {
             seg.pop();
         }
@@ -919,7 +949,7 @@ impl<'d> Encoder<'d> {
                 _ => {}
             }
         }
-        let ptr = first.unwrap_or_else(|| it.ptr.clone());
+        let ptr = first.unwrap_or_else(|| it.ptr.to_string());
         self.issue(
             ErrorCode::MissingField,
             &ptr,
@@ -939,10 +969,10 @@ impl<'d> Encoder<'d> {
         it: &Item<'_>,
         els: &mut [Option<String>],
     ) {
-        let mut list: Vec<(String, String, String, String)> = Vec::new(); // qualifier, id, ptr of id, ptr of qualifier
+        let mut list: Vec<(String, String)> = Vec::new(); // qualifier, id
         for (q, f) in &p.promote {
             if let Some(v) = it.obj.and_then(|o| o.get(f)).filter(|v| !v.is_null()) {
-                let ptr = format!("{}/{f}", it.ptr);
+                let ptr = || format!("{}/{f}", it.ptr);
                 let el = ElDecl {
                     pos: 0,
                     xtype: XType::AN,
@@ -957,15 +987,17 @@ impl<'d> Encoder<'d> {
                     known: None,
                     doc: None,
                 };
-                if let Some(t) = self.convert(v, &el, &|| ptr.clone()) {
-                    list.push((q.clone(), t, ptr.clone(), ptr));
+                if let Some(t) = self.convert(v, &el, &ptr) {
+                    list.push((q.clone(), t));
                 }
             }
         }
-        let aptr = join(&it.ptr, &p.array);
+        // The array's pointer, for its items and problems (built only for them).
+        let aptr = || join(&it.ptr, &p.array);
         match self.value_at(it.obj, &p.array, &it.ptr) {
             None => {}
             Some(Value::Array(a)) => {
+                let aptr = aptr();
                 for (k, v) in a.iter().enumerate() {
                     let ip = format!("{aptr}/{k}");
                     let Value::Object(o) = v else {
@@ -1016,25 +1048,23 @@ impl<'d> Encoder<'d> {
                         });
                     }
                     if ok {
-                        list.push((
-                            vals[0].clone(),
-                            vals[1].clone(),
-                            format!("{ip}/id"),
-                            format!("{ip}/qualifier"),
-                        ));
+                        let mut vals = vals.into_iter();
+                        if let (Some(q), Some(id)) = (vals.next(), vals.next()) {
+                            list.push((q, id));
+                        }
                     }
                 }
             }
             Some(v) => self.issue(
                 ErrorCode::InvalidField,
-                &aptr,
+                &aptr(),
                 format!("expected an array of {{qualifier, id}}, found {}", kind(v)),
             ),
         }
         if list.len() > p.count as usize {
             self.issue(
                 ErrorCode::TooMany,
-                &aptr,
+                &aptr(),
                 format!(
                     "{} product ids in all (named ones included); at most {} fit in the segment",
                     list.len(),
@@ -1043,19 +1073,21 @@ impl<'d> Encoder<'d> {
             );
             list.truncate(p.count as usize);
         }
-        if list.is_empty() && mandatory && !self.issues.iter().any(|i| i.pointer.starts_with(&aptr))
-        {
+        if list.is_empty() && mandatory && {
+            let aptr = aptr();
+            !self.issues.iter().any(|i| i.pointer.starts_with(&aptr))
+        } {
             let named: Vec<&str> = p.promote.iter().map(|(_, f)| f.as_str()).collect();
             self.issue(
                 ErrorCode::MissingField,
-                &aptr,
+                &aptr(),
                 format!(
                     "is required: give at least one product id ({} or {{qualifier, id}} items)",
                     named.join(", ")
                 ),
             );
         }
-        for (k, (q, id, _, _)) in list.into_iter().enumerate() {
+        for (k, (q, id)) in list.into_iter().enumerate() {
             els[pos + 2 * k] = Some(q);
             els[pos + 2 * k + 1] = Some(id);
         }
@@ -1086,7 +1118,7 @@ impl<'d> Encoder<'d> {
         };
         let ptr_of = |p: u8| match ptrs.get(p as usize).copied().flatten() {
             Some(path) => join(&it.ptr, path),
-            None => it.ptr.clone(),
+            None => it.ptr.to_string(),
         };
         let Some(v) = r.check(has) else { return };
         let rule = format!("{} rule {}{}", node.id, r.kind.letter(), r.digits());

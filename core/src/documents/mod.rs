@@ -593,13 +593,18 @@ fn sort(issues: &mut [Issue]) {
 
 /// Numbers in canonical form (integral values as integers), recursively.
 pub fn canonical(v: &Value) -> Value {
+    let mut c = v.clone();
+    canonical_in_place(&mut c);
+    c
+}
+
+/// [`canonical`] on a value of one's own (a clone is cheaper than a rebuild).
+fn canonical_in_place(v: &mut Value) {
     match v {
-        Value::Number(_) => value::canonical(v),
-        Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
-        Value::Object(o) => {
-            Value::Object(o.iter().map(|(k, v)| (k.clone(), canonical(v))).collect())
-        }
-        _ => v.clone(),
+        Value::Number(_) => *v = value::canonical(v),
+        Value::Array(a) => a.iter_mut().for_each(canonical_in_place),
+        Value::Object(o) => o.values_mut().for_each(canonical_in_place),
+        _ => {}
     }
 }
 
@@ -667,23 +672,36 @@ fn merge_into(to: &mut serde_json::Map<String, Value>, from: serde_json::Map<Str
     }
 }
 
+/// A JSON pointer part unescaped (`~1` is `/`, `~0` is `~`), without
+/// allocating when it has no `~`.
+pub(crate) fn unescape(p: &str) -> std::borrow::Cow<'_, str> {
+    if p.contains('~') {
+        p.replace("~1", "/").replace("~0", "~").into()
+    } else {
+        p.into()
+    }
+}
+
 fn insert(root: &mut Value, ptr: &str, v: Value) {
     let mut cur = root;
-    let parts: Vec<String> = ptr
-        .split('/')
-        .skip(1)
-        .map(|p| p.replace("~1", "/").replace("~0", "~"))
-        .collect();
-    for (k, p) in parts.iter().enumerate() {
-        let last = k + 1 == parts.len();
+    let mut parts = ptr.split('/').skip(1).peekable();
+    while let Some(p) = parts.next() {
+        let last = parts.peek().is_none();
         cur = match cur {
             Value::Object(o) => {
+                let p = unescape(p);
                 if last {
-                    o.insert(p.clone(), v);
+                    o.insert(p.into_owned(), v);
                     return;
                 }
-                o.entry(p.clone())
-                    .or_insert_with(|| Value::Object(Default::default()))
+                // An existing member is found without a key of its own.
+                if o.contains_key(&*p) {
+                    let Some(x) = o.get_mut(&*p) else { return };
+                    x
+                } else {
+                    o.entry(p.into_owned())
+                        .or_insert_with(|| Value::Object(Default::default()))
+                }
             }
             Value::Array(a) => match p.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
                 Some(x) => x,

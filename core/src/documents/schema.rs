@@ -392,18 +392,22 @@ fn build(code: &str, edition: Edition) -> Option<Shape> {
     Some(Shape::Object(fields, rules))
 }
 
-/// The payload shape of a set in one edition (built once).
+/// The payload shape of a set in one edition (built once per set, on its
+/// first use: a render of one type neither compiles nor shapes the others).
 pub fn shape_ref(code: &str, edition: Edition) -> Option<&'static Shape> {
     // `None` for a set whose declaration does not compile (which the
     // declarations test reports).
-    static SHAPES: std::sync::OnceLock<Vec<Option<(Shape, Shape)>>> = std::sync::OnceLock::new();
-    let all = SHAPES.get_or_init(|| {
-        TYPES
-            .iter()
-            .map(|c| Some((build(c, Edition::Base)?, build(c, Edition::V5010)?)))
-            .collect()
-    });
-    let (base, v5) = all.get(super::type_index(code)?)?.as_ref()?;
+    type Shapes = Option<(Shape, Shape)>;
+    static SHAPES: [std::sync::OnceLock<Shapes>; TYPES.len()] =
+        [const { std::sync::OnceLock::new() }; TYPES.len()];
+    let i = super::type_index(code)?;
+    let (base, v5) = SHAPES
+        .get(i)?
+        .get_or_init(|| {
+            let c = TYPES[i];
+            Some((build(c, Edition::Base)?, build(c, Edition::V5010)?))
+        })
+        .as_ref()?;
     Some(match edition {
         Edition::Base => base,
         Edition::V5010 => v5,
@@ -693,14 +697,15 @@ fn escape(k: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A part of the pointer [`walk`] is at: a member (escaped) or an item.
+enum Part<'v> {
+    Key(std::borrow::Cow<'v, str>),
+    Item(usize),
+}
+
 /// Walks the payload against the shape; the pointer is a stack of parts,
 /// joined only for the (rare) unknown fields.
-fn walk<'v>(
-    s: &Shape,
-    v: &'v Value,
-    at: &mut Vec<std::borrow::Cow<'v, str>>,
-    out: &mut Vec<Issue>,
-) {
+fn walk<'v>(s: &Shape, v: &'v Value, at: &mut Vec<Part<'v>>, out: &mut Vec<Issue>) {
     match (s, v) {
         (Shape::Object(fields, _), Value::Object(o)) => {
             for (k, val) in o {
@@ -711,7 +716,7 @@ fn walk<'v>(
                 match fields.iter().find(|f| f.name == *k) {
                     Some(f) if matches!(f.shape, Shape::Leaf(_)) => {}
                     Some(f) => {
-                        at.push(escape(k));
+                        at.push(Part::Key(escape(k)));
                         walk(&f.shape, val, at, out);
                         at.pop();
                     }
@@ -719,7 +724,10 @@ fn walk<'v>(
                         let mut pointer = String::new();
                         for p in at.iter() {
                             pointer.push('/');
-                            pointer.push_str(p);
+                            match p {
+                                Part::Key(k) => pointer.push_str(k),
+                                Part::Item(i) => pointer.push_str(&i.to_string()),
+                            }
                         }
                         pointer.push('/');
                         pointer.push_str(&escape(k));
@@ -740,7 +748,7 @@ fn walk<'v>(
         }
         (Shape::Array(inner, _), Value::Array(a)) => {
             for (i, item) in a.iter().enumerate() {
-                at.push(i.to_string().into());
+                at.push(Part::Item(i));
                 walk(inner, item, at, out);
                 at.pop();
             }

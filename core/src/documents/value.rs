@@ -281,6 +281,22 @@ pub fn number(s: &str) -> Option<Value> {
 /// Canonical form of a JSON number (integral values as integers).
 pub fn canonical(v: &Value) -> Value {
     match v {
+        // An integer is its own canonical form where `number` keeps it one
+        // (below 9e15, exact as an f64); no text round trip.
+        Value::Number(n)
+            if n.as_i64()
+                .is_some_and(|i| i.unsigned_abs() < 9_000_000_000_000_000) =>
+        {
+            v.clone()
+        }
+        // So is a finite fraction: its shortest text reads back as itself.
+        Value::Number(n)
+            if n.is_f64()
+                && n.as_f64()
+                    .is_some_and(|f| f.is_finite() && f.fract() != 0.0) =>
+        {
+            v.clone()
+        }
         Value::Number(n) => match decimal(n).and_then(|d| number(&d)) {
             Some(c) => c,
             None => v.clone(),
@@ -621,7 +637,11 @@ fn scaled(s: &str) -> Option<(i128, u32)> {
         None => (false, s),
     };
     let (i, f) = t.split_once('.').unwrap_or((t, ""));
-    let m: i128 = format!("{i}{f}").parse().ok()?;
+    // At most 30 ASCII digits (checked above): no overflow of an i128.
+    let m = i
+        .bytes()
+        .chain(f.bytes())
+        .fold(0i128, |m, d| m * 10 + i128::from(d - b'0'));
     Some((if neg { -m } else { m }, f.len() as u32))
 }
 
