@@ -23,6 +23,19 @@ prefixed ids such as `doc_<32 hex digits>`, RFC 3339 times, X12 dates/times of t
 `X-RateLimit-Reset` value are replaced by placeholders, since they change
 from run to run; everything else must match.
 
+`target` in the scratch folder is the cargo target directory (whatever
+CARGO_TARGET_DIR says), so `target/release/...` in a command means what it
+means in a clone built with the defaults. Blocks run in the order of the
+file, so a block may use what an earlier block of the same file built there
+(docs/c.md builds the C library in its first block).
+
+A command shown in a shell fence (sh, bash, shell, console) without the `$ `
+prefix is not run. Each such line must be listed in NOT_RUN below with the
+reason (a long-running server, a whole test suite or benchmark, a placeholder
+such as `prog.c` or `FILE`, a system-wide install); an unlisted one, or a
+listed one the docs no longer show, fails the check (one test: "shown
+commands"). The listed ones are printed with their reasons.
+
 Usage: tests/docs/check_docs.py [FILE.md ...]     (from anywhere)
 Prints one line per block and ends with `docs: N passed, N failed, N skipped`.
 """
@@ -100,13 +113,100 @@ def blocks(path):
     return out
 
 
-def scratch():
+def scratch(target_dir):
     d = Path(tempfile.mkdtemp(prefix="x12kit-docs-"))
     for entry in ROOT.iterdir():
         if entry.name in (".git", "target"):
             continue
         (d / entry.name).symlink_to(entry)
+    # Where cargo builds, as `target` is in a clone built with the defaults.
+    (d / "target").symlink_to(target_dir)
     return d
+
+
+SHELL_FENCES = ("sh", "bash", "shell", "console", "zsh")
+
+# Commands shown in a shell fence without `$ `, which this check does not run,
+# each with why: (file, the shown line's start, reason). A shown command that
+# is not listed fails the check, and so does an entry the docs no longer show.
+SUITE = "a whole test suite; scripts/test.sh runs it (and so CI)"
+NOT_RUN = [
+    ("README.md", "cargo run --release -p x12kit-server", "starts the server, which runs until stopped; "
+     "examples/server/test.sh runs the server, and the `run against` blocks run a fresh one each"),
+    ("README.md", "curl -H 'Authorization: Bearer x12k_demo_alpha'", "needs the server of the line before it running"),
+    ("README.md", "scripts/test.sh", "the whole test run itself (CI runs it through .ci/run)"),
+    ("README.md", "x12kit ", "the CLI's usage synopsis (FILE, N, ... are placeholders); the README's "
+     "and docs' `$ ` blocks run each command on real files"),
+    ("README.md", "bindings/wasm/serve.sh", "serves the page until stopped; bindings/wasm/test.sh drives the page"),
+    ("README.md", "bindings/wasm/test.sh", SUITE),
+    ("README.md", "gcc -std=c99 prog.c", "prog.c stands for the reader's program; docs/c.md runs the same "
+     "line on examples/c/validate_file.c"),
+    ("bindings/node/README.md", "npm install", "installs the dev tools from the npm registry into bindings/node; "
+     "bindings/node/test.sh runs it when node_modules is missing or stale"),
+    ("bindings/node/README.md", "npm run build", "the addon's release build (minutes); bindings/node/test.sh runs "
+     "the same napi build and fails when binding.js/binding.d.ts drift"),
+    ("bindings/node/README.md", "npm test", SUITE),
+    ("bindings/node/README.md", "npm pack", "writes the tarball into bindings/node; package.test.mjs (Node suite) "
+     "packs it into a temporary folder and installs it"),
+    ("bindings/node/README.md", "node bench/gen.mjs 10", "writes a 10 MB file for the benchmark"),
+    ("bindings/node/README.md", "node bench/parse-paths.mjs", "a benchmark (best of 5 on 10 MB)"),
+    ("bindings/python/README.md", "pip install ./bindings/python", "builds the release wheel (minutes); "
+     "bindings/python/test.sh runs this line in a fresh venv and imports the installed module"),
+    ("bindings/python/README.md", "bindings/python/test.sh", SUITE),
+    ("bindings/wasm/README.md", "bindings/wasm/build.sh", "the release wasm build and wasm-opt (minutes); "
+     "bindings/wasm/test.sh runs it first"),
+    ("bindings/wasm/README.md", "bindings/wasm/test.sh", SUITE),
+    ("bindings/wasm/README.md", "bindings/wasm/serve.sh", "serves the page until stopped; bindings/wasm/test.sh "
+     "drives the page"),
+    ("bindings/wasm/README.md", "bindings/wasm/bench/run.sh", "the benchmark (minutes; installs the peers from npm)"),
+]
+
+
+def shown_commands(path):
+    """(line number, text) of each command shown in a shell fence without `$ `."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        m = re.match(r"^\s*```\s*([A-Za-z0-9_+-]*)", lines[i])
+        if not m:
+            i += 1
+            continue
+        lang = m.group(1).lower()
+        i += 1
+        prompt = False
+        while i < len(lines) and not re.match(r"^\s*```\s*$", lines[i]):
+            text = lines[i].strip()
+            if lang in SHELL_FENCES:
+                if text.startswith("$ "):
+                    prompt = True  # what follows is its output, up to the next `$ `
+                elif not prompt and text and not text.startswith("#"):
+                    if out and out[-1][2] and out[-1][1].endswith("\\"):
+                        out[-1] = (out[-1][0], out[-1][1] + "\n" + text, True)
+                    else:
+                        out.append((i + 1, text, True))
+            i += 1
+        i += 1
+    return [(n, t) for n, t, _ in out]
+
+
+def check_shown(files):
+    """Lists the shown commands not run, with their reasons; returns the problems."""
+    problems, used = [], set()
+    for f in files:
+        rel = str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f)
+        for line, text in shown_commands(f):
+            hit = [k for k, (where, start, _) in enumerate(NOT_RUN) if where == rel and text.startswith(start)]
+            if not hit:
+                problems.append(f"{rel}:{line}: `{text}` is shown but not run: make it a `$ ` line, "
+                                "or list it in NOT_RUN (tests/docs/check_docs.py) with the reason")
+                continue
+            used.add(hit[0])
+            print(f"not run {rel}:{line}: `{text.splitlines()[0][:60]}`: {NOT_RUN[hit[0]][2]}")
+    checked = {str(f.relative_to(ROOT)) for f in files if f.is_relative_to(ROOT)}
+    for k, (where, start, _) in enumerate(NOT_RUN):
+        if where in checked and k not in used:
+            problems.append(f"NOT_RUN lists `{start}` in {where}, which no longer shows it: remove the entry")
+    return problems
 
 
 DEMO_ADDRESS = "http://127.0.0.1:8080"
@@ -159,10 +259,10 @@ class DemoServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_block(cmds, env, server=None):
+def run_block(cmds, env, target_dir, server=None):
     if server is not None:
         cmds = [(cmd.replace(DEMO_ADDRESS, server.address), expected) for cmd, expected in cmds]
-    d = scratch()
+    d = scratch(target_dir)
     try:
         script = ["__s=0"]
         for n, (cmd, _) in enumerate(cmds):
@@ -266,7 +366,7 @@ def main(argv):
                     print(f"FAIL {where}: {e}")
                     continue
             try:
-                problems = run_block(cmds, env, server)
+                problems = run_block(cmds, env, target_dir, server)
             finally:
                 if server is not None:
                     server.close()
@@ -278,6 +378,15 @@ def main(argv):
             else:
                 passed += 1
                 print(f"ok   {where} ({len(cmds)} command{'s' if len(cmds) != 1 else ''})")
+    problems = check_shown(files)
+    if problems:
+        failed += 1
+        print("FAIL shown commands")
+        for p in problems:
+            print("  " + p)
+    else:
+        passed += 1
+        print("ok   shown commands: each one is a `$ ` line or listed above with the reason it is not run")
     print(f"docs: {passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
 
