@@ -43,6 +43,7 @@ Prints one line per block and ends with `docs: N passed, N failed, N skipped`.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -50,6 +51,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "@@x12kit-docs-command@@"
+# Per block; generous because docs/c.md's first block makes the release build of
+# the C library, minutes on a cold 2-core machine (the C suite then finds it built).
+BLOCK_TIMEOUT = 1200
 
 
 def default_files():
@@ -271,14 +275,20 @@ def run_block(cmds, env, target_dir, server=None):
             # `$?` in a command is the status of the command before it.
             script.append(f"(exit $__s); {cmd}")
             script.append(f"__s=$?; echo >&2; echo \"{MARK} status $__s\" >&2")
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             ["bash", "-c", "\n".join(script)],
             cwd=d,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            timeout=300,
+            start_new_session=True,
         )
+        try:
+            stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the block's commands and whatever they started
+            proc.communicate()
+            return [f"the block did not finish within {BLOCK_TIMEOUT} s"]
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -293,7 +303,7 @@ def run_block(cmds, env, target_dir, server=None):
                 parts[cur].append(line)
         return parts
 
-    out, err = split(proc.stdout), split(proc.stderr)
+    out, err = split(stdout), split(stderr)
     problems = []
     for n, (cmd, expected) in enumerate(cmds):
         o = out.get(n, [])
