@@ -29,6 +29,11 @@ means in a clone built with the defaults. Blocks run in the order of the
 file, so a block may use what an earlier block of the same file built there
 (docs/c.md builds the C library in its first block).
 
+A block preceded by `<!-- run after: SUITE -->` (python, node, wasm) uses what
+that binding suite builds (AFTER below: the Python venv, whose `python` comes
+first on PATH, as in a shell where it is active; the Node addon; the WASM
+package); while that is not built, the block is skipped with the reason.
+
 A command shown in a shell fence (sh, bash, shell, console) without the `$ `
 prefix is not run. Each such line must be listed in NOT_RUN below with the
 reason (a long-running server, a whole test suite or benchmark, a placeholder
@@ -77,6 +82,7 @@ def blocks(path):
         start = i
         reason = None
         server = None
+        after = None
         j = start - 1
         while j >= 0 and not lines[j].strip():
             j -= 1
@@ -87,6 +93,9 @@ def blocks(path):
             r = re.match(r"<!--\s*run against:\s*x12kit-server\s+(\S+)\s*-->", lines[j].strip())
             if r:
                 server = r.group(1)
+            r = re.match(r"<!--\s*run after:\s*(\S+)\s*-->", lines[j].strip())
+            if r:
+                after = r.group(1)
         indent = m.group(1)
         i += 1
         body = []
@@ -113,7 +122,7 @@ def blocks(path):
             else:
                 k += 1
         if cmds:
-            out.append((start + 1, cmds, reason, server))
+            out.append((start + 1, cmds, reason, server, after))
     return out
 
 
@@ -127,6 +136,14 @@ def scratch(target_dir):
     (d / "target").symlink_to(target_dir)
     return d
 
+
+# What `<!-- run after: SUITE -->` blocks need: the file a binding suite builds,
+# what it is, and the folder put first on PATH for the block (the venv's `python`).
+AFTER = {
+    "python": (".venv-python/bin/python", "the venv bindings/python/test.sh installs the release wheel into", ".venv-python/bin"),
+    "node": ("bindings/node/x12kit.linux-x64-gnu.node", "the addon bindings/node/test.sh builds", None),
+    "wasm": ("bindings/wasm/pkg/node/x12kit_wasm.js", "the package bindings/wasm/test.sh builds (build.sh)", None),
+}
 
 SHELL_FENCES = ("sh", "bash", "shell", "console", "zsh")
 
@@ -354,12 +371,26 @@ def main(argv):
     server_binary = None
     for f in files:
         rel = f.relative_to(ROOT) if f.is_relative_to(ROOT) else f
-        for line, cmds, reason, config in blocks(f):
+        for line, cmds, reason, config, after in blocks(f):
             where = f"{rel}:{line}"
             if reason is not None:
                 skipped += 1
                 print(f"skip {where}: {reason}")
                 continue
+            block_env = env
+            if after is not None:
+                if after not in AFTER:
+                    failed += 1
+                    print(f"FAIL {where}: `run after: {after}`: no such suite (one of {', '.join(AFTER)})")
+                    continue
+                built, what, path = AFTER[after]
+                if not (ROOT / built).exists():
+                    skipped += 1
+                    print(f"skip {where}: needs {what} ({built}), not built yet "
+                          f"(run the {after} suite before this one)")
+                    continue
+                if path is not None:
+                    block_env = dict(env, PATH=f"{ROOT / path}:{env['PATH']}")
             server = None
             if config is not None:
                 if server_binary is None:
@@ -376,7 +407,7 @@ def main(argv):
                     print(f"FAIL {where}: {e}")
                     continue
             try:
-                problems = run_block(cmds, env, target_dir, server)
+                problems = run_block(cmds, block_env, target_dir, server)
             finally:
                 if server is not None:
                     server.close()
