@@ -142,7 +142,7 @@ def scratch(target_dir):
 AFTER = {
     "python": (".venv-python/bin/python", "the venv bindings/python/test.sh installs the release wheel into", ".venv-python/bin"),
     "node": ("bindings/node/x12kit.linux-x64-gnu.node", "the addon bindings/node/test.sh builds", None),
-    "wasm": ("bindings/wasm/pkg/node/x12kit_wasm.js", "the package bindings/wasm/test.sh builds (build.sh)", None),
+    "wasm": ("bindings/wasm/pkg/node/x12kit_wasm.js", "the package bindings/wasm/test.sh builds with build.sh", None),
 }
 
 SHELL_FENCES = ("sh", "bash", "shell", "console", "zsh")
