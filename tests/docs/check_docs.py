@@ -34,10 +34,10 @@ that binding suite builds (AFTER below: the Python venv, whose `python` comes
 first on PATH, as in a shell where it is active; the Node addon; the WASM
 package); while that is not built, the block is skipped with the reason.
 
-A command shown in a shell fence (sh, bash, shell, console) without the `$ `
-prefix is not run. Each such line must be listed in NOT_RUN below with the
-reason (a long-running server, a whole test suite or benchmark, a placeholder
-such as `prog.c` or `FILE`, a system-wide install); an unlisted one, or a
+A command shown in a shell fence (sh, bash, shell, console, zsh) without the
+`$ ` prefix is not run. Each such line must be listed in NOT_RUN below with the
+reason (a long-running server, a whole test suite, build or benchmark, a
+placeholder such as `prog.c` or `FILE`); an unlisted one, or a
 listed one the docs no longer show, fails the check (one test: "shown
 commands"). The listed ones are printed with their reasons.
 
