@@ -229,7 +229,8 @@ fn the_schema_is_2020_12_describes_everything_and_refuses_what_it_should() {
     assert_eq!(refusals(&schema, &good), Vec::<String>::new());
     assert_eq!(refusals(&schema, &Value::Null), Vec::<String>::new());
     // Each change below makes a description the schema must refuse.
-    let changes: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    type Change = Box<dyn Fn(&mut Value)>;
+    let changes: Vec<(&str, Change)> = vec![
         ("an empty object", Box::new(|v| *v = serde_json::json!({}))),
         ("an extra key", Box::new(|v| v["extra"] = 1.into())),
         (
