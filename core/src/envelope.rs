@@ -323,7 +323,8 @@ pub fn isa_value<'a>(isa: &Segment<'a>, n: usize) -> std::borrow::Cow<'a, [u8]> 
     let d = isa.delimiters();
     // A line break that is the element or component separator is data.
     let wrapping = |b: u8| (b == b'\n' || b == b'\r') && b != d.element && b != d.component;
-    if is_wrapped_isa(isa) && v.iter().any(|&b| wrapping(b)) {
+    // The value is short: looked at before the whole segment.
+    if v.iter().any(|&b| wrapping(b)) && is_wrapped_isa(isa) {
         v.iter()
             .copied()
             .filter(|&b| !wrapping(b))

@@ -281,7 +281,8 @@ pub fn to_json_stream_threads<W: io::Write + Send>(
 /// holding one interchange's tree at a time (see [`to_json_stream`]).
 pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>) {
     let mut jw = JsonWriter::new(std::mem::take(out), usize::MAX);
-    jw.buf.reserve(input.len() * 2 + 256);
+    jw.buf
+        .reserve(output_estimate(input.len(), options.documents));
     jw.documents = options.documents;
     jw.raw(b"{\"interchanges\":[");
     let mut first = true;
@@ -296,6 +297,23 @@ pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>
     });
     jw.tail(&doc);
     *out = jw.buf;
+}
+
+/// How many bytes of JSON to reserve for the parse result of `len` bytes
+/// of X12: enough that the output is rarely grown (each growth copies all
+/// of it). The JSON is about 2-3 bytes a byte of X12 without documents and
+/// 4-4.5 with them; reserved pages that are not written are never touched,
+/// so a generous estimate costs address space only. On wasm32 memory that
+/// is reserved is memory taken, so the estimate stays low there.
+fn output_estimate(len: usize, documents: bool) -> usize {
+    let per_byte = if cfg!(target_arch = "wasm32") {
+        2
+    } else if documents {
+        5
+    } else {
+        3
+    };
+    len.saturating_mul(per_byte).saturating_add(256)
 }
 
 /// Serializes a parse result to a `serde_json::Value` (for callers that
@@ -524,14 +542,22 @@ impl<'a, 's> JsonWriter<'a, 's> {
         self.maybe_flush();
     }
 
+    /// A delimiter as a one-character string, as [`delimiter_char`] gives
+    /// it, without allocating.
     fn delimiter(&mut self, b: u8) {
-        let s = delimiter_char(b);
+        let mut utf8 = [0u8; 4];
+        let s = char::from(b).encode_utf8(&mut utf8);
         self.string(s.as_bytes());
     }
 
     fn interchange(&mut self, doc: &Document<'a>, i: &Interchange<'a>) {
         let d = i.isa.delimiters();
-        self.class = classes(&d);
+        // Most inputs use the same delimiters in every interchange: the
+        // table is built again only when they change.
+        // (`class` always holds the table of `delims`.)
+        if d != self.delims {
+            self.class = classes(&d);
+        }
         self.delims = d;
         let line_break = i.isa.suffix();
         self.raw(b"{\"delimiters\":{\"element\":");
