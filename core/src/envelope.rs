@@ -149,9 +149,11 @@ impl Envelope {
         match seg.id() {
             b"ISA" => {
                 self.close_interchange(&Cause::Segment(&seg), h);
-                let mut open = Open::of(&seg, 13, 0);
-                open.control = Tag::new(&isa_value(&seg, 13));
-                self.interchange = Some(open);
+                self.interchange = Some(Open {
+                    index: seg.index(),
+                    control: Tag::new(&isa_value(&seg, 13)),
+                    ..Open::default()
+                });
                 h.interchange_start(seg);
             }
             b"IEA" if self.interchange.is_some() => {

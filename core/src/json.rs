@@ -505,14 +505,18 @@ impl<'a, 's> JsonWriter<'a, 's> {
         escape_into(b, &mut self.buf);
     }
 
+    /// `"k":`, after a `,` unless it is the first member. Keys are
+    /// names of this module, which need no escaping.
+    #[inline]
     fn key(&mut self, first: &mut bool, k: &str) {
-        if !*first {
-            self.buf.push(b',');
+        if *first {
+            *first = false;
+            append(&mut self.buf, b"\"");
+            append(&mut self.buf, k.as_bytes());
+            append(&mut self.buf, b"\":");
+        } else {
+            put_key(&mut self.buf, b',', k.as_bytes());
         }
-        *first = false;
-        self.buf.push(b'"');
-        self.buf.extend_from_slice(k.as_bytes());
-        self.raw(b"\":");
     }
 
     fn document(&mut self, doc: &Document<'a>) {
@@ -715,17 +719,48 @@ impl<'a, 's> JsonWriter<'a, 's> {
         self.note(seg);
         let isa = self.isa;
         let mut extra = Vec::new();
-        for (k, e) in seg.elements().enumerate() {
-            match names.get(k) {
-                Some(name) => {
-                    self.key(&mut first, name);
-                    match e.raw() {
-                        // ISA11 and ISA16 hold delimiters: one byte, shown like `delimiters`.
-                        [b] if isa && (k == 10 || k == 15) => self.delimiter(*b),
-                        raw => self.string(raw),
+        // The elements (as `seg.elements()` splits them) in one pass that
+        // also gathers the byte classes each needs for its string.
+        let raw = seg.raw();
+        let id = seg.id().len();
+        if id < raw.len() {
+            let sep = seg.delimiters().element;
+            let mut k = 0;
+            let mut start = id + 1;
+            let mut flags = 0u8;
+            let mut i = start;
+            loop {
+                let end = i == raw.len();
+                if end || raw[i] == sep {
+                    let e = &raw[start..i];
+                    match names.get(k) {
+                        Some(name) => {
+                            self.key(&mut first, name);
+                            match e {
+                                // ISA11 and ISA16 hold delimiters: one byte, shown like `delimiters`.
+                                [b] if isa && (k == 10 || k == 15) => self.delimiter(*b),
+                                _ if flags & (ESCAPE | HIGH) == 0 => {
+                                    put(&mut self.buf, b'"', e, b"\"")
+                                }
+                                _ => {
+                                    self.buf.push(b'"');
+                                    self.string_body(e, flags);
+                                    self.buf.push(b'"');
+                                }
+                            }
+                        }
+                        None => extra.push(e),
                     }
+                    if end {
+                        break;
+                    }
+                    k += 1;
+                    start = i + 1;
+                    flags = 0;
+                } else {
+                    flags |= self.class[raw[i] as usize];
                 }
-                None => extra.push(e.raw()),
+                i += 1;
             }
         }
         if !extra.is_empty() {

@@ -191,25 +191,41 @@ impl<'a> Segment<'a> {
         if id >= raw.len() {
             return None;
         }
+        let body = &raw[id + 1..];
         let sep = self.delimiters.element;
+        let at = |a: usize, b: usize| Element {
+            raw: &body[a..b],
+            delimiters: self.delimiters,
+        };
+        // Element `k` starts at `start`; separators found eight bytes at a time.
         let mut k = 1;
-        let mut start = id + 1;
-        for (i, &b) in raw.iter().enumerate().skip(id + 1) {
-            if b == sep {
+        let mut start = 0;
+        let mut chunks = body.chunks_exact(8);
+        let mut base = 0;
+        for chunk in &mut chunks {
+            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            let mut m = bytes_equal(w, sep);
+            while m != 0 {
+                let p = base + (m.trailing_zeros() / 8) as usize;
                 if k == n {
-                    return Some(Element {
-                        raw: &raw[start..i],
-                        delimiters: self.delimiters,
-                    });
+                    return Some(at(start, p));
                 }
                 k += 1;
-                start = i + 1;
+                start = p + 1;
+                m &= m - 1;
+            }
+            base += 8;
+        }
+        for (j, &b) in chunks.remainder().iter().enumerate() {
+            if b == sep {
+                if k == n {
+                    return Some(at(start, base + j));
+                }
+                k += 1;
+                start = base + j + 1;
             }
         }
-        (k == n).then(|| Element {
-            raw: &raw[start..],
-            delimiters: self.delimiters,
-        })
+        (k == n).then(|| at(start, body.len()))
     }
 
     /// Element `n` as bytes, or empty when absent.
