@@ -149,9 +149,11 @@ impl Envelope {
         match seg.id() {
             b"ISA" => {
                 self.close_interchange(&Cause::Segment(&seg), h);
-                let mut open = Open::of(&seg, 13, 0);
-                open.control = Tag::new(&isa_value(&seg, 13));
-                self.interchange = Some(open);
+                self.interchange = Some(Open {
+                    index: seg.index(),
+                    control: Tag::new(&isa_value(&seg, 13)),
+                    ..Open::default()
+                });
                 h.interchange_start(seg);
             }
             b"IEA" if self.interchange.is_some() => {
@@ -323,7 +325,8 @@ pub fn isa_value<'a>(isa: &Segment<'a>, n: usize) -> std::borrow::Cow<'a, [u8]> 
     let d = isa.delimiters();
     // A line break that is the element or component separator is data.
     let wrapping = |b: u8| (b == b'\n' || b == b'\r') && b != d.element && b != d.component;
-    if is_wrapped_isa(isa) && v.iter().any(|&b| wrapping(b)) {
+    // The value is short: looked at before the whole segment.
+    if v.iter().any(|&b| wrapping(b)) && is_wrapped_isa(isa) {
         v.iter()
             .copied()
             .filter(|&b| !wrapping(b))

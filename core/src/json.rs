@@ -281,7 +281,8 @@ pub fn to_json_stream_threads<W: io::Write + Send>(
 /// holding one interchange's tree at a time (see [`to_json_stream`]).
 pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>) {
     let mut jw = JsonWriter::new(std::mem::take(out), usize::MAX);
-    jw.buf.reserve(input.len() * 2 + 256);
+    jw.buf
+        .reserve(output_estimate(input.len(), options.documents));
     jw.documents = options.documents;
     jw.raw(b"{\"interchanges\":[");
     let mut first = true;
@@ -296,6 +297,23 @@ pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>
     });
     jw.tail(&doc);
     *out = jw.buf;
+}
+
+/// How many bytes of JSON to reserve for the parse result of `len` bytes
+/// of X12: enough that the output is rarely grown (each growth copies all
+/// of it). The JSON is about 2-3 bytes a byte of X12 without documents and
+/// 4-4.5 with them; reserved pages that are not written are never touched,
+/// so a generous estimate costs address space only. On wasm32 memory that
+/// is reserved is memory taken, so the estimate stays low there.
+fn output_estimate(len: usize, documents: bool) -> usize {
+    let per_byte = if cfg!(target_arch = "wasm32") {
+        2
+    } else if documents {
+        5
+    } else {
+        3
+    };
+    len.saturating_mul(per_byte).saturating_add(256)
 }
 
 /// Serializes a parse result to a `serde_json::Value` (for callers that
@@ -487,14 +505,18 @@ impl<'a, 's> JsonWriter<'a, 's> {
         escape_into(b, &mut self.buf);
     }
 
+    /// `"k":`, after a `,` unless it is the first member. Keys are
+    /// names of this module, which need no escaping.
+    #[inline]
     fn key(&mut self, first: &mut bool, k: &str) {
-        if !*first {
-            self.buf.push(b',');
+        if *first {
+            *first = false;
+            append(&mut self.buf, b"\"");
+            append(&mut self.buf, k.as_bytes());
+            append(&mut self.buf, b"\":");
+        } else {
+            put_key(&mut self.buf, b',', k.as_bytes());
         }
-        *first = false;
-        self.buf.push(b'"');
-        self.buf.extend_from_slice(k.as_bytes());
-        self.raw(b"\":");
     }
 
     fn document(&mut self, doc: &Document<'a>) {
@@ -524,14 +546,22 @@ impl<'a, 's> JsonWriter<'a, 's> {
         self.maybe_flush();
     }
 
+    /// A delimiter as a one-character string, as [`delimiter_char`] gives
+    /// it, without allocating.
     fn delimiter(&mut self, b: u8) {
-        let s = delimiter_char(b);
+        let mut utf8 = [0u8; 4];
+        let s = char::from(b).encode_utf8(&mut utf8);
         self.string(s.as_bytes());
     }
 
     fn interchange(&mut self, doc: &Document<'a>, i: &Interchange<'a>) {
         let d = i.isa.delimiters();
-        self.class = classes(&d);
+        // Most inputs use the same delimiters in every interchange: the
+        // table is built again only when they change.
+        // (`class` always holds the table of `delims`.)
+        if d != self.delims {
+            self.class = classes(&d);
+        }
         self.delims = d;
         let line_break = i.isa.suffix();
         self.raw(b"{\"delimiters\":{\"element\":");
@@ -689,17 +719,48 @@ impl<'a, 's> JsonWriter<'a, 's> {
         self.note(seg);
         let isa = self.isa;
         let mut extra = Vec::new();
-        for (k, e) in seg.elements().enumerate() {
-            match names.get(k) {
-                Some(name) => {
-                    self.key(&mut first, name);
-                    match e.raw() {
-                        // ISA11 and ISA16 hold delimiters: one byte, shown like `delimiters`.
-                        [b] if isa && (k == 10 || k == 15) => self.delimiter(*b),
-                        raw => self.string(raw),
+        // The elements (as `seg.elements()` splits them) in one pass that
+        // also gathers the byte classes each needs for its string.
+        let raw = seg.raw();
+        let id = seg.id().len();
+        if id < raw.len() {
+            let sep = seg.delimiters().element;
+            let mut k = 0;
+            let mut start = id + 1;
+            let mut flags = 0u8;
+            let mut i = start;
+            loop {
+                let end = i == raw.len();
+                if end || raw[i] == sep {
+                    let e = &raw[start..i];
+                    match names.get(k) {
+                        Some(name) => {
+                            self.key(&mut first, name);
+                            match e {
+                                // ISA11 and ISA16 hold delimiters: one byte, shown like `delimiters`.
+                                [b] if isa && (k == 10 || k == 15) => self.delimiter(*b),
+                                _ if flags & (ESCAPE | HIGH) == 0 => {
+                                    put(&mut self.buf, b'"', e, b"\"")
+                                }
+                                _ => {
+                                    self.buf.push(b'"');
+                                    self.string_body(e, flags);
+                                    self.buf.push(b'"');
+                                }
+                            }
+                        }
+                        None => extra.push(e),
                     }
+                    if end {
+                        break;
+                    }
+                    k += 1;
+                    start = i + 1;
+                    flags = 0;
+                } else {
+                    flags |= self.class[raw[i] as usize];
                 }
-                None => extra.push(e.raw()),
+                i += 1;
             }
         }
         if !extra.is_empty() {

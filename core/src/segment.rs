@@ -184,7 +184,48 @@ impl<'a> Segment<'a> {
         if n == 0 {
             return None;
         }
-        self.elements().nth(n - 1)
+        // One pass counting separators (what `elements().nth(n - 1)` finds,
+        // without building each element on the way).
+        let raw = self.raw;
+        let id = self.id().len();
+        if id >= raw.len() {
+            return None;
+        }
+        let body = &raw[id + 1..];
+        let sep = self.delimiters.element;
+        let at = |a: usize, b: usize| Element {
+            raw: &body[a..b],
+            delimiters: self.delimiters,
+        };
+        // Element `k` starts at `start`; separators found eight bytes at a time.
+        let mut k = 1;
+        let mut start = 0;
+        let mut chunks = body.chunks_exact(8);
+        let mut base = 0;
+        for chunk in &mut chunks {
+            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            let mut m = bytes_equal(w, sep);
+            while m != 0 {
+                let p = base + (m.trailing_zeros() / 8) as usize;
+                if k == n {
+                    return Some(at(start, p));
+                }
+                k += 1;
+                start = p + 1;
+                m &= m - 1;
+            }
+            base += 8;
+        }
+        for (j, &b) in chunks.remainder().iter().enumerate() {
+            if b == sep {
+                if k == n {
+                    return Some(at(start, base + j));
+                }
+                k += 1;
+                start = base + j + 1;
+            }
+        }
+        (k == n).then(|| at(start, body.len()))
     }
 
     /// Element `n` as bytes, or empty when absent.
@@ -356,7 +397,7 @@ mod tests {
     }
 
     #[test]
-    fn split_matches_the_element_iterator() {
+    fn split_and_element_match_the_element_iterator() {
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut next = || {
             x ^= x << 13;
@@ -378,6 +419,17 @@ mod tests {
                 _ => b'A' + (next() % 26) as u8,
             }));
             let seg = Segment::new(&raw, b"", 0, 0, d, true);
+            // `element(n)` is the n-th of the iterator, found in one pass.
+            let all: Vec<&[u8]> = seg.elements().map(|e| e.raw()).collect();
+            for n in 0..all.len() + 3 {
+                let want = n.checked_sub(1).and_then(|k| all.get(k)).copied();
+                assert_eq!(
+                    seg.element(n).map(|e| e.raw()),
+                    want,
+                    "{:?} element {n}",
+                    String::from_utf8_lossy(&raw)
+                );
+            }
             for max in [0, 1, 2, 5, 25, 31, 32, 40] {
                 let (n, full) = seg.split_elements(&mut els, max);
                 let want: Vec<&[u8]> = seg.elements().take(max.min(32)).map(|e| e.raw()).collect();
