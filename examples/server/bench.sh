@@ -109,7 +109,8 @@ PY
 }
 
 # The core's own parse speed on the same file, now: the core call behind /parse
-# (x12::parse = ops::parse_json) timed in a process of its own, one thread, then one per core.
+# (x12::parse_into = ops::parse_json_into, into one reused buffer per thread as the
+# server's pool gives) timed in a process of its own, one thread, then one per core.
 core_parse() { # label [--no-documents]
   local label="$1"; shift
   echo "   the core alone ($label, x12kit-server bench-parse, same file, now): $(

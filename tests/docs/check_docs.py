@@ -23,6 +23,24 @@ prefixed ids such as `doc_<32 hex digits>`, RFC 3339 times, X12 dates/times of t
 `X-RateLimit-Reset` value are replaced by placeholders, since they change
 from run to run; everything else must match.
 
+`target` in the scratch folder is the cargo target directory (whatever
+CARGO_TARGET_DIR says), so `target/release/...` in a command means what it
+means in a clone built with the defaults. Blocks run in the order of the
+file, so a block may use what an earlier block of the same file built there
+(docs/c.md builds the C library in its first block).
+
+A block preceded by `<!-- run after: SUITE -->` (python, node, wasm) uses what
+that binding suite builds (AFTER below: the Python venv, whose `python` comes
+first on PATH, as in a shell where it is active; the Node addon; the WASM
+package); while that is not built, the block is skipped with the reason.
+
+A command shown in a shell fence (sh, bash, shell, console) without the `$ `
+prefix is not run. Each such line must be listed in NOT_RUN below with the
+reason (a long-running server, a whole test suite or benchmark, a placeholder
+such as `prog.c` or `FILE`, a system-wide install); an unlisted one, or a
+listed one the docs no longer show, fails the check (one test: "shown
+commands"). The listed ones are printed with their reasons.
+
 Usage: tests/docs/check_docs.py [FILE.md ...]     (from anywhere)
 Prints one line per block and ends with `docs: N passed, N failed, N skipped`.
 """
@@ -30,6 +48,7 @@ Prints one line per block and ends with `docs: N passed, N failed, N skipped`.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,6 +56,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "@@x12kit-docs-command@@"
+# Per block; generous because docs/c.md's first block makes the release build of
+# the C library, minutes on a cold 2-core machine (the C suite then finds it built).
+BLOCK_TIMEOUT = 1200
 
 
 def default_files():
@@ -60,6 +82,7 @@ def blocks(path):
         start = i
         reason = None
         server = None
+        after = None
         j = start - 1
         while j >= 0 and not lines[j].strip():
             j -= 1
@@ -70,6 +93,9 @@ def blocks(path):
             r = re.match(r"<!--\s*run against:\s*x12kit-server\s+(\S+)\s*-->", lines[j].strip())
             if r:
                 server = r.group(1)
+            r = re.match(r"<!--\s*run after:\s*(\S+)\s*-->", lines[j].strip())
+            if r:
+                after = r.group(1)
         indent = m.group(1)
         i += 1
         body = []
@@ -96,17 +122,112 @@ def blocks(path):
             else:
                 k += 1
         if cmds:
-            out.append((start + 1, cmds, reason, server))
+            out.append((start + 1, cmds, reason, server, after))
     return out
 
 
-def scratch():
+def scratch(target_dir):
     d = Path(tempfile.mkdtemp(prefix="x12kit-docs-"))
     for entry in ROOT.iterdir():
         if entry.name in (".git", "target"):
             continue
         (d / entry.name).symlink_to(entry)
+    # Where cargo builds, as `target` is in a clone built with the defaults.
+    (d / "target").symlink_to(target_dir)
     return d
+
+
+# What `<!-- run after: SUITE -->` blocks need: the file a binding suite builds,
+# what it is, and the folder put first on PATH for the block (the venv's `python`).
+AFTER = {
+    "python": (".venv-python/bin/python", "the venv bindings/python/test.sh installs the release wheel into", ".venv-python/bin"),
+    "node": ("bindings/node/x12kit.linux-x64-gnu.node", "the addon bindings/node/test.sh builds", None),
+    "wasm": ("bindings/wasm/pkg/node/x12kit_wasm.js", "the package bindings/wasm/test.sh builds with build.sh", None),
+}
+
+SHELL_FENCES = ("sh", "bash", "shell", "console", "zsh")
+
+# Commands shown in a shell fence without `$ `, which this check does not run,
+# each with why: (file, the shown line's start, reason). A shown command that
+# is not listed fails the check, and so does an entry the docs no longer show.
+SUITE = "a whole test suite; scripts/test.sh runs it (and so CI)"
+NOT_RUN = [
+    ("README.md", "cargo run --release -p x12kit-server", "starts the server, which runs until stopped; "
+     "examples/server/test.sh runs the server, and the `run against` blocks run a fresh one each"),
+    ("README.md", "curl -H 'Authorization: Bearer x12k_demo_alpha'", "needs the server of the line before it running"),
+    ("README.md", "scripts/test.sh", "the whole test run itself (CI runs it through .ci/run)"),
+    ("README.md", "x12kit ", "the CLI's usage synopsis (FILE, N, ... are placeholders); the README's "
+     "and docs' `$ ` blocks run each command on real files"),
+    ("README.md", "bindings/wasm/serve.sh", "serves the page until stopped; bindings/wasm/test.sh drives the page"),
+    ("README.md", "bindings/wasm/test.sh", SUITE),
+    ("README.md", "gcc -std=c99 prog.c", "prog.c stands for the reader's program; docs/c.md runs the same "
+     "line on examples/c/validate_file.c"),
+    ("bindings/node/README.md", "npm install", "installs the dev tools from the npm registry into bindings/node; "
+     "bindings/node/test.sh runs it when node_modules is missing or stale"),
+    ("bindings/node/README.md", "npm run build", "the addon's release build (minutes); bindings/node/test.sh runs "
+     "the same napi build and fails when binding.js/binding.d.ts drift"),
+    ("bindings/node/README.md", "npm test", SUITE),
+    ("bindings/node/README.md", "npm pack", "writes the tarball into bindings/node; package.test.mjs (Node suite) "
+     "packs it into a temporary folder and installs it"),
+    ("bindings/node/README.md", "node bench/gen.mjs 10", "writes a 10 MB file for the benchmark"),
+    ("bindings/node/README.md", "node bench/parse-paths.mjs", "a benchmark (best of 5 on 10 MB)"),
+    ("bindings/python/README.md", "pip install ./bindings/python", "builds the release wheel (minutes); "
+     "bindings/python/test.sh runs this line in a fresh venv and imports the installed module"),
+    ("bindings/python/README.md", "bindings/python/test.sh", SUITE),
+    ("bindings/wasm/README.md", "bindings/wasm/build.sh", "the release wasm build and wasm-opt (minutes); "
+     "bindings/wasm/test.sh runs it first"),
+    ("bindings/wasm/README.md", "bindings/wasm/test.sh", SUITE),
+    ("bindings/wasm/README.md", "bindings/wasm/serve.sh", "serves the page until stopped; bindings/wasm/test.sh "
+     "drives the page"),
+    ("bindings/wasm/README.md", "bindings/wasm/bench/run.sh", "the benchmark (minutes; installs the peers from npm)"),
+]
+
+
+def shown_commands(path):
+    """(line number, text) of each command shown in a shell fence without `$ `."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        m = re.match(r"^\s*```\s*([A-Za-z0-9_+-]*)", lines[i])
+        if not m:
+            i += 1
+            continue
+        lang = m.group(1).lower()
+        i += 1
+        prompt = False
+        while i < len(lines) and not re.match(r"^\s*```\s*$", lines[i]):
+            text = lines[i].strip()
+            if lang in SHELL_FENCES:
+                if text.startswith("$ "):
+                    prompt = True  # what follows is its output, up to the next `$ `
+                elif not prompt and text and not text.startswith("#"):
+                    if out and out[-1][2] and out[-1][1].endswith("\\"):
+                        out[-1] = (out[-1][0], out[-1][1] + "\n" + text, True)
+                    else:
+                        out.append((i + 1, text, True))
+            i += 1
+        i += 1
+    return [(n, t) for n, t, _ in out]
+
+
+def check_shown(files):
+    """Lists the shown commands not run, with their reasons; returns the problems."""
+    problems, used = [], set()
+    for f in files:
+        rel = str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f)
+        for line, text in shown_commands(f):
+            hit = [k for k, (where, start, _) in enumerate(NOT_RUN) if where == rel and text.startswith(start)]
+            if not hit:
+                problems.append(f"{rel}:{line}: `{text}` is shown but not run: make it a `$ ` line, "
+                                "or list it in NOT_RUN (tests/docs/check_docs.py) with the reason")
+                continue
+            used.add(hit[0])
+            print(f"not run {rel}:{line}: `{text.splitlines()[0][:60]}`: {NOT_RUN[hit[0]][2]}")
+    checked = {str(f.relative_to(ROOT)) for f in files if f.is_relative_to(ROOT)}
+    for k, (where, start, _) in enumerate(NOT_RUN):
+        if where in checked and k not in used:
+            problems.append(f"NOT_RUN lists `{start}` in {where}, which no longer shows it: remove the entry")
+    return problems
 
 
 DEMO_ADDRESS = "http://127.0.0.1:8080"
@@ -159,10 +280,10 @@ class DemoServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_block(cmds, env, server=None):
+def run_block(cmds, env, target_dir, server=None):
     if server is not None:
         cmds = [(cmd.replace(DEMO_ADDRESS, server.address), expected) for cmd, expected in cmds]
-    d = scratch()
+    d = scratch(target_dir)
     try:
         script = ["__s=0"]
         for n, (cmd, _) in enumerate(cmds):
@@ -171,14 +292,20 @@ def run_block(cmds, env, server=None):
             # `$?` in a command is the status of the command before it.
             script.append(f"(exit $__s); {cmd}")
             script.append(f"__s=$?; echo >&2; echo \"{MARK} status $__s\" >&2")
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             ["bash", "-c", "\n".join(script)],
             cwd=d,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            timeout=300,
+            start_new_session=True,
         )
+        try:
+            stdout, stderr = proc.communicate(timeout=BLOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the block's commands and whatever they started
+            proc.communicate()
+            return [f"the block did not finish within {BLOCK_TIMEOUT} s"]
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -193,7 +320,7 @@ def run_block(cmds, env, server=None):
                 parts[cur].append(line)
         return parts
 
-    out, err = split(proc.stdout), split(proc.stderr)
+    out, err = split(stdout), split(stderr)
     problems = []
     for n, (cmd, expected) in enumerate(cmds):
         o = out.get(n, [])
@@ -244,12 +371,26 @@ def main(argv):
     server_binary = None
     for f in files:
         rel = f.relative_to(ROOT) if f.is_relative_to(ROOT) else f
-        for line, cmds, reason, config in blocks(f):
+        for line, cmds, reason, config, after in blocks(f):
             where = f"{rel}:{line}"
             if reason is not None:
                 skipped += 1
                 print(f"skip {where}: {reason}")
                 continue
+            block_env = env
+            if after is not None:
+                if after not in AFTER:
+                    failed += 1
+                    print(f"FAIL {where}: `run after: {after}`: no such suite (one of {', '.join(AFTER)})")
+                    continue
+                built, what, path = AFTER[after]
+                if not (ROOT / built).exists():
+                    skipped += 1
+                    print(f"skip {where}: needs {what} ({built}), not built yet "
+                          f"(run the {after} suite before this one)")
+                    continue
+                if path is not None:
+                    block_env = dict(env, PATH=f"{ROOT / path}:{env['PATH']}")
             server = None
             if config is not None:
                 if server_binary is None:
@@ -266,7 +407,7 @@ def main(argv):
                     print(f"FAIL {where}: {e}")
                     continue
             try:
-                problems = run_block(cmds, env, server)
+                problems = run_block(cmds, block_env, target_dir, server)
             finally:
                 if server is not None:
                     server.close()
@@ -278,6 +419,15 @@ def main(argv):
             else:
                 passed += 1
                 print(f"ok   {where} ({len(cmds)} command{'s' if len(cmds) != 1 else ''})")
+    problems = check_shown(files)
+    if problems:
+        failed += 1
+        print("FAIL shown commands")
+        for p in problems:
+            print("  " + p)
+    else:
+        passed += 1
+        print("ok   shown commands: each one is a `$ ` line or listed above with the reason it is not run")
     print(f"docs: {passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
 

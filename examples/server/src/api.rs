@@ -80,6 +80,7 @@ pub fn router(app: Arc<App>) -> Router {
 
 /// Authentication, then the rate limit of the route's group; adds the limit headers.
 async fn guard(State(app): AppState, mut req: Request, next: Next) -> Response {
+    crate::metrics::worked(1);
     let caller = match guard::authenticate(&app.config.keys, &app.config.accounts, req.headers()) {
         Ok(c) => c,
         Err(e) => return e.into_response(),
@@ -144,14 +145,14 @@ fn empty_body() -> ApiError {
     ApiError::bad_request("EMPTY_BODY", "the request body is empty")
 }
 
-fn json_response(status: StatusCode, bytes: Vec<u8>) -> Response {
+fn json_response(status: StatusCode, bytes: impl Into<axum::body::Body>) -> Response {
     (
         status,
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         )],
-        bytes,
+        bytes.into(),
     )
         .into_response()
 }
@@ -644,8 +645,19 @@ async fn parse(
     let q: ParseQuery = query(&uri)?;
     let input = x12_input(&headers, body, app.config.max_body_bytes)?;
     let documents = q.documents.unwrap_or(true);
-    let json = off_thread(input.len(), move || x12::parse(&input, documents)).await?;
-    Ok(json_response(StatusCode::OK, json))
+    // Into a reused buffer, which goes back to the pool once the body is sent (src/pool.rs).
+    let json = off_thread(input.len(), move || {
+        let mut out = crate::pool::take();
+        match x12::parse_into(&input, documents, &mut out) {
+            Ok(()) => Ok(out),
+            Err(e) => {
+                crate::pool::give_back(out);
+                Err(e)
+            }
+        }
+    })
+    .await?;
+    Ok(json_response(StatusCode::OK, crate::pool::into_bytes(json)))
 }
 
 #[derive(Debug, Deserialize)]

@@ -563,6 +563,7 @@ pub async fn inbox_loop(app: Arc<App>) {
                         Err(_) => continue, // a store problem: try again later
                     };
                     tracing::info!(to, "inbox file taken");
+                    crate::metrics::worked(1);
                     let target = dir.join(to);
                     let _ = std::fs::create_dir_all(&target);
                     if let Some(name) = path.file_name() {

@@ -591,7 +591,8 @@ async fn validate_loop(app: Arc<App>) {
             .await;
         match done {
             Ok(0) => idle(&app, &app.wake.validate).await,
-            Ok(_) => {
+            Ok(n) => {
+                crate::metrics::worked(n as u64);
                 app.wake.route.notify_one();
                 app.wake.deliver.notify_one();
             }
@@ -762,6 +763,7 @@ async fn route_one(
     record: &Batcher<Move>,
     doc: Validated,
 ) -> bool {
+    crate::metrics::worked(1);
     let partner = partner(&app.config, &doc.key.account, &doc.key.partner_id).cloned();
     let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
         None => crate::transport::Outcome {
@@ -853,25 +855,48 @@ async fn route_one(
         Ok(true) => tracing::info!("routed"),
         Ok(false) => tracing::warn!("the document left `validated` while it was routed"),
         Err(_) => {
-            // Give the document back, so that a claim takes it again (claims skip the
-            // rows of live processes, this one's included).
             tracing::error!("cannot record the routing; it is retried");
-            let (id, me) = (doc_id, app.worker_id.clone());
-            let _ = app
-                .store
-                .write(move |c| {
-                    c.exec(
-                        "UPDATE documents SET lease_owner = NULL
-                         WHERE id = ?1 AND lease_owner = ?2 AND status = 'validated'",
-                        vals![&id, &me],
-                    )
-                    .map_err(db)
-                })
-                .await;
+            give_back(app, Lease::Route, doc_id).await;
             return false;
         }
     }
     true
+}
+
+/// What a worker's claim holds (`lease_owner` of its row).
+#[derive(Debug, Clone, Copy)]
+enum Lease {
+    /// A `validated` document being routed.
+    Route,
+    /// A `pending` webhook delivery being attempted.
+    Delivery,
+}
+
+/// Gives a claim back after its outcome could not be recorded, so that a later claim
+/// takes the row again (claims skip the rows of live processes, this one's included);
+/// only while this process holds it and the row is still waiting.
+async fn give_back(app: &App, lease: Lease, id: String) {
+    let sql = match lease {
+        Lease::Route => {
+            "UPDATE documents SET lease_owner = NULL
+             WHERE id = ?1 AND lease_owner = ?2 AND status = 'validated'"
+        }
+        Lease::Delivery => {
+            "UPDATE webhook_deliveries SET lease_owner = NULL
+             WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending'"
+        }
+    };
+    let me = app.worker_id.clone();
+    let given = app
+        .store
+        .write(move |c| c.exec(sql, vals![&id, &me]).map_err(db))
+        .await;
+    if given.is_err() {
+        tracing::error!(
+            ?lease,
+            "cannot give the claim back; the row waits until this process stops"
+        );
+    }
 }
 
 // ---------------------------------------------------------------- acknowledgement windows
@@ -898,6 +923,7 @@ async fn sweep_loop(app: Arc<App>) {
         if due.is_empty() {
             continue;
         }
+        crate::metrics::worked(due.len() as u64);
         let app2 = app.clone();
         let _ = app
             .store
@@ -1183,6 +1209,7 @@ fn record_attempts(c: &dyn Db, items: &[Attempt]) -> DbResult<Vec<bool>> {
 }
 
 async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Attempt>, d: Pending) {
+    crate::metrics::worked(1);
     let secrets = app
         .config
         .accounts
@@ -1262,20 +1289,8 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
     match written {
         Ok(state) => tracing::info!(attempt, state, "webhook attempt"),
         Err(_) => {
-            // Give the delivery back, so that a claim takes it again.
             tracing::error!("cannot record the webhook attempt; it is retried");
-            let me = app.worker_id.clone();
-            let _ = app
-                .store
-                .write(move |c| {
-                    c.exec(
-                        "UPDATE webhook_deliveries SET lease_owner = NULL
-                         WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending'",
-                        vals![&delivery_id, &me],
-                    )
-                    .map_err(db)
-                })
-                .await;
+            give_back(app, Lease::Delivery, delivery_id).await;
         }
     }
 }

@@ -1,9 +1,12 @@
 //! Where the time goes: process-wide counters of the store writer, the store
 //! reads, the core calls and the outgoing HTTP of the workers.
 //!
-//! Every 10 s with activity, the figures of the interval are logged at `info`
-//! on the target `x12kit_server::metrics` (`X12KIT_LOG=warn,x12kit_server::metrics=info`
-//! shows only them), and the totals since start when the server stops. The
+//! Every 10 s in which work was done (an API request, a document or a webhook
+//! delivery moved by the workers: [`worked`]), the figures of the interval are
+//! logged at `info` on the target `x12kit_server::metrics`
+//! (`X12KIT_LOG=warn,x12kit_server::metrics=info` shows only them), and the
+//! totals since start when the server stops. The workers' polls of an idle
+//! server (a few store statements a second) are logged at `debug` only. The
 //! writer's statements are also broken down by statement (its first words), so
 //! that the round trips of each kind of work can be seen. Counting costs two
 //! clock reads per counted call and an uncontended lock per writer statement.
@@ -83,6 +86,14 @@ const ALL: [&Timer; 10] = [
     &ROUTE,
     &WEBHOOK,
 ];
+
+/// Work done: API requests, and documents, deliveries and inbox files the workers moved.
+static WORK: AtomicU64 = AtomicU64::new(0);
+
+/// Counts `n` pieces of work (what makes an interval's figures worth a line at `info`).
+pub fn worked(n: u64) {
+    WORK.fetch_add(n, Relaxed);
+}
 
 /// Writer statements by their first words: (count, nanoseconds).
 static STATEMENTS: Mutex<Option<HashMap<String, (u64, u64)>>> = Mutex::new(None);
@@ -166,17 +177,34 @@ fn describe(now: &Snapshot, before: &Snapshot) -> Option<String> {
     Some(parts.join("; "))
 }
 
-/// Logs the figures of each 10 s with activity (runs for the life of the process).
+/// Logs the figures of each 10 s: at `info` when work was done in them, else (the
+/// workers' idle polls) at `debug`. Runs for the life of the process.
 pub async fn report_loop() {
     let mut before = snapshot();
+    let mut work_before = WORK.load(Relaxed);
     loop {
         tokio::time::sleep(Duration::from_secs(10)).await;
         let now = snapshot();
-        if let Some(line) = describe(&now, &before) {
-            tracing::info!(target: "x12kit_server::metrics", "last 10 s: {line}");
+        let work = WORK.load(Relaxed);
+        match interval_line(&now, &before, work != work_before) {
+            Some((true, line)) => tracing::info!(target: "x12kit_server::metrics", "{line}"),
+            Some((false, line)) => tracing::debug!(target: "x12kit_server::metrics", "{line}"),
+            None => {}
         }
         before = now;
+        work_before = work;
     }
+}
+
+/// The line of an interval and whether it is worth `info` (work was done in it),
+/// or none when nothing was counted at all.
+fn interval_line(now: &Snapshot, before: &Snapshot, worked: bool) -> Option<(bool, String)> {
+    let line = describe(now, before)?;
+    Some(if worked {
+        (true, format!("last 10 s: {line}"))
+    } else {
+        (false, format!("last 10 s (idle polls only): {line}"))
+    })
 }
 
 /// Logs the totals since start (at shutdown).
@@ -213,6 +241,16 @@ mod tests {
             "writer commits: 4 in 8 ms (mean 2.000 ms); writer statements by kind: [SAVEPOINT job] 20 in 4 ms"
         );
         assert_eq!(describe(&before, &before), None);
+        // Idle polls alone: a line at debug, not info; nothing counted: no line.
+        assert_eq!(
+            interval_line(&now, &before, false),
+            Some((false, format!("last 10 s (idle polls only): {line}")))
+        );
+        assert_eq!(
+            interval_line(&now, &before, true),
+            Some((true, format!("last 10 s: {line}")))
+        );
+        assert_eq!(interval_line(&before, &before, true), None);
         assert_eq!(
             label("UPDATE documents\n   SET lease_owner = ?1 WHERE x"),
             "UPDATE documents SET lease_owner ="

@@ -66,10 +66,17 @@ pub fn render(
     })
 }
 
-/// `POST /parse`: the core's parse result JSON (what `x12kit parse` prints).
-pub fn parse(input: &[u8], documents: bool) -> ApiResult<Vec<u8>> {
+/// `POST /parse`: the core's parse result JSON (what `x12kit parse` prints),
+/// written into `out` (cleared first; a reused buffer of [`crate::pool`]).
+pub fn parse_into(input: &[u8], documents: bool, out: &mut Vec<u8>) -> ApiResult<()> {
     let options: ops::ParseOptions = core_options(json!({"documents": documents}))?;
-    crate::metrics::PARSE.time(|| guarded("parse", || Ok(ops::parse_json(input, &options))))
+    out.clear();
+    crate::metrics::PARSE.time(|| {
+        guarded("parse", || {
+            ops::parse_json_into(input, &options, out);
+            Ok(())
+        })
+    })
 }
 
 /// `POST /validate`: the validation JSON (what `x12kit validate --json`

@@ -192,6 +192,53 @@ fn parse_is_the_cores_parse_json_on_the_corpus() {
     }
 }
 
+/// `/parse` writes into reused buffers (src/pool.rs): large and small results
+/// interleaved from several connections at once never carry another's bytes, and
+/// each is a sized body (Content-Length), not a chunked one.
+#[test]
+fn parse_results_in_reused_buffers_are_each_the_cores() {
+    let s = Server::start();
+    let one = examples_x12();
+    // About 200 KB (parsed on the blocking pool) and the two small examples (at once).
+    let mut large = Vec::new();
+    while large.len() < 200_000 {
+        large.extend_from_slice(&one[0]);
+    }
+    let inputs = [large, one[0].clone(), one[1].clone()];
+    let expected: Vec<Vec<u8>> = inputs
+        .iter()
+        .map(|i| x12kit::ops::parse_json(i, &Default::default()))
+        .collect();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (s, inputs, expected) = (&s, &inputs, &expected);
+            scope.spawn(move || {
+                for n in 0..6 {
+                    let k = (t + n) % inputs.len();
+                    let r = s
+                        .post("/api/v1/parse", ALPHA)
+                        .header("content-type", "application/edi-x12")
+                        .body(inputs[k].clone())
+                        .send()
+                        .unwrap();
+                    assert_eq!(r.status(), 200);
+                    assert_eq!(r.headers()["content-type"], "application/json");
+                    assert_eq!(
+                        r.headers()["content-length"].to_str().unwrap(),
+                        expected[k].len().to_string()
+                    );
+                    assert!(r.headers().get("transfer-encoding").is_none());
+                    assert_eq!(
+                        r.bytes().unwrap().as_ref(),
+                        expected[k].as_slice(),
+                        "input {k}"
+                    );
+                }
+            });
+        }
+    });
+}
+
 #[test]
 fn validate_is_the_cores_validation_with_structure_and_acknowledgements() {
     let s = Server::start();
