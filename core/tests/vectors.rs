@@ -367,6 +367,7 @@ struct Schemas {
     parse: jsonschema::Validator,
     validate: jsonschema::Validator,
     error: jsonschema::Validator,
+    describe: jsonschema::Validator,
     documents: BTreeMap<String, jsonschema::Validator>,
 }
 
@@ -384,6 +385,7 @@ impl Schemas {
             parse: compile(dir.join("parse-result.schema.json")),
             validate: compile(dir.join("validation-result.schema.json")),
             error: compile(dir.join("error.schema.json")),
+            describe: compile(dir.join("segment-description.schema.json")),
             documents: ops::DOCUMENT_TYPES
                 .iter()
                 .map(|t| {
@@ -536,6 +538,7 @@ fn vectors() {
         ("error", &schemas.error),
         ("parse", &schemas.parse),
         ("validate", &schemas.validate),
+        ("segment description", &schemas.describe),
         ("850", schemas.document("850").expect("850")),
     ] {
         assert!(
@@ -673,6 +676,18 @@ fn vectors() {
                             }
                         }
                         Err(_) => fail(format!("the {op} output is not JSON")),
+                    }
+                }
+                if op == "describeSegment" {
+                    match serde_json::from_slice::<Value>(&bytes) {
+                        Ok(v) => {
+                            if let Some(why) = schema_errors(&schemas.describe, &v) {
+                                fail(format!(
+                                    "the describeSegment output does not match schema/segment-description.schema.json: {why}"
+                                ));
+                            }
+                        }
+                        Err(_) => fail("the describeSegment output is not JSON".into()),
                     }
                 }
                 // A payload that renders without warnings is one its schema accepts.

@@ -2,7 +2,7 @@
 // segments by identifier, with memory bounded by the longest segment.
 //
 //   node examples/node/segments.mjs <file.edi>
-import { createReadStream } from 'node:fs'
+import { createReadStream, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createSegmentStream } from 'x12kit'
 
@@ -14,6 +14,7 @@ export async function countSegments(path) {
   return Object.fromEntries(counts)
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// realpath: run through a symlinked path, argv[1] is the link, import.meta.url the file
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   console.log(await countSegments(process.argv[2]))
 }

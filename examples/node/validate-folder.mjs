@@ -5,7 +5,7 @@
 //   node examples/node/validate-folder.mjs <folder> [--out <folder>]
 //
 // Exit status: 0 when every file is valid, 1 when some are not, 2 on usage errors.
-import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync, realpathSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { acknowledge, validate } from 'x12kit'
@@ -31,7 +31,8 @@ export function validateFolder(dir, outDir = dir, now = new Date()) {
   return results
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// realpath: run through a symlinked path, argv[1] is the link, import.meta.url the file
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2)
   const dir = args[0]
   const o = args.indexOf('--out')

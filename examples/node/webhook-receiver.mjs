@@ -7,6 +7,7 @@
 // It answers 204 to an authentic delivery, 401 to anything else (with the
 // x12kit error code), 413 to a body over 1 MiB.
 import { createServer } from 'node:http'
+import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Verifier, X12kitError } from 'x12kit'
 
@@ -46,7 +47,8 @@ export function createReceiver({ secrets, tolerance = 300, onEvent = () => {} })
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// realpath: run through a symlinked path, argv[1] is the link, import.meta.url the file
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const secrets = (process.env.WEBHOOK_SECRETS || '').split(',').filter(Boolean)
   if (secrets.length === 0) {
     console.error('set WEBHOOK_SECRETS (comma-separated; the newest first)')

@@ -34,10 +34,10 @@ that binding suite builds (AFTER below: the Python venv, whose `python` comes
 first on PATH, as in a shell where it is active; the Node addon; the WASM
 package); while that is not built, the block is skipped with the reason.
 
-A command shown in a shell fence (sh, bash, shell, console) without the `$ `
-prefix is not run. Each such line must be listed in NOT_RUN below with the
-reason (a long-running server, a whole test suite or benchmark, a placeholder
-such as `prog.c` or `FILE`, a system-wide install); an unlisted one, or a
+A command shown in a shell fence (sh, bash, shell, console, zsh) without the
+`$ ` prefix is not run. Each such line must be listed in NOT_RUN below with the
+reason (a long-running server, a whole test suite, build or benchmark, a
+placeholder such as `prog.c` or `FILE`); an unlisted one, or a
 listed one the docs no longer show, fails the check (one test: "shown
 commands"). The listed ones are printed with their reasons.
 
@@ -148,7 +148,7 @@ AFTER = {
 SHELL_FENCES = ("sh", "bash", "shell", "console", "zsh")
 
 # Commands shown in a shell fence without `$ `, which this check does not run,
-# each with why: (file, the shown line's start, reason). A shown command that
+# each with why: (file, the shown line's start or a pattern it matches, reason). A shown command that
 # is not listed fails the check, and so does an entry the docs no longer show.
 SUITE = "a whole test suite; scripts/test.sh runs it (and so CI)"
 NOT_RUN = [
@@ -156,8 +156,9 @@ NOT_RUN = [
      "examples/server/test.sh runs the server, and the `run against` blocks run a fresh one each"),
     ("README.md", "curl -H 'Authorization: Bearer x12k_demo_alpha'", "needs the server of the line before it running"),
     ("README.md", "scripts/test.sh", "the whole test run itself (CI runs it through .ci/run)"),
-    ("README.md", "x12kit ", "the CLI's usage synopsis (FILE, N, ... are placeholders); the README's "
-     "and docs' `$ ` blocks run each command on real files"),
+    # Only lines with a placeholder: FILE, JSON, `[...]` options, `...` / `…`.
+    ("README.md", re.compile(r"x12kit [a-z-]+ .*(FILE|JSON|\[|\.\.\.|…)"), "the CLI's usage synopsis (FILE, N, "
+     "... are placeholders); the README's and docs' `$ ` blocks run each command on real files"),
     ("README.md", "bindings/wasm/serve.sh", "serves the page until stopped; bindings/wasm/test.sh drives the page"),
     ("README.md", "bindings/wasm/test.sh", SUITE),
     ("README.md", "gcc -std=c99 prog.c", "prog.c stands for the reader's program; docs/c.md runs the same "
@@ -210,13 +211,17 @@ def shown_commands(path):
     return [(n, t) for n, t, _ in out]
 
 
+def listed(text, start):
+    return start.match(text) is not None if isinstance(start, re.Pattern) else text.startswith(start)
+
+
 def check_shown(files):
     """Lists the shown commands not run, with their reasons; returns the problems."""
     problems, used = [], set()
     for f in files:
         rel = str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f)
         for line, text in shown_commands(f):
-            hit = [k for k, (where, start, _) in enumerate(NOT_RUN) if where == rel and text.startswith(start)]
+            hit = [k for k, (where, start, _) in enumerate(NOT_RUN) if where == rel and listed(text, start)]
             if not hit:
                 problems.append(f"{rel}:{line}: `{text}` is shown but not run: make it a `$ ` line, "
                                 "or list it in NOT_RUN (tests/docs/check_docs.py) with the reason")
@@ -226,7 +231,8 @@ def check_shown(files):
     checked = {str(f.relative_to(ROOT)) for f in files if f.is_relative_to(ROOT)}
     for k, (where, start, _) in enumerate(NOT_RUN):
         if where in checked and k not in used:
-            problems.append(f"NOT_RUN lists `{start}` in {where}, which no longer shows it: remove the entry")
+            shown = start.pattern if isinstance(start, re.Pattern) else start
+            problems.append(f"NOT_RUN lists `{shown}` in {where}, which no longer shows it: remove the entry")
     return problems
 
 

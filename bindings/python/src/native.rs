@@ -5,9 +5,10 @@
 //! from borrowed slices of the input (short values, which repeat all over a
 //! file, share one `str` object); diagnostics go through the core's
 //! `Serialize` impl (`pyser`). The mapped `document` of each set is read from
-//! the core's JSON text (the only public way to get it in the contract's key
-//! order: `x12kit::documents::map_back` returns a `serde_json::Value` whose
-//! objects are sorted by key), reading only the documents of that text.
+//! the core's JSON text of the whole input (one pass of its writer, buffers
+//! reused from set to set, the contract's key order; one set's alone is
+//! `x12kit::ops::transaction_document_json`, what `Transaction.document`
+//! uses), reading only the documents of that text.
 //!
 //! The shape is the core's: the suite checks `to_dict() == json.loads(to_json())`
 //! (types included) on every vector, every corpus file and fuzzed input.

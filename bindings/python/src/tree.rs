@@ -925,29 +925,15 @@ impl PyTransaction {
     fn document<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let p = &self.parsed;
         let (i, g, t) = (self.i, self.g, self.t);
-        let json = py.detach(|| guard(|| Ok(set_json(p.doc(), i, g, t))))?;
-        match json {
-            SetJson::Unknown => Ok(None),
-            SetJson::Json(json) => {
-                let mut docs = pyjson::documents(py, &json, &[true])?;
-                match (docs.pop(), docs.is_empty()) {
-                    (Some(doc), true) => Ok(doc),
-                    _ => Err(crate::errors::internal(
-                        "the core's JSON of one transaction set has several sets",
-                    )),
-                }
-            }
-            SetJson::Fallback => {
-                let v = py.detach(|| {
-                    guard(|| {
-                        let doc = p.doc();
-                        let grp = &doc.interchanges[i].groups[g];
-                        Ok(x12kit::documents::map_back(doc, grp, &grp.transactions[t]))
-                    })
-                })?;
-                v.map(|v| pyjson::value_to_py(py, &v)).transpose()
-            }
-        }
+        // The core writes this set's document alone, as the parse result
+        // carries it (the contract's key order): the cost is the set's size.
+        let json = py.detach(|| {
+            guard(|| {
+                x12kit::ops::transaction_document_json(p.doc(), i, g, t)
+                    .map_err(crate::ops::core_err)
+            })
+        })?;
+        json.map(|json| pyjson::loads(py, &json)).transpose()
     }
     fn __repr__(&self) -> String {
         format!(
@@ -956,78 +942,4 @@ impl PyTransaction {
             String::from_utf8_lossy(self.get().control_number())
         )
     }
-}
-
-/// What [`set_json`] found for one transaction set.
-enum SetJson {
-    /// Not one of the 18 mapped types: no document.
-    Unknown,
-    /// The core's parse JSON of the set alone (its `document`, if it could be mapped, inside).
-    Json(Vec<u8>),
-    /// Parsed alone, the set did not come out as one set with the same
-    /// segments (not expected; the suite compares every set's document with
-    /// `to_dict()`'s, key order included, on every vector, corpus file and
-    /// fuzzed input): the caller falls back to `map_back`, the same document
-    /// with its objects' keys sorted.
-    Fallback,
-}
-
-/// The core's parse JSON of transaction set `t` of group `g` of interchange
-/// `i` alone, so that its `document` comes from the same writer as
-/// `to_dict()`'s, in the contract's key order (`x12kit::documents::map_back`
-/// returns a `serde_json::Value`, sorted by key; the core has no public
-/// writer of one set's document). The set's segments (its interchange's ISA,
-/// its group's GS, ST, the body, SE), each with the interchange's
-/// terminator, are parsed again as one input: the cost is the set's size,
-/// not the file's. The mapping reads only the set's type, GS08 and its
-/// segments, and `unmapped` positions count from ST, so the document is the
-/// one the whole file's JSON carries.
-fn set_json(doc: &Document<'_>, i: usize, g: usize, t: usize) -> SetJson {
-    let ic = &doc.interchanges[i];
-    let grp = &ic.groups[g];
-    let tx = &grp.transactions[t];
-    if !x12kit::documents::is_known(tx.kind()) {
-        return SetJson::Unknown;
-    }
-    let term = ic.isa.delimiters().segment;
-    let mut input = Vec::new();
-    let mut put = |s: &Segment<'_>| {
-        input.extend_from_slice(s.raw());
-        input.push(term);
-    };
-    put(&ic.isa);
-    if let Some(gs) = &grp.gs {
-        put(gs);
-    }
-    put(&tx.st);
-    let mut body = 0;
-    for s in doc.body(tx) {
-        put(&s);
-        body += 1;
-    }
-    if let Some(se) = &tx.se {
-        put(se);
-    }
-    let alone = x12kit::parse(&input);
-    let same = match alone.interchanges.as_slice() {
-        [ic2] => match ic2.groups.as_slice() {
-            [g2] => match g2.transactions.as_slice() {
-                [t2] => {
-                    g2.gs.is_some() == grp.gs.is_some()
-                        && t2.kind() == tx.kind()
-                        && t2.se.is_some() == tx.se.is_some()
-                        && alone.body(t2).count() == body
-                }
-                _ => false,
-            },
-            _ => false,
-        },
-        _ => false,
-    };
-    if !same {
-        return SetJson::Fallback;
-    }
-    let mut out = Vec::with_capacity(input.len() * 3 + 256);
-    x12kit::json::to_json_into(&alone, &x12kit::JsonOptions { documents: true }, &mut out);
-    SetJson::Json(out)
 }

@@ -767,6 +767,24 @@ pub(crate) fn write_document_with<'a>(
     }
 }
 
+/// The mapped document of one transaction set as compact JSON: the bytes
+/// the parse result ([`crate::json`]) carries as that set's `document`,
+/// keys in the contract's order (unlike [`map_back`], whose
+/// `serde_json::Value` sorts them). `None` where the parse result has no
+/// `document`: a set not among the 18. For a binding's per-set accessor:
+/// the cost is the set's size, not the file's.
+pub fn document_json<'a>(
+    doc: &Document<'a>,
+    group: &Group<'a>,
+    tx: &Transaction<'a>,
+) -> Option<Vec<u8>> {
+    if !is_known(tx.kind()) {
+        return None;
+    }
+    let mut out = Vec::new();
+    write_document_with(&mut Mapper::default(), doc, group, tx, false, &mut out).then_some(out)
+}
+
 /// Matches and maps a set whose body is collected in `m`; the root object
 /// of `m.tree`.
 fn map_into(m: &mut Mapper<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<u32> {
