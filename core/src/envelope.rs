@@ -131,6 +131,13 @@ impl Envelope {
         Self::default()
     }
 
+    /// True while a transaction set is open: every segment but ISA, IEA,
+    /// GS, GE, ST and SE then goes to [`Handler::segment`].
+    #[inline]
+    pub(crate) fn in_transaction(&self) -> bool {
+        self.transaction.is_some()
+    }
+
     /// Feeds one token.
     #[inline]
     pub fn push<'a, H: Handler<'a>>(&mut self, token: Token<'a>, h: &mut H) {
@@ -615,7 +622,16 @@ pub fn parse(input: &[u8]) -> Document<'_> {
         ..Document::default()
     };
     let mut env = Envelope::new();
-    for token in Tokenizer::new(input) {
+    let mut tokens = Tokenizer::new(input);
+    loop {
+        // Inside a set, plain body segments (all terminated) go straight
+        // to the body, as `Document::segment` would put them.
+        if env.in_transaction()
+            && tokens.body_run(|start, end| doc.body.push(Span { start, end })) > 0
+        {
+            doc.unterminated = false;
+        }
+        let Some(token) = tokens.next() else { break };
         if let Token::Segment(seg) = &token {
             doc.unterminated = !seg.terminated();
         }

@@ -745,6 +745,41 @@ impl<'a> Iterator for Tokenizer<'a> {
     }
 }
 
+impl Tokenizer<'_> {
+    /// Takes the run of plain body segments ahead, the ones the envelope
+    /// machine hands to [`Handler::segment`](crate::envelope::Handler::segment)
+    /// inside an open transaction set: for each, calls `f(start, end)` (its
+    /// bytes, terminator excluded) and advances past it, as
+    /// [`Iterator::next`] would have. Stops, consuming nothing more, before
+    /// any segment [`Lexer::common`] leaves to the general path and before a
+    /// `GS`, `GE`, `ST` or `SE` (ISA and IEA are never common), so the
+    /// caller gets everything else as tokens. Returns how many it took.
+    /// `parse` uses it while a set is open: a body segment then costs the
+    /// fast path and one push, with no token built or matched.
+    #[inline(always)]
+    pub(crate) fn body_run(&mut self, mut f: impl FnMut(usize, usize)) -> usize {
+        let mut n = 0;
+        while let Some(d) = self.lexer.delimiters {
+            let Some(&[b0, b1, b2]) = self.input.get(self.pos..).and_then(|r| r.first_chunk())
+            else {
+                break;
+            };
+            if b2 == d.element
+                && ((b0 == b'G' && (b1 == b'S' || b1 == b'E'))
+                    || (b0 == b'S' && (b1 == b'T' || b1 == b'E')))
+            {
+                break;
+            }
+            let Some(raw) = self.lexer.common(self.input, &mut self.pos, 0) else {
+                break;
+            };
+            f(raw.start, raw.end);
+            n += 1;
+        }
+        n
+    }
+}
+
 /// Iterator over the segments of a whole input, diagnostics dropped.
 pub fn segments(input: &[u8]) -> impl Iterator<Item = Segment<'_>> {
     Tokenizer::new(input).filter_map(|t| match t {

@@ -1,8 +1,8 @@
 // Two builds of x12kit-wasm against each other and against @stedi/x12-tools,
-// validateToJson (x12kit) and metadata (@stedi) on the same file, in one Node
-// process and then in one headless Chromium page, the three taking turns (21
-// rounds after a warm-up, the order reversed every other round); the figure
-// is the median of the per-round ratios:
+// x12kit's validateToJson, then its validate (to objects), against @stedi's
+// metadata on the same file, in one Node process and then in one headless
+// Chromium page, the three taking turns (21 rounds after a warm-up, the order
+// reversed every other round); the figure is the median of the per-round ratios:
 //   node bindings/wasm/bench/compare.mjs OLD_PKG_DIR [FILE]
 // OLD_PKG_DIR is a `pkg/` folder (with node/ and web/) that build.sh made at
 // another commit, copied aside before rebuilding; the new build is ../pkg.
@@ -21,14 +21,17 @@ if (!oldArg) {
 const oldDir = resolve(oldArg);
 const bytes = new Uint8Array(readFileSync(file));
 
-/** Runs in Node and (serialized) in the page: the interleaved rounds of f.old, f.new, f.stedi. */
+/**
+ * Runs in Node and (serialized) in the page: the interleaved rounds of f.old,
+ * f.new, f.stedi; f.same() checks once that the two builds give the same result.
+ */
 function rounds(f, n) {
   const mbs = (g) => {
     const t = performance.now();
     g();
     return n / 1e3 / (performance.now() - t);
   };
-  if (f.old() !== f.new()) throw new Error('the two builds validate to different JSON lengths');
+  if (!f.same()) throw new Error('the two builds validate to different results');
   f.stedi();
   const runs = { old: [], new: [], stedi: [] };
   const ratios = { 'new / old': [], 'new / @stedi': [], 'old / @stedi': [] };
@@ -47,9 +50,29 @@ function rounds(f, n) {
   return out;
 }
 
+/** Both comparisons: validateToJson, then validate (to objects, compared once as JSON). */
+function both(oldx, newx, stedi, bytes, text) {
+  const stediRun = () => stedi.metadata(text).interchanges.length;
+  const sameJson = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
+  return [
+    { op: 'validateToJson', ...rounds({
+      same: () => sameJson(oldx.validateToJson(bytes), newx.validateToJson(bytes)),
+      old: () => oldx.validateToJson(bytes).length,
+      new: () => newx.validateToJson(bytes).length,
+      stedi: stediRun,
+    }, bytes.length) },
+    { op: 'validate (objects)', ...rounds({
+      same: () => JSON.stringify(oldx.validate(bytes)) === JSON.stringify(newx.validate(bytes)),
+      old: () => oldx.validate(bytes).interchanges.length,
+      new: () => newx.validate(bytes).interchanges.length,
+      stedi: stediRun,
+    }, bytes.length) },
+  ];
+}
+
 function print(where, r) {
   const mb = ['old', 'new', 'stedi'].map((k) => `${k} ${r[`${k} MB/s`].toFixed(0)}`).join(', ');
-  console.log(`${where}: validateToJson / metadata MB/s: ${mb}; new / old ${r['new / old'].toFixed(2)}x, new / @stedi ${r['new / @stedi'].toFixed(2)}x, old / @stedi ${r['old / @stedi'].toFixed(2)}x`);
+  console.log(`${where}: ${r.op} / metadata MB/s: ${mb}; new / old ${r['new / old'].toFixed(2)}x, new / @stedi ${r['new / @stedi'].toFixed(2)}x, old / @stedi ${r['old / @stedi'].toFixed(2)}x`);
 }
 
 // ---- Node
@@ -58,11 +81,7 @@ function print(where, r) {
   const newx = require('../pkg/node/x12kit_wasm.js');
   const stedi = require('@stedi/x12-tools');
   const text = new TextDecoder().decode(bytes);
-  print('Node', rounds({
-    old: () => oldx.validateToJson(bytes).length,
-    new: () => newx.validateToJson(bytes).length,
-    stedi: () => stedi.metadata(text).interchanges.length,
-  }, bytes.length));
+  for (const r of both(oldx, newx, stedi, bytes, text)) print('Node', r);
 }
 // ---- Chromium: the old build's web glue is served at /old/
 {
@@ -73,7 +92,7 @@ function print(where, r) {
   await page.route('**/old/x12kit_wasm.js', (r) => r.fulfill({ body: readFileSync(resolve(oldDir, 'web/x12kit_wasm.js')), contentType: 'text/javascript' }));
   await page.route('**/old/x12kit_wasm_bg.wasm', (r) => r.fulfill({ body: readFileSync(resolve(oldDir, 'web/x12kit_wasm_bg.wasm')), contentType: 'application/wasm' }));
   await page.goto(`${url}/repo/bindings/wasm/bench/browser.html`);
-  const r = await page.evaluate(async (src) => {
+  const r = await page.evaluate(async ({ src, roundsSrc }) => {
     const oldx = await import('/old/x12kit_wasm.js');
     await oldx.default({ module_or_path: '/old/x12kit_wasm_bg.wasm' });
     const newx = await import('/pkg/web/x12kit_wasm.js');
@@ -88,14 +107,10 @@ function print(where, r) {
     const stedi = module.exports;
     const input = new Uint8Array(await (await fetch('/bench-input.x12')).arrayBuffer());
     const text = new TextDecoder().decode(input);
-    const rounds = new Function(`return (${src})`)();
-    return rounds({
-      old: () => oldx.validateToJson(input).length,
-      new: () => newx.validateToJson(input).length,
-      stedi: () => stedi.metadata(text).interchanges.length,
-    }, input.length);
-  }, rounds.toString());
-  print('Chromium', r);
+    const both = new Function('rounds', `return (${src})`)(new Function(`return (${roundsSrc})`)());
+    return both(oldx, newx, stedi, input, text);
+  }, { src: both.toString(), roundsSrc: rounds.toString() });
+  for (const x of r) print('Chromium', x);
   await browser.close();
   server.close();
 }

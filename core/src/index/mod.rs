@@ -283,6 +283,31 @@ fn structural2(kernel: Kernel, blocks: &[u8; 2 * BLOCK], d: &Delimiters) -> [(u6
     }
 }
 
+/// The segment terminators of two consecutive blocks (the first mask of
+/// [`structural2`] for each), with the given kernel (which must be
+/// available): one comparison per byte instead of the eight or so that the
+/// skippable whitespace takes.
+#[inline(always)]
+fn terminators2(kernel: Kernel, blocks: &[u8; 2 * BLOCK], segment: u8) -> [u64; 2] {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => x86::avx2_terminators2(blocks, segment),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Sse2 => x86::sse2_terminators2(blocks, segment),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kernel::Simd128 => wasm::simd128_terminators2(blocks, segment),
+        _ => {
+            let mut t = [0u64; 2];
+            for (i, &b) in blocks.iter().enumerate() {
+                if b == segment {
+                    t[i / BLOCK] |= 1 << (i % BLOCK);
+                }
+            }
+            t
+        }
+    }
+}
+
 /// Element, component, repetition and segment bytes for [`structural`]:
 /// a missing repetition separator repeats the element separator, so that
 /// the separators that are never skippable are exactly the interchange's.
@@ -381,9 +406,13 @@ pub(crate) enum Find {
 }
 
 /// Walks one input forward, one classified block at a time, keeping the
-/// last block's terminator and non-whitespace bits so that consecutive
-/// searches (a segment's terminator, then the end of the whitespace after
-/// it, then the next terminator ...) classify each byte about once.
+/// last block's terminator bits (and, once asked for, its non-whitespace
+/// bits) so that consecutive searches (a segment's terminator, then the end
+/// of the whitespace after it, then the next terminator ...) classify each
+/// byte about once. A block's terminators are found when the cursor
+/// reaches it; its skippable whitespace only when a search needs it (most
+/// segments are followed by a line break or nothing, which the tokenizer
+/// skips without the index), which saves most of the SIMD work per block.
 /// Positions are absolute input offsets, so the cache stays valid when a
 /// stream buffer drops the bytes before it.
 #[derive(Debug, Clone, Default)]
@@ -394,13 +423,16 @@ pub(crate) struct Cursor {
     len: usize,
     /// Segment terminators of the cached block.
     terminators: u64,
-    /// Bytes of the cached block that are not skippable whitespace.
+    /// Bytes of the cached block that are not skippable whitespace (valid
+    /// when `solid_known`).
     solid: u64,
+    /// `solid` has been computed for the cached block.
+    solid_known: bool,
     /// Blocks classified so far (tests check that the work is linear).
     pub(crate) blocks: usize,
-    /// The block after the cached one, classified with it (its
-    /// terminators and solid bytes), until the cursor moves on.
-    ahead: Option<(u64, u64)>,
+    /// The terminators of the block after the cached one, found with it,
+    /// until the cursor moves on.
+    ahead: Option<u64>,
 }
 
 impl Cursor {
@@ -435,10 +467,17 @@ impl Cursor {
             }
             let bits = match what {
                 Find::Terminator => self.terminators,
-                Find::NotSkippable => self.solid,
+                Find::NotSkippable => {
+                    if !self.solid_known && !self.fill_solid(buf, base, d) {
+                        // The block's first bytes left the buffer: start a block at `from`.
+                        self.reset();
+                        continue;
+                    }
+                    self.solid
+                }
             } >> off;
             let valid = self.len - off;
-            // Bits past a partial block are clear (`load`).
+            // Bits past a partial block are clear (`load`, `fill_solid`).
             if bits != 0 {
                 return Some(from + bits.trailing_zeros() as usize);
             }
@@ -451,56 +490,74 @@ impl Cursor {
     #[inline(always)]
     fn load(&mut self, buf: &[u8], base: usize, from: usize, d: &Delimiters) {
         let abs = base + from;
-        if let Some((terminators, solid)) = self.ahead.take() {
+        if let Some(terminators) = self.ahead.take() {
             // Input bytes never change once fed, so the block classified
             // ahead holds whatever the buffer holds at its offsets now.
             if self.len == BLOCK && abs == self.at + BLOCK {
                 self.at = abs;
                 self.terminators = terminators;
-                self.solid = solid;
+                self.solid_known = false;
                 return;
             }
         }
         self.classify(buf, base, from, d);
     }
 
-    /// Classifies the block of `buf` starting at `from` (and the next one
-    /// too when it is in `buf`).
+    /// Finds the terminators of the block of `buf` starting at `from` (and
+    /// of the next one too when it is in `buf`).
     #[inline(never)]
     fn classify(&mut self, buf: &[u8], base: usize, from: usize, d: &Delimiters) {
         let abs = base + from;
         self.at = abs;
         self.blocks += 1;
+        self.solid_known = false;
         let rest = &buf[from..];
         if let Some(pair) = rest.first_chunk::<{ 2 * BLOCK }>() {
-            let [(t0, s0), (t1, s1)] = structural2(kernel(), pair, d);
+            let [t0, t1] = terminators2(kernel(), pair, d.segment);
             self.blocks += 1;
             self.len = BLOCK;
             self.terminators = t0;
-            self.solid = !s0;
-            self.ahead = Some((t1, !s1));
+            self.ahead = Some(t1);
             return;
         }
-        let (terminators, skippable, len) = match rest.first_chunk::<BLOCK>() {
-            Some(block) => {
-                let (t, s) = structural(kernel(), block, d);
-                (t, s, BLOCK)
-            }
+        let (terminators, len) = match rest.first_chunk::<BLOCK>() {
+            Some(block) => (structural(kernel(), block, d).0, BLOCK),
             None => {
                 let mut block = [0u8; BLOCK];
                 block[..rest.len()].copy_from_slice(rest);
-                let (t, s) = structural(kernel(), &block, d);
-                let keep = (1u64 << rest.len()) - 1;
-                (t & keep, s, rest.len())
+                let t = structural(kernel(), &block, d).0;
+                (t & ((1u64 << rest.len()) - 1), rest.len())
             }
         };
         self.len = len;
         self.terminators = terminators;
-        self.solid = if len == BLOCK {
+    }
+
+    /// Computes `solid` for the cached block from its bytes in `buf`;
+    /// false, changing nothing, when they are no longer all in `buf`.
+    #[inline(never)]
+    fn fill_solid(&mut self, buf: &[u8], base: usize, d: &Delimiters) -> bool {
+        let Some(start) = self.at.checked_sub(base) else {
+            return false;
+        };
+        let Some(bytes) = buf.get(start..start + self.len) else {
+            return false;
+        };
+        let skippable = match bytes.first_chunk::<BLOCK>() {
+            Some(block) => structural(kernel(), block, d).1,
+            None => {
+                let mut block = [0u8; BLOCK];
+                block[..bytes.len()].copy_from_slice(bytes);
+                structural(kernel(), &block, d).1
+            }
+        };
+        self.solid = if self.len == BLOCK {
             !skippable
         } else {
-            !skippable & ((1u64 << len) - 1)
+            !skippable & ((1u64 << self.len) - 1)
         };
+        self.solid_known = true;
+        true
     }
 }
 

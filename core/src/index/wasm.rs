@@ -89,3 +89,21 @@ pub(super) fn simd128_structural2(blocks: &[u8; 2 * BLOCK], d: [u8; 4]) -> [(u64
         _ => unreachable!("two 64-byte halves of a 128-byte array"),
     }
 }
+
+/// The kernel of [`super::terminators2`]: the segment terminators of two
+/// consecutive blocks.
+#[inline]
+pub(super) fn simd128_terminators2(blocks: &[u8; 2 * BLOCK], segment: u8) -> [u64; 2] {
+    let s = u8x16_splat(segment);
+    let (a, b) = blocks.split_at(BLOCK);
+    match (a.first_chunk::<BLOCK>(), b.first_chunk::<BLOCK>()) {
+        (Some(a), Some(b)) => [a, b].map(|block| {
+            let mut t = 0u64;
+            for (lane, x) in lanes(block).into_iter().enumerate() {
+                t |= bits(u8x16_eq(x, s), lane);
+            }
+            t
+        }),
+        _ => unreachable!("two 64-byte halves of a 128-byte array"),
+    }
+}

@@ -175,3 +175,42 @@ fn avx2_structural2_inner(blocks: &[u8; 2 * BLOCK], d: [u8; 4]) -> [(u64, u64); 
         _ => unreachable!("two 64-byte halves of a 128-byte array"),
     }
 }
+
+/// SSE2 kernel of [`super::terminators2`]: the segment terminators of two
+/// consecutive blocks.
+#[inline]
+pub(super) fn sse2_terminators2(blocks: &[u8; 2 * BLOCK], segment: u8) -> [u64; 2] {
+    // SAFETY: SSE2 is part of the x86-64 baseline; every load reads 16
+    // bytes inside the 128-byte array.
+    unsafe {
+        let s = _mm_set1_epi8(segment as i8);
+        let mut t = [0u64; 2];
+        for lane in 0..8 {
+            let x = _mm_loadu_si128(blocks.as_ptr().add(lane * 16).cast());
+            let bits = (_mm_movemask_epi8(_mm_cmpeq_epi8(x, s)) as u32 as u64) & 0xFFFF;
+            t[lane / 4] |= bits << ((lane % 4) * 16);
+        }
+        t
+    }
+}
+
+/// AVX2 kernel of [`super::terminators2`].
+#[inline]
+pub(super) fn avx2_terminators2(blocks: &[u8; 2 * BLOCK], segment: u8) -> [u64; 2] {
+    debug_assert!(std::arch::is_x86_feature_detected!("avx2"));
+    // SAFETY: as for `avx2`: only run after AVX2 was confirmed at run time.
+    unsafe { avx2_terminators2_inner(blocks, segment) }
+}
+
+#[target_feature(enable = "avx2")]
+fn avx2_terminators2_inner(blocks: &[u8; 2 * BLOCK], segment: u8) -> [u64; 2] {
+    let s = _mm256_set1_epi8(segment as i8);
+    let mut t = [0u64; 2];
+    for half in 0..4 {
+        // SAFETY: each load reads 32 bytes inside the 128-byte array.
+        let x = unsafe { _mm256_loadu_si256(blocks.as_ptr().add(half * 32).cast()) };
+        let bits = _mm256_movemask_epi8(_mm256_cmpeq_epi8(x, s)) as u32 as u64;
+        t[half / 2] |= bits << ((half % 2) * 32);
+    }
+    t
+}
