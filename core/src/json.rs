@@ -299,6 +299,17 @@ pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>
     *out = jw.buf;
 }
 
+/// The four delimiters as one number, to tell whether they changed. Not
+/// `Delimiters`' derived `==`: with `repetition: None` the option's payload
+/// byte is uninitialised, and the compiled comparison may read it (valgrind
+/// reports a jump that depends on it in the C tests' garbage inputs).
+fn delimiters_key(d: &Delimiters) -> u64 {
+    u64::from(d.element)
+        | u64::from(d.component) << 8
+        | u64::from(d.segment) << 16
+        | d.repetition.map_or(0x100, u64::from) << 24
+}
+
 /// How many bytes of JSON to reserve for the parse result of `len` bytes
 /// of X12: enough that the output is rarely grown (each growth copies all
 /// of it). The JSON is about 2-3 bytes a byte of X12 without documents and
@@ -547,7 +558,11 @@ impl<'a, 's> JsonWriter<'a, 's> {
     }
 
     /// A delimiter as a one-character string, as [`delimiter_char`] gives
-    /// it, without allocating.
+    /// it, without allocating. Not inlined: inlined into `interchange`, the
+    /// compiler computes it from `repetition`'s payload before testing the
+    /// option's tag, and with `None` that byte is uninitialised (valgrind
+    /// reports the jump in the C tests' garbage inputs).
+    #[inline(never)]
     fn delimiter(&mut self, b: u8) {
         let mut utf8 = [0u8; 4];
         let s = char::from(b).encode_utf8(&mut utf8);
@@ -559,7 +574,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
         // Most inputs use the same delimiters in every interchange: the
         // table is built again only when they change.
         // (`class` always holds the table of `delims`.)
-        if d != self.delims {
+        if delimiters_key(&d) != delimiters_key(&self.delims) {
             self.class = classes(&d);
         }
         self.delims = d;
