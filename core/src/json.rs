@@ -75,6 +75,73 @@ pub const GE_FIELDS: [&str; 2] = ["transactionCount", "controlNumber"];
 /// Names of IEA01..IEA02.
 pub const IEA_FIELDS: [&str; 2] = ["groupCount", "controlNumber"];
 
+/// A member name as the writer puts it before a value, `"name":"`, in a
+/// block of 32 bytes that is copied whole (two 16-byte moves) and then
+/// counted for `len` bytes.
+#[derive(Clone, Copy)]
+struct Key {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+/// The names of an envelope segment's elements, and their [`Key`]s.
+struct Fields {
+    names: &'static [&'static str],
+    keys: &'static [Key],
+}
+
+/// The keys of `names`, built at compile time (a name longer than 28 bytes
+/// fails the build).
+const fn keys<const N: usize>(names: &[&str; N]) -> [Key; N] {
+    let mut out = [Key {
+        bytes: [0; 32],
+        len: 0,
+    }; N];
+    let mut k = 0;
+    while k < N {
+        let name = names[k].as_bytes();
+        assert!(name.len() + 4 <= 32, "field name too long for a Key");
+        let key = &mut out[k];
+        key.bytes[0] = b'"';
+        let mut i = 0;
+        while i < name.len() {
+            key.bytes[1 + i] = name[i];
+            i += 1;
+        }
+        key.bytes[1 + i] = b'"';
+        key.bytes[2 + i] = b':';
+        key.bytes[3 + i] = b'"';
+        key.len = name.len() + 4;
+        k += 1;
+    }
+    out
+}
+
+const ISA: Fields = Fields {
+    names: &ISA_FIELDS,
+    keys: &keys(&ISA_FIELDS),
+};
+const GS: Fields = Fields {
+    names: &GS_FIELDS,
+    keys: &keys(&GS_FIELDS),
+};
+const ST: Fields = Fields {
+    names: &ST_FIELDS,
+    keys: &keys(&ST_FIELDS),
+};
+const SE: Fields = Fields {
+    names: &SE_FIELDS,
+    keys: &keys(&SE_FIELDS),
+};
+const GE: Fields = Fields {
+    names: &GE_FIELDS,
+    keys: &keys(&GE_FIELDS),
+};
+const IEA: Fields = Fields {
+    names: &IEA_FIELDS,
+    keys: &keys(&IEA_FIELDS),
+};
+
 /// What the JSON of a parse result includes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JsonOptions {
@@ -595,7 +662,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
         self.line_break = line_break;
         self.overrides.clear();
         self.raw(b",\"header\":");
-        self.fields(&ISA_FIELDS, &i.isa, true);
+        self.fields(&ISA, &i.isa, true);
         if !i.segments.is_empty() {
             let starts: Vec<usize> = i.groups.iter().map(group_start).collect();
             self.raw(b",\"segments\":[");
@@ -616,7 +683,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
             self.group(doc, g);
         }
         self.raw(b"],\"trailer\":");
-        self.trailer(&IEA_FIELDS, i.iea.as_ref());
+        self.trailer(&IEA, i.iea.as_ref());
         // Collected while writing every segment of the interchange above.
         let overrides = std::mem::take(&mut self.overrides);
         if !overrides.is_empty() {
@@ -639,14 +706,17 @@ impl<'a, 's> JsonWriter<'a, 's> {
     /// Records a segment whose line break differs from the interchange's.
     #[inline]
     fn note(&mut self, seg: &Segment<'a>) {
-        if seg.suffix() != self.line_break {
+        let s = seg.suffix();
+        // Line breaks are a few bytes: compared here, not with a call to
+        // memcmp (which a slice `!=` makes).
+        if s.len() != self.line_break.len() || s.iter().zip(self.line_break).any(|(a, b)| a != b) {
             self.overrides.push((seg.index(), seg.suffix()));
         }
     }
 
     fn group(&mut self, doc: &Document<'a>, g: &Group<'a>) {
         self.raw(b"{\"header\":");
-        self.trailer(&GS_FIELDS, g.gs.as_ref());
+        self.trailer(&GS, g.gs.as_ref());
         if !g.segments.is_empty() {
             self.raw(b",\"segments\":[");
             for (n, seg) in g.segments.iter().enumerate() {
@@ -663,7 +733,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
                 self.buf.push(b',');
             }
             self.buf.push(b'{');
-            let mut first = self.field_entries(&ST_FIELDS, &t.st, true);
+            let mut first = self.field_entries(&ST, &t.st);
             self.key(&mut first, "segments");
             self.buf.push(b'[');
             // The mapped business document, for the 18 known set types only;
@@ -704,42 +774,49 @@ impl<'a, 's> JsonWriter<'a, 's> {
                 }
             }
             self.raw(b",\"trailer\":");
-            self.trailer(&SE_FIELDS, t.se.as_ref());
+            self.trailer(&SE, t.se.as_ref());
             self.buf.push(b'}');
         }
         self.raw(b"],\"trailer\":");
-        self.trailer(&GE_FIELDS, g.ge.as_ref());
+        self.trailer(&GE, g.ge.as_ref());
         self.buf.push(b'}');
     }
 
-    fn trailer(&mut self, names: &[&str], seg: Option<&Segment<'a>>) {
+    fn trailer(&mut self, fields: &Fields, seg: Option<&Segment<'a>>) {
         match seg {
-            Some(s) => self.fields(names, s, false),
+            Some(s) => self.fields(fields, s, false),
             None => self.raw(b"null"),
         }
     }
 
     /// An envelope segment as an object of named raw values.
-    fn fields(&mut self, names: &[&str], seg: &Segment<'a>, isa: bool) {
+    fn fields(&mut self, fields: &Fields, seg: &Segment<'a>, isa: bool) {
         self.buf.push(b'{');
         self.isa = isa;
-        self.field_entries(names, seg, true);
+        self.field_entries(fields, seg);
         self.isa = false;
         self.buf.push(b'}');
     }
 
-    /// Named raw values; elements beyond the names go to `extra`; absent ones are left out.
-    /// Returns whether the object is still empty (for the caller's next key).
-    fn field_entries(&mut self, names: &[&str], seg: &Segment<'a>, mut first: bool) -> bool {
+    /// The members of an envelope segment's object (after its `{`): named
+    /// raw values; elements beyond the names go to `extra`; absent ones are
+    /// left out. Returns whether the object is still empty (for the caller's
+    /// next key).
+    fn field_entries(&mut self, fields: &Fields, seg: &Segment<'a>) -> bool {
         self.note(seg);
-        let isa = self.isa;
-        let mut extra = Vec::new();
-        // The elements (as `seg.elements()` splits them) in one pass that
-        // also gathers the byte classes each needs for its string.
         let raw = seg.raw();
         let id = seg.id().len();
+        let mut first = true;
         if id < raw.len() {
             let sep = seg.delimiters().element;
+            // Usually every value is plain text and there are no more
+            // elements than names: written in one step.
+            if self.fast && plain::fields(&mut self.buf, &raw[id + 1..], sep, fields.keys) {
+                return false;
+            }
+            let names = fields.names;
+            let isa = self.isa;
+            let mut extra = Vec::new();
             let mut k = 0;
             let mut start = id + 1;
             let mut flags = 0u8;
@@ -777,18 +854,18 @@ impl<'a, 's> JsonWriter<'a, 's> {
                 }
                 i += 1;
             }
-        }
-        if !extra.is_empty() {
-            self.key(&mut first, "extra");
-            self.buf.push(b'[');
-            for (n, e) in extra.iter().enumerate() {
-                if n > 0 {
-                    self.buf.push(b',');
+            if !extra.is_empty() {
+                self.key(&mut first, "extra");
+                self.buf.push(b'[');
+                for (n, e) in extra.iter().enumerate() {
+                    if n > 0 {
+                        self.buf.push(b',');
+                    }
+                    let flags = e.iter().fold(0u8, |f, &c| f | self.class[c as usize]);
+                    self.element(e, flags);
                 }
-                let flags = e.iter().fold(0u8, |f, &c| f | self.class[c as usize]);
-                self.element(e, flags);
+                self.buf.push(b']');
             }
-            self.buf.push(b']');
         }
         first
     }
@@ -799,16 +876,15 @@ impl<'a, 's> JsonWriter<'a, 's> {
     /// (its id and elements hold no byte that needs escaping or checking).
     fn segment(&mut self, seg: &Segment<'a>, after_group: Option<usize>) -> bool {
         self.note(seg);
-        let raw = seg.raw();
-        let id = seg.id();
-        if self.fast && after_group.is_none() && id.len() < raw.len() {
+        if self.fast && after_group.is_none() {
             let d = self.delims;
             let other = d.repetition.unwrap_or(d.component);
-            let body = &raw[id.len() + 1..];
-            if plain::segment(&mut self.buf, id, body, d.element, d.component, other) {
+            if plain::segment(&mut self.buf, seg, d.element, d.component, other) {
                 return true;
             }
         }
+        let raw = seg.raw();
+        let id = seg.id();
         self.raw(b"{\"id\":");
         self.string(id);
         self.raw(b",\"elements\":[");
@@ -897,51 +973,44 @@ pub(crate) use plain::{append, put, put_key};
 /// with the general path on every vector, corpus file and random input.
 #[allow(unsafe_code)]
 mod plain {
+    use super::Key;
+
+    const HEAD: &[u8; 7] = b"{\"id\":\"";
+    const MID: &[u8; 14] = b"\",\"elements\":[";
+
     /// Writes a whole segment, `{"id":"ID","elements":["a","b",...]}`, when
-    /// its id and elements need nothing but quotes: no component or
-    /// repetition separator (`c`, `r`), no `"`, `\\`, control or non-ASCII
-    /// byte (`body`: the segment after its id and first separator). Returns
-    /// false, writing nothing, otherwise (the caller's general path).
+    /// its id and elements need nothing but quotes: no repetition separator
+    /// (`r`), no `"`, `\\`, control or non-ASCII byte, and no component
+    /// separator (`c`) unless it is at most 64 bytes long (then an element holding them is written
+    /// `["a","b"]`, as the general path writes it). Returns false, writing
+    /// nothing, otherwise (the caller's general path), and when the segment
+    /// has no element.
     #[inline]
     pub(super) fn segment(
         out: &mut Vec<u8>,
-        id: &[u8],
-        body: &[u8],
+        seg: &crate::segment::Segment<'_>,
         sep: u8,
         c: u8,
         r: u8,
     ) -> bool {
-        const HEAD: &[u8] = b"{\"id\":\"";
-        const MID: &[u8] = b"\",\"elements\":[";
-        if id.len() > 16
-            || !id
-                .iter()
-                .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
-        {
-            return false;
-        }
-        let n = body.len();
-        // Every body byte becomes at most 5 (a component separator between
-        // empty parts: `"],["` around it).
-        out.reserve(HEAD.len() + id.len() + MID.len() + 5 * n + 8);
+        let raw = seg.raw();
+        let n = raw.len();
+        // Every byte becomes at most 5 (a component separator between
+        // empty parts: `"],["` around it); 16 more for the whole-block
+        // copies of `short`.
+        out.reserve(HEAD.len() + MID.len() + 5 * n + 24);
         let start = out.len();
+        let scan = Scan::new(sep, c, r);
         // SAFETY: `reserve` above gives room for everything written below;
-        // reads stay within `id` and `body` (or a padded copy of its tail on
-        // the stack); the length is set only to what was written.
+        // reads stay within `raw`, `body` or padded copies on the stack; the
+        // length is set only to what was written.
         unsafe {
             let base = out.as_mut_ptr();
-            let mut dst = base.add(start);
-            dst.copy_from_nonoverlapping(HEAD.as_ptr(), HEAD.len());
-            dst = dst.add(HEAD.len());
-            copy(id.as_ptr(), dst, id.len());
-            dst = dst.add(id.len());
-            dst.copy_from_nonoverlapping(MID.as_ptr(), MID.len());
-            dst = dst.add(MID.len());
-            let scan = Scan::new(sep, c, r);
+            let dst = base.add(start);
             let done = if n <= 64 {
-                short(dst, body, &scan)
+                short(dst, raw, &scan)
             } else {
-                elements(dst, body, &scan)
+                long(dst, raw, seg.id(), &scan)
             };
             let Some(mut dst) = done else {
                 return false;
@@ -953,67 +1022,139 @@ mod plain {
         true
     }
 
+    /// [`segment`] of more than 64 bytes without component separators:
+    /// its head and elements, up to the closing `]}`.
+    ///
+    /// # Safety
+    /// `dst` has room for `HEAD.len() + MID.len() + 3 * raw.len() + 2` bytes.
+    #[inline(always)]
+    unsafe fn long(mut dst: *mut u8, raw: &[u8], id: &[u8], scan: &Scan) -> Option<*mut u8> {
+        if id.len() >= raw.len()
+            || id.len() > 16
+            || !id
+                .iter()
+                .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
+        {
+            return None;
+        }
+        let body = &raw[id.len() + 1..];
+        // SAFETY: see the caller.
+        unsafe {
+            dst.copy_from_nonoverlapping(HEAD.as_ptr(), HEAD.len());
+            dst = dst.add(HEAD.len());
+            copy(id.as_ptr(), dst, id.len());
+            dst = dst.add(id.len());
+            dst.copy_from_nonoverlapping(MID.as_ptr(), MID.len());
+            dst = dst.add(MID.len());
+            *dst = b'"';
+            // Each separator becomes 3 of the bytes reserved.
+            elements(dst.add(1), body, scan, |d| {
+                d.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                Some(d.add(3))
+            })
+        }
+    }
+
     /// The bits below `k` (all 64 from 64).
     #[inline(always)]
     fn below(k: usize) -> u64 {
         if k >= 64 { !0 } else { (1u64 << k) - 1 }
     }
 
-    /// [`elements`] of a body of at most 64 bytes, composites included: an
-    /// element holding component separators is written `["a","b"]`, as the
-    /// general path writes it (repetitions still take the general path).
+    /// Copies `len` bytes as whole 16-byte blocks: up to 15 bytes more are
+    /// read after `src + len` and written after `dst + len`.
     ///
     /// # Safety
-    /// `dst` has room for `5 * body.len() + 4` bytes; `body.len() <= 64`.
+    /// `src..src + len + 15` readable, `dst..dst + len + 15` writable, not
+    /// overlapping.
     #[inline(always)]
-    unsafe fn short(mut dst: *mut u8, body: &[u8], scan: &Scan) -> Option<*mut u8> {
-        let n = body.len();
-        let p = body.as_ptr();
-        let (mut s, mut c, mut bad) = (0u64, 0u64, 0u64);
-        // SAFETY: see the caller; loads stay within `body` or `tail`.
+    unsafe fn copy_blocks(src: *const u8, dst: *mut u8, len: usize) {
+        let mut k = 0;
+        // SAFETY: see above.
         unsafe {
+            while k < len {
+                dst.add(k).copy_from_nonoverlapping(src.add(k), 16);
+                k += 16;
+            }
+        }
+    }
+
+    /// [`segment`] of at most 64 bytes, from a padded copy on the stack:
+    /// one scan gives the id's end (the first separator), the element
+    /// separators and the component separators, and every piece is copied
+    /// in whole 16-byte blocks. Writes up to the closing `]}`.
+    ///
+    /// # Safety
+    /// `raw.len() <= 64`; `dst` has room for `HEAD.len() + MID.len() + 5 *
+    /// raw.len() + 16` bytes.
+    #[inline(always)]
+    unsafe fn short(mut dst: *mut u8, raw: &[u8], scan: &Scan) -> Option<*mut u8> {
+        let n = raw.len();
+        // The segment, then a byte that is plain text: whole blocks may be
+        // scanned and copied past its end.
+        let mut buf = [b'A'; 80];
+        let p = buf.as_ptr();
+        let (mut s, mut c, mut bad) = (0u64, 0u64, 0u64);
+        // SAFETY: loads stay within `raw` and `buf` (at most 64 + 15 bytes
+        // are read from it); writes are those the caller reserved room for.
+        unsafe {
+            let q = buf.as_mut_ptr();
+            if n >= 16 {
+                let mut i = 0;
+                while i + 16 < n {
+                    q.add(i).copy_from_nonoverlapping(raw.as_ptr().add(i), 16);
+                    i += 16;
+                }
+                q.add(n - 16)
+                    .copy_from_nonoverlapping(raw.as_ptr().add(n - 16), 16);
+            } else {
+                copy(raw.as_ptr(), q, n);
+            }
             let mut i = 0;
-            while i + 16 <= n {
+            while i < n {
                 let (bs, bc, bb) = scan.block(p.add(i));
                 s |= u64::from(bs) << i;
                 c |= u64::from(bc) << i;
                 bad |= u64::from(bb) << i;
                 i += 16;
             }
-            if i < n {
-                let mut tail = [b'A'; 16];
-                copy(p.add(i), tail.as_mut_ptr(), n - i);
-                let (bs, bc, bb) = scan.block(tail.as_ptr());
-                s |= u64::from(bs) << i;
-                c |= u64::from(bc) << i;
-                bad |= u64::from(bb) << i;
-            }
             let valid = below(n);
-            if bad & valid != 0 {
-                return None;
-            }
             s &= valid;
             c &= valid;
+            // No element (the general path writes `[]`), or a byte that
+            // needs escaping or checking. (A component separator in the id
+            // is text there, as the general path writes it.)
+            let id = s.trailing_zeros() as usize;
+            if s == 0 || bad & valid != 0 {
+                return None;
+            }
+            dst.copy_from_nonoverlapping(HEAD.as_ptr(), HEAD.len());
+            dst = dst.add(HEAD.len());
+            copy_blocks(p, dst, id);
+            dst = dst.add(id);
+            dst.copy_from_nonoverlapping(MID.as_ptr(), MID.len());
+            dst = dst.add(MID.len());
+            s &= s - 1;
             if c == 0 {
                 // No composite: copy between separators.
                 *dst = b'"';
                 dst = dst.add(1);
-                let mut run = 0;
+                let mut run = id + 1;
                 while s != 0 {
                     let k = s.trailing_zeros() as usize;
-                    copy(p.add(run), dst, k - run);
+                    copy_blocks(p.add(run), dst, k - run);
                     dst = dst.add(k - run);
                     dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
                     dst = dst.add(3);
                     run = k + 1;
                     s &= s - 1;
                 }
-                copy(p.add(run), dst, n - run);
+                copy_blocks(p.add(run), dst, n - run);
                 dst = dst.add(n - run);
                 *dst = b'"';
                 return Some(dst.add(1));
             }
-            let mut a = 0;
+            let mut a = id + 1;
             loop {
                 let b = if s == 0 {
                     n
@@ -1023,7 +1164,7 @@ mod plain {
                 let mut parts = c & below(b) & !below(a);
                 if parts == 0 {
                     *dst = b'"';
-                    copy(p.add(a), dst.add(1), b - a);
+                    copy_blocks(p.add(a), dst.add(1), b - a);
                     dst = dst.add(1 + b - a);
                     *dst = b'"';
                     dst = dst.add(1);
@@ -1033,14 +1174,14 @@ mod plain {
                     let mut r = a;
                     while parts != 0 {
                         let k = parts.trailing_zeros() as usize;
-                        copy(p.add(r), dst, k - r);
+                        copy_blocks(p.add(r), dst, k - r);
                         dst = dst.add(k - r);
                         dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
                         dst = dst.add(3);
                         r = k + 1;
                         parts &= parts - 1;
                     }
-                    copy(p.add(r), dst, b - r);
+                    copy_blocks(p.add(r), dst, b - r);
                     dst = dst.add(b - r);
                     dst.copy_from_nonoverlapping(b"\"]".as_ptr(), 2);
                     dst = dst.add(2);
@@ -1056,21 +1197,26 @@ mod plain {
         }
     }
 
-    /// Writes the elements of `body` as `"a","b",...` at `dst`; `None` when
-    /// some byte needs the general path.
+    /// Writes the elements of `body` at `dst`, after the opening `"` of the
+    /// first: each element's text, `between(dst)` at each separator (what
+    /// closes one element and opens the next; `None` gives up), and the
+    /// closing `"` of the last. `None` when some byte needs the general path.
     ///
     /// # Safety
-    /// `dst` has room for `3 * body.len() + 2` bytes.
+    /// `dst` has room for `body.len() + 1` bytes plus what `between` writes.
     #[inline(always)]
-    unsafe fn elements(mut dst: *mut u8, body: &[u8], scan: &Scan) -> Option<*mut u8> {
+    unsafe fn elements(
+        mut dst: *mut u8,
+        body: &[u8],
+        scan: &Scan,
+        mut between: impl FnMut(*mut u8) -> Option<*mut u8>,
+    ) -> Option<*mut u8> {
         let n = body.len();
         let p = body.as_ptr();
         let mut run = 0;
         let mut i = 0;
         // SAFETY: see the caller; loads stay within `body` or `tail`.
         unsafe {
-            *dst = b'"';
-            dst = dst.add(1);
             while i + 16 <= n {
                 let (s, c, bad) = scan.block(p.add(i));
                 if bad | c != 0 {
@@ -1080,9 +1226,7 @@ mod plain {
                 while m != 0 {
                     let k = i + m.trailing_zeros() as usize;
                     copy(p.add(run), dst, k - run);
-                    dst = dst.add(k - run);
-                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
-                    dst = dst.add(3);
+                    dst = between(dst.add(k - run))?;
                     run = k + 1;
                     m &= m - 1;
                 }
@@ -1101,9 +1245,7 @@ mod plain {
                 while m != 0 {
                     let k = i + m.trailing_zeros() as usize;
                     copy(p.add(run), dst, k - run);
-                    dst = dst.add(k - run);
-                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
-                    dst = dst.add(3);
+                    dst = between(dst.add(k - run))?;
                     run = k + 1;
                     m &= m - 1;
                 }
@@ -1113,6 +1255,49 @@ mod plain {
             *dst = b'"';
             Some(dst.add(1))
         }
+    }
+
+    /// Writes the members of an envelope segment's object,
+    /// `"name1":"v1","name2":"v2",...` (`keys[k]` before element `k`), when
+    /// its values need nothing but quotes (no `"`, `\\`, control or
+    /// non-ASCII byte: component and repetition separators are text there)
+    /// and there are no more elements than keys. Returns false, writing
+    /// nothing, otherwise (the caller's general path). `body` is the
+    /// segment after its id and first separator.
+    #[inline]
+    pub(super) fn fields(out: &mut Vec<u8>, body: &[u8], sep: u8, keys: &[Key]) -> bool {
+        let Some(first) = keys.first() else {
+            return false;
+        };
+        // Each key is written as a 32-byte block after a 2-byte `",`.
+        out.reserve(body.len() + 34 * keys.len() + 1);
+        let start = out.len();
+        // SAFETY: `reserve` above gives room for everything written below:
+        // the body's bytes, its closing quote and at most `keys.len()`
+        // blocks of 34 bytes (the closure stops at the last key); reads
+        // stay within `body`, `tail` (in `elements`) and the keys' blocks;
+        // the length is set only to what was written.
+        unsafe {
+            let base = out.as_mut_ptr();
+            let mut dst = base.add(start);
+            dst.copy_from_nonoverlapping(first.bytes.as_ptr(), 32);
+            dst = dst.add(first.len);
+            // With the separator as the component and repetition bytes,
+            // the scan reports only separators and bytes that need escaping.
+            let scan = Scan::new(sep, sep, sep);
+            let mut next = keys[1..].iter();
+            let done = elements(dst, body, &scan, |d| {
+                let key = next.next()?;
+                d.copy_from_nonoverlapping(b"\",".as_ptr(), 2);
+                d.add(2).copy_from_nonoverlapping(key.bytes.as_ptr(), 32);
+                Some(d.add(2 + key.len))
+            });
+            let Some(dst) = done else {
+                return false;
+            };
+            out.set_len(dst.offset_from(base) as usize);
+        }
+        true
     }
 
     /// Appends `head`, `b` and `tail` (`tail` at most 2 bytes), with short
@@ -1476,12 +1661,13 @@ mod tests {
         /// text, the delimiters and bytes that need escaping or checking;
         /// their ids are ones the 850's document maps (strings, numbers,
         /// dates, qualifier pairs, nested objects), so the documents compare
-        /// mapping with the writer's clean flags against mapping without.
+        /// mapping with the writer's clean flags against mapping without,
+        /// and two that hold a component separator or a quote.
         #[test]
         fn plain_segments_equal_the_general_path_on_random_segments(
             segs in proptest::collection::vec(
                 (
-                    proptest::sample::select(&["REF", "PO1", "N1", "PID", "DTM", "N4", "ITD"][..]),
+                    proptest::sample::select(&["REF", "PO1", "N1", "PID", "DTM", "N4", "ITD", "N:1", "N\"1"][..]),
                     proptest::collection::vec(
                         proptest::sample::select(&b"AB9 .-*****:^\"\\\x01\x1f\x7f\xc3\xa9\xff"[..]),
                         0..70,
@@ -1505,6 +1691,46 @@ mod tests {
                 input.push(b'~');
             }
             input.extend_from_slice(b"SE*3*0001~GE*1*1~IEA*1*000000001~");
+            let (fast, general) = both_paths(&input);
+            proptest::prop_assert!(fast == general, "{}", String::from_utf8_lossy(&input));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+        /// Envelope segments (ISA values, GS, ST, SE, GE, IEA) with random
+        /// values, as many elements as they have names, fewer or more
+        /// (`extra`), are written by `plain::fields` as the general path
+        /// writes them.
+        #[test]
+        fn plain_fields_equal_the_general_path_on_random_envelopes(
+            envelope in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::collection::vec(
+                        proptest::sample::select(&b"AB9 .-:^\"\\\x01\x7f\xc3\xa9\xff"[..]),
+                        0..12,
+                    ),
+                    0..12,
+                ),
+                5,
+            ),
+            isa_values in proptest::sample::select(vec![&b"^"[..], b"U", b"\\", b"\"", b"\xe9"]),
+        ) {
+            let mut input = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*".to_vec();
+            input.extend_from_slice(isa_values);
+            input.extend_from_slice(b"*00501*000000001*0*P*:~");
+            for (id, values) in ["GS", "ST", "SE", "GE", "IEA"].iter().zip(&envelope) {
+                if *id == "SE" {
+                    input.extend_from_slice(b"BEG*00~");
+                }
+                input.extend_from_slice(id.as_bytes());
+                for v in values {
+                    input.push(b'*');
+                    input.extend_from_slice(v);
+                }
+                input.push(b'~');
+            }
             let (fast, general) = both_paths(&input);
             proptest::prop_assert!(fast == general, "{}", String::from_utf8_lossy(&input));
         }
