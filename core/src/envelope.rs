@@ -610,6 +610,31 @@ impl<'a> Handler<'a> for Document<'a> {
     }
 }
 
+/// Feeds the tokens of a whole input through the envelope machine to `h`,
+/// whose [`Document`] (`doc(h)`) records `unterminated` and takes the body
+/// segments: inside a set, plain body segments (all terminated) go straight
+/// to its body in a batch ([`Tokenizer::body_run`]), as
+/// [`Document::segment`] would put them, with no token built or matched.
+#[inline(always)]
+fn run<'a, H: Handler<'a>>(input: &'a [u8], h: &mut H, doc: impl Fn(&mut H) -> &mut Document<'a>) {
+    let mut env = Envelope::new();
+    let mut tokens = Tokenizer::new(input);
+    loop {
+        if env.in_transaction() {
+            let d = doc(h);
+            if tokens.body_run(|start, end| d.body.push(Span { start, end })) > 0 {
+                d.unterminated = false;
+            }
+        }
+        let Some(token) = tokens.next() else { break };
+        if let Token::Segment(seg) = &token {
+            doc(h).unterminated = !seg.terminated();
+        }
+        env.push(token, h);
+    }
+    env.finish(input.len(), h);
+}
+
 /// Parses a whole input into its envelope tree, borrowing the input.
 ///
 /// Never fails: problems are reported in [`Document::diagnostics`].
@@ -621,23 +646,7 @@ pub fn parse(input: &[u8]) -> Document<'_> {
         body: Vec::with_capacity(input.len() / 32),
         ..Document::default()
     };
-    let mut env = Envelope::new();
-    let mut tokens = Tokenizer::new(input);
-    loop {
-        // Inside a set, plain body segments (all terminated) go straight
-        // to the body, as `Document::segment` would put them.
-        if env.in_transaction()
-            && tokens.body_run(|start, end| doc.body.push(Span { start, end })) > 0
-        {
-            doc.unterminated = false;
-        }
-        let Some(token) = tokens.next() else { break };
-        if let Token::Segment(seg) = &token {
-            doc.unterminated = !seg.terminated();
-        }
-        env.push(token, &mut doc);
-    }
-    env.finish(input.len(), &mut doc);
+    run(input, &mut doc, |d| d);
     if let Some(first) = doc.interchanges.first() {
         let head = &input[..first.isa.offset()];
         let ws = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
@@ -731,14 +740,7 @@ pub fn parse_each<'a>(
         utf8_diagnostics: Vec::new(),
         first: true,
     };
-    let mut env = Envelope::new();
-    for token in Tokenizer::new(input) {
-        if let Token::Segment(seg) = &token {
-            h.doc.unterminated = !seg.terminated();
-        }
-        env.push(token, &mut h);
-    }
-    env.finish(input.len(), &mut h);
+    run(input, &mut h, |h| &mut h.doc);
     h.emit(input.len());
     let mut doc = h.doc;
     doc.diagnostics.append(&mut h.utf8_diagnostics);
