@@ -14,9 +14,46 @@ use crate::diagnostics::{Code, Diagnostic};
 pub const ISA_LEN: usize = 106;
 
 /// Offsets of the 16 element separators in a fixed-width ISA.
-const ISA_SEPARATORS: [usize; 16] = [
+pub(crate) const ISA_SEPARATORS: [usize; 16] = [
     3, 6, 17, 20, 31, 34, 50, 53, 69, 76, 81, 83, 89, 99, 101, 103,
 ];
+
+/// [`ISA_SEPARATORS`] as the high bit of each byte of the 13 eight-byte
+/// words of an ISA's first 104 bytes (little-endian).
+const SEPARATOR_WORDS: [u64; 13] = {
+    let mut words = [0u64; 13];
+    let mut k = 0;
+    while k < ISA_SEPARATORS.len() {
+        let i = ISA_SEPARATORS[k];
+        words[i / 8] |= 0x80 << (8 * (i % 8));
+        k += 1;
+    }
+    words
+};
+
+/// True when `buf` starts with a fixed-width ISA whose element separator
+/// is `e`: `e` at the 16 [`ISA_SEPARATORS`] and nowhere else in its 106
+/// bytes.
+fn fixed_layout(buf: &[u8], e: u8) -> bool {
+    buf.len() >= ISA_LEN && fixed_separators(buf, e) && buf[ISA_LEN - 1] != e
+}
+
+/// True when the first 105 bytes of `isa` (an ISA without its terminator)
+/// hold `e` at the 16 [`ISA_SEPARATORS`] and nowhere else: its elements
+/// are then at their fixed places. Eight bytes at a time (this runs for
+/// every ISA).
+pub(crate) fn fixed_separators(isa: &[u8], e: u8) -> bool {
+    let Some(isa) = isa.get(..ISA_LEN - 1) else {
+        return false;
+    };
+    let mut diff = 0;
+    for (chunk, want) in isa.chunks_exact(8).zip(SEPARATOR_WORDS) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        diff |= crate::segment::bytes_equal(w, e) ^ want;
+    }
+    // Byte 104 (ISA16) is not a separator.
+    diff == 0 && isa[104] != e
+}
 
 /// Fixed widths of ISA01..ISA16.
 pub const ISA_WIDTHS: [usize; 16] = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1];
@@ -174,9 +211,7 @@ pub fn detect(buf: &[u8], eof: bool) -> Detect {
             return found;
         }
     }
-    let fixed = buf.len() >= ISA_LEN
-        && ISA_SEPARATORS.iter().all(|&i| buf[i] == e)
-        && buf[..ISA_LEN].iter().filter(|&&b| b == e).count() == ISA_SEPARATORS.len();
+    let fixed = fixed_layout(buf, e);
 
     let (len, isa11, isa12, off_width) = if fixed {
         (ISA_LEN - 1, &buf[82..83], &buf[84..89], String::new())
@@ -476,6 +511,27 @@ fn parse_version(v: &[u8]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The word-at-a-time layout check says what the byte-at-a-time
+        /// definition says: the separator at the 16 fixed places and at no
+        /// other of the first 106 bytes.
+        #[test]
+        fn fixed_layout_is_the_separators_at_their_places_and_nowhere_else(
+            flips in proptest::collection::vec((0usize..108, proptest::bool::ANY), 0..4),
+            len in 100usize..110,
+        ) {
+            let mut buf = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*P*:~\nGS".to_vec();
+            for (i, sep) in flips {
+                buf[i] = if sep { b'*' } else { b'x' };
+            }
+            buf.truncate(len);
+            let slow = buf.len() >= ISA_LEN
+                && ISA_SEPARATORS.iter().all(|&i| buf[i] == b'*')
+                && buf[..ISA_LEN].iter().filter(|&&b| b == b'*').count() == ISA_SEPARATORS.len();
+            proptest::prop_assert_eq!(fixed_layout(&buf, b'*'), slow);
+        }
+    }
 
     pub(crate) const ISA_4010: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~";
     pub(crate) const ISA_5010: &[u8] = b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*T*:~";

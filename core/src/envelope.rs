@@ -328,8 +328,19 @@ impl Envelope {
 /// writing a parse result back gives the input; its values are what remains
 /// without the line breaks. For any other segment this is [`Segment::value`].
 pub fn isa_value<'a>(isa: &Segment<'a>, n: usize) -> std::borrow::Cow<'a, [u8]> {
-    let v = isa.value(n);
+    use crate::delimiters::{ISA_LEN, ISA_SEPARATORS, fixed_separators};
+    let raw = isa.raw();
     let d = isa.delimiters();
+    // The usual fixed-width ISA: its values are at their fixed places
+    // (and it is not wrapped), read without splitting it.
+    if (1..=ISA_SEPARATORS.len()).contains(&n)
+        && raw.len() == ISA_LEN - 1
+        && fixed_separators(raw, d.element)
+    {
+        let end = ISA_SEPARATORS.get(n).map_or(raw.len(), |&e| e);
+        return raw[ISA_SEPARATORS[n - 1] + 1..end].into();
+    }
+    let v = isa.value(n);
     // A line break that is the element or component separator is data.
     let wrapping = |b: u8| (b == b'\n' || b == b'\r') && b != d.element && b != d.component;
     // The value is short: looked at before the whole segment.
@@ -861,6 +872,38 @@ mod tests {
             .iter()
             .map(|d| d.code.as_str())
             .collect()
+    }
+
+    proptest::proptest! {
+        /// `isa_value` reads a fixed-width ISA at its fixed places: the
+        /// values `Segment::value` splits, for every element number, on
+        /// ISAs with separators moved, added or removed.
+        #[test]
+        fn isa_values_at_fixed_places_are_the_split_values(
+            edits in proptest::collection::vec((0usize..105, proptest::sample::select(&b"*xA\n"[..])), 0..3),
+            cut in 100usize..110,
+        ) {
+            let mut raw = ISA.as_bytes()[..ISA.len() - 1].to_vec();
+            raw.extend_from_slice(b"*EXTRA");
+            for (i, b) in edits {
+                raw[i] = b;
+            }
+            raw.truncate(cut);
+            let seg = Segment::new(&raw, b"", 0, 0, crate::Delimiters::default(), true);
+            for n in 0..20 {
+                let v = isa_value(&seg, n);
+                // No line break: the value as split; with one, the split
+                // value less its line breaks (what a wrapped ISA gives).
+                let mut want = seg.value(n).to_vec();
+                if raw.len() > crate::delimiters::ISA_LEN - 1
+                    && seg.id() == b"ISA"
+                    && raw.contains(&b'\n')
+                {
+                    want.retain(|&b| b != b'\n');
+                }
+                proptest::prop_assert_eq!(&v[..], &want[..], "element {}", n);
+            }
+        }
     }
 
     #[test]

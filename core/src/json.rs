@@ -445,6 +445,13 @@ pub fn delimiter_char(b: u8) -> String {
     char::from(b).to_string()
 }
 
+/// Whether two line breaks are the same: they are a few bytes, compared
+/// here rather than with a call to memcmp (which a slice `==` makes).
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// Index of a group's first segment (GS, or the first ST of an implicit group).
 fn group_start(g: &Group<'_>) -> usize {
     match (&g.gs, g.transactions.first()) {
@@ -492,6 +499,9 @@ struct JsonWriter<'a, 's> {
     class: [u8; 256],
     delims: Delimiters,
     line_break: &'a [u8],
+    /// The opening of the last interchange written, up to its line break
+    /// (see [`JsonWriter::interchange`]).
+    head: Vec<u8>,
     overrides: Vec<(usize, &'a [u8])>,
     /// True while writing the ISA header.
     isa: bool,
@@ -516,6 +526,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
             class: classes(&Delimiters::default()),
             delims: Delimiters::default(),
             line_break: b"",
+            head: Vec::new(),
             overrides: Vec::new(),
             isa: false,
             documents: true,
@@ -641,24 +652,35 @@ impl<'a, 's> JsonWriter<'a, 's> {
         // Most inputs use the same delimiters in every interchange: the
         // table is built again only when they change.
         // (`class` always holds the table of `delims`.)
-        if delimiters_key(&d) != delimiters_key(&self.delims) {
+        let same_delimiters = delimiters_key(&d) == delimiters_key(&self.delims);
+        if !same_delimiters {
             self.class = classes(&d);
         }
         self.delims = d;
         let line_break = i.isa.suffix();
-        self.raw(b"{\"delimiters\":{\"element\":");
-        self.delimiter(d.element);
-        self.raw(b",\"component\":");
-        self.delimiter(d.component);
-        self.raw(b",\"repetition\":");
-        match d.repetition {
-            Some(r) => self.delimiter(r),
-            None => self.raw(b"null"),
+        // So is the opening that says them and the line break: written
+        // again only when one of them changes.
+        // (`head` always holds the opening of `delims` and `line_break`.)
+        if same_delimiters && same(line_break, self.line_break) && !self.head.is_empty() {
+            append(&mut self.buf, &self.head);
+        } else {
+            let at = self.buf.len();
+            self.raw(b"{\"delimiters\":{\"element\":");
+            self.delimiter(d.element);
+            self.raw(b",\"component\":");
+            self.delimiter(d.component);
+            self.raw(b",\"repetition\":");
+            match d.repetition {
+                Some(r) => self.delimiter(r),
+                None => self.raw(b"null"),
+            }
+            self.raw(b",\"segment\":");
+            self.delimiter(d.segment);
+            self.raw(b"},\"lineBreak\":");
+            self.string(line_break);
+            self.head.clear();
+            self.head.extend_from_slice(&self.buf[at..]);
         }
-        self.raw(b",\"segment\":");
-        self.delimiter(d.segment);
-        self.raw(b"},\"lineBreak\":");
-        self.string(line_break);
         self.line_break = line_break;
         self.overrides.clear();
         self.raw(b",\"header\":");
@@ -706,10 +728,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
     /// Records a segment whose line break differs from the interchange's.
     #[inline]
     fn note(&mut self, seg: &Segment<'a>) {
-        let s = seg.suffix();
-        // Line breaks are a few bytes: compared here, not with a call to
-        // memcmp (which a slice `!=` makes).
-        if s.len() != self.line_break.len() || s.iter().zip(self.line_break).any(|(a, b)| a != b) {
+        if !same(seg.suffix(), self.line_break) {
             self.overrides.push((seg.index(), seg.suffix()));
         }
     }
@@ -1069,9 +1088,12 @@ mod plain {
     /// overlapping.
     #[inline(always)]
     unsafe fn copy_blocks(src: *const u8, dst: *mut u8, len: usize) {
-        let mut k = 0;
         // SAFETY: see above.
         unsafe {
+            // The first block outside the loop: most pieces fit in it, and
+            // the loop alone is turned into a call to memcpy.
+            dst.copy_from_nonoverlapping(src, 16);
+            let mut k = 16;
             while k < len {
                 dst.add(k).copy_from_nonoverlapping(src.add(k), 16);
                 k += 16;
@@ -1099,14 +1121,19 @@ mod plain {
         // are read from it); writes are those the caller reserved room for.
         unsafe {
             let q = buf.as_mut_ptr();
+            let r = raw.as_ptr();
             if n >= 16 {
-                let mut i = 0;
-                while i + 16 < n {
-                    q.add(i).copy_from_nonoverlapping(raw.as_ptr().add(i), 16);
-                    i += 16;
+                // Blocks from 0, 16 and 32 while they end before `n`, then
+                // the last 16 bytes (written out: as a loop it becomes a
+                // call to memcpy).
+                q.copy_from_nonoverlapping(r, 16);
+                if n > 32 {
+                    q.add(16).copy_from_nonoverlapping(r.add(16), 16);
                 }
-                q.add(n - 16)
-                    .copy_from_nonoverlapping(raw.as_ptr().add(n - 16), 16);
+                if n > 48 {
+                    q.add(32).copy_from_nonoverlapping(r.add(32), 16);
+                }
+                q.add(n - 16).copy_from_nonoverlapping(r.add(n - 16), 16);
             } else {
                 copy(raw.as_ptr(), q, n);
             }
@@ -1733,6 +1760,29 @@ mod tests {
             }
             let (fast, general) = both_paths(&input);
             proptest::prop_assert!(fast == general, "{}", String::from_utf8_lossy(&input));
+        }
+    }
+
+    #[test]
+    fn each_interchange_says_its_own_delimiters_and_line_break() {
+        let a = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*T*:~\nIEA*0*000000001~\n";
+        let b = "ISA|00|          |00|          |ZZ|SENDER         |ZZ|RECEIVER       |230101|1200|U|00401|000000002|0|T|>!\r\nIEA|0|000000002!\r\n";
+        let c = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000003*0*T*:~IEA*0*000000003~";
+        let input = [a, b, a, c, c].concat();
+        let v = to_value(&parse(input.as_bytes())).unwrap();
+        let star = json!({"element":"*","component":":","repetition":"^","segment":"~"});
+        let bar = json!({"element":"|","component":">","repetition":null,"segment":"!"});
+        let expect = [
+            (&star, "\n"),
+            (&bar, "\r\n"),
+            (&star, "\n"),
+            (&star, ""),
+            (&star, ""),
+        ];
+        for (n, (d, lb)) in expect.iter().enumerate() {
+            let i = &v["interchanges"][n];
+            assert_eq!(&i["delimiters"], *d, "interchange {n}");
+            assert_eq!(i["lineBreak"], *lb, "interchange {n}");
         }
     }
 

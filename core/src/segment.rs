@@ -383,7 +383,7 @@ const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 /// The high bit of each byte of `w` that equals `b` (exact: no carries
 /// between bytes).
 #[inline]
-fn bytes_equal(w: u64, b: u8) -> u64 {
+pub(crate) fn bytes_equal(w: u64, b: u8) -> u64 {
     let x = w ^ (ONES * u64::from(b));
     !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
