@@ -471,6 +471,15 @@ const ESCAPE: u8 = 4;
 const HIGH: u8 = 8;
 const ELEMENT: u8 = 16;
 
+/// Whether the component and repetition separators are text a JSON string
+/// holds as it is (printable ASCII other than `"` and `\\`): then a segment
+/// written by [`plain::segment`] holds nothing else in its texts, and an id
+/// holding them needs no escaping either.
+fn separators_clean(d: &Delimiters) -> bool {
+    let clean = |c: u8| (0x20..0x80).contains(&c) && c != b'"' && c != b'\\';
+    clean(d.component) && d.repetition.is_none_or(clean)
+}
+
 fn classes(d: &Delimiters) -> [u8; 256] {
     let mut t = [0u8; 256];
     for (b, c) in t.iter_mut().enumerate() {
@@ -497,6 +506,8 @@ struct JsonWriter<'a, 's> {
     sink: Option<Box<dyn io::Write + 's>>,
     error: Option<io::Error>,
     class: [u8; 256],
+    /// [`separators_clean`] of `delims`.
+    separators_clean: bool,
     delims: Delimiters,
     line_break: &'a [u8],
     /// The opening of the last interchange written, up to its line break
@@ -524,6 +535,7 @@ impl<'a, 's> JsonWriter<'a, 's> {
             sink: None,
             error: None,
             class: classes(&Delimiters::default()),
+            separators_clean: separators_clean(&Delimiters::default()),
             delims: Delimiters::default(),
             line_break: b"",
             head: Vec::new(),
@@ -651,10 +663,11 @@ impl<'a, 's> JsonWriter<'a, 's> {
         let d = i.isa.delimiters();
         // Most inputs use the same delimiters in every interchange: the
         // table is built again only when they change.
-        // (`class` always holds the table of `delims`.)
+        // (`class` and `separators_clean` always hold what `delims` give.)
         let same_delimiters = delimiters_key(&d) == delimiters_key(&self.delims);
         if !same_delimiters {
             self.class = classes(&d);
+            self.separators_clean = separators_clean(&d);
         }
         self.delims = d;
         let line_break = i.isa.suffix();
@@ -762,18 +775,18 @@ impl<'a, 's> JsonWriter<'a, 's> {
                 self.mapper.clear_body();
             }
             // A segment written by `plain::segment` holds, besides element
-            // separators, only component separators and bytes a JSON string
-            // holds as they are: its element texts are clean for the mapper
-            // when the component separator is too.
-            let c = self.delims.component;
-            let component_clean = (0x20..0x80).contains(&c) && c != b'"' && c != b'\\';
+            // separators, only component and repetition separators and
+            // bytes a JSON string holds as they are: its element texts are
+            // clean for the mapper when those separators are too.
+            let separators_clean = self.separators_clean;
             for (k, seg) in doc.body(t).enumerate() {
                 if k > 0 {
                     self.buf.push(b',');
                 }
                 let plain = self.segment(&seg, None);
                 if map {
-                    self.mapper.push_body_checked(seg, plain && component_clean);
+                    self.mapper
+                        .push_body_checked(seg, plain && separators_clean);
                 }
                 self.maybe_flush();
             }
@@ -898,7 +911,8 @@ impl<'a, 's> JsonWriter<'a, 's> {
         if self.fast && after_group.is_none() {
             let d = self.delims;
             let other = d.repetition.unwrap_or(d.component);
-            if plain::segment(&mut self.buf, seg, d.element, d.component, other) {
+            let clean = self.separators_clean;
+            if plain::segment(&mut self.buf, seg, d.element, d.component, other, clean) {
                 return true;
             }
         }
@@ -998,12 +1012,14 @@ mod plain {
     const MID: &[u8; 14] = b"\",\"elements\":[";
 
     /// Writes a whole segment, `{"id":"ID","elements":["a","b",...]}`, when
-    /// its id and elements need nothing but quotes: no repetition separator
-    /// (`r`), no `"`, `\\`, control or non-ASCII byte, and no component
-    /// separator (`c`) unless it is at most 64 bytes long (then an element holding them is written
-    /// `["a","b"]`, as the general path writes it). Returns false, writing
-    /// nothing, otherwise (the caller's general path), and when the segment
-    /// has no element.
+    /// its id and elements need nothing but quotes: no `"`, `\\`, control or
+    /// non-ASCII byte, and no component or repetition separator (`c`, `r`)
+    /// unless it is at most 64 bytes long (then an element holding them is
+    /// written `["a","b"]` or `{"repeat":[...]}`, as the general path
+    /// writes it; in the id they are text, which `clean`, what
+    /// [`super::separators_clean`] says of them, tells needs no escaping).
+    /// Returns false, writing nothing, otherwise (the caller's general
+    /// path), and when the segment has no element.
     #[inline]
     pub(super) fn segment(
         out: &mut Vec<u8>,
@@ -1011,13 +1027,15 @@ mod plain {
         sep: u8,
         c: u8,
         r: u8,
+        clean: bool,
     ) -> bool {
         let raw = seg.raw();
         let n = raw.len();
-        // Every byte becomes at most 5 (a component separator between
-        // empty parts: `"],["` around it); 16 more for the whole-block
-        // copies of `short`.
-        out.reserve(HEAD.len() + MID.len() + 5 * n + 24);
+        // Every byte becomes at most 10 (a repetition separator between
+        // empty items of an element: `{"repeat":["",""]},`, 19 bytes for it
+        // and its element separator); 16 more for the whole-block copies
+        // of `short`.
+        out.reserve(HEAD.len() + MID.len() + 10 * n + 32);
         let start = out.len();
         let scan = Scan::new(sep, c, r);
         // SAFETY: `reserve` above gives room for everything written below;
@@ -1027,7 +1045,7 @@ mod plain {
             let base = out.as_mut_ptr();
             let dst = base.add(start);
             let done = if n <= 64 {
-                short(dst, raw, &scan)
+                short(dst, raw, &scan, clean)
             } else {
                 long(dst, raw, seg.id(), &scan)
             };
@@ -1102,57 +1120,57 @@ mod plain {
     }
 
     /// [`segment`] of at most 64 bytes, from a padded copy on the stack:
-    /// one scan gives the id's end (the first separator), the element
-    /// separators and the component separators, and every piece is copied
-    /// in whole 16-byte blocks. Writes up to the closing `]}`.
+    /// one scan gives the id's end (the first separator) and the element,
+    /// component and repetition separators, and every piece is copied in
+    /// whole 16-byte blocks. Writes up to the closing `]}`.
     ///
     /// # Safety
-    /// `raw.len() <= 64`; `dst` has room for `HEAD.len() + MID.len() + 5 *
+    /// `raw.len() <= 64`; `dst` has room for `HEAD.len() + MID.len() + 10 *
     /// raw.len() + 16` bytes.
     #[inline(always)]
-    unsafe fn short(mut dst: *mut u8, raw: &[u8], scan: &Scan) -> Option<*mut u8> {
+    unsafe fn short(mut dst: *mut u8, raw: &[u8], scan: &Scan, clean: bool) -> Option<*mut u8> {
         let n = raw.len();
         // The segment, then a byte that is plain text: whole blocks may be
         // scanned and copied past its end.
         let mut buf = [b'A'; 80];
         let p = buf.as_ptr();
-        let (mut s, mut c, mut bad) = (0u64, 0u64, 0u64);
+        let (mut s, mut cr, mut bad) = (0u64, 0u64, 0u64);
         // SAFETY: loads stay within `raw` and `buf` (at most 64 + 15 bytes
         // are read from it); writes are those the caller reserved room for.
         unsafe {
             let q = buf.as_mut_ptr();
-            let r = raw.as_ptr();
+            let from = raw.as_ptr();
             if n >= 16 {
                 // Blocks from 0, 16 and 32 while they end before `n`, then
                 // the last 16 bytes (written out: as a loop it becomes a
                 // call to memcpy).
-                q.copy_from_nonoverlapping(r, 16);
+                q.copy_from_nonoverlapping(from, 16);
                 if n > 32 {
-                    q.add(16).copy_from_nonoverlapping(r.add(16), 16);
+                    q.add(16).copy_from_nonoverlapping(from.add(16), 16);
                 }
                 if n > 48 {
-                    q.add(32).copy_from_nonoverlapping(r.add(32), 16);
+                    q.add(32).copy_from_nonoverlapping(from.add(32), 16);
                 }
-                q.add(n - 16).copy_from_nonoverlapping(r.add(n - 16), 16);
+                q.add(n - 16).copy_from_nonoverlapping(from.add(n - 16), 16);
             } else {
-                copy(raw.as_ptr(), q, n);
+                copy(from, q, n);
             }
             let mut i = 0;
             while i < n {
-                let (bs, bc, bb) = scan.block(p.add(i));
+                let (bs, bcr, bb) = scan.block(p.add(i));
                 s |= u64::from(bs) << i;
-                c |= u64::from(bc) << i;
+                cr |= u64::from(bcr) << i;
                 bad |= u64::from(bb) << i;
                 i += 16;
             }
             let valid = below(n);
             s &= valid;
-            c &= valid;
-            // No element (the general path writes `[]`), or a byte that
-            // needs escaping or checking. (A component separator in the id
-            // is text there, as the general path writes it.)
+            cr &= valid;
+            // No element (the general path writes `[]`), a byte that needs
+            // escaping or checking, or a component or repetition separator
+            // in the id that does (text there) when they are not `clean`.
             let id = s.trailing_zeros() as usize;
-            if s == 0 || bad & valid != 0 {
+            if s == 0 || bad & valid != 0 || (!clean && cr & below(id) != 0) {
                 return None;
             }
             dst.copy_from_nonoverlapping(HEAD.as_ptr(), HEAD.len());
@@ -1162,8 +1180,8 @@ mod plain {
             dst.copy_from_nonoverlapping(MID.as_ptr(), MID.len());
             dst = dst.add(MID.len());
             s &= s - 1;
-            if c == 0 {
-                // No composite: copy between separators.
+            if cr == 0 {
+                // No composite or repetition: copy between separators.
                 *dst = b'"';
                 dst = dst.add(1);
                 let mut run = id + 1;
@@ -1181,46 +1199,119 @@ mod plain {
                 *dst = b'"';
                 return Some(dst.add(1));
             }
-            let mut a = id + 1;
+            Some(structured(dst, p, n, id + 1, s, cr & valid, scan))
+        }
+    }
+
+    /// The elements of a [`short`] segment that holds component or
+    /// repetition separators (bits of `cr`), from its padded copy `p` of
+    /// `n` bytes: `s` has the bits of the separators after the first
+    /// element, which starts at `a`. Out of line, so that the usual
+    /// segment's path stays small.
+    ///
+    /// # Safety
+    /// `p[..n + 16]` readable, `n <= 64`; `dst` has room for what [`short`]
+    /// reserves.
+    #[inline(never)]
+    unsafe fn structured(
+        mut dst: *mut u8,
+        p: *const u8,
+        n: usize,
+        mut a: usize,
+        mut s: u64,
+        cr: u64,
+        scan: &Scan,
+    ) -> *mut u8 {
+        // SAFETY: see above.
+        unsafe {
+            // Which separators are which.
+            let mut r = 0u64;
+            let mut i = 0;
+            while i < n {
+                r |= u64::from(scan.repetitions(p.add(i))) << i;
+                i += 16;
+            }
+            r &= below(n);
+            let c = cr & !r;
             loop {
                 let b = if s == 0 {
                     n
                 } else {
                     s.trailing_zeros() as usize
                 };
-                let mut parts = c & below(b) & !below(a);
-                if parts == 0 {
-                    *dst = b'"';
-                    copy_blocks(p.add(a), dst.add(1), b - a);
-                    dst = dst.add(1 + b - a);
-                    *dst = b'"';
-                    dst = dst.add(1);
+                let mut reps = r & below(b) & !below(a);
+                if reps == 0 {
+                    dst = composite(dst, p, a, b, c);
                 } else {
-                    dst.copy_from_nonoverlapping(b"[\"".as_ptr(), 2);
-                    dst = dst.add(2);
-                    let mut r = a;
-                    while parts != 0 {
-                        let k = parts.trailing_zeros() as usize;
-                        copy_blocks(p.add(r), dst, k - r);
-                        dst = dst.add(k - r);
-                        dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
-                        dst = dst.add(3);
-                        r = k + 1;
-                        parts &= parts - 1;
+                    // `{"repeat":[...]}` of the items between repetition
+                    // separators, each a string or a components array.
+                    dst.copy_from_nonoverlapping(b"{\"repeat\":[".as_ptr(), 11);
+                    dst = dst.add(11);
+                    let mut x = a;
+                    loop {
+                        let y = if reps == 0 {
+                            b
+                        } else {
+                            reps.trailing_zeros() as usize
+                        };
+                        dst = composite(dst, p, x, y, c);
+                        if reps == 0 {
+                            break;
+                        }
+                        *dst = b',';
+                        dst = dst.add(1);
+                        x = y + 1;
+                        reps &= reps - 1;
                     }
-                    copy_blocks(p.add(r), dst, b - r);
-                    dst = dst.add(b - r);
-                    dst.copy_from_nonoverlapping(b"\"]".as_ptr(), 2);
+                    dst.copy_from_nonoverlapping(b"]}".as_ptr(), 2);
                     dst = dst.add(2);
                 }
                 if s == 0 {
-                    return Some(dst);
+                    return dst;
                 }
                 *dst = b',';
                 dst = dst.add(1);
                 a = b + 1;
                 s &= s - 1;
             }
+        }
+    }
+
+    /// Writes the text `p[a..b]` as a string, or as an array of strings
+    /// when component separators (bits of `c`) lie in it, at `dst`, in
+    /// whole 16-byte blocks; returns the end.
+    ///
+    /// # Safety
+    /// `p[a..b + 15]` readable; `dst` has room for what is written (up to
+    /// 3 bytes a byte of `p[a..b]` and 4 more) and 15 bytes after it.
+    #[inline(always)]
+    unsafe fn composite(mut dst: *mut u8, p: *const u8, a: usize, b: usize, c: u64) -> *mut u8 {
+        let mut parts = c & below(b) & !below(a);
+        // SAFETY: see above.
+        unsafe {
+            if parts == 0 {
+                *dst = b'"';
+                copy_blocks(p.add(a), dst.add(1), b - a);
+                dst = dst.add(1 + b - a);
+                *dst = b'"';
+                return dst.add(1);
+            }
+            dst.copy_from_nonoverlapping(b"[\"".as_ptr(), 2);
+            dst = dst.add(2);
+            let mut r = a;
+            while parts != 0 {
+                let k = parts.trailing_zeros() as usize;
+                copy_blocks(p.add(r), dst, k - r);
+                dst = dst.add(k - r);
+                dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                dst = dst.add(3);
+                r = k + 1;
+                parts &= parts - 1;
+            }
+            copy_blocks(p.add(r), dst, b - r);
+            dst = dst.add(b - r);
+            dst.copy_from_nonoverlapping(b"\"]".as_ptr(), 2);
+            dst.add(2)
         }
     }
 
@@ -1245,8 +1336,8 @@ mod plain {
         // SAFETY: see the caller; loads stay within `body` or `tail`.
         unsafe {
             while i + 16 <= n {
-                let (s, c, bad) = scan.block(p.add(i));
-                if bad | c != 0 {
+                let (s, cr, bad) = scan.block(p.add(i));
+                if bad | cr != 0 {
                     return None;
                 }
                 let mut m = s;
@@ -1263,9 +1354,9 @@ mod plain {
                 // The tail, padded with a byte that is plain text.
                 let mut tail = [b'A'; 16];
                 copy(p.add(i), tail.as_mut_ptr(), n - i);
-                let (s, c, bad) = scan.block(tail.as_ptr());
+                let (s, cr, bad) = scan.block(tail.as_ptr());
                 let valid = (1u32 << (n - i)) - 1;
-                if (bad | c) & valid != 0 {
+                if (bad | cr) & valid != 0 {
                     return None;
                 }
                 let mut m = s & valid;
@@ -1408,8 +1499,10 @@ mod plain {
         }
     }
 
-    /// Per 16-byte block: the bits of element separators, of component
-    /// separators, and of bytes that need the general path.
+    /// Per 16-byte block: the bits of element separators, of component and
+    /// repetition separators, and of bytes that need the general path (`"`,
+    /// `\\`, control and non-ASCII bytes that are none of those); the
+    /// repetition separators alone on request.
     #[cfg(target_arch = "x86_64")]
     struct Scan {
         sep: std::arch::x86_64::__m128i,
@@ -1441,15 +1534,34 @@ mod plain {
             unsafe {
                 let x = _mm_loadu_si128(p as *const __m128i);
                 let s = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.sep)) as u32;
-                let c = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.c)) as u32 & !s;
+                let cr = _mm_or_si128(_mm_cmpeq_epi8(x, self.c), _mm_cmpeq_epi8(x, self.r));
+                let cr = _mm_movemask_epi8(cr) as u32 & !s;
                 let json = _mm_or_si128(
                     _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
                     _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
                 );
                 // Signed: below 0x20 or from 0x80 (controls and non-ASCII).
                 let low = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
-                let bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, self.r), json), low);
-                (s, c, _mm_movemask_epi8(bad) as u32 & !s & !c)
+                let bad = _mm_or_si128(json, low);
+                (s, cr, _mm_movemask_epi8(bad) as u32 & !s & !cr)
+            }
+        }
+
+        /// The repetition separators of a block (none when `r` is the
+        /// component separator: an interchange without repetitions).
+        ///
+        /// # Safety
+        /// 16 bytes readable at `p`.
+        #[inline(always)]
+        unsafe fn repetitions(&self, p: *const u8) -> u32 {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE2 is part of x86-64; the caller gives 16 bytes.
+            unsafe {
+                let x = _mm_loadu_si128(p as *const __m128i);
+                let r = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.r)) as u32;
+                let c = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.c)) as u32;
+                let s = _mm_movemask_epi8(_mm_cmpeq_epi8(x, self.sep)) as u32;
+                r & !c & !s
             }
         }
     }
@@ -1477,19 +1589,34 @@ mod plain {
         /// 16 bytes readable at `p`.
         #[inline(always)]
         unsafe fn block(&self, p: *const u8) -> (u32, u32, u32) {
-            let (mut s, mut c, mut bad) = (0u32, 0u32, 0u32);
+            let (mut s, mut cr, mut bad) = (0u32, 0u32, 0u32);
             for k in 0..16 {
                 // SAFETY: the caller gives 16 bytes.
                 let b = unsafe { *p.add(k) };
                 if b == self.sep {
                     s |= 1 << k;
-                } else if b == self.c {
-                    c |= 1 << k;
-                } else if !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\' || b == self.r {
+                } else if b == self.c || b == self.r {
+                    cr |= 1 << k;
+                } else if !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\' {
                     bad |= 1 << k;
                 }
             }
-            (s, c, bad)
+            (s, cr, bad)
+        }
+
+        /// # Safety
+        /// 16 bytes readable at `p`.
+        #[inline(always)]
+        unsafe fn repetitions(&self, p: *const u8) -> u32 {
+            let mut r = 0u32;
+            for k in 0..16 {
+                // SAFETY: the caller gives 16 bytes.
+                let b = unsafe { *p.add(k) };
+                if b == self.r && b != self.c && b != self.sep {
+                    r |= 1 << k;
+                }
+            }
+            r
         }
     }
 
@@ -1500,11 +1627,18 @@ mod plain {
         fn sse2_scan_equals_the_portable_scan(
             block in proptest::array::uniform16(proptest::prelude::any::<u8>()),
             d in proptest::sample::subsequence(b"*:^~>|\x1d\x1f\"\\A\xff".to_vec(), 3),
+            no_repetition in proptest::bool::ANY,
         ) {
-            let fast = Scan::new(d[0], d[1], d[2]);
-            let portable = Portable::new(d[0], d[1], d[2]);
+            // Without a repetition separator the writer passes the component one.
+            let r = if no_repetition { d[1] } else { d[2] };
+            let fast = Scan::new(d[0], d[1], r);
+            let portable = Portable::new(d[0], d[1], r);
+            let p = block.as_ptr();
             // SAFETY: both read the 16 bytes of `block`.
-            let (a, b) = unsafe { (fast.block(block.as_ptr()), portable.block(block.as_ptr())) };
+            let (a, b) = unsafe { (fast.block(p), portable.block(p)) };
+            proptest::prop_assert_eq!(a, b);
+            // SAFETY: as above.
+            let (a, b) = unsafe { (fast.repetitions(p), portable.repetitions(p)) };
             proptest::prop_assert_eq!(a, b);
         }
     }
@@ -1689,26 +1823,27 @@ mod tests {
         /// their ids are ones the 850's document maps (strings, numbers,
         /// dates, qualifier pairs, nested objects), so the documents compare
         /// mapping with the writer's clean flags against mapping without,
-        /// and two that hold a component separator or a quote.
+        /// and ids that hold a separator, a quote or a control byte. The
+        /// interchanges use `:` and `^`, `:` alone, or a control byte and a
+        /// quote as component and repetition separators.
         #[test]
         fn plain_segments_equal_the_general_path_on_random_segments(
             segs in proptest::collection::vec(
                 (
-                    proptest::sample::select(&["REF", "PO1", "N1", "PID", "DTM", "N4", "ITD", "N:1", "N\"1"][..]),
+                    proptest::sample::select(&["REF", "PO1", "N1", "PID", "DTM", "N4", "ITD", "N:1", "N\"1", "N\x1f1", "N^1"][..]),
                     proptest::collection::vec(
-                        proptest::sample::select(&b"AB9 .-*****:^\"\\\x01\x1f\x7f\xc3\xa9\xff"[..]),
+                        proptest::sample::select(&b"AB9 .-*****:::^^^\"\\\x01\x1f\x1f\x7f\xc3\xa9\xff"[..]),
                         0..70,
                     ),
                 ),
                 1..6,
             ),
-            repetition in proptest::bool::ANY,
+            isa in proptest::sample::select(vec![
+                &b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*P*:~"[..],
+                b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*:~",
+                b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*\"*00501*000000001*0*P*\x1f~",
+            ]),
         ) {
-            let isa: &[u8] = if repetition {
-                b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*P*:~"
-            } else {
-                b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*:~"
-            };
             let mut input = isa.to_vec();
             input.extend_from_slice(b"GS*PO*S*R*20230101*1200*1*X*004010~ST*850*0001~");
             for (id, s) in &segs {
