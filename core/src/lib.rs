@@ -32,7 +32,8 @@
 //! - [`time`](mod@time): validated dates and times ([`DateTime`]); the core never reads the
 //!   clock except in [`clock`], which exists only off `wasm32-unknown-unknown`.
 
-// Only the SIMD kernels of `index` (std::arch intrinsics) use `unsafe`.
+// Only SIMD kernels (std::arch intrinsics: `index`, the segment separator
+// mask) and the JSON writer's checked copies use `unsafe`.
 #![deny(unsafe_code)]
 
 pub mod ack;

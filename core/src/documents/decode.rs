@@ -239,6 +239,38 @@ fn key_bit(key: &str) -> u64 {
     1u64 << (h & 63)
 }
 
+/// Compiles a segment's element declarations (sorted by position) for
+/// map-back ([`Plan`]).
+pub(crate) fn plan(elements: &[ElDecl]) -> Plan {
+    let mut plan = Plan::default();
+    for (i, e) in elements.iter().enumerate() {
+        let p = e.pos as usize;
+        if !(1..=32).contains(&p) {
+            continue;
+        }
+        let bit = 1u32 << (p - 1);
+        match &e.target {
+            Target::Unmapped | Target::Derived(_) => continue,
+            Target::Field(path) if path.len() == 1 => {
+                plan.fast |= bit;
+                plan.at[p - 1] = plan.fields.len() as u8;
+                plan.fields.push(FastField {
+                    key: path[0].clone(),
+                    bit: key_bit(&path[0]),
+                    ptype: e.ptype,
+                    xtype: e.xtype,
+                });
+            }
+            _ => {
+                plan.slow |= bit;
+                // Below 32: the elements are sorted by distinct positions.
+                plan.at[p - 1] = i as u8;
+            }
+        }
+    }
+    plan
+}
+
 /// True when every key a declaration can produce is a JSON string without
 /// escapes (what the writer then copies as it is).
 pub(crate) fn keys_clean(nodes: &[Node]) -> bool {
@@ -469,8 +501,14 @@ impl<'a> Tree<'a> {
             }
             [] => (obj, path[0].as_str()),
         };
-        let bit = key_bit(key);
-        match self.find_bit(parent, key, bit) {
+        self.set_key(parent, key, key_bit(key), v)
+    }
+
+    /// Sets member `key` (filter bit `bit`) of `obj` unless it is set;
+    /// false when it was (the value is then not kept there).
+    #[inline(always)]
+    fn set_key(&mut self, obj: u32, key: &'static str, bit: u64, v: V<'a>) -> bool {
+        match self.find_bit(obj, key, bit) {
             Some(s) => {
                 if matches!(self.nodes[idx(s)].v, V::Null) {
                     self.nodes[idx(s)].v = v;
@@ -481,7 +519,7 @@ impl<'a> Tree<'a> {
             }
             None => {
                 let c = self.add(key, v);
-                self.append_bit(parent, c, bit);
+                self.append_bit(obj, c, bit);
                 true
             }
         }
@@ -525,10 +563,17 @@ impl<'a> Tree<'a> {
     }
 
     /// The value of element text for a field of type `pt`/`xt`.
+    #[inline(always)]
     fn scalar(&mut self, b: &'a [u8], pt: PType, xt: XType) -> V<'a> {
         if matches!(pt, PType::Str | PType::StrOrInt) {
-            return self.string(b);
+            self.string(b)
+        } else {
+            self.converted(b, pt, xt)
         }
+    }
+
+    /// [`Tree::scalar`] of a number, date or time field.
+    fn converted(&mut self, b: &'a [u8], pt: PType, xt: XType) -> V<'a> {
         let start = self.text.len() as u32;
         // Text that is not UTF-8 is never a number, date or time (its
         // replacement characters are not digits): it stays a string.
@@ -669,74 +714,25 @@ impl<'a> Tree<'a> {
         let els = &buf[..n];
         // Data after the last declared position is not mapped.
         let mut whole = !beyond(seg, els, last);
-        let raw = |p: usize| -> &'a [u8] { if p >= 1 && p <= n { els[p - 1] } else { &[] } };
-        for e in &map.elements {
-            match &e.target {
-                Target::Field(path) => {
-                    if Some(e.pos) == fixed {
-                        continue;
-                    }
-                    let bytes = raw(e.pos as usize);
-                    if bytes.is_empty() {
-                        continue;
-                    }
-                    let v = self.scalar(bytes, e.ptype, e.xtype);
-                    whole &= self.set(obj, path, v);
-                }
-                Target::Const(c) => {
-                    let bytes = raw(e.pos as usize);
-                    whole &= bytes.is_empty() || eq_bytes(bytes, c.as_bytes());
-                }
-                Target::Derived(_) | Target::Unmapped => {}
-                Target::Pairs(p) => {
-                    let pos = e.pos as usize;
-                    for k in 0..p.count as usize {
-                        if pos + 2 * k > n {
-                            // This pair and the ones after it are absent.
-                            break;
-                        }
-                        let (q, id) = (raw(pos + 2 * k), raw(pos + 2 * k + 1));
-                        if q.is_empty() && id.is_empty() {
-                            continue;
-                        }
-                        // The first promoted field of this qualifier that is still free.
-                        let mut promoted = false;
-                        for (pq, f) in &p.promote {
-                            if !eq_bytes(pq.as_bytes(), q) {
-                                continue;
-                            }
-                            let at = self.find(obj, f);
-                            if at.is_some_and(|c| !matches!(self.nodes[idx(c)].v, V::Null)) {
-                                continue;
-                            }
-                            let v = self.string(id);
-                            let s = match at {
-                                Some(c) => c,
-                                None => {
-                                    let c = self.add(f.as_str(), V::Null);
-                                    self.append(obj, c);
-                                    c
-                                }
-                            };
-                            self.make(s, v);
-                            promoted = true;
-                            break;
-                        }
-                        if promoted {
-                            continue;
-                        }
-                        let item = self.add("", V::Obj);
-                        let v = self.string(q);
-                        let c = self.add("qualifier", v);
-                        self.append(item, c);
-                        let v = self.string(id);
-                        let c = self.add("id", v);
-                        self.append(item, c);
-                        let a = self.entry(obj, &p.array);
-                        self.arr(a);
-                        self.append(a, item);
-                    }
-                }
+        // The positions with data and a one-key field, and those with
+        // another declaration, in position order (the order members are
+        // added in, which the JSON keeps).
+        let plan = &map.plan;
+        let skip = match fixed {
+            Some(p @ 1..=32) => 1u32 << (p - 1),
+            _ => 0,
+        };
+        let mut visit = (full & plan.fast & !skip) | plan.slow;
+        while visit != 0 {
+            let k = visit.trailing_zeros() as usize;
+            visit &= visit - 1;
+            let at = plan.at[k] as usize;
+            if plan.fast & (1 << k) != 0 {
+                let f = &plan.fields[at];
+                let v = self.scalar(els[k], f.ptype, f.xtype);
+                whole &= self.set_key(obj, &f.key, f.bit, v);
+            } else {
+                whole &= self.element(&map.elements[at], els, obj, fixed);
             }
         }
         // Data at a position the declaration does not map: `full` has bit
@@ -744,6 +740,84 @@ impl<'a> Tree<'a> {
         // (positions 1..=32, all `split_elements` gives).
         whole &= full & !((map.mapped >> 1) as u32) == 0;
         self.els = Some(buf);
+        whole
+    }
+
+    /// Maps a declared element other than a one-key field (see [`Plan`])
+    /// of a segment split into `els`; false as [`Tree::decode_segment`].
+    fn element(
+        &mut self,
+        e: &'static ElDecl,
+        els: &[&'a [u8]],
+        obj: u32,
+        fixed: Option<u8>,
+    ) -> bool {
+        let n = els.len();
+        let raw = |p: usize| -> &'a [u8] { if p >= 1 && p <= n { els[p - 1] } else { &[] } };
+        let mut whole = true;
+        match &e.target {
+            Target::Field(path) => {
+                let bytes = raw(e.pos as usize);
+                if Some(e.pos) != fixed && !bytes.is_empty() {
+                    let v = self.scalar(bytes, e.ptype, e.xtype);
+                    whole &= self.set(obj, path, v);
+                }
+            }
+            Target::Const(c) => {
+                let bytes = raw(e.pos as usize);
+                whole &= bytes.is_empty() || eq_bytes(bytes, c.as_bytes());
+            }
+            Target::Derived(_) | Target::Unmapped => {}
+            Target::Pairs(p) => {
+                let pos = e.pos as usize;
+                for k in 0..p.count as usize {
+                    if pos + 2 * k > n {
+                        // This pair and the ones after it are absent.
+                        break;
+                    }
+                    let (q, id) = (raw(pos + 2 * k), raw(pos + 2 * k + 1));
+                    if q.is_empty() && id.is_empty() {
+                        continue;
+                    }
+                    // The first promoted field of this qualifier that is still free.
+                    let mut promoted = false;
+                    for (pq, f) in &p.promote {
+                        if !eq_bytes(pq.as_bytes(), q) {
+                            continue;
+                        }
+                        let at = self.find(obj, f);
+                        if at.is_some_and(|c| !matches!(self.nodes[idx(c)].v, V::Null)) {
+                            continue;
+                        }
+                        let v = self.string(id);
+                        let s = match at {
+                            Some(c) => c,
+                            None => {
+                                let c = self.add(f.as_str(), V::Null);
+                                self.append(obj, c);
+                                c
+                            }
+                        };
+                        self.make(s, v);
+                        promoted = true;
+                        break;
+                    }
+                    if promoted {
+                        continue;
+                    }
+                    let item = self.add("", V::Obj);
+                    let v = self.string(q);
+                    let c = self.add("qualifier", v);
+                    self.append(item, c);
+                    let v = self.string(id);
+                    let c = self.add("id", v);
+                    self.append(item, c);
+                    let a = self.entry(obj, &p.array);
+                    self.arr(a);
+                    self.append(a, item);
+                }
+            }
+        }
         whole
     }
 

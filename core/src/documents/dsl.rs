@@ -562,6 +562,7 @@ fn attach(
                     if let Some(m) = &mut node.map {
                         m.mapped = NodeMap::mapped_positions(&m.elements);
                         m.last = NodeMap::last_position(&m.elements);
+                        m.plan = super::decode::plan(&m.elements);
                     }
                 }
             }

@@ -719,6 +719,14 @@ fn group_edition(g: &Group<'_>) -> Edition {
     if v.is_empty() {
         return edition("004010");
     }
+    // ASCII (every real version): compared as bytes, as `edition` compares.
+    if v.len() >= 6 && v[..6].is_ascii() {
+        return if &v[..6] >= b"005010" {
+            Edition::V5010
+        } else {
+            Edition::Base
+        };
+    }
     match std::str::from_utf8(v) {
         Ok(s) => edition(s),
         Err(_) => edition(&String::from_utf8_lossy(v)),

@@ -229,6 +229,42 @@ pub struct NodeMap {
     /// of its last qualifier/id pair for pairs), so that mapping splits a
     /// segment only that far ([`NodeMap::last_position`]).
     pub last: usize,
+    /// The elements as map-back reads them ([`Plan`]).
+    pub(crate) plan: Plan,
+}
+
+/// A segment's element declarations compiled for map-back: the fields with
+/// a one-key path (most of them) by position, with their key's filter bit
+/// computed once, so that mapping a segment visits only the positions that
+/// have data and a declaration, in position order, without reading the
+/// declarations. Positions above 32 are left out: map-back splits at most
+/// 32 elements, so an element declared there never has data to map.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Plan {
+    /// Bit `p - 1`: position `p` has a field with a one-key path, in
+    /// [`Plan::fields`] at `at[p - 1]`.
+    pub fast: u32,
+    /// Bit `p - 1`: position `p` has another mapped declaration (a
+    /// constant, qualifier/id pairs, a field with a longer path), in
+    /// [`NodeMap::elements`] at `at[p - 1]`.
+    pub slow: u32,
+    /// Per position - 1: where its declaration is (see `fast`, `slow`).
+    pub at: [u8; 32],
+    /// The fields with a one-key path.
+    pub fields: Vec<FastField>,
+}
+
+/// A field with a one-key path, as map-back writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FastField {
+    /// The key (the path's only name).
+    pub key: String,
+    /// The key's filter bit in the mapped tree.
+    pub bit: u64,
+    /// JSON type.
+    pub ptype: PType,
+    /// X12 type.
+    pub xtype: XType,
 }
 
 /// A node of the segment tree.

@@ -414,12 +414,12 @@ fn date_into(s: &[u8], out: &mut Vec<u8>) -> Read {
     if !valid_date(year, two(&md[..2]), two(&md[2..])) {
         return Read::Same;
     }
-    out.extend_from_slice(century);
-    out.extend_from_slice(y);
-    out.push(b'-');
-    out.extend_from_slice(&md[..2]);
-    out.push(b'-');
-    out.extend_from_slice(&md[2..]);
+    crate::json::append(
+        out,
+        &[
+            century[0], century[1], y[0], y[1], b'-', md[0], md[1], b'-', md[2], md[3],
+        ],
+    );
     Read::Text
 }
 
@@ -487,6 +487,14 @@ fn number_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Option<Read
     };
     let int = &int[int.iter().position(|&b| b != b'0').unwrap_or(int.len())..];
     let frac = &frac[..frac.iter().rposition(|&b| b != b'0').map_or(0, |p| p + 1)];
+    // The text is put together here and appended at once: at most a sign,
+    // 15 digits, a point and 3 leading zeros (see the checks below).
+    let mut text = [0u8; 24];
+    let mut len = 0;
+    let mut put = |b: &[u8]| {
+        text[len..len + b.len()].copy_from_slice(b);
+        len += b.len();
+    };
     if frac.is_empty() {
         // Integral: written as an integer (no sign for zero).
         if int.len() > 15 {
@@ -496,9 +504,10 @@ fn number_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Option<Read
             out.push(b'0');
         } else {
             if neg {
-                out.push(b'-');
+                put(b"-");
             }
-            out.extend_from_slice(int);
+            put(int);
+            crate::json::append(out, &text[..len]);
         }
         return Some(Read::Number);
     }
@@ -519,16 +528,17 @@ fn number_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Option<Read
         return Some(Read::Same);
     }
     if neg {
-        out.push(b'-');
+        put(b"-");
     }
     if int.is_empty() {
-        out.push(b'0');
+        put(b"0");
     } else {
-        out.extend_from_slice(int);
+        put(int);
     }
-    out.push(b'.');
-    out.extend(std::iter::repeat_n(b'0', pad));
-    out.extend_from_slice(frac);
+    put(b".");
+    put(&b"000000000000000"[..pad]);
+    put(frac);
+    crate::json::append(out, &text[..len]);
     Some(Read::Number)
 }
 
