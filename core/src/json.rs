@@ -117,30 +117,17 @@ const fn keys<const N: usize>(names: &[&str; N]) -> [Key; N] {
     out
 }
 
-const ISA: Fields = Fields {
-    names: &ISA_FIELDS,
-    keys: &keys(&ISA_FIELDS),
-};
-const GS: Fields = Fields {
-    names: &GS_FIELDS,
-    keys: &keys(&GS_FIELDS),
-};
-const ST: Fields = Fields {
-    names: &ST_FIELDS,
-    keys: &keys(&ST_FIELDS),
-};
-const SE: Fields = Fields {
-    names: &SE_FIELDS,
-    keys: &keys(&SE_FIELDS),
-};
-const GE: Fields = Fields {
-    names: &GE_FIELDS,
-    keys: &keys(&GE_FIELDS),
-};
-const IEA: Fields = Fields {
-    names: &IEA_FIELDS,
-    keys: &keys(&IEA_FIELDS),
-};
+/// The [`Fields`] of each envelope segment, named like it.
+macro_rules! fields {
+    ($($segment:ident: $names:ident),*) => {
+        $(const $segment: Fields = Fields {
+            names: &$names,
+            keys: &keys(&$names),
+        };)*
+    };
+}
+
+fields!(ISA: ISA_FIELDS, GS: GS_FIELDS, ST: ST_FIELDS, SE: SE_FIELDS, GE: GE_FIELDS, IEA: IEA_FIELDS);
 
 /// What the JSON of a parse result includes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1183,19 +1170,7 @@ mod plain {
             if cr == 0 {
                 // No composite or repetition: copy between separators.
                 *dst = b'"';
-                dst = dst.add(1);
-                let mut run = id + 1;
-                while s != 0 {
-                    let k = s.trailing_zeros() as usize;
-                    copy_blocks(p.add(run), dst, k - run);
-                    dst = dst.add(k - run);
-                    dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
-                    dst = dst.add(3);
-                    run = k + 1;
-                    s &= s - 1;
-                }
-                copy_blocks(p.add(run), dst, n - run);
-                dst = dst.add(n - run);
+                dst = join(dst.add(1), p, id + 1, n, s);
                 *dst = b'"';
                 return Some(dst.add(1));
             }
@@ -1286,32 +1261,45 @@ mod plain {
     /// 3 bytes a byte of `p[a..b]` and 4 more) and 15 bytes after it.
     #[inline(always)]
     unsafe fn composite(mut dst: *mut u8, p: *const u8, a: usize, b: usize, c: u64) -> *mut u8 {
-        let mut parts = c & below(b) & !below(a);
+        let parts = c & below(b) & !below(a);
         // SAFETY: see above.
         unsafe {
             if parts == 0 {
                 *dst = b'"';
-                copy_blocks(p.add(a), dst.add(1), b - a);
-                dst = dst.add(1 + b - a);
+                dst = join(dst.add(1), p, a, b, 0);
                 *dst = b'"';
                 return dst.add(1);
             }
             dst.copy_from_nonoverlapping(b"[\"".as_ptr(), 2);
-            dst = dst.add(2);
-            let mut r = a;
-            while parts != 0 {
-                let k = parts.trailing_zeros() as usize;
-                copy_blocks(p.add(r), dst, k - r);
-                dst = dst.add(k - r);
-                dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
-                dst = dst.add(3);
-                r = k + 1;
-                parts &= parts - 1;
-            }
-            copy_blocks(p.add(r), dst, b - r);
-            dst = dst.add(b - r);
+            dst = join(dst.add(2), p, a, b, parts);
             dst.copy_from_nonoverlapping(b"\"]".as_ptr(), 2);
             dst.add(2)
+        }
+    }
+
+    /// Writes `p[a..b]` cut at the bits of `cuts` (all within `a..b`), the
+    /// pieces joined by `","`, at `dst`, in whole 16-byte blocks; returns
+    /// the end.
+    ///
+    /// # Safety
+    /// `p[a..b + 15]` readable; `dst` has room for what is written (3 bytes
+    /// a cut, 1 a byte otherwise) and 15 bytes after it.
+    #[inline(always)]
+    unsafe fn join(mut dst: *mut u8, p: *const u8, a: usize, b: usize, mut cuts: u64) -> *mut u8 {
+        let mut run = a;
+        // SAFETY: see above.
+        unsafe {
+            while cuts != 0 {
+                let k = cuts.trailing_zeros() as usize;
+                copy_blocks(p.add(run), dst, k - run);
+                dst = dst.add(k - run);
+                dst.copy_from_nonoverlapping(b"\",\"".as_ptr(), 3);
+                dst = dst.add(3);
+                run = k + 1;
+                cuts &= cuts - 1;
+            }
+            copy_blocks(p.add(run), dst, b - run);
+            dst.add(b - run)
         }
     }
 
