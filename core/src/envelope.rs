@@ -450,12 +450,14 @@ pub struct Transaction<'a> {
     /// The SE segment, when present.
     pub se: Option<Segment<'a>>,
     body: Range<usize>,
+    /// ST01, found once (every writer and the mapper ask for it).
+    kind: &'a [u8],
 }
 
 impl<'a> Transaction<'a> {
     /// The transaction set identifier (ST01), e.g. `850`.
     pub fn kind(&self) -> &'a [u8] {
-        self.st.value(1)
+        self.kind
     }
 
     /// The control number (ST02).
@@ -572,6 +574,7 @@ impl<'a> Handler<'a> for Document<'a> {
             .and_then(|i| i.groups.last_mut())
         {
             g.transactions.push(Transaction {
+                kind: st.value(1),
                 st,
                 se: None,
                 body: at..at,

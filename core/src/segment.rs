@@ -216,6 +216,25 @@ impl<'a> Segment<'a> {
             raw: &body[a..b],
             delimiters: self.delimiters,
         };
+        if body.len() <= 64 {
+            // Most segments: element `n` lies between separators `n - 1`
+            // and `n` of one mask.
+            let mut s = separators64(body, sep);
+            let mut start = 0;
+            for _ in 1..n {
+                if s == 0 {
+                    return None;
+                }
+                start = s.trailing_zeros() as usize + 1;
+                s &= s - 1;
+            }
+            let end = if s == 0 {
+                body.len()
+            } else {
+                s.trailing_zeros() as usize
+            };
+            return Some(at(start, end));
+        }
         // Element `k` starts at `start`; separators found eight bytes at a time.
         let mut k = 1;
         let mut start = 0;
