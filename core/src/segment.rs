@@ -145,52 +145,42 @@ impl<'a> Segment<'a> {
         let mut n = 0;
         let mut full = 0u32;
         let mut start = 0;
+        // Records the element that ends at separator `p`; true once `max` are.
+        let mut end_at = |p: usize| {
+            els[n] = &body[start..p];
+            full |= u32::from(p > start) << n;
+            n += 1;
+            start = p + 1;
+            n == max
+        };
         if body.len() <= 64 {
             // Most segments: every separator's position in one mask, then
             // one step per element.
             let mut s = separators64(body, sep);
             while s != 0 {
-                let p = s.trailing_zeros() as usize;
-                els[n] = &body[start..p];
-                full |= u32::from(p > start) << n;
-                n += 1;
-                if n == max {
+                if end_at(s.trailing_zeros() as usize) {
                     return (n, full);
                 }
-                start = p + 1;
                 s &= s - 1;
             }
-            els[n] = &body[start..];
-            full |= u32::from(body.len() > start) << n;
-            return (n + 1, full);
-        }
-        let mut chunks = body.chunks_exact(8);
-        let mut at = 0;
-        for chunk in &mut chunks {
-            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            let mut m = bytes_equal(w, sep);
-            while m != 0 {
-                let p = at + (m.trailing_zeros() / 8) as usize;
-                els[n] = &body[start..p];
-                full |= u32::from(p > start) << n;
-                n += 1;
-                if n == max {
-                    return (n, full);
+        } else {
+            let mut chunks = body.chunks_exact(8);
+            let mut at = 0;
+            for chunk in &mut chunks {
+                let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                let mut m = bytes_equal(w, sep);
+                while m != 0 {
+                    if end_at(at + (m.trailing_zeros() / 8) as usize) {
+                        return (n, full);
+                    }
+                    m &= m - 1;
                 }
-                start = p + 1;
-                m &= m - 1;
+                at += 8;
             }
-            at += 8;
-        }
-        for (k, &b) in chunks.remainder().iter().enumerate() {
-            if b == sep {
-                els[n] = &body[start..at + k];
-                full |= u32::from(at + k > start) << n;
-                n += 1;
-                if n == max {
+            for (k, &b) in chunks.remainder().iter().enumerate() {
+                if b == sep && end_at(at + k) {
                     return (n, full);
                 }
-                start = at + k + 1;
             }
         }
         els[n] = &body[start..];
