@@ -197,16 +197,23 @@ fn crash_run(partner_settings: &str, partner_side: impl Fn() -> Got) -> Run {
         "{} documents",
         ids.len()
     );
-    wait_for(
-        180,
-        "every document routed and every webhook delivered",
-        || {
-            let st = s.stats();
-            (st["documents"]["routed"].as_u64() == Some(ids.len() as u64)
-                && st["webhooks"]["pending"] == 0)
-                .then_some(())
-        },
-    );
+    // The last stats read go into the failure message (a run on PostgreSQL
+    // once timed out here with nothing else to tell what was left).
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    loop {
+        let st = s.stats();
+        if st["documents"]["routed"].as_u64() == Some(ids.len() as u64)
+            && st["webhooks"]["pending"] == 0
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for every document routed and every webhook delivered ({} documents): {st}",
+            ids.len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let st = s.stats();
     assert_eq!(st["webhooks"]["failed"], 0, "{st}");
     assert_eq!(
