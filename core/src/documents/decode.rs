@@ -12,6 +12,7 @@ use crate::json::{append, put, put_key};
 use crate::segment::Segment;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 /// A mapped document: keys are the declaration's names (`'static`), strings
 /// borrow the input where they can; [`J::to_value`] and [`J::write_json`]
@@ -167,6 +168,15 @@ enum V<'a> {
     Num(u32, u32),
     /// A number for serde_json to write (index in `vals`).
     Val(u32),
+    /// Object members written as JSON text, `"k":v,"k2":v2` (in the
+    /// tree's `runs` buffer, start and end): the one-key fields of
+    /// `plan.fields` at the positions of `mask` (bit `p - 1`), in order.
+    Run {
+        plan: &'static Plan,
+        mask: u32,
+        start: u32,
+        end: u32,
+    },
 }
 
 /// One node of the tree: a value with its key (for object members) and its
@@ -192,6 +202,12 @@ pub(crate) struct Tree<'a> {
     nodes: Vec<TNode<'a>>,
     text: Vec<u8>,
     vals: Vec<Value>,
+    /// The JSON text of [`V::Run`] nodes.
+    runs: Vec<u8>,
+    /// Write one-key fields as [`V::Run`] nodes where the declaration
+    /// allows it ([`Plan::frag`]): the parse JSON's mapping, which only
+    /// writes the tree; `map_back`, which converts it, leaves this off.
+    pub(crate) use_runs: bool,
     /// The elements of the segment being mapped (taken while it is mapped).
     els: Option<Box<[&'a [u8]; 32]>>,
     /// Received segments the declaration does not map, or maps only in
@@ -254,9 +270,12 @@ pub(crate) fn plan(elements: &[ElDecl]) -> Plan {
             Target::Field(path) if path.len() == 1 => {
                 plan.fast |= bit;
                 plan.at[p - 1] = plan.fields.len() as u8;
+                let bit = key_bit(&path[0]);
+                plan.bits |= bit;
                 plan.fields.push(FastField {
                     key: path[0].clone(),
-                    bit: key_bit(&path[0]),
+                    bit,
+                    head: format!("\"{}\":", path[0]).into_bytes().into(),
                     ptype: e.ptype,
                     xtype: e.xtype,
                 });
@@ -269,6 +288,59 @@ pub(crate) fn plan(elements: &[ElDecl]) -> Plan {
         }
     }
     plan
+}
+
+/// The last step of compiling a declaration for map-back: marks the
+/// segments whose one-key fields may be written as JSON text runs
+/// ([`Plan::frag`]). A run is one node of the tree, found by the keys it
+/// holds (a lookup then sees a set field); what it cannot be is an object
+/// or array that a later segment adds to, or a field the segment's own
+/// pairs may set, so no key of such a name is written in a run.
+pub(crate) fn seal(nodes: &mut [Node]) {
+    fn containers(nodes: &[Node], out: &mut HashSet<String>) {
+        for n in nodes {
+            if let Some(m) = &n.map {
+                out.extend(m.binds.iter().flat_map(|b| b.path.iter().cloned()));
+                out.extend(m.hier.iter().flat_map(|h| h.path.iter().cloned()));
+                for e in &m.elements {
+                    match &e.target {
+                        Target::Field(p) => {
+                            out.extend(p[..p.len().saturating_sub(1)].iter().cloned())
+                        }
+                        Target::Pairs(p) => out.extend(p.array.iter().cloned()),
+                        _ => {}
+                    }
+                }
+            }
+            containers(n.children.as_deref().unwrap_or(&[]), out);
+        }
+    }
+    fn mark(nodes: &mut [Node], containers: &HashSet<String>) {
+        for n in nodes {
+            if let Some(m) = &mut n.map {
+                let promoted = |k: &str| {
+                    m.elements.iter().any(|e| match &e.target {
+                        Target::Pairs(p) => p.promote.iter().any(|(_, f)| f == k),
+                        _ => false,
+                    })
+                };
+                let fields = &m.plan.fields;
+                let frag = !fields.is_empty()
+                    && fields.iter().enumerate().all(|(i, f)| {
+                        !f.key.is_empty()
+                            && is_clean(f.key.as_bytes())
+                            && !containers.contains(&f.key)
+                            && !promoted(&f.key)
+                            && fields[..i].iter().all(|g| g.key != f.key)
+                    });
+                m.plan.frag = frag;
+            }
+            mark(n.children.as_deref_mut().unwrap_or(&mut []), containers);
+        }
+    }
+    let mut names = HashSet::new();
+    containers(nodes, &mut names);
+    mark(nodes, &names);
 }
 
 /// True when every key a declaration can produce is a JSON string without
@@ -290,6 +362,19 @@ pub(crate) fn keys_clean(nodes: &[Node]) -> bool {
     })
 }
 
+/// True when a [`V::Run`] of `plan`'s fields at `mask` holds `key`.
+fn run_has(plan: &Plan, mask: u32, key: &str) -> bool {
+    let mut m = mask;
+    while m != 0 {
+        let k = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if same_key(&plan.fields[plan.at[k] as usize].key, key) {
+            return true;
+        }
+    }
+    false
+}
+
 #[inline]
 fn idx(n: u32) -> usize {
     n as usize
@@ -300,6 +385,7 @@ impl<'a> Tree<'a> {
         self.nodes.clear();
         self.text.clear();
         self.vals.clear();
+        self.runs.clear();
         self.lost.clear();
     }
 
@@ -457,7 +543,10 @@ impl<'a> Tree<'a> {
         let mut c = o.first;
         while c != NIL {
             let x = &self.nodes[idx(c)];
-            if same_key(x.key, key) {
+            if same_key(x.key, key)
+                || matches!(x.v, V::Run { plan, mask, .. } if run_has(plan, mask, key))
+            {
+                // A run holds set fields: its node stands for the member.
                 return Some(c);
             }
             c = x.next;
@@ -723,6 +812,12 @@ impl<'a> Tree<'a> {
             _ => 0,
         };
         let mut visit = (full & plan.fast & !skip) | plan.slow;
+        // Every one-key field is free in `obj` (no key of the plan can be
+        // there: no filter bit is), so all of them are set, as a run.
+        if self.use_runs && plan.frag && self.nodes[idx(obj)].keys & plan.bits == 0 {
+            whole &= self.runs_of(map, els, obj, fixed, visit);
+            visit = 0;
+        }
         while visit != 0 {
             let k = visit.trailing_zeros() as usize;
             visit &= visit - 1;
@@ -743,8 +838,150 @@ impl<'a> Tree<'a> {
         whole
     }
 
+    /// [`Tree::decode_segment`]'s fields at the positions of `visit`, the
+    /// one-key fields written as [`V::Run`] nodes (one per run between
+    /// other declarations, which are mapped as nodes in between, so the
+    /// members keep position order); false as [`Tree::decode_segment`].
+    fn runs_of(
+        &mut self,
+        map: &'static NodeMap,
+        els: &[&'a [u8]],
+        obj: u32,
+        fixed: Option<u8>,
+        mut visit: u32,
+    ) -> bool {
+        let plan = &map.plan;
+        let mut whole = true;
+        let mut start = self.runs.len();
+        let (mut mask, mut bits) = (0u32, 0u64);
+        while visit != 0 {
+            let k = visit.trailing_zeros() as usize;
+            visit &= visit - 1;
+            let at = plan.at[k] as usize;
+            if plan.fast & (1 << k) != 0 {
+                let f = &plan.fields[at];
+                if mask != 0 {
+                    self.runs.push(b',');
+                }
+                append(&mut self.runs, &f.head);
+                self.value_json(els[k], f.ptype, f.xtype);
+                mask |= 1 << k;
+                bits |= f.bit;
+            } else {
+                self.close_run(obj, plan, mask, bits, start);
+                (mask, bits) = (0, 0);
+                whole &= self.element(&map.elements[at], els, obj, fixed);
+                start = self.runs.len();
+            }
+        }
+        self.close_run(obj, plan, mask, bits, start);
+        whole
+    }
+
+    /// Adds the run of `plan`'s fields at `mask` (filter bits `bits`),
+    /// written from `start` on, to `obj` (nothing for an empty run).
+    #[inline]
+    fn close_run(&mut self, obj: u32, plan: &'static Plan, mask: u32, bits: u64, start: usize) {
+        if mask == 0 {
+            return;
+        }
+        let end = self.runs.len() as u32;
+        let n = self.add(
+            "",
+            V::Run {
+                plan,
+                mask,
+                start: start as u32,
+                end,
+            },
+        );
+        self.append_bit(obj, n, bits);
+    }
+
+    /// Appends to [`Tree::runs`] the JSON of element text for a field of
+    /// type `pt`/`xt`: what [`Tree::scalar`]'s value is written as.
+    #[inline]
+    fn value_json(&mut self, b: &'a [u8], pt: PType, xt: XType) {
+        if !matches!(pt, PType::Str | PType::StrOrInt) {
+            // Converted straight into the runs (a date or time inside the
+            // quotes written first).
+            let out = &mut self.runs;
+            let quoted = matches!(pt, PType::Date | PType::Time);
+            let start = out.len();
+            if quoted {
+                out.push(b'"');
+            }
+            match value::from_x12_into(b, pt, xt, out) {
+                value::Read::Same => out.truncate(start),
+                value::Read::Text if quoted && is_clean(&out[start + 1..]) => {
+                    out.push(b'"');
+                    return;
+                }
+                value::Read::Text => {
+                    let from = start + usize::from(quoted);
+                    let t = out.split_off(from);
+                    out.truncate(start);
+                    json_string(&t, out);
+                    return;
+                }
+                value::Read::Number if !quoted => return,
+                value::Read::Number => {
+                    out.remove(start);
+                    return;
+                }
+                value::Read::Other(v) => {
+                    out.truncate(start);
+                    let _ = serde_json::to_writer(&mut *out, &v);
+                    return;
+                }
+            }
+        }
+        if self.seg_clean || is_clean(b) {
+            put(&mut self.runs, b'"', b, b"\"");
+        } else {
+            match std::str::from_utf8(b) {
+                Ok(_) => json_string(b, &mut self.runs),
+                Err(_) => json_string(String::from_utf8_lossy(b).as_bytes(), &mut self.runs),
+            }
+        }
+    }
+
+    /// The members of run node `x` ([`V::Run`]) as [`J`] values, read back
+    /// from their JSON text.
+    fn run_members(&self, x: &TNode<'a>, members: &mut Vec<(&'static str, J<'a>)>) {
+        let V::Run {
+            plan,
+            mask,
+            start,
+            end,
+        } = x.v
+        else {
+            return;
+        };
+        let text = &self.runs[idx(start)..idx(end)];
+        let mut pos = 0;
+        let mut m = mask;
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let f = &plan.fields[plan.at[k] as usize];
+            // `,` between members, then `"key":`.
+            pos += usize::from(pos > 0) + f.head.len();
+            let mut values = serde_json::Deserializer::from_slice(&text[pos.min(text.len())..])
+                .into_iter::<Value>();
+            let v = match values.next() {
+                Some(Ok(Value::String(t))) => J::Str(Cow::Owned(t)),
+                Some(Ok(v)) => J::Val(v),
+                _ => J::Null,
+            };
+            pos += values.byte_offset();
+            members.push((f.key.as_str(), v));
+        }
+    }
+
     /// Maps a declared element other than a one-key field (see [`Plan`])
     /// of a segment split into `els`; false as [`Tree::decode_segment`].
+    #[inline(always)]
     fn element(
         &mut self,
         e: &'static ElDecl,
@@ -919,6 +1156,13 @@ impl<'a> Tree<'a> {
                 let mut c = x.first;
                 while c != NIL {
                     let y = &self.nodes[idx(c)];
+                    if let V::Run { start, end, .. } = y.v {
+                        out.push(sep);
+                        append(out, &self.runs[idx(start)..idx(end)]);
+                        sep = b',';
+                        c = y.next;
+                        continue;
+                    }
                     if self.keys_clean {
                         put_key(out, sep, y.key.as_bytes());
                     } else {
@@ -974,8 +1218,8 @@ impl<'a> Tree<'a> {
                 let _ = serde_json::to_writer(&mut *out, &self.vals[idx(i)]);
             }
             V::Null => out.extend_from_slice(b"null"),
-            // Containers are written by `write`.
-            V::Obj | V::Arr => {}
+            // Containers are written by `write`, runs as members.
+            V::Obj | V::Arr | V::Run { .. } => {}
         }
     }
 
@@ -989,11 +1233,18 @@ impl<'a> Tree<'a> {
             })
         };
         match x.v {
-            V::Obj => J::Obj(
-                children()
-                    .map(|c| (self.nodes[idx(c)].key, self.to_j(c)))
-                    .collect(),
-            ),
+            V::Obj => {
+                let mut members = Vec::new();
+                for c in children() {
+                    let y = &self.nodes[idx(c)];
+                    if matches!(y.v, V::Run { .. }) {
+                        self.run_members(y, &mut members);
+                    } else {
+                        members.push((y.key, self.to_j(c)));
+                    }
+                }
+                J::Obj(members)
+            }
             V::Arr => J::Arr(children().map(|c| self.to_j(c)).collect()),
             V::Raw(b) | V::Str(b) => J::Str(text(b)),
             V::Text(a, z) => J::Str(Cow::Owned(
@@ -1006,7 +1257,7 @@ impl<'a> Tree<'a> {
                     .unwrap_or(Value::Null),
             ),
             V::Val(i) => J::Val(self.vals[idx(i)].clone()),
-            V::Null => J::Null,
+            V::Null | V::Run { .. } => J::Null,
         }
     }
 }

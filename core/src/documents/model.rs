@@ -252,6 +252,15 @@ pub(crate) struct Plan {
     pub at: [u8; 32],
     /// The fields with a one-key path.
     pub fields: Vec<FastField>,
+    /// Union of the fields' filter bits ([`FastField::bit`]).
+    pub bits: u64,
+    /// The fields may be written straight to JSON text, one run per
+    /// segment, instead of one tree node each: their keys are distinct,
+    /// need no escaping, and are never the name of an object or array of
+    /// the declaration, nor a field the segment's pairs promote (set by
+    /// the compiled declaration's last step, `decode::seal`; false until
+    /// then).
+    pub frag: bool,
 }
 
 /// A field with a one-key path, as map-back writes it.
@@ -261,6 +270,8 @@ pub(crate) struct FastField {
     pub key: String,
     /// The key's filter bit in the mapped tree.
     pub bit: u64,
+    /// The member name as JSON, `"key":` (for a key that needs no escaping).
+    pub head: Box<[u8]>,
     /// JSON type.
     pub ptype: PType,
     /// X12 type.
