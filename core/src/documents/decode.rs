@@ -1275,6 +1275,9 @@ pub(crate) struct Mapping<'a> {
     ancestors: Vec<(&'static [Node], &'static Shape, usize)>,
     /// The mapped document of the last set.
     pub(crate) tree: Tree<'a>,
+    /// The last group's GS segment as received and the edition its GS08
+    /// gives (the sets of a group ask for it one after the other).
+    pub(crate) edition: Option<(Vec<u8>, Edition)>,
 }
 
 impl<'a> Mapping<'a> {

@@ -801,7 +801,22 @@ pub fn document_json<'a>(
 /// of `m.tree`.
 fn map_into(m: &mut Mapper<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<u32> {
     let code = std::str::from_utf8(tx.kind()).ok()?;
-    let (decl, keys_clean) = declaration_and_keys(code, group_edition(group))?;
+    // The GS as received, and its element separator, decide the edition.
+    let (gs, sep) = group
+        .gs
+        .as_ref()
+        .map_or((&[][..], 0), |gs| (gs.raw(), gs.delimiters().element));
+    let edition = match &m.edition {
+        Some((raw, e)) if raw.split_last() == Some((&sep, gs)) => *e,
+        _ => {
+            let e = group_edition(group);
+            let mut key = gs.to_vec();
+            key.push(sep);
+            m.edition = Some((key, e));
+            e
+        }
+    };
+    let (decl, keys_clean) = declaration_and_keys(code, edition)?;
     let end = tx.se.as_ref().map_or((0, 0), |s| (s.index(), s.offset()));
     Some(m.map(decl, keys_clean, tx.st.index(), end, &known))
 }
