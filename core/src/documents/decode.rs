@@ -259,6 +259,25 @@ fn key_bit(key: &str) -> u64 {
 /// map-back ([`Plan`]).
 pub(crate) fn plan(elements: &[ElDecl]) -> Plan {
     let mut plan = Plan::default();
+    // Fields that all go into one object below the current one (`address/city`,
+    // `address/state` …) are one-key fields of that object, when nothing else
+    // of the segment adds members (constants only check).
+    let fields = || {
+        elements.iter().filter_map(|e| match &e.target {
+            Target::Field(p) if (1..=32).contains(&e.pos) => Some(p),
+            _ => None,
+        })
+    };
+    let prefix = fields().next().map_or(&[][..], |p| &p[..p.len() - 1]);
+    if !prefix.is_empty()
+        && fields().all(|p| &p[..p.len() - 1] == prefix)
+        && elements
+            .iter()
+            .all(|e| !matches!(e.target, Target::Pairs(_)))
+    {
+        plan.prefix = prefix.to_vec();
+    }
+    let depth = plan.prefix.len();
     for (i, e) in elements.iter().enumerate() {
         let p = e.pos as usize;
         if !(1..=32).contains(&p) {
@@ -267,15 +286,16 @@ pub(crate) fn plan(elements: &[ElDecl]) -> Plan {
         let bit = 1u32 << (p - 1);
         match &e.target {
             Target::Unmapped | Target::Derived(_) => continue,
-            Target::Field(path) if path.len() == 1 => {
+            Target::Field(path) if path.len() == depth + 1 => {
+                let key = &path[depth];
                 plan.fast |= bit;
                 plan.at[p - 1] = plan.fields.len() as u8;
-                let bit = key_bit(&path[0]);
+                let bit = key_bit(key);
                 plan.bits |= bit;
                 plan.fields.push(FastField {
-                    key: path[0].clone(),
+                    key: key.clone(),
                     bit,
-                    head: format!("\"{}\":", path[0]).into_bytes().into(),
+                    head: format!("\"{key}\":").into_bytes().into(),
                     ptype: e.ptype,
                     xtype: e.xtype,
                 });
@@ -812,10 +832,17 @@ impl<'a> Tree<'a> {
             _ => 0,
         };
         let mut visit = (full & plan.fast & !skip) | plan.slow;
-        // Every one-key field is free in `obj` (no key of the plan can be
+        // The object the one-key fields go into: `obj`, or the one at the
+        // plan's prefix (made as `Tree::set` makes it, once a field is there).
+        let mut into = obj;
+        if !plan.prefix.is_empty() && visit & plan.fast != 0 {
+            into = self.entry(obj, &plan.prefix);
+            self.obj(into);
+        }
+        // Every one-key field is free in `into` (no key of the plan can be
         // there: no filter bit is), so all of them are set, as a run.
-        if self.use_runs && plan.frag && self.nodes[idx(obj)].keys & plan.bits == 0 {
-            whole &= self.runs_of(map, els, obj, fixed, visit);
+        if self.use_runs && plan.frag && self.nodes[idx(into)].keys & plan.bits == 0 {
+            whole &= self.runs_of(map, els, into, obj, fixed, visit);
             visit = 0;
         }
         while visit != 0 {
@@ -825,7 +852,7 @@ impl<'a> Tree<'a> {
             if plan.fast & (1 << k) != 0 {
                 let f = &plan.fields[at];
                 let v = self.scalar(els[k], f.ptype, f.xtype);
-                whole &= self.set_key(obj, &f.key, f.bit, v);
+                whole &= self.set_key(into, &f.key, f.bit, v);
             } else {
                 whole &= self.element(&map.elements[at], els, obj, fixed);
             }
@@ -846,6 +873,7 @@ impl<'a> Tree<'a> {
         &mut self,
         map: &'static NodeMap,
         els: &[&'a [u8]],
+        into: u32,
         obj: u32,
         fixed: Option<u8>,
         mut visit: u32,
@@ -868,13 +896,13 @@ impl<'a> Tree<'a> {
                 mask |= 1 << k;
                 bits |= f.bit;
             } else {
-                self.close_run(obj, plan, mask, bits, start);
+                self.close_run(into, plan, mask, bits, start);
                 (mask, bits) = (0, 0);
                 whole &= self.element(&map.elements[at], els, obj, fixed);
                 start = self.runs.len();
             }
         }
-        self.close_run(obj, plan, mask, bits, start);
+        self.close_run(into, plan, mask, bits, start);
         whole
     }
 

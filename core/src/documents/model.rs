@@ -241,8 +241,8 @@ pub struct NodeMap {
 /// 32 elements, so an element declared there never has data to map.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Plan {
-    /// Bit `p - 1`: position `p` has a field with a one-key path, in
-    /// [`Plan::fields`] at `at[p - 1]`.
+    /// Bit `p - 1`: position `p` has a field with a one-key path (below
+    /// [`Plan::prefix`]), in [`Plan::fields`] at `at[p - 1]`.
     pub fast: u32,
     /// Bit `p - 1`: position `p` has another mapped declaration (a
     /// constant, qualifier/id pairs, a field with a longer path), in
@@ -254,6 +254,10 @@ pub(crate) struct Plan {
     pub fields: Vec<FastField>,
     /// Union of the fields' filter bits ([`FastField::bit`]).
     pub bits: u64,
+    /// The path of the object the fields go into, below the current one
+    /// (empty: the current one), when every field of the segment shares
+    /// it; [`FastField::key`] is then the last name of each path.
+    pub prefix: Vec<String>,
     /// The fields may be written straight to JSON text, one run per
     /// segment, instead of one tree node each: their keys are distinct,
     /// need no escaping, and are never the name of an object or array of
