@@ -5,7 +5,7 @@
 //! returns (converted from the arena).
 
 use super::finding::Finding;
-use super::matcher::{Item, Shape, match_into};
+use super::matcher::{Item, Matched, Shape, match_into};
 use super::model::*;
 use super::value;
 use crate::json::{append, put, put_key};
@@ -411,12 +411,12 @@ impl<'a> Tree<'a> {
 
     /// Keeps the segments of items `from..to` (each once: a loop's start
     /// segment is its first item) as unmapped.
-    fn lose(&mut self, items: &[Item<'a>], from: usize, to: usize) {
+    fn lose(&mut self, m: Matched<'_, 'a>, from: usize, to: usize) {
         self.lost.extend(
-            items[from..to]
+            m.items[from..to]
                 .iter()
                 .filter(|x| !x.is_loop())
-                .map(|x| x.seg),
+                .map(|x| *m.seg(x)),
         );
     }
 
@@ -702,7 +702,7 @@ impl<'a> Tree<'a> {
     fn decode(
         &mut self,
         nodes: &'static [Node],
-        items: &[Item<'a>],
+        m: Matched<'_, 'a>,
         from: usize,
         to: usize,
         obj: u32,
@@ -716,30 +716,30 @@ impl<'a> Tree<'a> {
         let mut i = from;
         while i < to {
             let at = i;
-            let it = &items[at];
+            let it: &Item = &m.items[at];
             i = if it.is_loop() { it.end } else { at + 1 };
             if it.is_stray() {
-                self.lost.push(it.seg);
+                self.lost.push(*m.seg(it));
                 continue;
             }
             let j = it.node;
             let node = &nodes[j];
             let Some(map) = &node.map else {
-                self.lose(items, at, i);
+                self.lose(m, at, i);
                 continue;
             };
             if !map.hier.is_empty() {
                 if hier_done != Some(j) {
                     hier_done = Some(j);
-                    self.decode_hier(node, map, items, from, to, j, obj);
+                    self.decode_hier(node, map, m, from, to, j, obj);
                 }
                 continue;
             }
             if !map.levels.is_empty() && !level.is_some_and(|l| map.levels.iter().any(|x| x == l)) {
-                self.lose(items, at, i);
+                self.lose(m, at, i);
                 continue;
             }
-            let seg = &it.seg;
+            let seg = m.seg(it);
             let (target, fixed_pos) = if map.binds.is_empty() {
                 // A fixed element belongs to the loop's start segment only.
                 (obj, if j == 0 { fixed } else { None })
@@ -761,7 +761,7 @@ impl<'a> Tree<'a> {
                         })
                 });
                 let Some(b) = chosen else {
-                    self.lose(items, at, i);
+                    self.lose(m, at, i);
                     continue;
                 };
                 if b.path.is_empty() {
@@ -787,7 +787,7 @@ impl<'a> Tree<'a> {
             if it.is_loop() {
                 self.decode(
                     node.children.as_deref().unwrap_or(&[]),
-                    items,
+                    m,
                     at + 1,
                     it.end,
                     target,
@@ -1093,7 +1093,7 @@ impl<'a> Tree<'a> {
         &mut self,
         node: &'static Node,
         map: &'static NodeMap,
-        items: &[Item<'a>],
+        m: Matched<'_, 'a>,
         from: usize,
         to: usize,
         j: usize,
@@ -1110,22 +1110,22 @@ impl<'a> Tree<'a> {
         let mut i = from;
         while i < to {
             let at = i;
-            let it = &items[at];
+            let it = &m.items[at];
             i = if it.is_loop() { it.end } else { at + 1 };
             if it.node != j || !it.is_loop() {
                 continue;
             }
-            let hl = it.seg;
+            let hl = *m.seg(it);
             let code = hl.value(3);
             let Some(li) = map.hier.iter().position(|l| l.code.as_bytes() == code) else {
                 // A level the declaration does not map: kept as unmapped.
-                self.lose(items, at, it.end);
+                self.lose(m, at, it.end);
                 continue;
             };
             let obj = self.add("", V::Obj);
             self.decode(
                 children,
-                items,
+                m,
                 at + 1,
                 it.end,
                 obj,
@@ -1297,7 +1297,7 @@ pub(crate) struct Mapping<'a> {
     segs: Vec<Segment<'a>>,
     /// [`Item::clean`] of each of `segs`.
     clean: Vec<bool>,
-    items: Vec<Item<'a>>,
+    items: Vec<Item>,
     findings: Vec<Finding>,
     counts: Vec<u32>,
     ancestors: Vec<(&'static [Node], &'static Shape, usize)>,
@@ -1371,15 +1371,12 @@ impl<'a> Mapping<'a> {
         self.tree.clear();
         self.tree.keys_clean = keys_clean;
         let root = self.tree.add("", V::Obj);
-        self.tree.decode(
-            &decl.body,
-            &self.items,
-            0,
-            self.items.len(),
-            root,
-            None,
-            None,
-        );
+        let m = Matched {
+            items: &self.items,
+            segs: &self.segs,
+        };
+        self.tree
+            .decode(&decl.body, m, 0, self.items.len(), root, None, None);
         self.tree.unmapped(root, st);
         root
     }

@@ -5,7 +5,7 @@
 //! [`Finding`] with its AK403/IK403 code.
 
 use super::finding::Finding;
-use super::matcher::{Item, Occ};
+use super::matcher::{Item, Matched, Occ};
 use super::model::*;
 use super::syntax::RuleKind;
 use super::value;
@@ -359,16 +359,21 @@ pub fn check_segment(
 /// Checks the elements of every matched segment that has declarations.
 pub fn check_elements(
     nodes: &[Node],
-    occ: &Occ<'_>,
+    occ: &Occ,
+    segs: &[Segment<'_>],
     loop_id: Option<&str>,
     out: &mut Vec<Finding>,
 ) {
-    check_items(nodes, &occ.items, 0, occ.items.len(), loop_id, out);
+    let m = Matched {
+        items: &occ.items,
+        segs,
+    };
+    check_items(nodes, m, 0, occ.items.len(), loop_id, out);
 }
 
 fn check_items(
     nodes: &[Node],
-    items: &[Item<'_>],
+    m: Matched<'_, '_>,
     from: usize,
     to: usize,
     loop_id: Option<&str>,
@@ -376,7 +381,7 @@ fn check_items(
 ) {
     let mut i = from;
     while i < to {
-        let it = &items[i];
+        let it: &Item = &m.items[i];
         if it.is_stray() {
             // Reported by the matcher.
             i += 1;
@@ -386,7 +391,7 @@ fn check_items(
         if it.is_loop() {
             check_items(
                 node.children.as_deref().unwrap_or(&[]),
-                items,
+                m,
                 i + 1,
                 it.end,
                 Some(&node.id),
@@ -395,7 +400,7 @@ fn check_items(
             i = it.end;
         } else {
             if let Some(map) = &node.map {
-                check_segment(map, &it.seg, loop_id, out);
+                check_segment(map, m.seg(it), loop_id, out);
             }
             i += 1;
         }

@@ -14,18 +14,19 @@ use crate::segment::Segment;
 /// followed by its own items (the first being its start segment), so that
 /// matching a set fills one reusable vector instead of a vector per loop.
 #[derive(Debug, Default)]
-pub struct Occ<'a> {
+pub struct Occ {
     /// Items in input order (loop contents follow their loop item).
-    pub items: Vec<Item<'a>>,
+    pub items: Vec<Item>,
 }
 
 /// A matched segment or loop occurrence.
 #[derive(Debug, Clone, Copy)]
-pub struct Item<'a> {
+pub struct Item {
     /// Index of the node in its node list (the body, or the loop's children).
     pub node: usize,
-    /// The segment (for a loop occurrence: its start segment).
-    pub seg: Segment<'a>,
+    /// Where the segment is in the matched segments (for a loop occurrence:
+    /// its start segment); see [`Matched::seg`].
+    pub at: usize,
     /// For a loop occurrence: the index one past its last item (its items are
     /// the ones between); 0 for a segment.
     pub end: usize,
@@ -40,7 +41,24 @@ pub struct Item<'a> {
 /// that the map-back lists it under `unmapped` instead of dropping it.
 pub const STRAY: usize = usize::MAX;
 
-impl Item<'_> {
+/// Matched items with the segments they index (what the map-back walks).
+#[derive(Debug, Clone, Copy)]
+pub struct Matched<'s, 'a> {
+    /// The items.
+    pub items: &'s [Item],
+    /// The segments matched.
+    pub segs: &'s [Segment<'a>],
+}
+
+impl<'a> Matched<'_, 'a> {
+    /// The segment of an item.
+    #[inline]
+    pub fn seg(&self, it: &Item) -> &Segment<'a> {
+        &self.segs[it.at]
+    }
+}
+
+impl Item {
     /// True for a segment that matched no node ([`STRAY`]).
     #[inline]
     pub fn is_stray(&self) -> bool {
@@ -184,7 +202,7 @@ impl<'a> Matcher<'_, 'a> {
         &mut self,
         nodes: &'n [Node],
         first: usize,
-        items: &mut Vec<Item<'a>>,
+        items: &mut Vec<Item>,
         shape: &'n Shape,
         ancestors: &mut Vec<(&'n [Node], &'n Shape, usize)>,
         loop_id: Option<&str>,
@@ -199,7 +217,8 @@ impl<'a> Matcher<'_, 'a> {
             self.counts[base] = 1;
         }
         while self.pos < self.segs.len() {
-            let seg = self.segs[self.pos];
+            let at = self.pos;
+            let seg = &self.segs[at];
             let clean = self.clean.get(self.pos).copied().unwrap_or(false);
             let raw_id = seg.id();
             let key = id_key(raw_id);
@@ -224,7 +243,7 @@ impl<'a> Matcher<'_, 'a> {
                                     "mandatory {} {} is missing before this {id}",
                                     nodes[k].id, kind
                                 ),
-                                Some(&seg),
+                                Some(seg),
                                 &nodes[k].id,
                                 loop_id,
                             );
@@ -248,7 +267,7 @@ impl<'a> Matcher<'_, 'a> {
                                 count,
                                 nodes[j].max
                             ),
-                            Some(&seg),
+                            Some(seg),
                             id,
                             loop_id,
                         );
@@ -257,16 +276,16 @@ impl<'a> Matcher<'_, 'a> {
                     match &nodes[j].children {
                         Some(children) => {
                             // The loop item, then its start segment and the rest of its items.
-                            let at = items.len();
+                            let item = items.len();
                             items.push(Item {
                                 node: j,
-                                seg,
+                                at,
                                 end: 0,
                                 clean,
                             });
                             items.push(Item {
                                 node: 0,
-                                seg,
+                                at,
                                 end: 0,
                                 clean,
                             });
@@ -280,11 +299,11 @@ impl<'a> Matcher<'_, 'a> {
                                 Some(&nodes[j].id),
                             );
                             ancestors.pop();
-                            items[at].end = items.len();
+                            items[item].end = items.len();
                         }
                         None => items.push(Item {
                             node: j,
-                            seg,
+                            at,
                             end: 0,
                             clean,
                         }),
@@ -330,14 +349,14 @@ impl<'a> Matcher<'_, 'a> {
                         code,
                         seg_code,
                         format!("segment {id} {why}"),
-                        Some(&seg),
+                        Some(seg),
                         &id,
                         loop_id,
                     );
                     self.pos += 1;
                     items.push(Item {
                         node: STRAY,
-                        seg,
+                        at,
                         end: 0,
                         clean,
                     });
@@ -376,7 +395,7 @@ pub fn match_body<'a>(
     segs: &[Segment<'a>],
     end: (usize, usize),
     known: &dyn Fn(&str) -> bool,
-) -> (Occ<'a>, Vec<Finding>) {
+) -> (Occ, Vec<Finding>) {
     let mut occ = Occ::default();
     let mut findings = Vec::new();
     let built;
@@ -412,7 +431,7 @@ pub(super) fn match_into<'a, 'n>(
     clean: &[bool],
     end: (usize, usize),
     known: &dyn Fn(&str) -> bool,
-    items: &mut Vec<Item<'a>>,
+    items: &mut Vec<Item>,
     findings: &mut Vec<Finding>,
     counts: &mut Vec<u32>,
     ancestors: &mut Vec<(&'n [Node], &'n Shape, usize)>,

@@ -959,7 +959,7 @@ fn findings(
     end: (usize, usize),
 ) -> Vec<Finding> {
     let (occ, mut findings) = matcher::match_body(decl, body, end, &known);
-    elements::check_elements(&decl.body, &occ, None, &mut findings);
+    elements::check_elements(&decl.body, &occ, body, None, &mut findings);
     findings.sort_by_key(|f| (f.segment_index, f.element.unwrap_or(0)));
     findings
 }
