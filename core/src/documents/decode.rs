@@ -1306,6 +1306,8 @@ pub(crate) struct Mapping<'a> {
     /// The last group's GS segment as received and the edition its GS08
     /// gives (the sets of a group ask for it one after the other).
     pub(crate) edition: Option<(Vec<u8>, Edition)>,
+    /// The last set's ST01 and edition, and their compiled declaration.
+    pub(crate) declared: Option<(Vec<u8>, Edition, super::Declared)>,
 }
 
 impl<'a> Mapping<'a> {
@@ -1336,40 +1338,27 @@ impl<'a> Mapping<'a> {
     /// says of the declaration); returns the root object in [`Mapping::tree`].
     pub(crate) fn map(
         &mut self,
-        decl: &'static SetDecl,
-        keys_clean: bool,
+        d: super::Declared,
         st: usize,
         end: (usize, usize),
         known: &dyn Fn(&str) -> bool,
     ) -> u32 {
-        match super::shape(decl) {
-            Some(shape) => match_into(
-                decl,
-                shape,
-                &self.segs,
-                &self.clean,
-                end,
-                known,
-                &mut self.items,
-                &mut self.findings,
-                &mut self.counts,
-                &mut self.ancestors,
-            ),
-            None => match_into(
-                decl,
-                &Shape::new(&decl.body),
-                &self.segs,
-                &self.clean,
-                end,
-                known,
-                &mut self.items,
-                &mut self.findings,
-                &mut self.counts,
-                &mut Vec::new(),
-            ),
-        }
+        let decl = d.decl;
+        match_into(
+            decl,
+            d.shape,
+            d.ids,
+            &self.segs,
+            &self.clean,
+            end,
+            known,
+            &mut self.items,
+            &mut self.findings,
+            &mut self.counts,
+            &mut self.ancestors,
+        );
         self.tree.clear();
-        self.tree.keys_clean = keys_clean;
+        self.tree.keys_clean = d.keys_clean;
         let root = self.tree.add("", V::Obj);
         let m = Matched {
             items: &self.items,

@@ -409,6 +409,7 @@ pub fn match_body<'a>(
     match_into(
         decl,
         shape,
+        super::set_ids(decl),
         segs,
         &[],
         end,
@@ -427,6 +428,7 @@ pub fn match_body<'a>(
 pub(super) fn match_into<'a, 'n>(
     decl: &'n SetDecl,
     shape: &'n Shape,
+    set_ids: &[String],
     segs: &[Segment<'a>],
     clean: &[bool],
     end: (usize, usize),
@@ -440,7 +442,6 @@ pub(super) fn match_into<'a, 'n>(
     findings.clear();
     counts.clear();
     ancestors.clear();
-    let set_ids = super::set_ids(decl);
     let mut m = Matcher {
         segs,
         pos: 0,

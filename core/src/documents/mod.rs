@@ -222,15 +222,36 @@ pub fn edition(version: &str) -> Edition {
 
 /// The compiled declaration of a set for an edition.
 pub(crate) fn declaration(code: &str, edition: Edition) -> Option<&'static SetDecl> {
-    declaration_and_keys(code, edition).map(|(d, _)| d)
+    declared(code.as_bytes(), edition).map(|d| d.decl)
 }
 
-/// The declaration of a set, and whether its payload keys need no escaping.
-fn declaration_and_keys(code: &str, edition: Edition) -> Option<(&'static SetDecl, bool)> {
-    let c = compiled(type_index(code)?)?;
+/// A compiled declaration with what mapping a set needs of it, found once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Declared {
+    pub decl: &'static SetDecl,
+    /// Its payload keys need no JSON escaping.
+    pub keys_clean: bool,
+    pub shape: &'static matcher::Shape,
+    /// The segment ids it uses.
+    pub ids: &'static [String],
+}
+
+/// The compiled declaration of set type `code` (ST01) for an edition.
+fn declared(code: &[u8], edition: Edition) -> Option<Declared> {
+    let c = compiled(type_index(std::str::from_utf8(code).ok()?)?)?;
     Some(match edition {
-        Edition::Base => (&c.decls.0, c.keys_clean.0),
-        Edition::V5010 => (&c.decls.1, c.keys_clean.1),
+        Edition::Base => Declared {
+            decl: &c.decls.0,
+            keys_clean: c.keys_clean.0,
+            shape: &c.shapes.0,
+            ids: &c.ids.0,
+        },
+        Edition::V5010 => Declared {
+            decl: &c.decls.1,
+            keys_clean: c.keys_clean.1,
+            shape: &c.shapes.1,
+            ids: &c.ids.1,
+        },
     })
 }
 
@@ -800,7 +821,6 @@ pub fn document_json<'a>(
 /// Matches and maps a set whose body is collected in `m`; the root object
 /// of `m.tree`.
 fn map_into(m: &mut Mapper<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<u32> {
-    let code = std::str::from_utf8(tx.kind()).ok()?;
     // The GS as received, and its element separator, decide the edition.
     let (gs, sep) = group
         .gs
@@ -816,9 +836,18 @@ fn map_into(m: &mut Mapper<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Opti
             e
         }
     };
-    let (decl, keys_clean) = declaration_and_keys(code, edition)?;
+    // Sets of one type follow each other: the last one's declaration is kept.
+    let kind = tx.kind();
+    let d = match &m.declared {
+        Some((k, e, d)) if *e == edition && k.as_slice() == kind => *d,
+        _ => {
+            let d = declared(kind, edition)?;
+            m.declared = Some((kind.to_vec(), edition, d));
+            d
+        }
+    };
     let end = tx.se.as_ref().map_or((0, 0), |s| (s.index(), s.offset()));
-    Some(m.map(decl, keys_clean, tx.st.index(), end, &known))
+    Some(m.map(d, tx.st.index(), end, &known))
 }
 
 fn map_back_tree<'a>(
