@@ -446,6 +446,42 @@ fn time_into(s: &[u8], out: &mut Vec<u8>) -> Read {
     Read::Text
 }
 
+/// Whether number text without implied decimals is already what
+/// [`number_into`] writes for it (`Some(has a fraction)`): at most 15
+/// digits, no sign, no leading zero but a lone one before the point, and a
+/// fraction that does not end in 0 with at most three zeros after `0.`
+/// (`24`, `3.75`, `0.99`). `None`: anything else, left to the general steps.
+#[inline]
+fn written_as_is(s: &[u8]) -> Option<bool> {
+    let n = s.len();
+    if n == 0 || n > 16 {
+        return None;
+    }
+    let mut point = n;
+    for (i, &b) in s.iter().enumerate() {
+        if b == b'.' && point == n {
+            point = i;
+        } else if !b.is_ascii_digit() {
+            return None;
+        }
+    }
+    if point == n {
+        // An integer: `0`, or digits that do not start with 0.
+        return (n <= 15 && (s[0] != b'0' || n == 1)).then_some(false);
+    }
+    // `I.F`: both present, F not ending in 0, I a lone 0 (then at most
+    // three zeros start F) or not starting with 0.
+    if point == 0 || point + 1 == n || s[n - 1] == b'0' {
+        return None;
+    }
+    let ok = if s[0] == b'0' {
+        point == 1 && s[2..].iter().take_while(|&&b| b == b'0').count() <= 3
+    } else {
+        true
+    };
+    ok.then_some(true)
+}
+
 /// The number part of [`from_x12`] for the common case, writing the text
 /// serde_json writes for the value: integers of at most 15 digits, and
 /// decimals of at most 15 significant digits between 0.0001 and 10^15. Such
@@ -454,6 +490,20 @@ fn time_into(s: &[u8], out: &mut Vec<u8>) -> Read {
 /// serde_json writes without exponent in that range. `None`: anything else
 /// (the caller takes the general path).
 fn number_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Option<Read> {
+    if !matches!(xt, XType::N(n) if n > 0) {
+        match written_as_is(s) {
+            Some(false) => {
+                crate::json::append(out, s);
+                return Some(Read::Number);
+            }
+            Some(true) if pt == PType::Int => return Some(Read::Same),
+            Some(true) => {
+                crate::json::append(out, s);
+                return Some(Read::Number);
+            }
+            None => {}
+        }
+    }
     let (neg, body) = match s.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, s),
