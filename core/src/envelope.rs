@@ -380,6 +380,38 @@ pub struct Document<'a> {
     /// Body segments of every transaction set, as compact byte ranges: a
     /// segment view is rebuilt on demand, which keeps the tree small.
     body: Vec<Span>,
+    /// Emptied group and set lists of interchanges already handed over
+    /// ([`parse_each`]), reused by the next ones instead of allocated again.
+    spare: Spare<'a>,
+}
+
+/// See [`Document`]'s `spare`.
+#[derive(Debug, Clone, Default)]
+struct Spare<'a> {
+    groups: Vec<Vec<Group<'a>>>,
+    transactions: Vec<Vec<Transaction<'a>>>,
+}
+
+/// How many emptied lists of each kind [`Spare`] keeps.
+const SPARE_KEPT: usize = 8;
+
+impl<'a> Document<'a> {
+    /// Drops the interchanges, keeping their (emptied) group and set lists
+    /// for the next ones.
+    fn recycle_interchanges(&mut self) {
+        for mut i in self.interchanges.drain(..) {
+            for g in i.groups.drain(..) {
+                let mut t = g.transactions;
+                if self.spare.transactions.len() < SPARE_KEPT && t.capacity() > 0 {
+                    t.clear();
+                    self.spare.transactions.push(t);
+                }
+            }
+            if self.spare.groups.len() < SPARE_KEPT && i.groups.capacity() > 0 {
+                self.spare.groups.push(i.groups);
+            }
+        }
+    }
 }
 
 /// Byte range of a body segment in the input (terminator excluded).
@@ -492,6 +524,7 @@ impl<'a> Document<'a> {
                 let keep = Vec::with_capacity(self.body.len());
                 std::mem::replace(&mut self.body, keep)
             },
+            spare: Spare::default(),
         }
     }
 
@@ -531,10 +564,11 @@ impl<'a> Document<'a> {
 
 impl<'a> Handler<'a> for Document<'a> {
     fn interchange_start(&mut self, isa: Segment<'a>) {
+        let groups = self.spare.groups.pop().unwrap_or_default();
         self.interchanges.push(Interchange {
             isa,
             segments: Vec::new(),
-            groups: Vec::new(),
+            groups,
             iea: None,
         });
     }
@@ -547,10 +581,11 @@ impl<'a> Handler<'a> for Document<'a> {
 
     fn group_start(&mut self, gs: Option<Segment<'a>>) {
         if let Some(i) = self.interchanges.last_mut() {
+            let transactions = self.spare.transactions.pop().unwrap_or_default();
             i.groups.push(Group {
                 gs,
                 segments: Vec::new(),
-                transactions: Vec::new(),
+                transactions,
                 ge: None,
             });
         }
@@ -701,7 +736,7 @@ pub fn parse_each<'a>(
             self.utf8.advance(input, upto, &mut self.utf8_diagnostics);
             if !self.doc.interchanges.is_empty() {
                 (self.each)(&mut self.doc, upto);
-                self.doc.interchanges.clear();
+                self.doc.recycle_interchanges();
                 self.doc.body.clear();
             }
         }
