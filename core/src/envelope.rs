@@ -72,10 +72,15 @@ struct Open {
 
 impl Open {
     fn of(seg: &Segment<'_>, control: usize, kind: usize) -> Self {
+        let (control, kind) = if kind == 0 {
+            (seg.value(control), &[][..])
+        } else {
+            seg.values2(control, kind)
+        };
         Open {
             index: seg.index(),
-            control: Tag::new(seg.value(control)),
-            kind: Tag::new(if kind == 0 { b"" } else { seg.value(kind) }),
+            control: Tag::new(control),
+            kind: Tag::new(kind),
             implicit: false,
             filled: false,
         }

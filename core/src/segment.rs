@@ -209,20 +209,7 @@ impl<'a> Segment<'a> {
         if body.len() <= 64 {
             // Most segments: element `n` lies between separators `n - 1`
             // and `n` of one mask.
-            let mut s = separators64(body, sep);
-            let mut start = 0;
-            for _ in 1..n {
-                if s == 0 {
-                    return None;
-                }
-                start = s.trailing_zeros() as usize + 1;
-                s &= s - 1;
-            }
-            let end = if s == 0 {
-                body.len()
-            } else {
-                s.trailing_zeros() as usize
-            };
+            let (start, end) = element_in(separators64(body, sep), body.len(), n)?;
             return Some(at(start, end));
         }
         // Element `k` starts at `start`; separators found eight bytes at a time.
@@ -259,6 +246,20 @@ impl<'a> Segment<'a> {
     /// Element `n` as bytes, or empty when absent.
     pub fn value(&self, n: usize) -> &'a [u8] {
         self.element(n).map_or(&[][..], |e| e.raw())
+    }
+
+    /// [`value`](Self::value) of elements `a` and `b`, from one scan of a
+    /// body of up to 64 bytes (an ST's or a GS's type and control number).
+    pub(crate) fn values2(&self, a: usize, b: usize) -> (&'a [u8], &'a [u8]) {
+        let raw = self.raw;
+        let id = self.id().len();
+        if a >= 1 && b >= 1 && id < raw.len() && raw.len() - id - 1 <= 64 {
+            let body = &raw[id + 1..];
+            let s = separators64(body, self.delimiters.element);
+            let get = |n| element_in(s, body.len(), n).map_or(&[][..], |(x, y)| &body[x..y]);
+            return (get(a), get(b));
+        }
+        (self.value(a), self.value(b))
     }
 
     /// Number of elements (after the identifier), empty trailing ones included.
@@ -405,6 +406,26 @@ impl<'a> Iterator for Parts<'a> {
     }
 }
 
+/// Where element `n` (1-based) lies in a body of `len` bytes, at most 64,
+/// whose separators are the bits of `s`: between separators `n - 1` and `n`.
+#[inline]
+fn element_in(mut s: u64, len: usize, n: usize) -> Option<(usize, usize)> {
+    let mut start = 0;
+    for _ in 1..n {
+        if s == 0 {
+            return None;
+        }
+        start = s.trailing_zeros() as usize + 1;
+        s &= s - 1;
+    }
+    let end = if s == 0 {
+        len
+    } else {
+        s.trailing_zeros() as usize
+    };
+    Some((start, end))
+}
+
 /// Bit `i` set when `body[i] == sep` (`body` at most 64 bytes), reading
 /// the body where it is: whole 16-byte blocks, the last one overlapping the
 /// one before it; bodies under 16 bytes in 8-byte words.
@@ -523,7 +544,7 @@ mod tests {
     }
 
     #[test]
-    fn split_and_element_match_the_element_iterator() {
+    fn split_element_and_values_match_the_element_iterator() {
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut next = || {
             x ^= x << 13;
@@ -553,6 +574,15 @@ mod tests {
                     seg.element(n).map(|e| e.raw()),
                     want,
                     "{:?} element {n}",
+                    String::from_utf8_lossy(&raw)
+                );
+            }
+            // `values2` is two `value`s.
+            for (a, b) in [(1, 2), (2, 1), (1, 6), (0, 3), (3, 3), (5, 9)] {
+                assert_eq!(
+                    seg.values2(a, b),
+                    (seg.value(a), seg.value(b)),
+                    "{:?} values {a}, {b}",
                     String::from_utf8_lossy(&raw)
                 );
             }
