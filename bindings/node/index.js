@@ -339,11 +339,11 @@ class StreamValidator {
   }
 
   get consumed() {
-    return native.streamValidatorCounts(this._handle)[0]
+    return call(() => native.streamValidatorCounts(this._handle))[0]
   }
 
   get retainedBytes() {
-    return native.streamValidatorCounts(this._handle)[1]
+    return call(() => native.streamValidatorCounts(this._handle))[1]
   }
 
   finish() {

@@ -22,12 +22,13 @@
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { Worker } from 'node:worker_threads'
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { OPS, measureInChildAsync } from '../bench/memory.mjs'
+import { OPS, measureInChild } from '../bench/memory.mjs'
 import { generate850, stream850 } from '../bench/gen.mjs'
 import { repoRoot, x12kit } from './helpers.mjs'
 
@@ -45,7 +46,7 @@ const HANDLES = ['validate', 'acknowledge', 'stream-validator', 'segments', 'seg
 test('every operation, 300 calls in a synchronous loop on 1 MB: peak RSS < 200 MiB, flat after 50 calls', { concurrency: 2 }, async (t) => {
   await Promise.all(LARGE.map((op) =>
     t.test(OPS[op].label || op, async () => {
-      const r = await measureInChildAsync(op, [50, 300], 1)
+      const r = await measureInChild(op, [50, 300], 1)
       const [at50, at300] = r.at
       console.log(`# soak ${op}: RSS ${mib(r.start)} before, ${mib(at50)} at 50 calls, ${mib(at300)} at 300, peak ${mib(r.peak)}, ${(r.seconds / 300 * 1000).toFixed(1)} ms/call`)
       assert.ok(r.inputBytes >= 1e6)
@@ -58,7 +59,7 @@ test('every operation, 300 calls in a synchronous loop on 1 MB: peak RSS < 200 M
 test('the handle-owning operations, 50,000 small calls in a synchronous loop: flat', { concurrency: 2 }, async (t) => {
   await Promise.all(HANDLES.map((op) =>
     t.test(OPS[op].label || op, async () => {
-      const r = await measureInChildAsync(op, [5_000, 50_000], 0.001)
+      const r = await measureInChild(op, [5_000, 50_000], 0.001)
       const [at5k, at50k] = r.at
       console.log(`# soak ${op} x 50,000 on ${r.inputBytes} bytes: RSS ${mib(at5k)} at 5,000 calls, ${mib(at50k)} at 50,000, peak ${mib(r.peak)}`)
       assert.ok(at50k - at5k < SMALL_FLAT, `${op}: RSS grew ${mib(at50k - at5k)} from call 5,000 to call 50,000`)
@@ -66,8 +67,35 @@ test('the handle-owning operations, 50,000 small calls in a synchronous loop: fl
   ))
 })
 
+test('worker threads: each has its own registry of handles, dropped when the worker exits', async () => {
+  // Validation results, segment cursors and an unfinished StreamValidator in
+  // workers that come and go; the main thread's handles keep working.
+  const mine = x12kit.validate(generate850(10_000))
+  const code = `
+    const x = require(${JSON.stringify(join(repoRoot, 'bindings/node/index.js'))})
+    const b = require('fs').readFileSync(${JSON.stringify(join(repoRoot, 'examples/x12/purchase-orders-850.edi'))})
+    let n = 0
+    for (let i = 0; i < 500; i++) {
+      n += x.acknowledge(x.validate(b), { kind: '997', now: 1700000000 }).length > 0 ? 1 : 0
+      for (const s of x.segments(b)) if (s.id === 'ST') n++
+    }
+    new x.StreamValidator().feed(b)
+    require('worker_threads').parentPort.postMessage(n)
+  `
+  for (let k = 0; k < 3; k++) {
+    const w = new Worker(code, { eval: true })
+    const n = await new Promise((resolve, reject) => {
+      w.on('message', resolve)
+      w.on('error', reject)
+    })
+    await new Promise((resolve) => w.on('exit', resolve))
+    assert.equal(n, 500 * 3)
+  }
+  assert.ok(x12kit.acknowledge(mine, { kind: '997', now: 1700000000 }).length > 0)
+})
+
 test('control: the measurement sees memory a loop keeps', async () => {
-  const r = await measureInChildAsync('keeps-results', [50, 300], 1)
+  const r = await measureInChild('keeps-results', [50, 300], 1)
   assert.ok(r.at[1] - r.at[0] > 200, `a loop that keeps 250 MiB more grew only ${mib(r.at[1] - r.at[0])}`)
   assert.ok(r.peak > PEAK)
 })

@@ -10,7 +10,7 @@
 // With no op, every op of OPS below; `all` calls the issue's five in one loop.
 // Prints a Markdown table: RSS after each checkpoint, and the peak RSS of the
 // process (getrusage maxrss).
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -158,18 +158,8 @@ export function measure(op, calls, mb) {
   return { op, start, at, peak: peak(), seconds, inputBytes: s.input.length }
 }
 
-/** Runs `op` in a child process (`--expose-gc`); its `measure` result. */
+/** Runs `op` in a child process (`--expose-gc`): a Promise of its `measure` result. */
 export function measureInChild(op, calls, mb) {
-  const r = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', op, '--calls', calls.join(','), '--mb', String(mb)], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  })
-  if (r.status !== 0) throw new Error(`${op}: the child exited ${r.status ?? r.signal}: ${r.stderr}`)
-  return JSON.parse(r.stdout.trim().split('\n').pop())
-}
-
-/** `measureInChild` without blocking: a Promise of the child's result. */
-export function measureInChildAsync(op, calls, mb) {
   return new Promise((resolve, reject) => {
     const args = ['--expose-gc', fileURLToPath(import.meta.url), '--child', op, '--calls', calls.join(','), '--mb', String(mb)]
     execFile(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
@@ -179,7 +169,7 @@ export function measureInChildAsync(op, calls, mb) {
   })
 }
 
-function main(argv) {
+async function main(argv) {
   const arg = (name, def) => {
     const i = argv.indexOf(name)
     if (i < 0) return def
@@ -200,10 +190,10 @@ function main(argv) {
   console.log(`|---|---|${calls.map(() => '---|').join('')}---|---|`)
   for (const op of ops) {
     if (!OPS[op]) throw new Error(`unknown op ${op}; one of ${Object.keys(OPS).join(', ')}`)
-    const r = measureInChild(op, calls, mb)
+    const r = await measureInChild(op, calls, mb)
     const f = (v) => v.toFixed(0)
     console.log(`| ${OPS[op].label || op} | ${f(r.start)} | ${r.at.map(f).join(' | ')} | ${f(r.peak)} | ${((r.seconds * 1000) / calls[calls.length - 1]).toFixed(1)} |`)
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) main(process.argv.slice(2))
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main(process.argv.slice(2))
