@@ -453,14 +453,14 @@ pub async fn login(State(app): State<Arc<App>>, req: Request) -> ApiResult<Respo
                 // A lock that has ended starts the count again.
                 c.exec(
                     "INSERT INTO login_failures (email_hash, failures, locked_until, updated_at)
-                     VALUES (?1, 1, CASE WHEN ?2 <= 1 THEN ?3 ELSE NULL END, ?4)
+                     VALUES (?1, 1, CASE WHEN ?2 <= 1 THEN CAST(?3 AS BIGINT) ELSE NULL END, ?4)
                      ON CONFLICT (email_hash) DO UPDATE SET
                        failures = CASE WHEN login_failures.locked_until IS NOT NULL AND login_failures.locked_until <= ?4
                                        THEN 1 ELSE login_failures.failures + 1 END,
                        locked_until = CASE
                          WHEN login_failures.locked_until IS NOT NULL AND login_failures.locked_until <= ?4
-                           THEN CASE WHEN ?2 <= 1 THEN ?3 ELSE NULL END
-                         WHEN login_failures.failures + 1 >= ?2 THEN ?3
+                           THEN CASE WHEN ?2 <= 1 THEN CAST(?3 AS BIGINT) ELSE NULL END
+                         WHEN login_failures.failures + 1 >= ?2 THEN CAST(?3 AS BIGINT)
                          ELSE login_failures.locked_until END,
                        updated_at = ?4",
                     vals![email_hash, failures, now + lock_ms, now],
