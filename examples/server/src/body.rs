@@ -214,7 +214,16 @@ impl<'a> Fields<'a> {
     pub fn uint(&self, name: &str, max: u64, p: &mut Problems) -> Option<u64> {
         match self.get(name) {
             None => None,
-            Some(v) => match v.as_u64().filter(|n| *n <= max) {
+            // JSON has one number type: 60 and 60.0 are the same whole number.
+            Some(v) => match v
+                .as_u64()
+                .or_else(|| {
+                    v.as_f64()
+                        .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= max as f64)
+                        .map(|f| f as u64)
+                })
+                .filter(|n| *n <= max)
+            {
                 Some(n) => Some(n),
                 None => {
                     p.shape(

@@ -460,44 +460,105 @@ pub struct KeyAnswer {
 /// How a partner is reached (`kind`; credentials answered as `"********"`, which sent back
 /// keeps the stored value).
 #[derive(ToSchema, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(untagged)]
 #[allow(dead_code)]
 pub enum Transport {
-    /// POST the interchange; a 2xx is routed.
-    Http {
-        /// http(s) URL.
-        url: String,
-        /// Extra headers (credentials: stored sealed).
-        headers: Option<std::collections::BTreeMap<String, String>>,
-        /// Retries after the first attempt (0 to 20, default 3).
-        #[schema(minimum = 0, maximum = 20)]
-        retries: Option<i64>,
-        /// First wait between retries, doubled each time (ms, default 500).
-        #[serde(rename = "backoffMs")]
-        #[schema(minimum = 0, maximum = 3600000)]
-        backoff_ms: Option<i64>,
-        /// Timeout of one attempt (ms, default 10000).
-        #[serde(rename = "timeoutMs")]
-        #[schema(minimum = 0, maximum = 3600000)]
-        timeout_ms: Option<i64>,
-    },
-    /// Write into a folder, read the partner's files from another (relative to the account's
-    /// files folder).
-    Directory {
-        /// Folder written.
-        outbox: String,
-        /// Folder read.
-        inbox: Option<String>,
-    },
+    /// `http`.
+    Http(HttpTransport),
+    /// `directory`.
+    Directory(DirectoryTransport),
 }
 
-/// Body of `POST /api/settings/partners` and `PUT /api/settings/partners/{id}`.
+/// `"http"`.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum HttpKind {
+    /// The HTTP transport.
+    #[serde(rename = "http")]
+    Http,
+}
+
+/// `"directory"`.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum DirectoryKind {
+    /// The folder transport.
+    #[serde(rename = "directory")]
+    Directory,
+}
+
+/// POST the interchange; a 2xx is routed.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct HttpTransport {
+    /// `http`.
+    pub kind: HttpKind,
+    /// http(s) URL.
+    pub url: String,
+    /// Extra headers (credentials: stored sealed).
+    pub headers: Option<std::collections::BTreeMap<String, String>>,
+    /// Retries after the first attempt (0 to 20, default 3).
+    #[schema(minimum = 0, maximum = 20)]
+    pub retries: Option<i64>,
+    /// First wait between retries, doubled each time (ms, default 500).
+    #[schema(minimum = 0, maximum = 3600000)]
+    pub backoff_ms: Option<i64>,
+    /// Timeout of one attempt (ms, default 10000).
+    #[schema(minimum = 0, maximum = 3600000)]
+    pub timeout_ms: Option<i64>,
+}
+
+/// Write into a folder, read the partner's files from another (relative to the account's
+/// files folder).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct DirectoryTransport {
+    /// `directory`.
+    pub kind: DirectoryKind,
+    /// Folder written.
+    pub outbox: String,
+    /// Folder read.
+    pub inbox: Option<String>,
+}
+
+/// Body of `POST /api/settings/partners`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+#[schema(example = json!({"id": "acme-retail", "profile": {"id": "acme-retail", "sender": {"qualifier": "ZZ", "id": "WIDGETSUPPLY"}, "receiver": {"qualifier": "01", "id": "123456789"}, "version": "004010"}, "transport": {"kind": "http", "url": "https://partner.example/edi", "headers": {"X-Api-Key": "partner-key"}}, "ackWindowSeconds": 86400, "acknowledgeInbound": "997"}))]
+pub struct PartnerCreateRequest {
+    /// The partnerId.
+    #[schema(pattern = "^[A-Za-z0-9._-]{1,64}$")]
+    pub id: String,
+    /// The core's partner profile (schema/partner.schema.json), checked by the core.
+    pub profile: Object,
+    /// How the partner is reached.
+    pub transport: Option<Transport>,
+    /// A routed document not acknowledged within this many seconds is failed.
+    #[schema(minimum = 0, maximum = 31536000)]
+    pub ack_window_seconds: Option<i64>,
+    /// Answer the partner's documents with a 997 or a 999.
+    pub acknowledge_inbound: Option<AckKind>,
+    /// False: no new documents, its inbox is not read (default true).
+    pub enabled: Option<bool>,
+    /// Ignored on creation.
+    #[schema(minimum = 0)]
+    pub version: Option<i64>,
+    /// Ignored.
+    pub created_at: Option<String>,
+    /// Ignored.
+    pub updated_at: Option<String>,
+}
+
+/// Body of `PUT /api/settings/partners/{id}`.
 #[derive(ToSchema, serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)]
 #[schema(example = json!({"id": "acme-retail", "profile": {"id": "acme-retail", "sender": {"qualifier": "ZZ", "id": "WIDGETSUPPLY"}, "receiver": {"qualifier": "01", "id": "123456789"}, "version": "004010"}, "transport": {"kind": "http", "url": "https://partner.example/edi", "headers": {"X-Api-Key": "partner-key"}}, "ackWindowSeconds": 86400, "acknowledgeInbound": "997"}))]
 pub struct PartnerRequest {
-    /// The partnerId (required by POST; PUT takes the path's).
+    /// The partnerId: the path's (a different one is 422 `ID_MISMATCH`).
     #[schema(pattern = "^[A-Za-z0-9._-]{1,64}$")]
     pub id: Option<String>,
     /// The core's partner profile (schema/partner.schema.json), checked by the core.

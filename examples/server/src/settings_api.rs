@@ -265,7 +265,7 @@ async fn save_partner(
 /// `POST /api/settings/partners`.
 #[utoipa::path(post, path = "/api/settings/partners", tag = "settings",
     params(("X-CSRF-Token" = String, Header, description = "The session's csrfToken.")),
-    request_body(content = crate::openapi::PartnerRequest, content_type = "application/json"),
+    request_body(content = crate::openapi::PartnerCreateRequest, content_type = "application/json"),
     responses(
         (status = 201, description = "Created (version 1); documents can be sent to it at once, from every process within a second.", body = crate::openapi::PartnerAnswer),
         (status = 400, description = "Malformed JSON, missing, unknown or mistyped fields (`INVALID_REQUEST`, every problem with its pointer).", body = crate::openapi::ErrorBody),
@@ -484,7 +484,7 @@ pub async fn delete_webhook(
 #[utoipa::path(post, path = "/api/settings/webhooks/{id}/rotate-secret", tag = "settings",
     params(("id" = String, Path, description = "The endpoint's id."),
         ("X-CSRF-Token" = String, Header, description = "The session's csrfToken.")),
-    request_body(content = crate::openapi::RotateRequest, content_type = "application/json", description = "Optional: `{\"overlapSeconds\": N}` (default 86400, at most 2592000)."),
+    request_body(content = Option<crate::openapi::RotateRequest>, content_type = "application/json", description = "Optional: `{\"overlapSeconds\": N}` (default 86400, at most 2592000)."),
     responses(
         (status = 200, description = "A new secret (`data.secret`, shown this once) signs at once; the secrets that signed until now keep signing beside it for `overlapSeconds`, then stop.", body = crate::openapi::WebhookWithSecret),
         (status = 400, description = "Malformed JSON or fields.", body = crate::openapi::ErrorBody),
@@ -506,7 +506,8 @@ pub async fn rotate_secret(
     known_shape(&id, "WEBHOOK_NOT_FOUND", "webhook endpoint")?;
     let raw = body_bytes(body, app.config.max_body_bytes)?;
     let mut overlap = 86_400;
-    if !raw.iter().all(u8::is_ascii_whitespace) {
+    // No body, or JSON `null`: the defaults.
+    if !raw.iter().all(u8::is_ascii_whitespace) && raw.trim_ascii() != b"null" {
         let obj = crate::body::object(&headers, &raw)?;
         let mut p = Problems::default();
         let f = Fields::of(&obj, "", &["overlapSeconds"], &mut p);
@@ -740,12 +741,12 @@ pub async fn create_user(
         ("X-CSRF-Token" = String, Header, description = "The session's csrfToken.")),
     request_body(content = crate::openapi::UserChangeRequest, content_type = "application/json"),
     responses(
-        (status = 200, description = "Changed (only the fields given). Disabling a user or setting a password ends their sessions.", body = crate::openapi::UserAnswer),
+        (status = 200, description = "Changed (only the fields given). Disabling a user or setting their password ends their sessions (a person setting their own keeps the one asking).", body = crate::openapi::UserAnswer),
         (status = 400, description = "Malformed JSON, unknown or mistyped fields.", body = crate::openapi::ErrorBody),
         (status = 401, description = "No valid session, or an API key sent.", body = crate::openapi::ErrorBody),
         (status = 403, description = "`CSRF_TOKEN_INVALID`, or `FORBIDDEN` (admins only).", body = crate::openapi::ErrorBody),
         (status = 404, description = "`USER_NOT_FOUND` (another account's too).", body = crate::openapi::ErrorBody),
-        (status = 409, description = "`LAST_ADMIN`: the account's last enabled admin cannot be demoted or disabled.", body = crate::openapi::ErrorBody),
+        (status = 409, description = "`LAST_ADMIN`: the account's last enabled admin cannot be demoted or disabled; `SELF_LOCKOUT`: nor can an admin demote or disable themselves.", body = crate::openapi::ErrorBody),
         (status = 415, description = "Not application/json.", body = crate::openapi::ErrorBody),
         (status = 422, description = "`INVALID_SETTINGS`.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
@@ -770,6 +771,7 @@ pub async fn update_user(
         role,
         disabled,
         password_hash,
+        keep_session: Some(user.session_hash.clone()),
     };
     Ok(ok(change(&app, move |c| {
         write::update_user(c, &actor, &account, &id, &change_set)

@@ -231,6 +231,9 @@ pub struct UserChange {
     pub disabled: Option<bool>,
     /// A new argon2id hash.
     pub password_hash: Option<String>,
+    /// The session that asks (SHA-256 of its id): a person changing their own password
+    /// keeps it, their other sessions end.
+    pub keep_session: Option<String>,
 }
 
 /// Changes a user of the account; disabling it or changing its password ends its sessions.
@@ -243,6 +246,14 @@ pub fn update_user(
     change: &UserChange,
 ) -> ApiResult<Value> {
     let before = user(c, account, id)?.ok_or_else(|| not_found("USER_NOT_FOUND", "user", id))?;
+    if actor.id == id
+        && (change.disabled == Some(true) || change.role.as_deref().is_some_and(|r| r != "admin"))
+    {
+        return Err(conflict(
+            "SELF_LOCKOUT",
+            "an admin cannot disable or demote themselves: ask another admin",
+        ));
+    }
     let was_admin = before["role"] == "admin" && before["disabled"] == false;
     let stays_admin = change
         .role
@@ -285,8 +296,11 @@ pub fn update_user(
         .map_err(db)?;
     }
     if change.disabled == Some(true) || change.password_hash.is_some() {
-        c.exec("DELETE FROM sessions WHERE user_id = ?1", vals![id])
-            .map_err(db)?;
+        c.exec(
+            "DELETE FROM sessions WHERE user_id = ?1 AND id_hash <> ?2",
+            vals![id, change.keep_session.as_deref().unwrap_or("")],
+        )
+        .map_err(db)?;
     }
     let mut after = user(c, account, id)?.ok_or_else(ApiError::internal)?;
     let mut shown_before = before.clone();
