@@ -652,11 +652,11 @@ pub async fn list_users(
     )))
 }
 
-/// Checks a new user's fields (the e-mail lower-cased).
-fn user_fields(
-    obj: &serde_json::Map<String, Value>,
-    create: bool,
-) -> ApiResult<(Option<String>, Option<String>, Option<bool>, Option<String>)> {
+/// A user body's fields: e-mail (lower case), role, disabled, password.
+type UserFields = (Option<String>, Option<String>, Option<bool>, Option<String>);
+
+/// Checks a user body's fields (the e-mail lower-cased).
+fn user_fields(obj: &serde_json::Map<String, Value>, create: bool) -> ApiResult<UserFields> {
     let mut p = Problems::default();
     let allowed: &[&str] = if create {
         &["email", "role", "password"]
