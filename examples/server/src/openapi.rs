@@ -530,7 +530,11 @@ pub struct DirectoryTransport {
 #[schema(example = json!({"id": "acme-retail", "profile": {"id": "acme-retail", "sender": {"qualifier": "ZZ", "id": "WIDGETSUPPLY"}, "receiver": {"qualifier": "01", "id": "123456789"}, "version": "004010"}, "transport": {"kind": "http", "url": "https://partner.example/edi", "headers": {"X-Api-Key": "partner-key"}}, "ackWindowSeconds": 86400, "acknowledgeInbound": "997"}))]
 pub struct PartnerCreateRequest {
     /// The partnerId.
-    #[schema(pattern = "^[A-Za-z0-9._-]{1,64}$")]
+    #[schema(
+        pattern = "^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$",
+        min_length = 1,
+        max_length = 64
+    )]
     pub id: String,
     /// The core's partner profile (schema/partner.schema.json), checked by the core.
     pub profile: Object,
@@ -559,7 +563,11 @@ pub struct PartnerCreateRequest {
 #[schema(example = json!({"id": "acme-retail", "profile": {"id": "acme-retail", "sender": {"qualifier": "ZZ", "id": "WIDGETSUPPLY"}, "receiver": {"qualifier": "01", "id": "123456789"}, "version": "004010"}, "transport": {"kind": "http", "url": "https://partner.example/edi", "headers": {"X-Api-Key": "partner-key"}}, "ackWindowSeconds": 86400, "acknowledgeInbound": "997"}))]
 pub struct PartnerRequest {
     /// The partnerId: the path's (a different one is 422 `ID_MISMATCH`).
-    #[schema(pattern = "^[A-Za-z0-9._-]{1,64}$")]
+    #[schema(
+        pattern = "^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$",
+        min_length = 1,
+        max_length = 64
+    )]
     pub id: Option<String>,
     /// The core's partner profile (schema/partner.schema.json), checked by the core.
     pub profile: Object,

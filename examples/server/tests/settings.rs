@@ -469,7 +469,7 @@ fn changes_need_the_csrf_token_an_admin_and_never_an_api_key() {
         409,
         "EMAIL_TAKEN",
     );
-    // The last admin cannot be demoted; disabling a member ends their session.
+    // An admin cannot demote themselves; disabling a member ends their session.
     let me = admin.get("/api/auth/me")["data"]["user"]["id"]
         .as_str()
         .unwrap()
@@ -481,7 +481,7 @@ fn changes_need_the_csrf_token_an_admin_and_never_an_api_key() {
             Some(json!({"role": "member"})),
         ),
         409,
-        "LAST_ADMIN",
+        "SELF_LOCKOUT",
     );
     let id = made["id"].as_str().unwrap();
     let y = sign_in(&s, ("y@alpha.example", password));
@@ -1425,6 +1425,20 @@ fn the_console_changes_the_store_as_the_routes_do_audited_as_console() {
     );
     let (_, out, _) = console(&s, &["user", "list", "--account", "alpha"], "");
     assert!(out.contains("\"disabled\":true"), "{out}");
+    // Nor can the last enabled admin of an account be disabled.
+    let (ok, _, err) = console(
+        &s,
+        &[
+            "user",
+            "disable",
+            "--account",
+            "beta",
+            "--email",
+            "admin@beta.example",
+        ],
+        "",
+    );
+    assert!(!ok && err.contains("LAST_ADMIN"), "{err}");
     // All of it audited as `console`.
     let admin = sign_in(&s, ALPHA_ADMIN);
     let audit = admin.get("/api/settings/audit?limit=200")["data"].clone();

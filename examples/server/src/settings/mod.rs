@@ -32,12 +32,14 @@ use x12kit::webhook::EventKind;
 /// How often every process reads the settings version (ms).
 pub const POLL_MS: u64 = 250;
 
-/// True for ids of accounts and partners: 1 to 64 of `A-Z a-z 0-9 . _ -`.
+/// True for ids of accounts and partners: 1 to 64 of `A-Z a-z 0-9 . _ -`, not only dots
+/// (`.` and `..` cannot be addressed in a URL path: clients resolve them away).
 pub fn valid_id(id: &str) -> bool {
     (1..=64).contains(&id.len())
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && !id.bytes().all(|b| b == b'.')
 }
 
 /// Why an e-mail address is not one (`None`: it looks like one). Deliberately loose:
@@ -465,7 +467,7 @@ mod tests {
         for ok in ["acme-retail", "a", "A.b_c-9", &"x".repeat(64)] {
             assert!(valid_id(ok), "{ok}");
         }
-        for bad in ["", "a b", "a/b", "é", &"x".repeat(65), "../x"] {
+        for bad in ["", "a b", "a/b", "é", &"x".repeat(65), "../x", ".", ".."] {
             assert!(!valid_id(bad), "{bad}");
         }
         assert!(email_problem("ops@alpha.example").is_none());

@@ -529,7 +529,7 @@ pub fn parse_partner(
             p.value(
                 "INVALID_ID",
                 "/id",
-                "a partner id is 1 to 64 of A-Z a-z 0-9 . _ -",
+                "a partner id is 1 to 64 of A-Z a-z 0-9 . _ - (not only dots)",
             );
         }
     }
