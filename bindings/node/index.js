@@ -467,9 +467,11 @@ const FIELDS = 8
 // Identifier strings by their packed bytes (see src/segments.rs): the few
 // distinct identifiers of a file are decoded once.
 const IDS = new Map()
-// Segments per native call. Each batch gets a fresh Float64Array, which the
-// views of its segments share: a view is 3 fields (buffer, numbers, offset)
-// and reads its numbers only when asked.
+// Segments per native call: 64 in the first batch (a loop that stops early,
+// or a small input, does not pay for more), then 1024. Each batch gets a
+// fresh Float64Array, which the views of its segments share: a view is 3
+// fields (buffer, numbers, offset) and reads its numbers only when asked.
+const FIRST_BATCH = 64
 const BATCH = 1024
 
 /** A lazy view of one segment; elements are split by the core on demand. */
@@ -553,7 +555,7 @@ function position(n) {
 
 /**
  * The iterator of `segments()`: asks the core for a batch of segment
- * positions at a time (one native call per 1024 segments) and hands out a
+ * positions at a time (64 in the first native call, then 1024 a call) and hands out a
  * small view per segment.
  */
 class SegmentIterator {
@@ -564,6 +566,7 @@ class SegmentIterator {
     this._f = null
     this._o = 0
     this._end = 0
+    this._batch = FIRST_BATCH
   }
 
   next() {
@@ -575,7 +578,8 @@ class SegmentIterator {
 
   _fill() {
     if (this._cursor === null) return false
-    const f = new Float64Array(FIELDS * BATCH)
+    const f = new Float64Array(FIELDS * this._batch)
+    this._batch = BATCH
     // At the end the native cursor is freed (n === 0).
     const n = call(() => native.segmentCursorFill(this._cursor, this._buf, f))
     if (n === 0) {

@@ -119,7 +119,7 @@ OPS: Dict[str, Any] = {
         lambda s: x12kit.webhook.verify("secret", x12kit.webhook.sign("secret", NOW, s["input"]), str(NOW), s["input"], now=NOW).secret_index,
     ),
     # Not a use of the API: a loop that keeps each 1 MiB result (the soak test's control).
-    "keeps-results": (_keep_setup, lambda s: s["kept"].append(bytes(1 << 20))),
+    "keeps-results": (_keep_setup, lambda s: s["kept"].append(b"\x01" * (1 << 20))),
 }
 CONTROLS = {"keeps-results"}
 # The mix the threads run: each call parses, validates, acknowledges and renders JSON.
