@@ -31,8 +31,20 @@ pub fn quote_name(name: &str) -> String {
     }
 }
 
-/// An `AS2-From`/`AS2-To` header value unquoted.
+/// An `AS2-From`/`AS2-To` header value unquoted (again while it is still quoted: some
+/// implementations quote a name they received quoted).
 pub fn unquote_name(value: &str) -> String {
+    let mut v = unquote_once(value);
+    for _ in 0..3 {
+        if !(v.len() >= 2 && v.starts_with('"') && v.ends_with('"')) {
+            break;
+        }
+        v = unquote_once(&v);
+    }
+    v
+}
+
+fn unquote_once(value: &str) -> String {
     let v = value.trim();
     match v.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
         Some(inner) => {
@@ -77,6 +89,7 @@ mod tests {
         assert_eq!(quote_name("a b"), "\"a b\"");
         assert_eq!(unquote_name(&quote_name("a \"b\\")), "a \"b\\");
         assert_eq!(unquote_name(" plain "), "plain");
+        assert_eq!(unquote_name(r#""\"A B\"""#), "A B");
         assert_eq!(bare_id(" <abc@x> "), "abc@x");
     }
 }

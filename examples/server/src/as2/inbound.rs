@@ -396,7 +396,7 @@ async fn receive_message(
     let opened = match opened {
         Ok(o) => o,
         Err((modifier, why)) => {
-            tracing::warn!(partner = %partner.id, message = %message_id, modifier, reason = %why, "AS2 message refused");
+            tracing::warn!(partner = %partner.id, message_id = %message_id, modifier, reason = %why, "AS2 message refused");
             crate::metrics::worked(1);
             if !asked.mdn {
                 return refuse(
@@ -465,7 +465,7 @@ async fn receive_message(
     crate::metrics::worked(1);
     match applied {
         Ok(_) => {
-            tracing::info!(partner = %partner.id, message = %message_id, "AS2 message applied");
+            tracing::info!(partner = %partner.id, message_id = %message_id, "AS2 message applied");
             match (built, async_url) {
                 (Some(_), Some(_)) => {
                     wake().notify_one();
@@ -482,7 +482,7 @@ async fn receive_message(
             }
         }
         Err(e) if e.status.is_client_error() => {
-            tracing::warn!(partner = %partner.id, message = %message_id, error = %e.message, "AS2 payload refused by the inbound pipeline");
+            tracing::warn!(partner = %partner.id, message_id = %message_id, error = %e.message, "AS2 payload refused by the inbound pipeline");
             if !asked.mdn {
                 return refuse(
                     StatusCode::UNPROCESSABLE_ENTITY,
@@ -608,7 +608,7 @@ async fn replay(
     };
     tracing::info!(
         partner,
-        message = message_id,
+        message_id = message_id,
         "repeated AS2 Message-ID: answered with its MDN, not applied again"
     );
     crate::metrics::worked(1);
@@ -871,7 +871,7 @@ pub async fn mdn_loop(app: Arc<App>) {
                     None => ("failed", None, t.clone()),
                 },
             };
-            tracing::info!(partner = %partner, message = %message_id, state, result = %text, "asynchronous MDN");
+            tracing::info!(partner = %partner, message_id = %message_id, state, result = %text, "asynchronous MDN");
             let _ = app
                 .store
                 .write(move |c| {
