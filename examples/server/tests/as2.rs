@@ -320,15 +320,19 @@ fn the_server_sends_to_pyas2lib_and_verifies_its_mdns() {
         assert!(t["routingAttempts"][0]["mdn"].is_object());
     }
 
-    // An MDN signed by someone else is refused and changes nothing.
-    let (status, v) = admin.call(
-        &s,
-        reqwest::Method::POST,
-        "/api/settings/partners/acme-retail/test-connection",
-        None,
-    );
+    // The connection test: the last peer is gone, then the first one answers.
+    let test = "/api/settings/partners/acme-retail/test-connection";
+    let (status, v) = admin.call(&s, reqwest::Method::POST, test, None);
     assert_eq!(status, 200);
+    assert_eq!(v["data"]["ok"], false, "{v}");
+    assert_eq!(v["data"]["endpoint"]["result"], "connection failed", "{v}");
+    set_transport(&s, &admin, json!({"url": peer.url}));
+    let (_, v) = admin.call(&s, reqwest::Method::POST, test, None);
     assert_eq!(v["data"]["ok"], true, "{v}");
+    assert_eq!(
+        v["data"]["endpoint"]["result"], "reachable: HTTP 405",
+        "{v}"
+    );
     assert_eq!(
         v["data"]["certificates"]["ourCertificate"]["subject"], "CN=server AS2",
         "{v}"
