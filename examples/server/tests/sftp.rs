@@ -61,7 +61,7 @@ fn sends_and_receives_with_a_pinned_host_key_and_a_file_dropped_twice_is_applied
     let t = s.wait_status(&id, &["routed"], 30);
     let icn = t["controlNumbers"]["interchange"].as_i64().unwrap();
     let name = format!("{icn:09}-{id}.x12");
-    assert_eq!(files(&sshd.folder("in")), [name.clone()]);
+    assert_eq!(files(&sshd.folder("in")), std::slice::from_ref(&name));
     assert_eq!(
         std::fs::read_to_string(sshd.folder("in").join(&name)).unwrap(),
         t["x12"].as_str().unwrap()
@@ -365,7 +365,7 @@ fn killed_mid_upload_no_partial_file_is_seen_and_the_document_is_routed_after_th
     let name = format!("{icn:09}-{id}.x12");
     assert_eq!(
         files(&sshd.folder("in")),
-        [name.clone()],
+        std::slice::from_ref(&name),
         "the temporary file was replaced by the rename"
     );
     assert_eq!(
