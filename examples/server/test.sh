@@ -201,11 +201,6 @@ checks.positive_data_acceptance.expected-statuses = [202, 401, 404, 409, 422, 42
 include-path = "/api/v1/transactions"
 checks.positive_data_acceptance.expected-statuses = [200, 400, 401, 429]
 
-# AS2: random headers name no partnership (403); random bodies are not MIME (400).
-[[operations]]
-include-path = "/as2/{account}"
-checks.positive_data_acceptance.expected-statuses = [200, 400, 403, 413, 429]
-
 # Random bytes are not X12 (422) and a random partnerId is not a partner (404).
 [[operations]]
 include-path = "/api/v1/documents/inbound"
@@ -296,7 +291,10 @@ st_run() {
   [ "$s" = 0 ] || st_status=$s
 }
 # The API with a key; then sign-in and settings with the session (sign-out last: it ends it).
-st_run api --exclude-tag settings -H "Authorization: Bearer x12k_demo_alpha"
+# POST /as2/{account} is left out: it takes no key (a partner's signature authenticates
+# it), so every generated request is a 403 or 400, which schemathesis reports as an
+# authentication failure; pyas2lib tests it (tests/as2.rs).
+st_run api --exclude-tag settings --exclude-tag as2 -H "Authorization: Bearer x12k_demo_alpha"
 st_run settings --include-tag settings --exclude-path /api/auth/logout -H "X-CSRF-Token: $csrf"
 if [ -f "$work/junit-api.xml" ] && [ -f "$work/junit-settings.xml" ]; then
   read -r tp tf ts < <(python3 - "$work/junit-api.xml" "$work/junit-settings.xml" <<'PY'

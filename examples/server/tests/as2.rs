@@ -95,12 +95,17 @@ struct Peer {
 
 impl Peer {
     fn serve(pki: &Pki, args: &[&str]) -> Peer {
+        Peer::serve_as(pki, "partner", args)
+    }
+
+    /// The peer with `who`'s key and certificate (`stranger`: not the partner's).
+    fn serve_as(pki: &Pki, who: &str, args: &[&str]) -> Peer {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("peer.jsonl");
         let mut child = Command::new(python())
             .arg(peer_script())
             .args(["serve", "--name", "PARTNER AS2", "--partner-name", "X12KIT"])
-            .args(pki.identity("partner"))
+            .args(pki.identity(who))
             .arg("--log")
             .arg(&log)
             .args(args)
@@ -320,6 +325,61 @@ fn the_server_sends_to_pyas2lib_and_verifies_its_mdns() {
         assert!(t["routingAttempts"][0]["mdn"].is_object());
     }
 
+    // A peer with another key: it cannot decrypt, and its MDN's signature is not the
+    // partner's: refused.
+    let stranger = Peer::serve_as(&pki, "stranger", &[]);
+    set_transport(&s, &admin, json!({"url": stranger.url}));
+    let id = send_850(&s);
+    let t = s.wait_status(&id, &["routed", "failed"], 60);
+    assert_eq!(t["status"], "failed", "{}", t["routingAttempts"]);
+    let why = t["failureReason"].as_str().unwrap();
+    assert!(why.contains("the receipt's signature"), "{why}");
+
+    // Settings checked when saved, every problem at its pointer.
+    let (_, v) = admin.call(
+        &s,
+        reqwest::Method::GET,
+        "/api/settings/partners/acme-retail",
+        None,
+    );
+    let mut bad = v["data"]["transport"].clone();
+    bad["url"] = json!("ftp://as2.partner.example/");
+    bad["partnerCertificate"] =
+        json!("-----BEGIN CERTIFICATE-----\nnot one\n-----END CERTIFICATE-----\n");
+    bad["ourPrivateKey"] = json!(std::fs::read_to_string(pki.key("stranger")).unwrap());
+    bad["encryption"] = json!("des");
+    bad["mdn"] = json!("async");
+    bad.as_object_mut().unwrap().remove("mdnUrl");
+    let (status, v) = admin.call(
+        &s,
+        reqwest::Method::PUT,
+        "/api/settings/partners/acme-retail",
+        Some(json!({"profile": v["data"]["profile"], "transport": bad})),
+    );
+    assert_eq!(status, 422, "{v}");
+    let found: Vec<(&str, &str)> = v["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["pointer"].as_str().unwrap(), d["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("/transport/url", "INVALID_URL"),
+            ("/transport/partnerCertificate", "INVALID_CERTIFICATE"),
+            ("/transport/ourPrivateKey", "KEY_MISMATCH"),
+            ("/transport/encryption", "INVALID_FIELD"),
+            ("/transport/mdnUrl", "MISSING_FIELD"),
+        ],
+        "{v}"
+    );
+    assert!(
+        !v.to_string().contains("PRIVATE KEY"),
+        "no key in the answer"
+    );
+
+    drop(stranger);
     // The connection test: the last peer is gone, then the first one answers.
     let test = "/api/settings/partners/acme-retail/test-connection";
     let (status, v) = admin.call(&s, reqwest::Method::POST, test, None);

@@ -202,6 +202,25 @@ impl Conn {
     fn usable(&self) -> bool {
         !self.ssh.is_closed()
     }
+
+    /// Resolves when the SSH connection is gone (the SFTP layer would otherwise wait for
+    /// the answers of requests in flight until its timeout).
+    async fn lost(&self) {
+        while !self.ssh.is_closed() {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// `op` on `conn`, ended early with a retryable failure when the connection is lost.
+async fn watched<T>(
+    conn: &Conn,
+    op: impl std::future::Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
+    tokio::select! {
+        r = op => r,
+        () = conn.lost() => Err(Failure::retry("the SSH connection was lost")),
+    }
 }
 
 /// The connections of one server and user: a cap and the idle ones.
@@ -243,7 +262,6 @@ fn pool(cfg: &SftpConfig) -> Arc<Pool> {
 struct Lease {
     conn: Option<Conn>,
     pool: Arc<Pool>,
-    reused: bool,
     _permit: tokio::sync::OwnedSemaphorePermit,
 }
 
@@ -279,19 +297,27 @@ async fn lease(cfg: &SftpConfig, deadline: Instant) -> Result<Lease, Failure> {
             ))
         })?
         .map_err(|_| Failure::retry("the connection pool is closed"))?;
-    let reused = {
+    let kept = {
         let mut idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner());
         idle.retain(|(c, at)| at.elapsed() < IDLE && c.usable());
         idle.pop().map(|(c, _)| c)
     };
-    let (conn, reused) = match reused {
-        Some(c) => (c, true),
-        None => (connect(cfg, deadline).await?, false),
+    // A kept connection is checked with one round trip (the server may have closed it
+    // meanwhile); a dead one is replaced before the transfer starts.
+    let alive = match kept {
+        Some(c) => {
+            let probe = tokio::time::timeout(Duration::from_secs(5), c.sftp.canonicalize("."));
+            matches!(probe.await, Ok(Ok(_))).then_some(c)
+        }
+        None => None,
+    };
+    let conn = match alive {
+        Some(c) => c,
+        None => connect(cfg, deadline).await?,
     };
     Ok(Lease {
         conn: Some(conn),
         pool,
-        reused,
         _permit: permit,
     })
 }
@@ -546,26 +572,11 @@ pub async fn send(
         let deadline = started + Duration::from_millis(cfg.timeout_ms.max(1));
         let mut rename_sent = false;
         let result = async {
-            let mut lease = lease(cfg, deadline).await?;
-            let mut tried = tokio::time::timeout_at(
+            let lease = lease(cfg, deadline).await?;
+            let tried = tokio::time::timeout_at(
                 deadline.into(),
-                upload(
+                watched(
                     lease.conn(),
-                    &cfg.outbound_dir,
-                    &name,
-                    x12,
-                    in_doubt,
-                    &mut rename_sent,
-                ),
-            )
-            .await
-            .unwrap_or_else(|_| Err(Failure::retry(format!("timeout writing {target}"))));
-            if tried.is_err() && lease.reused && !rename_sent {
-                // A kept connection the server closed meanwhile: once more on a new one.
-                drop(lease);
-                lease = self::lease_fresh(cfg, deadline).await?;
-                tried = tokio::time::timeout_at(
-                    deadline.into(),
                     upload(
                         lease.conn(),
                         &cfg.outbound_dir,
@@ -574,10 +585,10 @@ pub async fn send(
                         in_doubt,
                         &mut rename_sent,
                     ),
-                )
-                .await
-                .unwrap_or_else(|_| Err(Failure::retry(format!("timeout writing {target}"))));
-            }
+                ),
+            )
+            .await
+            .unwrap_or_else(|_| Err(Failure::retry(format!("timeout writing {target}"))));
             if tried.is_ok() {
                 lease.keep();
             }
@@ -631,15 +642,6 @@ pub async fn send(
         )),
         attempts,
     }
-}
-
-/// A new connection within the cap (the permit of the lease being replaced was dropped).
-async fn lease_fresh(cfg: &SftpConfig, deadline: Instant) -> Result<Lease, Failure> {
-    let pool = pool(cfg);
-    if let Ok(mut idle) = pool.idle.lock() {
-        idle.clear();
-    }
-    lease(cfg, deadline).await
 }
 
 // ---------------------------------------------------------------- test connection
@@ -709,9 +711,11 @@ enum Known {
     Done,
 }
 
-/// Polls the `inboundDir` of every enabled `sftp` partner, each on its own schedule.
+/// Polls the `inboundDir` of every enabled `sftp` partner, each on its own schedule and
+/// in its own task (a slow or unreachable server holds up no other partner).
 pub async fn poll_loop(app: Arc<App>) {
     let mut last: HashMap<(String, String), Instant> = HashMap::new();
+    let running: Arc<Mutex<std::collections::HashSet<(String, String)>>> = Arc::default();
     loop {
         tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms.max(200))).await;
         sweep_idle();
@@ -725,21 +729,31 @@ pub async fn poll_loop(app: Arc<App>) {
                     continue;
                 }
                 let key = (account.id.clone(), partner.id.clone());
-                if last
+                let busy = running.lock().map_or(true, |r| r.contains(&key));
+                let recent = last
                     .get(&key)
-                    .is_some_and(|t| t.elapsed() < Duration::from_secs(cfg.poll_seconds.max(1)))
-                {
+                    .is_some_and(|t| t.elapsed() < Duration::from_secs(cfg.poll_seconds.max(1)));
+                if busy || recent {
                     continue;
                 }
-                last.insert(key, Instant::now());
+                last.insert(key.clone(), Instant::now());
+                if let Ok(mut r) = running.lock() {
+                    r.insert(key.clone());
+                }
                 let span =
                     tracing::info_span!("sftp-poll", account = %account.id, partner = %partner.id);
-                let polled = poll_once(&app, &account.id, &partner.id, cfg)
-                    .instrument(span)
-                    .await;
-                if let Err(e) = polled {
-                    tracing::warn!(error = %e, "SFTP poll failed; tried again at the next poll");
-                }
+                let (app, running, cfg) = (app.clone(), running.clone(), (**cfg).clone());
+                tokio::spawn(
+                    async move {
+                        if let Err(e) = poll_once(&app, &key.0, &key.1, &cfg).await {
+                            tracing::warn!(error = %e, "SFTP poll failed; tried again at the next poll");
+                        }
+                        if let Ok(mut r) = running.lock() {
+                            r.remove(&key);
+                        }
+                    }
+                    .instrument(span),
+                );
             }
         }
     }
