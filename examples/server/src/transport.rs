@@ -99,18 +99,7 @@ pub async fn send(
                     };
                 }
             }
-            let last = attempts
-                .last()
-                .and_then(|a| a["result"].as_str())
-                .unwrap_or("no attempt")
-                .to_string();
-            Outcome {
-                result: Err(format!(
-                    "POST {url}: {last} after {} attempts",
-                    attempts.len()
-                )),
-                attempts,
-            }
+            exhausted(&format!("POST {url}"), attempts)
         }
         TransportConfig::Sftp(cfg) => sftp::send(cfg, document_id, interchange_control, x12).await,
         TransportConfig::As2(cfg) => {
@@ -141,6 +130,19 @@ pub async fn send(
                 }
             }
         }
+    }
+}
+
+/// The outcome when every attempt failed: the last one's result, and how many there were.
+pub fn exhausted(what: &str, attempts: Vec<Value>) -> Outcome {
+    let last = attempts
+        .last()
+        .and_then(|a| a["result"].as_str())
+        .unwrap_or("no attempt")
+        .to_string();
+    Outcome {
+        result: Err(format!("{what}: {last} after {} attempts", attempts.len())),
+        attempts,
     }
 }
 

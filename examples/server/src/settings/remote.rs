@@ -355,7 +355,7 @@ pub fn as2_rules(c: &As2Config, at: &str, p: &mut Problems) {
                 pointer(at, name),
                 format!(
                     "{name} is required (PEM; {}_file in the configuration file)",
-                    snake(name)
+                    super::import::snake(name)
                 ),
             ),
             Some(pem) => match crate::as2::smime::certificate(pem) {
@@ -425,19 +425,6 @@ pub fn as2_rules(c: &As2Config, at: &str, p: &mut Problems) {
             "timeoutMs must be at least 1",
         );
     }
-}
-
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for ch in name.chars() {
-        if ch.is_ascii_uppercase() {
-            out.push('_');
-            out.push(ch.to_ascii_lowercase());
-        } else {
-            out.push(ch);
-        }
-    }
-    out
 }
 
 /// Reads a `*_file` of the configuration file into its text member.

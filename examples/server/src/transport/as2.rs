@@ -471,19 +471,7 @@ pub async fn send(
             }
         };
     }
-    let last = attempts
-        .last()
-        .and_then(|a| a["result"].as_str())
-        .unwrap_or("no attempt")
-        .to_string();
-    Outcome {
-        result: Err(format!(
-            "AS2 {}: {last} (after {} attempts)",
-            cfg.url,
-            attempts.len()
-        )),
-        attempts,
-    }
+    crate::transport::exhausted(&format!("AS2 {}", cfg.url), attempts)
 }
 
 fn attempt(

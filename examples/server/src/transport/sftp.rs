@@ -630,18 +630,7 @@ pub async fn send(
             }
         }
     }
-    let last = attempts
-        .last()
-        .and_then(|a| a["result"].as_str())
-        .unwrap_or("no attempt")
-        .to_string();
-    Outcome {
-        result: Err(format!(
-            "SFTP {target}: {last} (after {} attempts)",
-            attempts.len()
-        )),
-        attempts,
-    }
+    crate::transport::exhausted(&format!("SFTP {target}"), attempts)
 }
 
 // ---------------------------------------------------------------- test connection
