@@ -11,6 +11,7 @@ mod lifecycle;
 mod metrics;
 mod openapi;
 mod pool;
+mod serve;
 mod store;
 mod transport;
 mod x12;
@@ -266,6 +267,7 @@ async fn serve(config: config::Config) -> Result<(), String> {
         lifecycle::start(app.clone()).await;
         tracing::info!("workers started");
     }
+    let server = app.config.server.clone();
     let router = with_layers(api::router(app));
     {
         let mut out = std::io::stdout().lock();
@@ -276,10 +278,7 @@ async fn serve(config: config::Config) -> Result<(), String> {
         );
         let _ = out.flush();
     }
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown())
-        .await
-        .map_err(|e| format!("server error: {e}"))
+    serve::run(listener, router, server, shutdown()).await
 }
 
 /// The middleware around every route, outermost last: a request id is made (or the
