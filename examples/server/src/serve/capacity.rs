@@ -13,7 +13,9 @@
 //!    holds only what it has sent, and not for long). Over `max_body_bytes`: 413.
 //! 3. **Its route group.** Each group (x12, outbound, reads, other) handles `concurrency`
 //!    requests at once; `queue` more may wait, at most `queue_timeout_ms`; beyond that,
-//!    503 `OVERLOADED` with `Retry-After` (load shedding).
+//!    503 `OVERLOADED` with `Retry-After` (load shedding). Requests with a body of at
+//!    most [`SMALL_BODY`] (and those without one) have a lane of their own in each group,
+//!    with the same figures, so that a queue of large files never delays a small request.
 //!
 //! The body's reservation and the group's slot are held until the response's last byte
 //! has been handed to the socket (the response body owns them), so the result of a
@@ -39,10 +41,12 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// How long after a refusal `/readyz` still reports it.
 const SHED_MEMORY_MS: u64 = 5_000;
 
-/// A route group's slots and the requests waiting for them.
+/// A route group's slots and the requests waiting for them (one lane of the group).
 #[derive(Debug)]
 struct Gate {
     kind: Kind,
+    /// The lane of requests whose body is at most [`SMALL_BODY`].
+    small: bool,
     slots: Arc<Semaphore>,
     concurrency: usize,
     queue: usize,
@@ -59,7 +63,10 @@ pub struct Capacity {
     body_waiting: AtomicUsize,
     body_shed: AtomicU64,
     body_last_shed: AtomicU64,
-    gates: [Gate; 4],
+    /// Per group (in the order of [`Kind::ALL`]): the lane of large bodies, then the lane
+    /// of small ones (and of requests without a body), so that a queue of large files never
+    /// delays a small request.
+    gates: [[Gate; 2]; 4],
 }
 
 /// Where a request is, for the whole-request timeout's answer (408 while its body was
@@ -78,10 +85,11 @@ const BODY_QUEUE: usize = 1024;
 impl Capacity {
     /// The capacity of `settings`.
     pub fn new(settings: &Resolved) -> Capacity {
-        let gate = |i: usize| {
+        let gate = |i: usize, small: bool| {
             let (concurrency, queue) = settings.groups[i];
             Gate {
                 kind: Kind::ALL[i],
+                small,
                 slots: Arc::new(Semaphore::new(concurrency)),
                 concurrency,
                 queue,
@@ -96,7 +104,7 @@ impl Capacity {
             body_waiting: AtomicUsize::new(0),
             body_shed: AtomicU64::new(0),
             body_last_shed: AtomicU64::new(0),
-            gates: [gate(0), gate(1), gate(2), gate(3)],
+            gates: [0, 1, 2, 3].map(|i| [gate(i, false), gate(i, true)]),
         }
     }
 
@@ -109,14 +117,15 @@ impl Capacity {
             t != 0 && now.saturating_sub(t) < SHED_MEMORY_MS
         };
         let mut out = Vec::new();
-        for g in &self.gates {
+        for g in self.gates.iter().flatten() {
             if recent(&g.last_shed) {
                 out.push(Detail::error(
                     "SHEDDING",
                     g.kind.name(),
                     format!(
-                        "route group {}: {} at once, {} waiting; {} refused since start",
+                        "route group {} ({} bodies): {} at once, {} waiting; {} refused since start",
                         g.kind.name(),
+                        if g.small { "small" } else { "large" },
                         g.concurrency - g.slots.available_permits(),
                         g.waiting.load(Relaxed),
                         g.shed.load(Relaxed)
@@ -235,7 +244,13 @@ pub async fn admit(req: Request, next: Next) -> Response {
         Err(e) => return e.into_response(),
     };
     phase.0.store(WORKING, Relaxed);
-    let gate = &capacity.gates[kind as usize];
+    let small = {
+        use http_body::Body as _;
+        body.size_hint()
+            .exact()
+            .is_some_and(|n| n <= SMALL_BODY as u64)
+    };
+    let gate = &capacity.gates[kind as usize][usize::from(small)];
     match enter(
         &gate.slots,
         1,

@@ -282,13 +282,14 @@ pub async fn serve<I>(
         return;
     }
     let mut io = conn.into_parts().io.into_inner();
-    linger(&mut io, Duration::from_secs(2), s.max_body_bytes).await;
+    linger(&mut io, Duration::from_secs(10), s.max_body_bytes).await;
 }
 
 /// Closes a connection as a careful server does: the answer is sent (FIN), then what the
-/// client still sends is read and dropped, for at most `within` and `most` bytes, so that
-/// the client's TCP stack does not answer a reset that could destroy the response before
-/// the client reads it.
+/// client still sends (the rest of a body the server did not want: a refused upload) is
+/// read and dropped until the client closes, stops sending for a second, or `within` and
+/// `most` bytes are spent, so that the client's TCP stack does not answer unread data with
+/// a reset that could destroy the response before the client reads it.
 pub async fn linger<I: AsyncRead + AsyncWrite + Unpin>(io: &mut I, within: Duration, most: usize) {
     let deadline = tokio::time::Instant::now() + within;
     if tokio::time::timeout_at(deadline, io.shutdown())
@@ -297,18 +298,30 @@ pub async fn linger<I: AsyncRead + AsyncWrite + Unpin>(io: &mut I, within: Durat
     {
         return;
     }
-    let mut buf = vec![0u8; 16 * 1024];
+    let mut buf = vec![0u8; 64 * 1024];
     let mut read = 0;
     while read < most {
-        match tokio::time::timeout_at(deadline, io.read(&mut buf)).await {
+        let quiet = (tokio::time::Instant::now() + Duration::from_secs(1)).min(deadline);
+        match tokio::time::timeout_at(quiet, io.read(&mut buf)).await {
             Ok(Ok(n)) if n > 0 => read += n,
             _ => return,
         }
     }
 }
 
-/// Answers a refused connection with a canned response and closes it.
+/// Answers a refused connection with a canned response and closes it. The response comes
+/// after the request's head (or half a second of waiting for it): an HTTP client that
+/// finds an answer before it has sent its request takes it for a broken connection.
 pub async fn refuse(mut stream: tokio::net::TcpStream, response: Arc<[u8]>) {
+    let mut head = [0u8; 8192];
+    let mut n = 0;
+    let wait = tokio::time::Instant::now() + Duration::from_millis(500);
+    while n < head.len() && !head[..n].windows(4).any(|w| w == b"\r\n\r\n") {
+        match tokio::time::timeout_at(wait, stream.read(&mut head[n..])).await {
+            Ok(Ok(m)) if m > 0 => n += m,
+            _ => break,
+        }
+    }
     let written =
         tokio::time::timeout(Duration::from_millis(500), stream.write_all(&response)).await;
     if matches!(written, Ok(Ok(()))) {

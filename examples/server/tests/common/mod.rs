@@ -67,6 +67,10 @@ pub struct Options {
     /// The database URL (PostgreSQL); `None`: a SQLite file in the server's folder, or a fresh
     /// PostgreSQL database when `X12KIT_TEST_POSTGRES` is set.
     pub database: Option<String>,
+    /// Replaces the `[server]` table's settings (timeouts, connection limits, capacity).
+    pub server_toml: Option<String>,
+    /// Appended to the configuration (more accounts, with their keys and partners).
+    pub append: String,
 }
 
 /// A fresh, empty database on the PostgreSQL server of `X12KIT_TEST_POSTGRES` (a URL of
@@ -111,6 +115,8 @@ impl Default for Options {
             secrets: None,
             workers_toml: FAST_WORKERS.to_string(),
             database: None,
+            server_toml: None,
+            append: String::new(),
         }
     }
 }
@@ -168,8 +174,16 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
                 text.push_str(&o.workers_toml);
                 continue;
             }
+            if section == "[server]" {
+                if let Some(server) = &o.server_toml {
+                    text.push_str("[server]\n");
+                    text.push_str(server);
+                    text.push('\n');
+                    continue;
+                }
+            }
         }
-        if section == "[workers]" {
+        if section == "[workers]" || (section == "[server]" && o.server_toml.is_some()) {
             continue;
         }
         if in_partner && o.partner.is_some() {
@@ -208,6 +222,7 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
         text.push_str(&line);
         text.push('\n');
     }
+    text.push_str(&o.append);
     let path = dir.join("server.toml");
     std::fs::write(&path, text).unwrap();
     path
