@@ -112,12 +112,17 @@ pub fn router(app: Arc<App>) -> Router {
             axum::routing::put(s::update_user),
         )
         .route("/api/settings/audit", get(s::audit))
+        .route_layer(axum::middleware::from_fn(crate::serve::capacity::admit))
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
             crate::auth::guard,
         ));
     Router::new()
-        .route("/api/auth/login", post(crate::auth::login))
+        .route(
+            "/api/auth/login",
+            post(crate::auth::login)
+                .layer(axum::middleware::from_fn(crate::serve::capacity::admit)),
+        )
         .merge(session)
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))

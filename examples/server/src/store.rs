@@ -642,10 +642,7 @@ impl Store {
         crate::metrics::READ.add(started.elapsed());
         match result {
             Ok(Ok(r)) => Ok(r),
-            Ok(Err(e)) => {
-                tracing::error!(error = %e, "store read failed");
-                Err(store_error(e))
-            }
+            Ok(Err(e)) => Err(store_error(e)),
             Err(e) => {
                 tracing::error!(error = %e, "store read task failed");
                 Err(ApiError::internal())
@@ -865,7 +862,7 @@ pub fn store_error(e: DbError) -> ApiError {
         tracing::warn!(error = %e, "store unavailable");
         ApiError::store_unavailable()
     } else {
-        tracing::error!(error = %e, "store write failed");
+        tracing::error!(error = %e, "store call failed");
         ApiError::internal()
     }
 }
