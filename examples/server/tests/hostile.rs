@@ -515,11 +515,19 @@ fn sixty_four_30_mb_parses_stay_under_the_memory_bound_and_small_requests_go_on(
         })
     };
     let started = Instant::now();
+    let mut shedding_seen = None;
     while !done.load(Ordering::SeqCst) {
         assert!(
             started.elapsed() < Duration::from_secs(240),
             "the parses never ended"
         );
+        // /readyz says when the process sheds work.
+        let r = s.client.get(format!("{}/readyz", s.base)).send().unwrap();
+        if r.status() == 503 {
+            let v: Value = r.json().unwrap();
+            assert_eq!(v["error"]["code"], "OVERLOADED", "{v}");
+            shedding_seen.get_or_insert(v);
+        }
         for (name, path) in [("healthz", "/healthz"), ("list", "/api/v1/transactions")] {
             let t = Instant::now();
             let r = s.get(path, ALPHA);
@@ -546,6 +554,15 @@ fn sixty_four_30_mb_parses_stay_under_the_memory_bound_and_small_requests_go_on(
         assert_eq!(*status, 503, "{v}");
         assert_eq!(v["error"]["code"], "OVERLOADED", "{v}");
     }
+    let shedding = shedding_seen.expect("/readyz never said OVERLOADED while requests were shed");
+    assert!(
+        shedding["error"]["details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "SHEDDING"),
+        "{shedding}"
+    );
     let peak = peak_rss(s.pid());
     let bound = memory_bound(64 << 20, 100);
     let worst = latencies.iter().map(|(_, d)| *d).max().unwrap_or_default();
@@ -569,5 +586,56 @@ fn sixty_four_30_mb_parses_stay_under_the_memory_bound_and_small_requests_go_on(
     assert!(
         worst < Duration::from_millis(2500) && typical < Duration::from_millis(100),
         "small requests: median {typical:?}, max {worst:?}: {latencies:?}"
+    );
+}
+
+#[test]
+fn keep_alive_pipelining_and_stalled_readers_are_bounded() {
+    let s = Server::start_with(with_server(
+        "max_requests_per_connection = 3\nsend_timeout_ms = 1000\n",
+    ));
+    let to = addr(&s);
+    // Five requests pipelined in one write: answered in order, one at a time, and the
+    // third one's answer closes the connection (its last request).
+    let mut c = connect_from("127.0.0.1", to).unwrap();
+    c.write_all(&b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".repeat(5))
+        .unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut all = Vec::new();
+    let _ = c.read_to_end(&mut all);
+    let text = String::from_utf8_lossy(&all).to_lowercase();
+    assert_eq!(text.matches("http/1.1 200 ok").count(), 3, "{text}");
+    assert_eq!(text.matches("connection: close").count(), 1, "{text}");
+    // A client that asks for a large answer and never reads it is dropped after the send
+    // timeout: it gets less than the answer, then the end of the connection.
+    // About 35 MB of answer: more than the two sockets' buffers hold.
+    let x12 = big_x12(8_000_000);
+    let mut c = connect_from("127.0.0.2", to).unwrap();
+    write!(
+        c,
+        "POST /api/v1/parse HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {ALPHA}\r\nContent-Type: application/edi-x12\r\nContent-Length: {}\r\n\r\n",
+        x12.len()
+    )
+    .unwrap();
+    c.write_all(&x12).unwrap();
+    // Once the answer starts coming (after the parse: seconds in a debug build), nothing
+    // more is read for 3 s: more than the send timeout of 1 s.
+    c.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let mut first = [0u8; 1];
+    assert_eq!(c.peek(&mut first).unwrap(), 1);
+    std::thread::sleep(Duration::from_secs(3));
+    let mut got = Vec::new();
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let ended = c.read_to_end(&mut got);
+    let head = String::from_utf8_lossy(&got[..got.len().min(400)]).to_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("the answer's head");
+    assert!(
+        got.len() < length,
+        "the whole answer ({} bytes) came: {ended:?}",
+        got.len()
     );
 }
