@@ -6,6 +6,7 @@ against any build of the server, so that an old build and a new one can be compa
 the same conditions (the README's "Hostile traffic" figures come from it).
 
   python3 examples/server/attacks.py --server target/release/x12kit-server [SCENARIO...]
+  (--demo OLD/examples/server/demo.toml: the demo configuration of an older build)
 
 Scenarios (default: all): slowloris, slowbody, flood, bigparse. Each starts a fresh server
 on 127.0.0.1 with the demo configuration (limits per key raised, no workers, its own
@@ -31,10 +32,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 AUTH = {"Authorization": "Bearer x12k_demo_alpha"}
 
 
+DEMO = os.path.join(ROOT, "examples/server/demo.toml")
+
+
 class Server:
     def __init__(self, binary, nofile=None):
         self.dir = tempfile.TemporaryDirectory()
-        demo = open(os.path.join(ROOT, "examples/server/demo.toml")).read()
+        demo = open(DEMO).read()
+        # The server's own defaults for the serving layer.
+        demo = re.sub(r"(?ms)^\[server\]\n.*?(?=^\[)", "", demo)
         demo = re.sub(r"(?m)^(transactions|parse_validate|other)_per_minute.*$",
                       r"\1_per_minute = 1000000", demo)
         demo = re.sub(r"(?m)^profile = .*$",
@@ -112,36 +118,25 @@ def connect_from(source, port, timeout=5):
     return s
 
 
-def still_open(socks):
-    """How many sockets the server has neither answered nor closed."""
-    n = 0
+def classify(socks, seen):
+    """What the server did with each socket so far (sticky: a socket answered or closed
+    stays so): 'open' (held, nothing said), 'closed', 'reset', or the status it answered."""
     for s in socks:
+        if seen.get(s, "open") != "open":
+            continue
         s.setblocking(False)
         try:
-            data = s.recv(4096)
-            if data:
-                continue  # answered (a refusal or a timeout answer)
+            data = s.recv(65536)
+            m = re.match(rb"HTTP/1\.1 (\d+)", data)
+            seen[s] = m.group(1).decode() if m else ("closed" if data == b"" else "other")
         except BlockingIOError:
-            n += 1
-            continue
+            seen[s] = "open"
         except OSError:
-            continue
-    return n
-
-
-def refusals(socks):
-    """Status codes the server answered on these sockets without being asked (refusals)."""
-    codes = {}
+            seen[s] = "reset"
+    counts = {}
     for s in socks:
-        s.setblocking(False)
-        try:
-            data = s.recv(4096)
-        except OSError:
-            continue
-        m = re.match(rb"HTTP/1\.1 (\d+)", data)
-        if m:
-            codes[m.group(1).decode()] = codes.get(m.group(1).decode(), 0) + 1
-    return codes
+        counts[seen[s]] = counts.get(seen[s], 0) + 1
+    return counts
 
 
 def open_many(port, n, sources, send=b"", timeout=5):
@@ -169,12 +164,13 @@ def slowloris(binary, n=3000):
         base_fds = srv.fds()
         half = b"POST /api/v1/parse HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
         socks, failed = open_many(srv.port, n, ["127.0.0.2"], half)
+        seen = {}
         time.sleep(1)
         print("slowloris: %d connections from one address each sent half a request head (%d could not connect)" % (len(socks), failed))
-        print("  after 1 s: %d held open by the server, server fds %d (%d before)" % (still_open(socks), srv.fds(), base_fds))
+        print("  after 1 s: %s; server fds %d (%d before)" % (classify(socks, seen), srv.fds(), base_fds))
         print("  " + normal_clients(srv.port))
         time.sleep(11)
-        print("  after 12 s: %d held open, server fds %d; answered with: %s" % (still_open(socks), srv.fds(), refusals(socks) or "nothing"))
+        print("  after 12 s: %s; server fds %d" % (classify(socks, seen), srv.fds()))
         print("  " + normal_clients(srv.port))
         for s in socks:
             s.close()
@@ -189,29 +185,19 @@ def slowbody(binary, n=200):
                 b"Content-Type: text/plain\r\nContent-Length: 1000000\r\n\r\nISA")
         socks, failed = open_many(srv.port, n, ["127.0.0.2"], head)
         print("slow body: %d connections sent a head announcing 1 MB, then one byte a second (%d could not connect)" % (len(socks), failed))
-        answered = {}
+        seen = {}
         start = time.monotonic()
         while time.monotonic() - start < 12:
             for s in socks:
-                try:
-                    s.send(b"*")
-                except OSError:
-                    pass
+                if seen.get(s, "open") == "open":
+                    try:
+                        s.send(b"*")
+                    except OSError:
+                        pass
             time.sleep(1)
             if int(time.monotonic() - start) == 2:
-                print("  after 2 s: %d held open, server fds %d; %s" % (still_open(socks), srv.fds(), normal_clients(srv.port)))
-        for s in socks:
-            s.setblocking(False)
-            try:
-                data = s.recv(65536)
-                m = re.match(rb"HTTP/1\.1 (\d+)", data)
-                key = m.group(1).decode() if m else ("closed" if data == b"" else "other")
-            except BlockingIOError:
-                key = "still open"
-            except OSError:
-                key = "reset"
-            answered[key] = answered.get(key, 0) + 1
-        print("  after 12 s: %s; server fds %d" % (answered, srv.fds()))
+                print("  after 2 s: %s; server fds %d; %s" % (classify(socks, seen), srv.fds(), normal_clients(srv.port)))
+        print("  after 12 s: %s; server fds %d" % (classify(socks, seen), srv.fds()))
         print("  " + normal_clients(srv.port))
         for s in socks:
             s.close()
@@ -225,12 +211,13 @@ def flood(binary, n=3000, nofile=1024):
         cpu0 = srv.cpu()
         sources = ["127.0.0.%d" % i for i in range(2, 12)]
         socks, failed = open_many(srv.port, n, sources, timeout=0.2)
+        seen = {}
         time.sleep(1)
         print("flood: %d idle connections from %d addresses to a server with ulimit -n %d (%d could not connect within 0.2 s)" % (len(socks), len(sources), nofile, failed))
-        print("  after 1 s: %d held open, server fds %d, refusals %s" % (still_open(socks), srv.fds(), refusals(socks) or "none"))
+        print("  after 1 s: %s; server fds %d" % (classify(socks, seen), srv.fds()))
         print("  " + normal_clients(srv.port, 5))
         time.sleep(7)
-        print("  after 8 s: %d held open, server fds %d, server CPU %.1f s" % (still_open(socks), srv.fds(), srv.cpu() - cpu0))
+        print("  after 8 s: %s; server fds %d, server CPU %.1f s" % (classify(socks, seen), srv.fds(), srv.cpu() - cpu0))
         print("  " + normal_clients(srv.port, 5))
         for s in socks:
             s.close()
@@ -305,10 +292,13 @@ def bigparse(binary, n=64, size=30_000_000):
 
 
 def main():
+    global DEMO
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", required=True, help="the x12kit-server binary")
+    p.add_argument("--demo", default=DEMO, help="the demo configuration to start it with")
     p.add_argument("scenarios", nargs="*", default=["slowloris", "slowbody", "flood", "bigparse"])
     a = p.parse_args()
+    DEMO = a.demo
     print("server %s, %d cores, load average %s" % (a.server, os.cpu_count(), open("/proc/loadavg").read().split()[0]))
     for s in a.scenarios:
         {"slowloris": slowloris, "slowbody": slowbody, "flood": flood, "bigparse": bigparse}[s](a.server)

@@ -84,10 +84,12 @@ rlog = os.path.join(work, "received.jsonl")
 receiver = subprocess.Popen([os.path.join(bin_dir, "x12kit-receiver"), "--listen", "127.0.0.1:0", "--secret", secret,
                              "--log", rlog], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 rbase = receiver.stdout.readline().decode().strip().replace("listening on ", "")
+# The receiver prints a line per delivery: read them, or its pipe fills and it stops.
+threading.Thread(target=lambda: [None for _ in receiver.stdout], daemon=True).start()
 
 # The demo's server-wide settings (limits raised, fast polls), and one account of our own.
 demo = open(os.path.join(root, "examples/server/demo.toml")).read()
-demo = demo[:demo.index("[[accounts]]")]
+demo = demo[:re.search(r"(?m)^\[\[accounts\]\]", demo).start()]
 demo = re.sub(r"(?m)^(transactions|parse_validate|other)_per_minute.*$", r"\1_per_minute = 1000000", demo)
 demo = re.sub(r"(?m)^poll_ms.*$", "poll_ms = 50", demo)
 demo = re.sub(r"(?m)^webhook_retry_ms.*$", "webhook_retry_ms = [500, 1000, 2000, 4000, 8000, 16000, 32000]", demo)
@@ -131,8 +133,10 @@ def start(i):
             c = http.client.HTTPConnection("127.0.0.1", ports[i], timeout=2)
             c.request("GET", "/healthz"); c.getresponse().read(); return
         except OSError:
+            if procs[i].poll() is not None:
+                break
             time.sleep(0.1)
-    raise SystemExit(f"server {i} did not start: see {work}/server-{i}.log")
+    raise SystemExit(f"server {i} did not start:\n" + open(os.path.join(work, f"server-{i}.log")).read()[-3000:])
 
 def query(sql):
     """Rows of one column, or None when PostgreSQL does not answer."""
@@ -257,6 +261,20 @@ for doc in sorted(ids):
         evs.append(dlv["event"])
     check(evs == ["document.validated", "document.routed"], f"{doc}: events {evs}")
 print(f"chaos: {len(ids)} documents routed; {twice} sent twice (each in doubt at a kill and marked), {marked} marked as resent; {len(hooks)} webhook deliveries received")
+if failures:
+    # What the servers logged (warnings and errors), to tell why.
+    for i in range(2):
+        lines = open(os.path.join(work, f"server-{i}.log")).read().splitlines()
+        counts = {}
+        for l in lines:
+            key = re.sub(r"^\S+\s+", "", re.sub(r"\x1b\[[0-9;]*m", "", l))[:160]
+            counts[key] = counts.get(key, 0) + 1
+        print(f"server {i} logged (most frequent first):")
+        for k, n in sorted(counts.items(), key=lambda kv: -kv[1])[:15]:
+            print(f"  {n} x {k}")
+    pending = [d for doc in sorted(ids)[:50] for d in get(f"/api/v1/transactions/{doc}")[1]["data"]["webhookDeliveries"] if d["state"] != "delivered"]
+    if pending:
+        print("a delivery not delivered:", json.dumps(pending[0])[:1500])
 for p in procs:
     p.terminate(); p.wait()
 receiver.kill()

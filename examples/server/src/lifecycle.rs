@@ -670,6 +670,14 @@ struct Claims {
 
 type InFlight = Arc<Mutex<Claims>>;
 
+/// What [`Claims::room`] says: the partners (endpoints) at their share, the running count
+/// of each busy one, and the ids running.
+type Room = (
+    Vec<String>,
+    std::collections::HashMap<String, usize>,
+    Vec<String>,
+);
+
 impl Claims {
     /// Keeps the ids of a read begun at `began` that are not running nor finished since;
     /// `key` is the partner (endpoint) of a row.
@@ -707,15 +715,20 @@ impl Claims {
         self.finished.insert(id, std::time::Instant::now());
     }
 
-    /// The partners (endpoints) at `cap` running, and what each busy one runs.
-    fn room(&self, cap: usize) -> (Vec<String>, std::collections::HashMap<String, usize>) {
+    /// The partners (endpoints) at `cap` running, what each busy one runs, and the ids
+    /// running.
+    fn room(&self, cap: usize) -> Room {
         let full = self
             .busy
             .iter()
             .filter(|(_, n)| **n >= cap)
             .map(|(k, _)| k.clone())
             .collect();
-        (full, self.busy.clone())
+        (
+            full,
+            self.busy.clone(),
+            self.running.keys().cloned().collect(),
+        )
     }
 }
 
@@ -756,13 +769,16 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
             drop(p);
         }
         let free = permits.available_permits();
-        // Only rows that no live process holds, this one included: a claim never takes
-        // (and so never locks) a row whose outcome this process is about to record from
-        // another writer connection, which could otherwise wait on each other.
+        // Only rows that no live process holds, this one included (its rows being routed
+        // are left out by id): a claim never takes (and so never locks) a row whose outcome
+        // this process is about to record from another writer connection, which could
+        // otherwise wait on each other. A row this process holds but does not work on (a
+        // claim whose commit was lost with the database connection, though it committed)
+        // is taken again: claimed by this process, it was never sent.
         let began = std::time::Instant::now();
         let owner = app.worker_id.clone();
         let cap = app.config.workers.concurrency_per_partner;
-        let (full, busy) = in_flight.lock().map(|c| c.room(cap)).unwrap_or_default();
+        let (full, busy, mine) = in_flight.lock().map(|c| c.room(cap)).unwrap_or_default();
         let batch = app
             .store
             .write(move |c| {
@@ -775,14 +791,15 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
                     4,
                     &full,
                 );
+                let (working, running) = crate::db::in_texts(c, "id", 6, &mine);
                 let candidates = c
                     .query(
                         &format!(
                             "SELECT id, account, partner_id FROM documents
                              WHERE status = 'validated'
-                               AND (lease_owner IS NULL
+                               AND (lease_owner IS NULL OR lease_owner = ?5
                                     OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?1))
-                               AND NOT ({other})
+                               AND NOT ({other}) AND NOT ({working})
                              ORDER BY seq LIMIT ?2 {}",
                             c.skip_locked()
                         ),
@@ -791,6 +808,8 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
                             (free.max(16) as i64 * 4).into(),
                             KEY_SEPARATOR.into(),
                             partners,
+                            owner.as_str().into(),
+                            running,
                         ],
                     )
                     .map_err(db)?;
@@ -1150,25 +1169,27 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
         let began = std::time::Instant::now();
         let owner = app.worker_id.clone();
         let cap = app.config.workers.concurrency_per_endpoint;
-        let (full, busy) = in_flight.lock().map(|c| c.room(cap)).unwrap_or_default();
+        let (full, busy, mine) = in_flight.lock().map(|c| c.room(cap)).unwrap_or_default();
         let batch = app
             .store
             .write(move |c| {
                 // Due, not waiting for an earlier event of its document to the same endpoint,
-                // not claimed by a live process, to endpoints not at their share
+                // not claimed by a live process (this one's rows not being delivered
+                // excepted, as for routing), to endpoints not at their share
                 // (`concurrency_per_endpoint`).
                 let (other, endpoints) = crate::db::in_texts(c, "d.url", 4, &full);
+                let (working, running) = crate::db::in_texts(c, "d.id", 6, &mine);
                 let candidates = c
                     .query(
                         &format!(
                             "SELECT d.id, d.url FROM webhook_deliveries d
                              WHERE d.state = 'pending' AND d.next_at <= ?1
-                               AND (d.lease_owner IS NULL
+                               AND (d.lease_owner IS NULL OR d.lease_owner = ?5
                                     OR d.lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
                                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                                    WHERE e.document_id = d.document_id AND e.url = d.url
                                      AND e.state = 'pending' AND e.event_no < d.event_no)
-                               AND NOT ({other})
+                               AND NOT ({other}) AND NOT ({working})
                              ORDER BY d.next_at, d.id LIMIT ?3 {}",
                             c.skip_locked()
                         ),
@@ -1177,6 +1198,8 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
                             (now_ms() - HEARTBEAT_STALE_MS).into(),
                             (free.max(16) as i64 * 4).into(),
                             endpoints,
+                            owner.as_str().into(),
+                            running,
                         ],
                     )
                     .map_err(db)?;
