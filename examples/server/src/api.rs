@@ -907,7 +907,7 @@ async fn readyz(
         .into_response();
     }
     if let Some(fault) = app.store.write_fault() {
-        tracing::warn!(%fault, "not ready: the store cannot take writes");
+        tracing::debug!(%fault, "not ready: the store cannot take writes");
         return ApiError::store_unavailable().into_response();
     }
     let pressure = serving.map(|s| s.pressure()).unwrap_or_default();
