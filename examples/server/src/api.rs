@@ -89,6 +89,10 @@ pub fn router(app: Arc<App>) -> Router {
                 .delete(s::delete_partner),
         )
         .route(
+            "/api/settings/partners/{id}/test-connection",
+            post(s::test_partner_connection),
+        )
+        .route(
             "/api/settings/webhooks",
             get(s::list_webhooks).post(s::create_webhook),
         )
@@ -124,6 +128,8 @@ pub fn router(app: Arc<App>) -> Router {
                 .layer(axum::middleware::from_fn(crate::serve::capacity::admit)),
         )
         .merge(session)
+        // AS2 partners: authenticated by their signature, not by a key (src/as2/inbound.rs).
+        .route("/as2/{account}", post(crate::as2::inbound::receive))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/api/v1/openapi.json", get(openapi))
@@ -961,6 +967,7 @@ async fn method_not_allowed() -> ApiError {
     crate::settings_api::get_partner,
     crate::settings_api::put_partner,
     crate::settings_api::delete_partner,
+    crate::settings_api::test_partner_connection,
     crate::settings_api::list_webhooks,
     crate::settings_api::create_webhook,
     crate::settings_api::get_webhook,
@@ -981,6 +988,7 @@ async fn method_not_allowed() -> ApiError {
     validate,
     healthz,
     readyz,
-    openapi
+    openapi,
+    crate::as2::inbound::receive
 ))]
 pub struct Paths;

@@ -31,9 +31,21 @@ fn addr(s: &Server) -> SocketAddr {
 
 /// A connection to the server from `source` (an address of 127.0.0.0/8).
 fn connect_from(source: &str, to: SocketAddr) -> std::io::Result<TcpStream> {
+    connect_with(source, to, None)
+}
+
+/// The same, with a fixed receive buffer (which turns the kernel's autotuning off).
+fn connect_with(
+    source: &str,
+    to: SocketAddr,
+    recv_buffer: Option<u32>,
+) -> std::io::Result<TcpStream> {
     let source: SocketAddr = format!("{source}:0").parse().unwrap();
     let s = runtime().block_on(async {
         let socket = tokio::net::TcpSocket::new_v4()?;
+        if let Some(n) = recv_buffer {
+            socket.set_recv_buffer_size(n)?;
+        }
         socket.bind(source)?;
         tokio::time::timeout(Duration::from_secs(5), socket.connect(to))
             .await
@@ -608,9 +620,10 @@ fn keep_alive_pipelining_and_stalled_readers_are_bounded() {
     assert_eq!(text.matches("connection: close").count(), 1, "{text}");
     // A client that asks for a large answer and never reads it is dropped after the send
     // timeout: it gets less than the answer, then the end of the connection.
-    // About 35 MB of answer: more than the two sockets' buffers hold.
+    // About 35 MB of answer: far more than the two sockets' buffers hold (the client's
+    // fixed at 64 KiB: the kernel would grow it to net.ipv4.tcp_rmem's maximum).
     let x12 = big_x12(8_000_000);
-    let mut c = connect_from("127.0.0.2", to).unwrap();
+    let mut c = connect_with("127.0.0.2", to, Some(64 * 1024)).unwrap();
     write!(
         c,
         "POST /api/v1/parse HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {ALPHA}\r\nContent-Type: application/edi-x12\r\nContent-Length: {}\r\n\r\n",

@@ -212,15 +212,17 @@ fn verdict(a: &Activity, serving: &Serving, now: u64) -> Result<u64, &'static st
             Ok(last + limit)
         };
     }
+    // A write may block before the next look: look again within the send timeout.
+    let step = s.keep_alive_idle.min(s.send_timeout).as_millis() as u64;
     if a.in_flight.load(Relaxed) > 0 {
         // The request timeout bounds a request being handled.
-        return Ok(now + s.keep_alive_idle.as_millis() as u64);
+        return Ok(now + step);
     }
     let limit = s.keep_alive_idle.as_millis() as u64;
     if quiet >= limit {
         Err("idle")
     } else {
-        Ok(last + limit)
+        Ok((last + limit).min(last + step))
     }
 }
 
@@ -256,7 +258,7 @@ pub async fn serve<I>(
         .keep_alive(true);
     let mut conn = builder.serve_connection(TokioIo::new(io), service);
     let at = |ms: u64| tokio::time::Instant::from_std(super::epoch() + Duration::from_millis(ms));
-    let mut check = at(now_ms() + s.keep_alive_idle.as_millis() as u64);
+    let mut check = at(now_ms() + s.keep_alive_idle.min(s.send_timeout).as_millis() as u64);
     let mut stopping = false;
     let ended = loop {
         tokio::select! {
@@ -343,4 +345,35 @@ pub fn refusal(status: StatusCode, code: &str, message: &str, retry_after: u64) 
     )
     .into_bytes()
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watchdog_looks_within_the_send_timeout_and_closes_idle_or_stalled_connections() {
+        let settings = super::super::Settings {
+            keep_alive_idle_ms: 5000,
+            send_timeout_ms: 1000,
+            ..Default::default()
+        };
+        let serving = Serving::new(settings.resolve(1 << 20).unwrap());
+        let a = Activity::default();
+        a.last_io.store(10_000, Relaxed);
+        // Quiet, nothing blocked: look again by the send timeout, since a write may block.
+        assert_eq!(verdict(&a, &serving, 10_000), Ok(11_000));
+        // Idle past keep_alive_idle: closed.
+        assert_eq!(verdict(&a, &serving, 15_000), Err("idle"));
+        // A request being handled is never closed here.
+        a.in_flight.store(1, Relaxed);
+        assert_eq!(verdict(&a, &serving, 15_000), Ok(16_000));
+        // A blocked write: closed once nothing moved for the send timeout, whatever runs.
+        a.write_blocked.store(true, Relaxed);
+        assert_eq!(verdict(&a, &serving, 10_500), Ok(11_000));
+        assert_eq!(
+            verdict(&a, &serving, 11_000),
+            Err("the client stopped reading its response")
+        );
+    }
 }
