@@ -138,9 +138,11 @@ passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + i))
 if [ "$status" -ne 0 ] && [ "$f" = 0 ]; then echo "cargo test on PostgreSQL exited $status"; failed=$((failed + 1)); fi
 
 echo "== PostgreSQL restarted under load (tests/faults.rs; alone, as it restarts the cluster)"
+# The earlier tests left the cluster with data to checkpoint at shutdown: on a loaded
+# machine that has taken more than pg_ctl's default minute, hence -t 300.
 pglog="$work/cargo-test-postgres-restart.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-X12KIT_TEST_PG_RESTART="${pgas[*]} $pgctl -D $pgdir/data -l $pgdir/server.log -m fast -w restart" \
+X12KIT_TEST_PG_RESTART="${pgas[*]} $pgctl -D $pgdir/data -l $pgdir/server.log -m fast -w -t 300 restart" \
   cargo test -p x12kit-server --test faults -- on_postgresql 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 results="$(grep -E '^test result: ' "$pglog")"
