@@ -441,7 +441,9 @@ fn keyed_senders(
                 while !stop.load(Ordering::SeqCst) {
                     let key = format!("chaos-{t}-{n}");
                     n += 1;
-                    for _ in 0..200 {
+                    // Until accepted: a key given up on could have committed unseen.
+                    let give_up = Instant::now() + Duration::from_secs(300);
+                    while Instant::now() < give_up {
                         let r = client
                             .post(format!("{base}/api/v1/documents/outbound"))
                             .bearer_auth(ALPHA)
