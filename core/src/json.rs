@@ -35,6 +35,7 @@ use crate::delimiters::Delimiters;
 use crate::envelope::{Document, Group, Interchange};
 use crate::segment::Segment;
 use std::io;
+pub(crate) use x12kit_syntax::escape::escape_into;
 
 /// Names of ISA01..ISA16 in the JSON `header` of an interchange.
 pub const ISA_FIELDS: [&str; 16] = [
@@ -511,8 +512,6 @@ struct JsonWriter<'a, 's> {
     /// turn it off to compare it with the general path).
     fast: bool,
 }
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
 
 impl<'a, 's> JsonWriter<'a, 's> {
     fn new(buf: Vec<u8>, flush_at: usize) -> Self {
@@ -1723,58 +1722,11 @@ impl<W: io::Write> io::Write for Pretty<W> {
     }
 }
 
-/// Appends the inside of a JSON string holding `b` (UTF-8): `"`, `\` and
-/// control characters escaped as serde_json does (`\n`, `\b`, …, else
-/// `\u00XX`), everything else as it is.
-pub(crate) fn escape_into(b: &[u8], out: &mut Vec<u8>) {
-    let mut run = 0;
-    for (i, &c) in b.iter().enumerate() {
-        let esc: &[u8] = match c {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0C => b"\\f",
-            0..=0x1F => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&b[run..i]);
-        if esc.is_empty() {
-            out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(c >> 4) as usize],
-                HEX[(c & 15) as usize],
-            ]);
-        } else {
-            out.extend_from_slice(esc);
-        }
-        run = i + 1;
-    }
-    out.extend_from_slice(&b[run..]);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::envelope::parse;
     use serde_json::json;
-
-    #[test]
-    fn escape_into_writes_what_serde_json_writes() {
-        let all: String = (0u8..0x80).map(char::from).chain("é€😀".chars()).collect();
-        let mut out = vec![b'"'];
-        super::escape_into(all.as_bytes(), &mut out);
-        out.push(b'"');
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            serde_json::to_string(&all).unwrap()
-        );
-    }
 
     /// The whole-tree JSON written with and without [`plain::segment`].
     fn both_paths(input: &[u8]) -> (Vec<u8>, Vec<u8>) {

@@ -38,22 +38,16 @@
 
 pub mod ack;
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-pub mod clock;
-pub mod delimiters;
-pub mod diagnostics;
+pub use x12kit_syntax::clock;
 pub mod documents;
-pub mod envelope;
-pub mod error;
-pub mod index;
 pub mod json;
-pub mod lexer;
 pub mod ops;
 pub mod partner;
 pub mod render;
-pub mod segment;
-pub mod stream;
-pub mod time;
 pub mod validate;
+pub use x12kit_syntax::{
+    delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,
+};
 #[cfg(feature = "webhook")]
 pub mod webhook;
 pub mod write;

@@ -32,7 +32,12 @@ pub struct WriteOptions {
 
 /// Writes a parse result given as JSON text.
 pub fn write_str(json: &str, options: &WriteOptions) -> Result<Vec<u8>> {
-    let v: Value = serde_json::from_str(json)?;
+    let v: Value = serde_json::from_str(json).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidJson,
+            format!("the input is not valid JSON: {e}"),
+        )
+    })?;
     write(&v, options)
 }
 

@@ -35,7 +35,6 @@ pub(crate) mod replay;
 mod stream;
 mod summary;
 pub(crate) mod tables;
-mod utf8;
 mod whole;
 
 pub use engine::{Options, Retain, SetRules, Sink, Validator};

@@ -3,7 +3,6 @@
 use super::engine::{Options, Sink, Validator};
 use super::mapping;
 use super::summary::Validation;
-use super::utf8::Utf8Check;
 use crate::delimiters::ISA_LEN;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::envelope::Envelope;
@@ -11,6 +10,7 @@ use crate::lexer::Token;
 use crate::stream::{Pull, StreamTokenizer};
 use std::collections::VecDeque;
 use std::io;
+use x12kit_syntax::utf8::Utf8Check;
 
 /// The most input [`StreamValidator::feed`] copies into its buffer before
 /// validating it, and what [`Validator::read`] asks of its reader at a time.

@@ -49,7 +49,7 @@ pub(crate) fn fixed_separators(isa: &[u8], e: u8) -> bool {
     let mut diff = 0;
     for (chunk, want) in isa.chunks_exact(8).zip(SEPARATOR_WORDS) {
         let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        diff |= crate::segment::bytes_equal(w, e) ^ want;
+        diff |= crate::bytes::bytes_equal(w, e) ^ want;
     }
     // Byte 104 (ISA16) is not a separator.
     diff == 0 && isa[104] != e
@@ -407,7 +407,7 @@ fn wrapped(buf: &[u8], e: u8, eof: bool) -> Option<Detect> {
             match buf[at..].iter().position(|&c| !is_line_break(c)) {
                 // A line break, then a byte that can be a delimiter: it is the
                 // terminator (a segment would start with a letter or digit).
-                Some(k) if is_valid_delimiter(buf[at + k]) && !crate::lexer::is_ws(buf[at + k]) => {
+                Some(k) if is_valid_delimiter(buf[at + k]) && !crate::bytes::is_ws(buf[at + k]) => {
                     breaks.extend(at..at + k);
                     at + k
                 }

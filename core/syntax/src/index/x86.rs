@@ -2,7 +2,7 @@
 //! and AVX2 (used only after run-time detection).
 #![allow(unsafe_code)]
 
-use super::{BLOCK, Masks};
+use super::masks::{BLOCK, Masks};
 use std::arch::x86_64::*;
 
 /// SSE2 kernel: four 16-byte lanes per block.

@@ -8,6 +8,7 @@
 //! The same state machine drives the chunk-fed tokenizer in
 //! [`crate::stream`], so both yield exactly the same tokens.
 
+use crate::bytes::is_ws;
 use crate::delimiters::{Delimiters, Detect, detect, show_byte};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::index::{Cursor, Find};
@@ -115,12 +116,6 @@ static ID_BYTE: [bool; 256] = {
     }
     t
 };
-
-/// Whitespace the tokenizer skips between segments.
-#[inline]
-pub(crate) fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
-}
 
 /// Whitespace after a terminator: skipped unless it is a delimiter other
 /// than the terminator itself (so a blank line in a file whose terminator is
@@ -701,7 +696,8 @@ fn describe(rest: &[u8]) -> String {
 }
 
 /// Up to `max` bytes of `b`, lossily decoded, control characters escaped.
-pub(crate) fn preview(b: &[u8], max: usize) -> String {
+#[doc(hidden)]
+pub fn preview(b: &[u8], max: usize) -> String {
     let cut = &b[..b.len().min(max)];
     let mut s: String = String::from_utf8_lossy(cut)
         .chars()
@@ -722,6 +718,16 @@ pub struct Tokenizer<'a> {
 }
 
 impl<'a> Tokenizer<'a> {
+    /// A tokenizer with a given lexer (the tests compare its paths).
+    #[cfg(test)]
+    pub(crate) fn with_lexer(input: &'a [u8], lexer: Lexer) -> Self {
+        Tokenizer {
+            input,
+            pos: 0,
+            lexer,
+        }
+    }
+
     /// A tokenizer over the whole input.
     pub fn new(input: &'a [u8]) -> Self {
         Tokenizer {
@@ -804,159 +810,6 @@ fn letter_separator(rest: &[u8]) -> Option<u8> {
 }
 
 #[cfg(test)]
-mod fast_path_props {
-    //! The fast path ([`Lexer::common`]) against the general path alone, on
-    //! random X12 with random delimiters and every oddity the fast path
-    //! must leave to the general one: line breaks and spaces between
-    //! segments, empty segments, bad or lower-case identifiers, identifiers
-    //! without elements, ISA and IEA, end-of-file padding, text between
-    //! interchanges, a missing last terminator, and random chunk boundaries.
-
-    use super::*;
-    use crate::stream::{Pull, StreamTokenizer};
-    use proptest::prelude::*;
-
-    const DELIMS: &[u8] =
-        b"*|~^:>!\"#$%&'()+,-./;<=?@[\\]_`{}\x1c\x1d\x1e\x1f\x07\n\r\t\x0b\x0c\x85\xff";
-
-    fn owned(t: &Token<'_>) -> String {
-        match t {
-            Token::Segment(s) => format!(
-                "S {} {} {:?} {:?} {} {:?}",
-                s.index(),
-                s.offset(),
-                s.raw(),
-                s.suffix(),
-                s.terminated(),
-                s.delimiters()
-            ),
-            Token::Diagnostic(d) => format!("D {d:?}"),
-        }
-    }
-
-    fn whole(input: &[u8], lexer: Lexer) -> Vec<String> {
-        let mut t = Tokenizer::new(input);
-        t.lexer = lexer;
-        t.map(|t| owned(&t)).collect()
-    }
-
-    fn chunked(input: &[u8], cuts: &[usize], lexer: Lexer) -> Vec<String> {
-        let mut st = StreamTokenizer::with_lexer(lexer);
-        let mut out = Vec::new();
-        let mut at = 0;
-        let mut i = 0;
-        loop {
-            match st.next() {
-                Pull::Token(t) => out.push(owned(&t)),
-                Pull::End => return out,
-                Pull::NeedInput if at < input.len() => {
-                    let n = cuts[i % cuts.len()].min(input.len() - at);
-                    i += 1;
-                    st.feed(&input[at..at + n]);
-                    at += n;
-                }
-                Pull::NeedInput => st.finish(),
-            }
-        }
-    }
-
-    fn isa(e: u8, c: u8, r: Option<u8>, s: u8) -> Vec<u8> {
-        let mut out = b"ISA".to_vec();
-        let isa11 = [r.unwrap_or(b'U')];
-        let version: &[u8] = if r.is_some() { b"00501" } else { b"00401" };
-        let fields: [&[u8]; 16] = [
-            b"00",
-            b"          ",
-            b"00",
-            b"          ",
-            b"ZZ",
-            b"SENDER         ",
-            b"ZZ",
-            b"RECEIVER       ",
-            b"230101",
-            b"1200",
-            &isa11,
-            version,
-            b"000000001",
-            b"0",
-            b"T",
-            &[c],
-        ];
-        for f in fields {
-            out.push(e);
-            out.extend_from_slice(f);
-        }
-        out.push(s);
-        out
-    }
-
-    /// One piece of input: `k` picks what, `v` varies it.
-    fn piece(out: &mut Vec<u8>, d: [u8; 4], k: u8, v: u8) {
-        let [e, c, r, s] = d;
-        let ids: [&[u8]; 12] = [
-            b"GS", b"ST", b"N1", b"PO1", b"SE", b"GE", b"IEA", b"ISA", b"n1", b"N", b"ABCD", b"I1",
-        ];
-        match k % 16 {
-            0..=5 => {
-                // A segment: identifier, elements, terminator.
-                out.extend_from_slice(ids[v as usize % ids.len()]);
-                for i in 0..(v % 5) {
-                    out.push(e);
-                    out.extend_from_slice(&b"AB12 X"[..(i as usize + v as usize) % 6]);
-                    if v % 7 == i {
-                        out.push(c);
-                        out.push(b'9');
-                    }
-                    if v % 11 == i {
-                        out.push(r);
-                    }
-                }
-                out.push(s);
-            }
-            6 => out.extend_from_slice(&b"\r\n"[..1 + (v as usize % 2)]),
-            7 => out.push(b'\n'),
-            8 => out.extend_from_slice(&b"   \t"[..1 + v as usize % 4]),
-            9 => out.push(s), // an empty segment
-            10 => out.push([e, c, r, 0x1A, 0, b'x'][v as usize % 6]),
-            11 => out.extend_from_slice(&[b'X'; 70][..v as usize % 70]),
-            12 => out.extend_from_slice(b"IEA*1*000000001"),
-            13 => out.extend_from_slice(ids[v as usize % ids.len()]),
-            14 => out.extend_from_slice(b"ISA*00*short"),
-            _ => out.extend_from_slice(&isa(e, c, Some(r).filter(|_| v % 2 == 0), s)),
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig {
-            cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
-
-        #[test]
-        fn the_fast_path_yields_what_the_general_path_yields(
-            d in prop::sample::subsequence(DELIMS.to_vec(), 4).prop_shuffle(),
-            rep in any::<bool>(),
-            pieces in prop::collection::vec((0u8..16, any::<u8>()), 0..120),
-            plain in 0u8..4,
-            cuts in prop::collection::vec(1usize..150, 1..5),
-        ) {
-            let dl = [d[0], d[1], d[2], d[3]];
-            let mut input = isa(d[0], d[1], rep.then_some(d[2]), d[3]);
-            for (k, v) in pieces {
-                // Mostly plain segments, like real files.
-                let k = if plain > 0 && k % 3 != 0 { 0 } else { k };
-                piece(&mut input, dl, k, v);
-            }
-            let want = whole(&input, Lexer::general_only());
-            prop_assert_eq!(&whole(&input, Lexer::default()), &want);
-            prop_assert_eq!(&chunked(&input, &cuts, Lexer::default()), &want);
-            prop_assert_eq!(&chunked(&input, &cuts, Lexer::general_only()), &want);
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -974,21 +827,6 @@ mod tests {
                 _ => None,
             })
             .collect()
-    }
-
-    #[test]
-    fn a_letter_as_element_separator_is_a_delimiters_error() {
-        let x12 = b"ISAA00A          A00A          AZZASENDER         AZZARECEIVER       A230101A1200AUA00401A000000001A0APA>~";
-        let doc = crate::parse(x12);
-        assert_eq!(doc.diagnostics.len(), 1, "{:?}", doc.diagnostics);
-        assert_eq!(doc.diagnostics[0].code, Code::Delimiters);
-        assert!(
-            doc.diagnostics[0].message.contains("'A'") || doc.diagnostics[0].message.contains("A")
-        );
-        // Ordinary text that merely starts with ISA is still NOT_X12.
-        let doc =
-            crate::parse(b"ISABELLA went to the market with a list of things to buy for the week");
-        assert_eq!(doc.diagnostics[0].code, Code::NotX12);
     }
 
     #[test]

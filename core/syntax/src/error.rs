@@ -11,6 +11,7 @@
 //! and checked for drift by the tests.
 
 use crate::diagnostics::Severity;
+use crate::escape::string_into;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use std::fmt;
 
@@ -224,7 +225,8 @@ impl Problem {
 
     /// True when `pointer` is strictly below this problem's pointer
     /// (`/lines/0/qty` below `/lines/0`, not below `/line`).
-    pub(crate) fn is_above(&self, pointer: &str) -> bool {
+    #[doc(hidden)]
+    pub fn is_above(&self, pointer: &str) -> bool {
         pointer
             .strip_prefix(self.pointer.as_str())
             .is_some_and(|rest| rest.starts_with('/'))
@@ -233,10 +235,7 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
+        let sev = self.severity.as_str();
         write!(f, "{sev} {} {}: {}", self.code, self.pointer, self.message)
     }
 }
@@ -274,7 +273,7 @@ impl Error {
     }
 
     /// An error made of problems: its message counts the errors among them.
-    pub(crate) fn from_problems(code: ErrorCode, details: Vec<Problem>) -> Self {
+    pub fn from_problems(code: ErrorCode, details: Vec<Problem>) -> Self {
         let n = details
             .iter()
             .filter(|p| p.severity == Severity::Error)
@@ -316,9 +315,37 @@ impl Error {
         &self.details
     }
 
-    /// The error as compact JSON (`schema/error.schema.json`).
+    /// The error as compact JSON (`schema/error.schema.json`): the bytes
+    /// serde_json writes for its [`Serialize`] form (a test compares them).
     pub fn to_json(&self) -> Vec<u8> {
-        crate::json::to_vec(self)
+        let mut out = Vec::with_capacity(96 + self.message.len());
+        out.extend_from_slice(b"{\"code\":");
+        string_into(self.code.as_str(), &mut out);
+        out.extend_from_slice(b",\"kind\":");
+        string_into(self.kind().as_str(), &mut out);
+        out.extend_from_slice(b",\"message\":");
+        string_into(&self.message, &mut out);
+        if let Some(p) = &self.pointer {
+            out.extend_from_slice(b",\"pointer\":");
+            string_into(p, &mut out);
+        }
+        out.extend_from_slice(b",\"details\":[");
+        for (n, d) in self.details.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"severity\":");
+            string_into(d.severity.as_str(), &mut out);
+            out.extend_from_slice(b",\"code\":");
+            string_into(d.code.as_str(), &mut out);
+            out.extend_from_slice(b",\"pointer\":");
+            string_into(&d.pointer, &mut out);
+            out.extend_from_slice(b",\"message\":");
+            string_into(&d.message, &mut out);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}");
+        out
     }
 }
 
@@ -359,15 +386,6 @@ impl Serialize for Error {
     }
 }
 
-impl From<serde_json::Error> for Error {
-    fn from(e: serde_json::Error) -> Self {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("the input is not valid JSON: {e}"),
-        )
-    }
-}
-
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorCode::Io, e.to_string())
@@ -381,7 +399,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub fn reference_markdown() -> String {
     let mut s = String::from(
         "# Error codes\n\n\
-         Generated from `ErrorCode::ALL` (`core/src/error.rs`); `cargo test -p x12kit --test errors` fails when this file drifts\n\
+         Generated from `ErrorCode::ALL` (`core/syntax/src/error.rs`); `cargo test -p x12kit --test errors` fails when this file drifts\n\
          (`X12KIT_BLESS=1` rewrites it). Every call that fails outright fails with one of these codes, the same in\n\
          Rust, the CLI, C, Python, Node, WASM and the HTTP server. The kind says what a caller does with it:\n\
          `invalid_input` (HTTP 400, a `TypeError`/`ValueError`), `rejected` (HTTP 422, the binding's own error),\n\
@@ -398,4 +416,26 @@ pub fn reference_markdown() -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn to_json_is_what_serde_json_writes() {
+        let plain = Error::new(ErrorCode::InvalidJson, "bad");
+        let full = Error::new(ErrorCode::InvalidPayload, "2 problems \"é\"\n\u{1}")
+            .at("/a~1b/0")
+            .with_details(vec![
+                Problem::error(ErrorCode::MissingField, "/x", "needs \\ x"),
+                Problem::warning(ErrorCode::UnknownField, "/y\t", "unknown"),
+            ]);
+        for e in [plain, full] {
+            assert_eq!(
+                String::from_utf8(e.to_json()).unwrap(),
+                serde_json::to_string(&e).unwrap()
+            );
+        }
+    }
 }

@@ -19,6 +19,16 @@ pub enum Severity {
     Warning,
 }
 
+impl Severity {
+    /// The stable lowercase spelling (`error`, `warning`), as serialized.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
 macro_rules! codes {
     (
         parser { $( $(#[$pdoc:meta])* $pvariant:ident = $ptext:literal, )* }
@@ -40,7 +50,7 @@ macro_rules! codes {
             /// The codes the parser reports (in a parse result).
             pub const PARSER: &'static [Code] = &[ $( Code::$pvariant, )* ];
 
-            /// The codes only the envelope validator ([`mod@crate::validate`]) reports.
+            /// The codes only the envelope validator (`x12kit::validate`) reports.
             pub const VALIDATOR: &'static [Code] = &[ $( Code::$vvariant, )* ];
 
             /// The stable UPPER_SNAKE spelling of the code.
@@ -247,7 +257,7 @@ pub struct Diagnostic {
     /// Byte offset in the input where the problem starts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
-    /// The acknowledgement codes the finding maps to (set by [`mod@crate::validate`]);
+    /// The acknowledgement codes the finding maps to (set by `x12kit::validate`);
     /// boxed so that diagnostics, which travel inside every token, stay small.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack: Option<Box<AckCodes>>,
@@ -373,14 +383,6 @@ impl Diagnostic {
     /// Sets the byte offset.
     pub fn at_offset(mut self, offset: usize) -> Self {
         self.offset = Some(offset);
-        self
-    }
-
-    /// Sets segment index, id and byte offset from a segment.
-    pub fn at_segment(mut self, seg: &crate::segment::Segment<'_>) -> Self {
-        self.segment_index = Some(seg.index());
-        self.segment_id = Some(String::from_utf8_lossy(seg.id()).into_owned());
-        self.offset = Some(seg.offset());
         self
     }
 

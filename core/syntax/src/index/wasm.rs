@@ -9,7 +9,7 @@
 //! 16-byte lanes per block, one `i8x16.bitmask` per lane and class.
 #![allow(unsafe_code)]
 
-use super::{BLOCK, Masks};
+use super::masks::{BLOCK, Masks};
 use core::arch::wasm32::*;
 
 /// The four 16-byte lanes of a block.

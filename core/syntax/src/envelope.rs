@@ -11,6 +11,7 @@
 use crate::diagnostics::{Code, Diagnostic};
 use crate::lexer::{Token, Tokenizer, preview, segment_at};
 use crate::segment::Segment;
+use crate::utf8::Utf8Check;
 use std::ops::Range;
 
 /// Receives the structure found by [`Envelope`]. Every method has an empty default.
@@ -704,11 +705,13 @@ pub fn parse(input: &[u8]) -> Document<'_> {
     if let Some(first) = doc.interchanges.first() {
         let head = &input[..first.isa.offset()];
         let ws = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-        if ws.iter().all(|&b| crate::lexer::is_ws(b)) {
+        if ws.iter().all(|&b| crate::bytes::is_ws(b)) {
             doc.prefix = head;
         }
     }
-    check_utf8(input, &mut doc.diagnostics);
+    let mut utf8 = Utf8Check::default();
+    utf8.feed(input);
+    doc.diagnostics.extend(utf8.finish());
     doc
 }
 
@@ -730,15 +733,17 @@ pub fn parse_each<'a>(
     struct Each<'a, F> {
         doc: Document<'a>,
         each: F,
-        utf8: Utf8Scan,
-        utf8_diagnostics: Vec<Diagnostic>,
+        utf8: Utf8Check,
+        /// The input before this offset went through `utf8`.
+        checked: usize,
         first: bool,
     }
     impl<'a, F: FnMut(&mut Document<'a>, usize)> Each<'a, F> {
         /// Hands over the interchange held, if any: the input before `upto` is done.
         fn emit(&mut self, upto: usize) {
             let input = self.doc.input;
-            self.utf8.advance(input, upto, &mut self.utf8_diagnostics);
+            self.utf8.feed(&input[self.checked..upto]);
+            self.checked = upto;
             if !self.doc.interchanges.is_empty() {
                 (self.each)(&mut self.doc, upto);
                 self.doc.recycle_interchanges();
@@ -790,14 +795,14 @@ pub fn parse_each<'a>(
             ..Document::default()
         },
         each: &mut each,
-        utf8: Utf8Scan::default(),
-        utf8_diagnostics: Vec::new(),
+        utf8: Utf8Check::default(),
+        checked: 0,
         first: true,
     };
     run(input, &mut h, |h| &mut h.doc);
     h.emit(input.len());
     let mut doc = h.doc;
-    doc.diagnostics.append(&mut h.utf8_diagnostics);
+    doc.diagnostics.extend(h.utf8.finish());
     doc
 }
 
@@ -805,101 +810,10 @@ pub fn parse_each<'a>(
 fn prefix(input: &[u8], isa: usize) -> &[u8] {
     let head = &input[..isa];
     let ws = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    if ws.iter().all(|&b| crate::lexer::is_ws(b)) {
+    if ws.iter().all(|&b| crate::bytes::is_ws(b)) {
         head
     } else {
         b""
-    }
-}
-
-/// [`check_utf8`] over an input read in order, a range at a time: the same
-/// reports, with a sequence cut by the end of a range checked with the next.
-#[derive(Debug, Default)]
-struct Utf8Scan {
-    at: usize,
-    reported: usize,
-    done: bool,
-}
-
-impl Utf8Scan {
-    /// Checks the input up to `upto` (or to its end, for a sequence cut there).
-    fn advance(&mut self, input: &[u8], upto: usize, out: &mut Vec<Diagnostic>) {
-        if self.done || upto <= self.at {
-            return;
-        }
-        if input[self.at..upto].is_ascii() {
-            self.at = upto;
-            return;
-        }
-        while self.at < upto {
-            match std::str::from_utf8(&input[self.at..upto]) {
-                Ok(_) => self.at = upto,
-                Err(e) => {
-                    let bad = self.at + e.valid_up_to();
-                    if e.error_len().is_none() && upto < input.len() {
-                        // Cut by the end of the range: checked with the next one.
-                        self.at = bad;
-                        return;
-                    }
-                    if self.reported == UTF8_REPORTS {
-                        out.push(utf8_limit());
-                        self.done = true;
-                        return;
-                    }
-                    out.push(invalid_utf8(input[bad], bad));
-                    self.reported += 1;
-                    self.at = bad + e.error_len().unwrap_or(input.len() - bad);
-                }
-            }
-        }
-    }
-}
-
-/// How many invalid UTF-8 sequences are reported (then [`utf8_limit`]).
-pub(crate) const UTF8_REPORTS: usize = 10;
-
-/// The `INVALID_UTF8` warning for `byte` at `offset`, the start of an invalid sequence.
-pub(crate) fn invalid_utf8(byte: u8, offset: usize) -> Diagnostic {
-    Diagnostic::warning(
-        Code::InvalidUtf8,
-        format!(
-            "byte 0x{byte:02X} at offset {offset} is not valid UTF-8; it appears as U+FFFD in JSON output, so writing the JSON back will not reproduce it (is the file in another encoding such as Latin-1?)"
-        ),
-    )
-    .at_offset(offset)
-}
-
-/// The `INVALID_UTF8` warning that ends the reports.
-pub(crate) fn utf8_limit() -> Diagnostic {
-    Diagnostic::warning(
-        Code::InvalidUtf8,
-        "more invalid UTF-8 sequences follow; only the first 10 are reported",
-    )
-}
-
-/// Reports invalid UTF-8 once per run of bad bytes (up to 10 reports).
-/// [`crate::validate`]'s streaming checker gives the same reports for the
-/// input fed in chunks.
-fn check_utf8(input: &[u8], out: &mut Vec<Diagnostic>) {
-    if input.is_ascii() {
-        return;
-    }
-    let mut at = 0;
-    let mut reported = 0;
-    while at < input.len() {
-        match std::str::from_utf8(&input[at..]) {
-            Ok(_) => break,
-            Err(e) => {
-                let bad = at + e.valid_up_to();
-                if reported == UTF8_REPORTS {
-                    out.push(utf8_limit());
-                    break;
-                }
-                out.push(invalid_utf8(input[bad], bad));
-                reported += 1;
-                at = bad + e.error_len().unwrap_or(input.len() - bad);
-            }
-        }
     }
 }
 
@@ -947,6 +861,20 @@ mod tests {
                 proptest::prop_assert_eq!(&v[..], &want[..], "element {}", n);
             }
         }
+    }
+
+    #[test]
+    fn a_letter_as_element_separator_is_a_delimiters_error() {
+        let x12 = b"ISAA00A          A00A          AZZASENDER         AZZARECEIVER       A230101A1200AUA00401A000000001A0APA>~";
+        let doc = parse(x12);
+        assert_eq!(doc.diagnostics.len(), 1, "{:?}", doc.diagnostics);
+        assert_eq!(doc.diagnostics[0].code, Code::Delimiters);
+        assert!(
+            doc.diagnostics[0].message.contains("'A'") || doc.diagnostics[0].message.contains("A")
+        );
+        // Ordinary text that merely starts with ISA is still NOT_X12.
+        let doc = parse(b"ISABELLA went to the market with a list of things to buy for the week");
+        assert_eq!(doc.diagnostics[0].code, Code::NotX12);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! repetitions and components are split lazily, on demand, without
 //! allocating.
 
+use crate::bytes::bytes_equal;
 use crate::delimiters::Delimiters;
+use crate::diagnostics::Diagnostic;
 use std::fmt;
 
 /// One segment: its bytes (without terminator) borrowed from the input.
@@ -133,7 +135,8 @@ impl<'a> Segment<'a> {
     /// for hot loops that look elements up by position. Returns how many,
     /// and which are not empty (bit `k` for `els[k]`).
     #[inline]
-    pub(crate) fn split_elements(&self, els: &mut [&'a [u8]; 32], max: usize) -> (usize, u32) {
+    #[doc(hidden)]
+    pub fn split_elements(&self, els: &mut [&'a [u8]; 32], max: usize) -> (usize, u32) {
         let raw = self.raw();
         let id = self.id().len();
         let max = max.min(32);
@@ -284,7 +287,7 @@ impl fmt::Debug for Segment<'_> {
 
 /// True if `id` is 2–3 upper-case ASCII letters or digits.
 #[inline]
-pub(crate) fn is_valid_id(id: &[u8]) -> bool {
+pub fn is_valid_id(id: &[u8]) -> bool {
     (2..=3).contains(&id.len())
         && id
             .iter()
@@ -465,6 +468,17 @@ fn separators_short(body: &[u8], sep: u8) -> u64 {
     }
 }
 
+impl Diagnostic {
+    /// Sets segment index, id and byte offset from a segment (here rather
+    /// than in [`crate::diagnostics`], which knows nothing of segments).
+    pub fn at_segment(mut self, seg: &Segment<'_>) -> Self {
+        self.segment_index = Some(seg.index());
+        self.segment_id = Some(String::from_utf8_lossy(seg.id()).into_owned());
+        self.offset = Some(seg.offset());
+        self
+    }
+}
+
 /// The high bits of the eight bytes of `m` ([`bytes_equal`]) as the low
 /// eight bits, byte `k` as bit `k`.
 #[inline(always)]
@@ -498,17 +512,6 @@ fn separators16_words(block: &[u8], sep: u8) -> u64 {
 
 #[cfg(not(target_arch = "x86_64"))]
 use separators16_words as separators16;
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-
-/// The high bit of each byte of `w` that equals `b` (exact: no carries
-/// between bytes).
-#[inline]
-pub(crate) fn bytes_equal(w: u64, b: u8) -> u64 {
-    let x = w ^ (ONES * u64::from(b));
-    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
-}
 
 #[cfg(test)]
 mod tests {

@@ -19,11 +19,11 @@
 //! in Chromium: `bindings/wasm/tests/web.rs`).
 //!
 //! ```
-//! use x12kit::index::{Kernel, Masks, classify_with};
+//! use x12kit_syntax::index::{Kernel, Masks, classify_with};
 //!
 //! let mut block = [b' '; 64];
 //! block[..12].copy_from_slice(b"N1*ST*ACME~\n");
-//! let d = x12kit::Delimiters::default();
+//! let d = x12kit_syntax::Delimiters::default();
 //! let m: Masks = classify_with(Kernel::Portable, &block, &d);
 //! assert_eq!(m.element, 0b100100);
 //! assert_eq!(m.segment, 1 << 10);
@@ -33,39 +33,13 @@
 use crate::delimiters::Delimiters;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+mod masks;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-/// Bytes per block of the index.
-pub const BLOCK: usize = 64;
-
-/// The delimiter and whitespace positions of one 64-byte block: bit `i` is
-/// set when byte `i` of the block is of that class.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Masks {
-    /// The element separator.
-    pub element: u64,
-    /// The component separator.
-    pub component: u64,
-    /// The repetition separator (0 when the interchange has none).
-    pub repetition: u64,
-    /// The segment terminator.
-    pub segment: u64,
-    /// Space, tab, line feed, vertical tab, form feed and carriage return.
-    pub whitespace: u64,
-}
-
-impl Masks {
-    /// Whitespace the tokenizer skips after a terminator: whitespace that is
-    /// not an element, component or repetition separator (a terminator that
-    /// is itself whitespace, such as a line feed, is skippable).
-    #[inline]
-    pub fn skippable(&self) -> u64 {
-        self.whitespace & !(self.element | self.component | self.repetition)
-    }
-}
+pub use masks::{BLOCK, Masks};
 
 /// An implementation of [`classify_with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,14 +1,40 @@
-//! The UTF-8 check of [`crate::parse`] (`INVALID_UTF8` warnings, at most
-//! [`UTF8_REPORTS`] then one saying more follow) over input fed in chunks: a
+//! The UTF-8 report of a parse (`INVALID_UTF8` warnings, one per run of
+//! bad bytes, at most [`UTF8_REPORTS`] then one saying more follow): the
+//! one check [`crate::parse`], [`crate::envelope::parse_each`] and the
+//! streaming validator run. The input is fed in chunks of any size: a
 //! multi-byte sequence split between two chunks is carried (at most 3
 //! bytes) and checked with the bytes that follow it, so the reports are the
 //! same whatever the chunking.
 
-use crate::diagnostics::Diagnostic;
-use crate::envelope::{UTF8_REPORTS, invalid_utf8, utf8_limit};
+use crate::diagnostics::{Code, Diagnostic};
 
+/// How many invalid UTF-8 sequences are reported (then one warning that
+/// more follow).
+pub const UTF8_REPORTS: usize = 10;
+
+/// The `INVALID_UTF8` warning for `byte` at `offset`, the start of an invalid sequence.
+fn invalid_utf8(byte: u8, offset: usize) -> Diagnostic {
+    Diagnostic::warning(
+        Code::InvalidUtf8,
+        format!(
+            "byte 0x{byte:02X} at offset {offset} is not valid UTF-8; it appears as U+FFFD in JSON output, so writing the JSON back will not reproduce it (is the file in another encoding such as Latin-1?)"
+        ),
+    )
+    .at_offset(offset)
+}
+
+/// The `INVALID_UTF8` warning that ends the reports.
+fn utf8_limit() -> Diagnostic {
+    Diagnostic::warning(
+        Code::InvalidUtf8,
+        "more invalid UTF-8 sequences follow; only the first 10 are reported",
+    )
+}
+
+/// The UTF-8 check of an input fed in order: [`feed`](Utf8Check::feed)
+/// each chunk, then [`finish`](Utf8Check::finish) for the warnings.
 #[derive(Debug, Default)]
-pub(crate) struct Utf8Check {
+pub struct Utf8Check {
     /// Input offset of the next byte fed.
     offset: usize,
     /// The start of a sequence the last chunk ended in (a valid prefix).
@@ -22,7 +48,7 @@ pub(crate) struct Utf8Check {
 
 impl Utf8Check {
     /// Checks the next chunk of the input.
-    pub(crate) fn feed(&mut self, chunk: &[u8]) {
+    pub fn feed(&mut self, chunk: &[u8]) {
         let base = self.offset;
         self.offset += chunk.len();
         if self.done {
@@ -55,7 +81,7 @@ impl Utf8Check {
     }
 
     /// Ends the input and returns the warnings (in input order).
-    pub(crate) fn finish(mut self) -> Vec<Diagnostic> {
+    pub fn finish(mut self) -> Vec<Diagnostic> {
         if self.carried > 0 && !self.done {
             let n = self.carried;
             let carry = self.carry;
@@ -64,8 +90,7 @@ impl Utf8Check {
         self.found
     }
 
-    /// Checks `buf` (input offset `base`) as `check_utf8` does; returns how
-    /// many bytes were checked: all but an unfinished sequence at the end
+    /// Checks `buf` (input offset `base`); returns how many bytes were checked: all but an unfinished sequence at the end
     /// when more input may follow (`eof` false).
     fn scan(&mut self, buf: &[u8], base: usize, eof: bool) -> usize {
         if self.done || buf.is_ascii() {
@@ -94,7 +119,7 @@ impl Utf8Check {
     }
 
     /// Heap bytes held (the warnings found).
-    pub(crate) fn retained_bytes(&self) -> usize {
+    pub fn retained_bytes(&self) -> usize {
         self.found.capacity() * std::mem::size_of::<Diagnostic>()
     }
 }
@@ -103,14 +128,11 @@ impl Utf8Check {
 mod tests {
     use super::*;
 
-    /// The warnings of `parse` over the whole input, as text.
+    /// The warnings of the whole input at once, as text.
     fn whole(input: &[u8]) -> Vec<String> {
-        crate::parse(input)
-            .diagnostics
-            .iter()
-            .filter(|d| d.code == crate::Code::InvalidUtf8)
-            .map(|d| format!("{d:?}"))
-            .collect()
+        let mut c = Utf8Check::default();
+        c.feed(input);
+        c.finish().iter().map(|d| format!("{d:?}")).collect()
     }
 
     fn chunked(input: &[u8], sizes: &[usize]) -> Vec<String> {
