@@ -45,12 +45,12 @@ pub mod ops;
 pub mod partner;
 pub mod render;
 pub mod validate;
+pub use x12kit_json::write;
 pub use x12kit_syntax::{
     delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,
 };
 #[cfg(feature = "webhook")]
 pub mod webhook;
-pub mod write;
 
 pub use ack::{AckKind, AckOptions, acknowledge};
 pub use delimiters::Delimiters;
@@ -65,4 +65,4 @@ pub use segment::{Element, Segment};
 pub use stream::{Pull, Reader, StreamTokenizer};
 pub use time::DateTime;
 pub use validate::{StreamValidator, Validation, Validator, validate, validate_reader};
-pub use write::{WriteOptions, write, write_str};
+pub use x12kit_json::{WriteOptions, write_str};

@@ -58,7 +58,7 @@ pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
             ErrorCode::InvalidOptions,
             format!(
                 "options must be an object, found {}",
-                crate::json::value_kind(&v)
+                x12kit_json::value_kind(&v)
             ),
         )
         .at("/"));
@@ -470,7 +470,7 @@ pub fn read_acknowledgement(input: &[u8]) -> Acknowledgements {
 
 /// [`read_acknowledgement`] as JSON.
 pub fn read_acknowledgement_json(input: &[u8]) -> Vec<u8> {
-    crate::json::to_vec(&read_acknowledgement(input))
+    x12kit_json::to_vec(&read_acknowledgement(input))
 }
 
 /// Control numbers of a rendered interchange (each 1–999999999; default 1).
@@ -544,20 +544,10 @@ pub fn render_str(
     o: &RenderOptions,
     now: DateTime,
 ) -> Result<Rendered, Error> {
-    let payload: Value = serde_json::from_str(payload).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("the payload is not valid JSON: {e}"),
-        )
-        .at("/payload")
-    })?;
-    let partner: Value = serde_json::from_str(partner).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("the partner profile is not valid JSON: {e}"),
-        )
-        .at("/partner")
-    })?;
+    let payload: Value = serde_json::from_str(payload)
+        .map_err(|e| Error::invalid_json("payload", e).at("/payload"))?;
+    let partner: Value = serde_json::from_str(partner)
+        .map_err(|e| Error::invalid_json("partner profile", e).at("/partner"))?;
     render(document_type, &payload, &partner, o, now)
 }
 

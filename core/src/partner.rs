@@ -163,12 +163,8 @@ impl Partner {
     /// Reads a profile from JSON text, checking it: `INVALID_JSON` for text
     /// that is not JSON, else as [`Partner::from_value`].
     pub fn from_json(text: &str) -> Result<Partner, Error> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            Error::new(
-                ErrorCode::InvalidJson,
-                format!("the partner profile is not valid JSON: {e}"),
-            )
-        })?;
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| Error::invalid_json("partner profile", e))?;
         Partner::from_value(&v)
     }
 

@@ -8,11 +8,11 @@ use super::finding::Finding;
 use super::matcher::{Item, Matched, Shape, match_into};
 use super::model::*;
 use super::value;
-use crate::json::{append, put, put_key};
 use crate::segment::Segment;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashSet;
+use x12kit_json::copy::{append, put, put_key};
 
 /// A mapped document: keys are the declaration's names (`'static`), strings
 /// borrow the input where they can; [`J::to_value`] and [`J::write_json`]
@@ -98,7 +98,7 @@ fn json_string(b: &[u8], out: &mut Vec<u8>) {
         out.push(b'"');
         return;
     }
-    crate::json::escape_into(b, out);
+    x12kit_syntax::escape::escape_into(b, out);
     out.push(b'"');
 }
 
@@ -1293,7 +1293,7 @@ impl<'a> Tree<'a> {
 /// The buffers of document mapping, kept from one set to the next (the
 /// parse JSON writer holds one for all the sets it writes).
 #[derive(Debug, Default)]
-pub(crate) struct Mapping<'a> {
+pub struct Mapping<'a> {
     segs: Vec<Segment<'a>>,
     /// [`Item::clean`] of each of `segs`.
     clean: Vec<bool>,

@@ -770,6 +770,43 @@ pub fn map_back(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> 
 /// writer keeps one).
 pub(crate) type Mapper<'a> = decode::Mapping<'a>;
 
+/// The known sets' mapping, plugged into the parse result's writer
+/// ([`crate::json`]): each set of a known type gets its `document`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonDocuments;
+
+impl x12kit_json::Documents for JsonDocuments {
+    type Mapper<'a> = Mapper<'a>;
+}
+
+impl<'a> x12kit_json::SetMapper<'a> for Mapper<'a> {
+    #[inline]
+    fn maps(&self, kind: &[u8]) -> bool {
+        is_known(kind)
+    }
+
+    #[inline]
+    fn start_body(&mut self) {
+        self.clear_body();
+    }
+
+    #[inline]
+    fn push_body(&mut self, seg: crate::segment::Segment<'a>, clean: bool) {
+        self.push_body_checked(seg, clean);
+    }
+
+    #[inline]
+    fn write_document(
+        &mut self,
+        doc: &Document<'a>,
+        group: &Group<'a>,
+        tx: &Transaction<'a>,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        write_document_with(self, doc, group, tx, true, out)
+    }
+}
+
 /// Appends the mapped document of a set as compact JSON (what the parse
 /// result carries as `document`), with buffers kept from the previous sets;
 /// false for sets not among the 18.

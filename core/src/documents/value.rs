@@ -414,7 +414,7 @@ fn date_into(s: &[u8], out: &mut Vec<u8>) -> Read {
     if !valid_date(year, two(&md[..2]), two(&md[2..])) {
         return Read::Same;
     }
-    crate::json::append(
+    x12kit_json::copy::append(
         out,
         &[
             century[0], century[1], y[0], y[1], b'-', md[0], md[1], b'-', md[2], md[3],
@@ -493,12 +493,12 @@ fn number_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Option<Read
     if !matches!(xt, XType::N(n) if n > 0) {
         match written_as_is(s) {
             Some(false) => {
-                crate::json::append(out, s);
+                x12kit_json::copy::append(out, s);
                 return Some(Read::Number);
             }
             Some(true) if pt == PType::Int => return Some(Read::Same),
             Some(true) => {
-                crate::json::append(out, s);
+                x12kit_json::copy::append(out, s);
                 return Some(Read::Number);
             }
             None => {}
@@ -557,7 +557,7 @@ fn number_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Option<Read
                 put(b"-");
             }
             put(int);
-            crate::json::append(out, &text[..len]);
+            x12kit_json::copy::append(out, &text[..len]);
         }
         return Some(Read::Number);
     }
@@ -588,7 +588,7 @@ fn number_into(s: &[u8], pt: PType, xt: XType, out: &mut Vec<u8>) -> Option<Read
     put(b".");
     put(&b"000000000000000"[..pad]);
     put(frac);
-    crate::json::append(out, &text[..len]);
+    x12kit_json::copy::append(out, &text[..len]);
     Some(Read::Number)
 }
 

@@ -126,11 +126,11 @@ impl Validation {
     /// The validation result as compact JSON (the shape of
     /// `schema/validation-result.schema.json`).
     pub fn to_json(&self) -> Vec<u8> {
-        crate::json::to_vec(self)
+        x12kit_json::to_vec(self)
     }
 
     /// The validation result as indented JSON.
     pub fn to_json_pretty(&self) -> Vec<u8> {
-        crate::json::to_vec_pretty(self)
+        x12kit_json::to_vec_pretty(self)
     }
 }

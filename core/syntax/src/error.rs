@@ -282,6 +282,15 @@ impl Error {
         Error::new(code, message).with_details(details)
     }
 
+    /// `INVALID_JSON`: "the {what} is not valid JSON: {e}" (`what`: the
+    /// input, the options, the payload, …; `e`: what the JSON parser said).
+    pub fn invalid_json(what: &str, e: impl fmt::Display) -> Self {
+        Error::new(
+            ErrorCode::InvalidJson,
+            format!("the {what} is not valid JSON: {e}"),
+        )
+    }
+
     /// A caught panic: an internal error carrying what the panic said.
     pub fn internal(what: impl fmt::Display) -> Self {
         Error::new(

@@ -1,4 +1,4 @@
-//! Writing a parse result (the JSON of [`crate::json`]) back to X12 bytes.
+//! Writing a parse result (the JSON of [`crate::writer`]) back to X12 bytes.
 //!
 //! For input without error diagnostics, `write(parse(x))` gives `x` back byte
 //! for byte: delimiters, envelope padding, empty trailing elements, the line
@@ -14,10 +14,11 @@
 //! A value that contains a delimiter is refused with
 //! `CONTAINS_DELIMITER` rather than written as corrupt X12.
 
-use crate::delimiters::{Delimiters, show_byte};
-use crate::error::{Error, ErrorCode, Result};
-use crate::json::{GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, SE_FIELDS, ST_FIELDS};
+use crate::fields::{GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, SE_FIELDS, ST_FIELDS};
+use crate::text::value_kind;
 use serde_json::{Map, Value};
+use x12kit_syntax::delimiters::{Delimiters, show_byte};
+use x12kit_syntax::error::{Error, ErrorCode, Result};
 
 /// Options for [`write()`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,12 +33,7 @@ pub struct WriteOptions {
 
 /// Writes a parse result given as JSON text.
 pub fn write_str(json: &str, options: &WriteOptions) -> Result<Vec<u8>> {
-    let v: Value = serde_json::from_str(json).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("the input is not valid JSON: {e}"),
-        )
-    })?;
+    let v: Value = serde_json::from_str(json).map_err(|e| Error::invalid_json("input", e))?;
     write(&v, options)
 }
 
@@ -79,10 +75,7 @@ pub fn write(v: &Value, options: &WriteOptions) -> Result<Vec<u8>> {
         Some(other) => {
             return Err(shape(
                 "/unterminated",
-                format!(
-                    "expected a boolean, found {}",
-                    crate::json::value_kind(other)
-                ),
+                format!("expected a boolean, found {}", value_kind(other)),
             ));
         }
     };
@@ -110,30 +103,18 @@ fn shape(path: &str, message: impl Into<String>) -> Error {
 }
 
 fn object<'v>(v: &'v Value, path: &str) -> Result<&'v Map<String, Value>> {
-    v.as_object().ok_or_else(|| {
-        shape(
-            path,
-            format!("expected an object, found {}", crate::json::value_kind(v)),
-        )
-    })
+    v.as_object()
+        .ok_or_else(|| shape(path, format!("expected an object, found {}", value_kind(v))))
 }
 
 fn array<'v>(v: &'v Value, path: &str) -> Result<&'v Vec<Value>> {
-    v.as_array().ok_or_else(|| {
-        shape(
-            path,
-            format!("expected an array, found {}", crate::json::value_kind(v)),
-        )
-    })
+    v.as_array()
+        .ok_or_else(|| shape(path, format!("expected an array, found {}", value_kind(v))))
 }
 
 fn string<'v>(v: &'v Value, path: &str) -> Result<&'v str> {
-    v.as_str().ok_or_else(|| {
-        shape(
-            path,
-            format!("expected a string, found {}", crate::json::value_kind(v)),
-        )
-    })
+    v.as_str()
+        .ok_or_else(|| shape(path, format!("expected a string, found {}", value_kind(v))))
 }
 
 fn field<'v>(m: &'v Map<String, Value>, path: &str, name: &str) -> Result<&'v Value> {
@@ -207,10 +188,7 @@ impl<'v> Writer<'_, 'v> {
                         Some(a) => a.as_u64().map(Some).ok_or_else(|| {
                             shape(
                                 &format!("{sp}/{n}/afterGroup"),
-                                format!(
-                                    "expected a group index, found {}",
-                                    crate::json::value_kind(a)
-                                ),
+                                format!("expected a group index, found {}", value_kind(a)),
                             )
                         }),
                     };
@@ -391,7 +369,7 @@ impl<'v> Writer<'_, 'v> {
                 path,
                 format!(
                     "an element must be a string, an array of strings (components) or {{\"repeat\": [...]}}, found {}",
-                    crate::json::value_kind(other)
+                    value_kind(other)
                 ),
             )),
         }
@@ -444,9 +422,12 @@ enum Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::envelope::parse;
-    use crate::json::to_value;
     use serde_json::json;
+    use x12kit_syntax::envelope::parse;
+
+    fn to_value(doc: &x12kit_syntax::Document<'_>) -> Result<Value> {
+        crate::writer::to_value::<crate::NoDocuments>(doc)
+    }
 
     const SAMPLE: &[u8] = b"\xEF\xBB\xBFISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*^*00501*000000001*0*T*:~\r\nGS*PO*S*R*20230101*1200*1*X*005010~\r\nST*850*0001*X~\r\nREF*ZZ*A:B*C^D:E**~\r\nSE*3*0001~\r\nGE*1*1~\r\nIEA*1*000000001~";
 
