@@ -50,7 +50,12 @@ pub use x12kit_syntax::{
     delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,
 };
 #[cfg(feature = "webhook")]
-pub mod webhook;
+pub use x12kit_webhook as webhook;
+
+/// Compiles and runs the Rust examples of `docs/webhooks.md` as doctests.
+#[cfg(all(doctest, feature = "webhook"))]
+#[doc = include_str!("../../docs/webhooks.md")]
+pub struct WebhooksGuide;
 
 pub use ack::{AckKind, AckOptions, acknowledge};
 pub use delimiters::Delimiters;

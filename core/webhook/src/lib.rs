@@ -1,4 +1,4 @@
-//! Webhook signing, verification and delivery building (the EDI integration service's API, §2.5, §5 and §6 of its specification, which is not in this repository).
+//! Webhook signing, verification and delivery building for x12kit, re-exported as `x12kit::webhook` (the EDI integration service's API, §2.5, §5 and §6 of its specification, which is not in this repository).
 //!
 //! This module owns everything a sender or a receiver of x12kit webhooks needs
 //! and nothing about HTTP: [`sign`] and [`verify`] (with [`Verifier`] for
@@ -12,12 +12,12 @@
 //! `webhook-timestamp`, `webhook-signature: v1,<base64>`) beside the service's
 //! own. Time is always a parameter (`now`, since the Unix epoch) so that every
 //! call works in WASM; the `*_now` conveniences read the system clock. Every
-//! failure is an [`Error`](crate::Error) with a stable code (the reasons are
+//! failure is an [`Error`](x12kit_syntax::Error) with a stable code (the reasons are
 //! the [`WebhookError`] variants, converted); no input panics.
 //!
 //! ```
 //! use std::time::Duration;
-//! use x12kit::webhook::{EventData, EventKind, Signer, Verifier};
+//! use x12kit_webhook::{EventData, EventKind, Signer, Verifier};
 //!
 //! let now = Duration::from_secs(1_700_000_000);
 //! let signer = Signer::new(b"my-signing-secret")?;
@@ -38,32 +38,22 @@
 //!     now + Duration::from_secs(2),
 //! )?;
 //! assert_eq!(verified.timestamp, 1_700_000_000);
-//! # Ok::<(), x12kit::Error>(())
+//! # Ok::<(), x12kit_syntax::Error>(())
 //! ```
+
+#![deny(unsafe_code)]
 
 mod delivery;
 mod error;
 mod event;
+mod headers;
 mod signature;
 pub mod standard;
 
 pub use delivery::{CONTENT_TYPE, Delivery, DeliveryId, Signer};
 pub use error::WebhookError;
 pub use event::{EventData, EventKind, Payload};
+pub use headers::{HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub use signature::system_now;
 pub use signature::{DEFAULT_TOLERANCE, SIGNATURE_PREFIX, Verified, Verifier, sign, verify};
-
-/// Header carrying the signing timestamp, Unix seconds.
-pub const HEADER_TIMESTAMP: &str = "X-Service-Timestamp";
-/// Header carrying the event kind, e.g. `document.validated`.
-pub const HEADER_EVENT: &str = "X-Service-Event";
-/// Header carrying the delivery id, the same on every retry.
-pub const HEADER_DELIVERY_ID: &str = "X-Service-Delivery-ID";
-/// Header carrying `sha256=<lower-case hex>`.
-pub const HEADER_SIGNATURE: &str = "X-Service-Signature";
-
-/// Compiles and runs the Rust examples of `docs/webhooks.md` as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../docs/webhooks.md")]
-pub struct WebhooksGuide;

@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::event::{EventData, EventKind, Payload};
-use super::signature::{HmacSha256, keyed, signature_with};
-use super::standard::{self, StandardSecret};
-use super::{HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, HEADER_TIMESTAMP, WebhookError};
+use crate::error::WebhookError;
+use crate::event::{EventData, EventKind, Payload};
+use crate::headers::{HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
+use crate::signature::{HmacSha256, keyed, signature_with};
+use crate::standard::{self, StandardSecret};
 
 /// The media type of every delivery body.
 pub const CONTENT_TYPE: &str = "application/json";
@@ -26,7 +27,7 @@ pub struct DeliveryId([u8; 16]);
 
 impl DeliveryId {
     /// A new id for time `now` (since the Unix epoch), with random bits from the OS or browser.
-    pub fn generate(now: Duration) -> Result<Self, crate::Error> {
+    pub fn generate(now: Duration) -> Result<Self, x12kit_syntax::Error> {
         let mut random = [0u8; 8];
         getrandom::fill(&mut random).map_err(|e| WebhookError::RandomnessUnavailable {
             reason: e.to_string(),
@@ -82,7 +83,7 @@ impl fmt::Debug for DeliveryId {
 }
 
 impl FromStr for DeliveryId {
-    type Err = crate::Error;
+    type Err = x12kit_syntax::Error;
 
     /// Parses the hyphenated text form (either case) of a version 7 UUID.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -187,7 +188,7 @@ impl fmt::Debug for Signer {
 
 impl Signer {
     /// A signer keyed with the webhook signing secret's bytes; refuses an empty secret.
-    pub fn new(secret: impl AsRef<[u8]>) -> Result<Self, crate::Error> {
+    pub fn new(secret: impl AsRef<[u8]>) -> Result<Self, x12kit_syntax::Error> {
         Ok(Self {
             key: keyed(secret.as_ref())?,
             standard: None,
@@ -207,15 +208,19 @@ impl Signer {
         event: EventKind,
         data: EventData,
         now: Duration,
-    ) -> Result<Delivery, crate::Error> {
+    ) -> Result<Delivery, x12kit_syntax::Error> {
         let id = DeliveryId::generate(now)?;
         Ok(self.deliver_payload(id, &Payload::new(event, now.as_secs(), data), now))
     }
 
     /// A first attempt of an event at the system clock's time (not on wasm32-unknown-unknown).
     #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-    pub fn deliver_now(&self, event: EventKind, data: EventData) -> Result<Delivery, crate::Error> {
-        self.deliver(event, data, super::system_now())
+    pub fn deliver_now(
+        &self,
+        event: EventKind,
+        data: EventData,
+    ) -> Result<Delivery, x12kit_syntax::Error> {
+        self.deliver(event, data, crate::signature::system_now())
     }
 
     /// An attempt with a caller-chosen id and body, signed at `now`.

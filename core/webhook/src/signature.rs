@@ -8,7 +8,7 @@ use std::time::Duration;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use super::WebhookError;
+use crate::error::WebhookError;
 
 /// HMAC-SHA256, the only MAC the webhook module uses.
 pub(crate) type HmacSha256 = Hmac<Sha256>;
@@ -26,7 +26,11 @@ const DIGEST_LEN: usize = 32;
 ///
 /// The secret is used as the bytes given (no decoding); an empty secret is
 /// refused with [`WebhookError::EmptySecret.into()`].
-pub fn sign(secret: &[u8], timestamp: u64, raw_body: &[u8]) -> Result<String, crate::Error> {
+pub fn sign(
+    secret: &[u8],
+    timestamp: u64,
+    raw_body: &[u8],
+) -> Result<String, x12kit_syntax::Error> {
     let key = keyed(secret)?;
     Ok(signature_with(&key, &timestamp.to_string(), raw_body))
 }
@@ -44,7 +48,7 @@ pub fn verify<S: AsRef<[u8]>>(
     raw_body: &[u8],
     now: Duration,
     tolerance: Duration,
-) -> Result<Verified, crate::Error> {
+) -> Result<Verified, x12kit_syntax::Error> {
     Verifier::new(secrets)?.with_tolerance(tolerance).verify(
         signature_header,
         timestamp_header,
@@ -81,7 +85,7 @@ impl std::fmt::Debug for Verifier {
 
 impl Verifier {
     /// Keys a verifier with the given secrets (as bytes); fails on none or on an empty one.
-    pub fn new<I, S>(secrets: I) -> Result<Self, crate::Error>
+    pub fn new<I, S>(secrets: I) -> Result<Self, x12kit_syntax::Error>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<[u8]>,
@@ -117,7 +121,7 @@ impl Verifier {
         timestamp_header: &str,
         raw_body: &[u8],
         now: Duration,
-    ) -> Result<Verified, crate::Error> {
+    ) -> Result<Verified, x12kit_syntax::Error> {
         let candidates = parse_signature_header(signature_header)?;
         let (timestamp_text, timestamp) = parse_timestamp(timestamp_header)?;
         check_tolerance(timestamp, now, self.tolerance)?;
@@ -144,7 +148,7 @@ impl Verifier {
         signature_header: &str,
         timestamp_header: &str,
         raw_body: &[u8],
-    ) -> Result<Verified, crate::Error> {
+    ) -> Result<Verified, x12kit_syntax::Error> {
         self.verify(signature_header, timestamp_header, raw_body, system_now())
     }
 }
@@ -152,11 +156,11 @@ impl Verifier {
 /// The time since the Unix epoch by the system clock (zero if the clock is before 1970).
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub fn system_now() -> Duration {
-    crate::clock::since_epoch()
+    x12kit_syntax::clock::since_epoch()
 }
 
 /// An HMAC-SHA256 keyed with `secret`, refusing an empty secret.
-pub(crate) fn keyed(secret: &[u8]) -> Result<HmacSha256, crate::Error> {
+pub(crate) fn keyed(secret: &[u8]) -> Result<HmacSha256, x12kit_syntax::Error> {
     if secret.is_empty() {
         return Err(WebhookError::EmptySecret.into());
     }
@@ -223,7 +227,7 @@ fn parse_signature_entry(entry: &str) -> Result<[u8; DIGEST_LEN], &'static str> 
 /// Parses a timestamp header: Unix seconds as ASCII digits, surrounding spaces or tabs ignored.
 ///
 /// Returns the digits as sent (they are what was signed) and their value.
-pub(crate) fn parse_timestamp(header: &str) -> Result<(&str, u64), crate::Error> {
+pub(crate) fn parse_timestamp(header: &str) -> Result<(&str, u64), x12kit_syntax::Error> {
     let text = header.trim_matches([' ', '\t']);
     if text.is_empty() {
         return Err(WebhookError::MalformedTimestamp {
@@ -250,7 +254,7 @@ pub(crate) fn check_tolerance(
     timestamp: u64,
     now: Duration,
     tolerance: Duration,
-) -> Result<(), crate::Error> {
+) -> Result<(), x12kit_syntax::Error> {
     let now = now.as_secs();
     let tolerance = tolerance.as_secs();
     if timestamp.abs_diff(now) > tolerance {

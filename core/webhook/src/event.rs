@@ -8,8 +8,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::WebhookError;
-use super::error::cut;
+use crate::error::WebhookError;
+use crate::error::cut;
 
 /// The kind of a document lifecycle event, as sent in `event` and `X-Service-Event`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -56,7 +56,7 @@ impl fmt::Display for EventKind {
 }
 
 impl FromStr for EventKind {
-    type Err = crate::Error;
+    type Err = x12kit_syntax::Error;
 
     /// Parses a wire name; anything else is [`WebhookError::UnknownEvent.into()`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -109,7 +109,7 @@ impl Payload {
     }
 
     /// Parses a received body (after verifying it); unknown extra fields are ignored.
-    pub fn from_slice(body: &[u8]) -> Result<Self, crate::Error> {
+    pub fn from_slice(body: &[u8]) -> Result<Self, x12kit_syntax::Error> {
         serde_json::from_slice(body).map_err(|e| {
             WebhookError::MalformedBody {
                 reason: e.to_string(),

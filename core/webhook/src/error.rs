@@ -2,7 +2,7 @@
 //! verification, secret parsing and delivery building, each with a stable code.
 
 /// Why a webhook call could not be completed. The module's calls return it
-/// as the crate's [`Error`](crate::Error) (same code, same message);
+/// as the crate's [`Error`](x12kit_syntax::Error) (same code, same message);
 /// [`WebhookError::code`] is stable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -164,9 +164,10 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
     }
 }
 
-impl From<WebhookError> for crate::Error {
+impl From<WebhookError> for x12kit_syntax::Error {
     fn from(e: WebhookError) -> Self {
-        let code = crate::ErrorCode::from_name(e.code()).unwrap_or(crate::ErrorCode::Internal);
-        crate::Error::new(code, e.to_string())
+        let code = x12kit_syntax::ErrorCode::from_name(e.code())
+            .unwrap_or(x12kit_syntax::ErrorCode::Internal);
+        x12kit_syntax::Error::new(code, e.to_string())
     }
 }

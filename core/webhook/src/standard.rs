@@ -11,8 +11,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::Mac;
 
-use super::WebhookError;
-use super::signature::{
+use crate::error::WebhookError;
+use crate::signature::{
     DEFAULT_TOLERANCE, HmacSha256, Verified, check_tolerance, keyed, mac_over, parse_timestamp,
 };
 
@@ -43,7 +43,7 @@ impl fmt::Debug for StandardSecret {
 
 impl StandardSecret {
     /// Parses `whsec_<base64>` (the prefix is optional, as in the reference libraries).
-    pub fn parse(secret: &str) -> Result<Self, crate::Error> {
+    pub fn parse(secret: &str) -> Result<Self, x12kit_syntax::Error> {
         let encoded = secret.trim();
         let encoded = encoded.strip_prefix(SECRET_PREFIX).unwrap_or(encoded);
         if encoded.is_empty() {
@@ -58,7 +58,7 @@ impl StandardSecret {
     }
 
     /// Uses raw key bytes (not base64) as the secret; refuses an empty key.
-    pub fn from_bytes(key: impl Into<Vec<u8>>) -> Result<Self, crate::Error> {
+    pub fn from_bytes(key: impl Into<Vec<u8>>) -> Result<Self, x12kit_syntax::Error> {
         let key = key.into();
         if key.is_empty() {
             return Err(WebhookError::EmptySecret.into());
@@ -67,7 +67,7 @@ impl StandardSecret {
     }
 
     /// A new random 32-byte secret.
-    pub fn generate() -> Result<Self, crate::Error> {
+    pub fn generate() -> Result<Self, x12kit_syntax::Error> {
         let mut key = vec![0u8; 32];
         getrandom::fill(&mut key).map_err(|e| WebhookError::RandomnessUnavailable {
             reason: e.to_string(),
@@ -92,7 +92,7 @@ impl StandardSecret {
 }
 
 impl FromStr for StandardSecret {
-    type Err = crate::Error;
+    type Err = x12kit_syntax::Error;
 
     /// Same as [`StandardSecret::parse`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -128,7 +128,7 @@ pub fn verify(
     body: &[u8],
     now: Duration,
     tolerance: Duration,
-) -> Result<Verified, crate::Error> {
+) -> Result<Verified, x12kit_syntax::Error> {
     Verifier::new(secrets)?.with_tolerance(tolerance).verify(
         id_header,
         signature_header,
@@ -156,7 +156,7 @@ impl fmt::Debug for Verifier {
 
 impl Verifier {
     /// A verifier for the given secrets; fails when there are none.
-    pub fn new(secrets: &[StandardSecret]) -> Result<Self, crate::Error> {
+    pub fn new(secrets: &[StandardSecret]) -> Result<Self, x12kit_syntax::Error> {
         if secrets.is_empty() {
             return Err(WebhookError::EmptySecret.into());
         }
@@ -180,7 +180,7 @@ impl Verifier {
         timestamp_header: &str,
         body: &[u8],
         now: Duration,
-    ) -> Result<Verified, crate::Error> {
+    ) -> Result<Verified, x12kit_syntax::Error> {
         let id = id_header.trim_matches([' ', '\t']);
         if id.is_empty() {
             return Err(WebhookError::MissingId.into());
@@ -217,13 +217,13 @@ impl Verifier {
         signature_header: &str,
         timestamp_header: &str,
         body: &[u8],
-    ) -> Result<Verified, crate::Error> {
+    ) -> Result<Verified, x12kit_syntax::Error> {
         self.verify(
             id_header,
             signature_header,
             timestamp_header,
             body,
-            super::system_now(),
+            crate::signature::system_now(),
         )
     }
 }
