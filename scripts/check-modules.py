@@ -287,8 +287,12 @@ class Crate:
             return [m.file]
         return self.lookup(m, path, seen)
 
-    def module_at(self, mod, path):
+    def module_at(self, mod, path, seen=None):
         """The module a path names, or None."""
+        seen = set() if seen is None else seen
+        if (id(mod), path) in seen:
+            return None
+        seen.add((id(mod), path))
         if not path:
             return mod
         head = path[0]
@@ -304,7 +308,7 @@ class Crate:
         elif head in mod.children:
             m, path = mod.children[head], path[1:]
         elif head in mod.imports:
-            m = self.module_at(mod, mod.imports[head])
+            m = self.module_at(mod, mod.imports[head], seen)
             if m is None:
                 return None
             path = path[1:]
@@ -314,7 +318,7 @@ class Crate:
             if p in m.children:
                 m = m.children[p]
             elif p in m.imports:
-                m = self.module_at(m, m.imports[p])
+                m = self.module_at(m, m.imports[p], seen)
                 if m is None:
                     return None
             else:

@@ -36,15 +36,12 @@
 // mask) and the JSON writer's checked copies use `unsafe`.
 #![deny(unsafe_code)]
 
-pub mod ack;
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub use x12kit_syntax::clock;
-pub mod documents;
 pub mod json;
 pub mod ops;
-pub mod partner;
-pub mod render;
 pub mod validate;
+pub use x12kit_edi::{ack, documents, partner, render};
 pub use x12kit_json::write;
 pub use x12kit_syntax::{
     delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,

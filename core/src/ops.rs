@@ -46,9 +46,10 @@ use std::time::Duration;
 /// The 18 transaction set codes that x12kit renders, maps back and validates.
 pub const DOCUMENT_TYPES: &[&str] = &crate::documents::TYPES;
 
-/// Builds an options struct from a JSON object; `INVALID_OPTIONS` (with the
-/// pointer of the offending key where known) for an unknown key or a value
-/// of the wrong type. `null` is the defaults.
+/// Builds an options struct from a JSON object; `INVALID_OPTIONS` with the
+/// pointer of the offending member (the unknown key, the value of the wrong
+/// type, the missing key) for an options object that cannot be read. `null`
+/// is the defaults.
 pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
     if v.is_null() {
         return Ok(T::default());
@@ -63,112 +64,13 @@ pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
         )
         .at("/"));
     }
-    T::deserialize(&v).map_err(|e| {
-        let message = e.to_string();
-        let pointer = serde_pointer(&message, &v, |v| T::deserialize(v).is_ok());
+    x12kit_json::de::from_value(&v).map_err(|e| {
         Error::new(
             ErrorCode::InvalidOptions,
-            format!("invalid options: {message}"),
+            format!("invalid options: {}", e.message),
         )
-        .at(pointer)
+        .at(e.pointer)
     })
-}
-
-/// The JSON pointer of what a serde error of deserializing `v` is about:
-/// the key it names (`unknown field`, `missing field`) found in `v`, else
-/// the deepest member whose removal lets `v` deserialize (`ok`). serde_json
-/// reports no path for a `Value`, and these objects are small.
-pub(crate) fn serde_pointer(message: &str, v: &Value, ok: impl Fn(&Value) -> bool) -> String {
-    fn escape(k: &str) -> String {
-        k.replace('~', "~0").replace('/', "~1")
-    }
-    fn find(v: &Value, key: &str, at: &str) -> Option<String> {
-        let o = v.as_object()?;
-        if o.contains_key(key) {
-            return Some(format!("{at}/{}", escape(key)));
-        }
-        o.iter()
-            .find_map(|(k, child)| find(child, key, &format!("{at}/{}", escape(k))))
-    }
-    fn deepest(root: &Value, path: &mut Vec<String>, ok: &dyn Fn(&Value) -> bool) -> bool {
-        let mut cur = root;
-        for k in path.iter() {
-            match cur.get(k) {
-                Some(c) => cur = c,
-                None => return false,
-            }
-        }
-        let Some(o) = cur.as_object() else {
-            return false;
-        };
-        for k in o.keys() {
-            let mut trial = root.clone();
-            let mut t = &mut trial;
-            for p in path.iter() {
-                t = &mut t[p.as_str()];
-            }
-            if let Some(obj) = t.as_object_mut() {
-                obj.remove(k);
-            }
-            if ok(&trial) {
-                path.push(k.clone());
-                deepest(root, path, ok);
-                return true;
-            }
-        }
-        false
-    }
-    let named = |prefix: &str| {
-        message
-            .strip_prefix(prefix)
-            .and_then(|rest| rest.split('`').next())
-            .map(str::to_string)
-    };
-    if let Some(key) = named("unknown field `") {
-        if let Some(p) = find(v, &key, "") {
-            return p;
-        }
-    }
-    let mut path = Vec::new();
-    let found = deepest(v, &mut path, &ok);
-    let at =
-        |path: &[String]| -> String { path.iter().map(|k| format!("/{}", escape(k))).collect() };
-    if let Some(key) = named("missing field `") {
-        // The innermost member that cannot be read, when it lacks the key.
-        let mut cur = v;
-        for k in &path {
-            cur = &cur[k.as_str()];
-        }
-        if cur.is_object() && cur.get(&key).is_none() {
-            return format!("{}/{}", at(&path), escape(&key));
-        }
-    }
-    if found {
-        return at(&path);
-    }
-    // A required member with a bad value: the leaf serde quotes (`5`, "x").
-    fn leaf(v: &Value, shown: &str, at: &str) -> Option<String> {
-        match v {
-            Value::Object(o) => o
-                .iter()
-                .find_map(|(k, c)| leaf(c, shown, &format!("{at}/{}", escape(k)))),
-            Value::Array(a) => a
-                .iter()
-                .enumerate()
-                .find_map(|(i, c)| leaf(c, shown, &format!("{at}/{i}"))),
-            Value::String(s) if format!("{s:?}") == shown => Some(at.to_string()),
-            Value::Number(_) | Value::Bool(_) if format!("`{v}`") == shown => Some(at.to_string()),
-            _ => None,
-        }
-    }
-    let shown = message
-        .strip_prefix("invalid type: ")
-        .or_else(|| message.strip_prefix("invalid value: "))
-        .and_then(|rest| rest.split_once(' '))
-        .and_then(|(_, rest)| rest.split(", expected").next());
-    shown
-        .and_then(|shown| leaf(v, shown, ""))
-        .unwrap_or_else(|| "/".to_string())
 }
 
 /// Builds an options struct from JSON text (see [`options`]).
@@ -286,7 +188,7 @@ pub fn transaction_document_json(
     Ok(crate::documents::document_json(doc, g, t))
 }
 
-/// Options of [`validate`].
+/// Options of [`validate()`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ValidateOptions {
@@ -317,7 +219,7 @@ pub fn validate(input: &[u8], o: &ValidateOptions) -> Validation {
     validate::validate_with(&crate::parse(input), &validate_options(o))
 }
 
-/// [`validate`] as JSON (`schema/validation-result.schema.json`), the bytes
+/// [`validate()`] as JSON (`schema/validation-result.schema.json`), the bytes
 /// of `x12kit validate --json`.
 pub fn validate_json(input: &[u8], o: &ValidateOptions) -> Vec<u8> {
     validate(input, o).to_json()
@@ -638,7 +540,7 @@ pub fn describe_segment_json(
         .map(|d| d.map_or_else(|| b"null".to_vec(), |v| v.to_string().into_bytes()))
 }
 
-/// Options of [`write`].
+/// Options of [`write()`].
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct WriteOptions {
@@ -660,12 +562,12 @@ pub fn write(parse_result: &Value, o: &WriteOptions) -> Result<Vec<u8>, Error> {
     crate::write::write(parse_result, &write_options(o))
 }
 
-/// [`write`] from JSON text (`INVALID_JSON` when it does not parse).
+/// [`write()`] from JSON text (`INVALID_JSON` when it does not parse).
 pub fn write_str(parse_result: &str, o: &WriteOptions) -> Result<Vec<u8>, Error> {
     crate::write::write_str(parse_result, &write_options(o))
 }
 
-/// [`write`] from JSON bytes: `INVALID_UTF8` when they are not UTF-8 text.
+/// [`write()`] from JSON bytes: `INVALID_UTF8` when they are not UTF-8 text.
 pub fn write_json(parse_result: &[u8], o: &WriteOptions) -> Result<Vec<u8>, Error> {
     let text = std::str::from_utf8(parse_result).map_err(|e| {
         Error::new(

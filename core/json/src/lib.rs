@@ -8,6 +8,8 @@
 //! - [`write`](mod@write): a parse result (possibly edited) back to X12 bytes;
 //! - [`fields`]: the names of the envelope segments' elements;
 //! - [`text`]: JSON text of result types and small helpers;
+//! - [`de`]: typed values (options, partner profiles) read from JSON, with
+//!   the pointer of the member at fault;
 //! - [`copy`] and `plain`: the writer's short copies and its fast path for
 //!   plain segments (the crate's only `unsafe` code).
 //!
@@ -17,6 +19,7 @@
 #![deny(unsafe_code)]
 
 pub mod copy;
+pub mod de;
 pub mod fields;
 pub mod mapping;
 mod plain;

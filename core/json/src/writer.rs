@@ -20,7 +20,7 @@
 //!   (misplaced ones, only when present), `transactions`, `trailer` (GE or null);
 //! - transaction: `type`, `controlNumber`, `implementationReference` (ST03,
 //!   when present), `segments` (the body between ST and SE), `document` (the
-//!   payload JSON mapped back, for the 18 set types of [`crate::documents`]),
+//!   payload JSON mapped back, for the declared set types, through [`crate::mapping::SetMapper`]),
 //!   `trailer` (SE or null);
 //! - segment: `{"id": "N1", "elements": [...]}` where an element is a string
 //!   (simple), an array of strings (a composite's components), or
@@ -118,7 +118,7 @@ pub fn to_json_writer<D: Documents, W: io::Write>(
 
 /// Parses `input` and writes the JSON of the parse result to a writer as it
 /// goes, compact or pretty: byte for byte what [`to_json_writer`] writes for
-/// [`parse`](crate::parse())`(input)`, without building the tree of the
+/// [`parse`](x12kit_syntax::parse())`(input)`, without building the tree of the
 /// whole input. Each interchange is parsed, written and dropped before the
 /// next one is read, so the memory this takes follows the largest
 /// interchange (its segment ranges, 16 bytes a body segment) plus the
@@ -261,7 +261,7 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
 }
 
 /// Parses `input` and appends the compact JSON of the parse result to `out`:
-/// the bytes of [`to_json_into`] of [`parse`](crate::parse())`(input)`,
+/// the bytes of [`to_json_into`] of [`parse`](x12kit_syntax::parse())`(input)`,
 /// holding one interchange's tree at a time (see [`to_json_stream`]).
 pub fn parse_to_json_into<D: Documents>(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>) {
     let mut jw = JsonWriter::<D::Mapper<'_>>::new(std::mem::take(out), usize::MAX);

@@ -58,7 +58,7 @@ impl fmt::Display for EventKind {
 impl FromStr for EventKind {
     type Err = x12kit_syntax::Error;
 
-    /// Parses a wire name; anything else is [`WebhookError::UnknownEvent.into()`].
+    /// Parses a wire name; anything else is `WebhookError::UnknownEvent` (as an [`Error`](x12kit_syntax::Error)).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         EventKind::ALL
             .into_iter()

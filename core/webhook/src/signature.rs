@@ -25,7 +25,7 @@ const DIGEST_LEN: usize = 32;
 /// Signs a delivery: `sha256=` + lower-case hex HMAC-SHA256 of `timestamp.raw_body`.
 ///
 /// The secret is used as the bytes given (no decoding); an empty secret is
-/// refused with [`WebhookError::EmptySecret.into()`].
+/// refused with `WebhookError::EmptySecret` (as an [`Error`](x12kit_syntax::Error)).
 pub fn sign(
     secret: &[u8],
     timestamp: u64,
