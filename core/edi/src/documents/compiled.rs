@@ -313,6 +313,22 @@ mod tests {
     /// of `common.x12d`): each parses and compiles for both editions, each
     /// `seg`/`loop` line names a node of at least one edition, and every
     /// mandatory node is mapped. Lists every fault as `FILE:LINE: message`.
+    /// The registry ([`crate::sets`]) says what each declaration says of
+    /// its functional identifier, and every set type x12kit knows has a
+    /// functional identifier of the standard's list.
+    #[test]
+    fn the_registry_agrees_with_the_declarations() {
+        for d in DECLARED {
+            assert_eq!(functional_id(d.code), Some(d.functional_id), "{}", d.code);
+        }
+        for s in &crate::sets::SET_TYPES {
+            assert!(
+                crate::codes::one_of(crate::codes::FUNCTIONAL_IDS, s.functional_id.as_bytes()),
+                "{s:?}"
+            );
+        }
+    }
+
     #[test]
     fn declarations_compile_and_resolve() {
         let mut faults = declaration_faults();
