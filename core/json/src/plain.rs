@@ -468,8 +468,8 @@ impl Scan {
         }
     }
 
-    /// The repetition separators of a block (none when `r` is the
-    /// component separator: an interchange without repetitions).
+    /// The repetition separators of a block (none when `r` is the element
+    /// separator: an interchange without repetitions).
     ///
     /// # Safety
     /// 16 bytes readable at `p`.
@@ -550,8 +550,9 @@ proptest::proptest! {
         d in proptest::sample::subsequence(b"*:^~>|\x1d\x1f\"\\A\xff".to_vec(), 3),
         no_repetition in proptest::bool::ANY,
     ) {
-        // Without a repetition separator the writer passes the component one.
-        let r = if no_repetition { d[1] } else { d[2] };
+        // Without a repetition separator the writer passes the element one
+        // (Delimiters::repetition_byte).
+        let r = if no_repetition { d[0] } else { d[2] };
         let fast = Scan::new(d[0], d[1], r);
         let portable = Portable::new(d[0], d[1], r);
         let p = block.as_ptr();

@@ -283,17 +283,6 @@ pub fn parse_to_json_into<D: Documents>(input: &[u8], options: &JsonOptions, out
     *out = jw.buf;
 }
 
-/// The four delimiters as one number, to tell whether they changed. Not
-/// `Delimiters`' derived `==`: with `repetition: None` the option's payload
-/// byte is uninitialised, and the compiled comparison may read it (valgrind
-/// reports a jump that depends on it in the C tests' garbage inputs).
-fn delimiters_key(d: &Delimiters) -> u64 {
-    u64::from(d.element)
-        | u64::from(d.component) << 8
-        | u64::from(d.segment) << 16
-        | d.repetition.map_or(0x100, u64::from) << 24
-}
-
 /// How many bytes of JSON to reserve for the parse result of `len` bytes
 /// of X12: enough that the output is rarely grown (each growth copies all
 /// of it). The JSON is about 2-3 bytes a byte of X12 without documents and
@@ -521,11 +510,7 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
     }
 
     /// A delimiter as a one-character string, as [`delimiter_char`] gives
-    /// it, without allocating. Not inlined: inlined into `interchange`, the
-    /// compiler computes it from `repetition`'s payload before testing the
-    /// option's tag, and with `None` that byte is uninitialised (valgrind
-    /// reports the jump in the C tests' garbage inputs).
-    #[inline(never)]
+    /// it, without allocating.
     fn delimiter(&mut self, b: u8) {
         let mut utf8 = [0u8; 4];
         let s = char::from(b).encode_utf8(&mut utf8);
@@ -537,7 +522,7 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
         // Most inputs use the same delimiters in every interchange: the
         // table is built again only when they change.
         // (`class` and `separators_clean` always hold what `delims` give.)
-        let same_delimiters = delimiters_key(&d) == delimiters_key(&self.delims);
+        let same_delimiters = d.bytes() == self.delims.bytes();
         if !same_delimiters {
             self.class = classes(&d);
             self.separators_clean = separators_clean(&d);
@@ -556,9 +541,10 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
             self.raw(b",\"component\":");
             self.delimiter(d.component);
             self.raw(b",\"repetition\":");
-            match d.repetition {
-                Some(r) => self.delimiter(r),
-                None => self.raw(b"null"),
+            if d.repetition.is_some() {
+                self.delimiter(d.repetition_byte());
+            } else {
+                self.raw(b"null");
             }
             self.raw(b",\"segment\":");
             self.delimiter(d.segment);
@@ -775,7 +761,7 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
         self.note(seg);
         if self.fast && after_group.is_none() {
             let d = self.delims;
-            let other = d.repetition.unwrap_or(d.component);
+            let other = d.repetition_byte();
             let clean = self.separators_clean;
             if plain::segment(&mut self.buf, seg, d.element, d.component, other, clean) {
                 return true;
@@ -826,7 +812,7 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
         } else if flags & REPETITION != 0 {
             self.raw(b"{\"repeat\":[");
             // REPETITION is only set when the interchange has a repetition separator.
-            let r = self.delims.repetition.unwrap_or(self.delims.element);
+            let r = self.delims.repetition_byte();
             for (n, rep) in e.split(|&b| b == r).enumerate() {
                 if n > 0 {
                     self.buf.push(b',');

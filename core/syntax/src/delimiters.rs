@@ -87,6 +87,34 @@ impl Default for Delimiters {
 }
 
 impl Delimiters {
+    /// The repetition separator as a byte to search for: the separator, or
+    /// without one the element separator, which every search already tells
+    /// apart (a byte that is the element separator is never a repetition
+    /// separator), so no repetition is found. The one stand-in for "no
+    /// repetition separator" wherever a byte is needed (the tokenizer, the
+    /// index kernels, the JSON writer); read without touching the
+    /// option's payload when it is `None`.
+    #[inline]
+    pub fn repetition_byte(&self) -> u8 {
+        match self.repetition {
+            Some(r) => r,
+            None => self.element,
+        }
+    }
+
+    /// The four separators as bytes: element, component, repetition (as
+    /// [`repetition_byte`](Self::repetition_byte) gives it) and segment.
+    /// Two interchanges use the same delimiters exactly when these are equal.
+    #[inline]
+    pub fn bytes(&self) -> [u8; 4] {
+        [
+            self.element,
+            self.component,
+            self.repetition_byte(),
+            self.segment,
+        ]
+    }
+
     /// True if `b` is one of the four separators.
     #[inline]
     pub fn is_delimiter(&self, b: u8) -> bool {
@@ -100,7 +128,7 @@ impl Delimiters {
             ("element separator", self.element),
             ("component separator", self.component),
             ("segment terminator", self.segment),
-            ("repetition separator", self.repetition.unwrap_or(0)),
+            ("repetition separator", self.repetition_byte()),
         ];
         // No allocation: this runs for every ISA the tokenizer reads.
         let named = &all[..if self.repetition.is_some() { 4 } else { 3 }];

@@ -499,7 +499,7 @@ impl Lexer {
                 };
                 self.index += 1;
                 self.delimiters = Some(d);
-                self.plain_ws = ![d.element, d.component, d.repetition.unwrap_or(d.element)]
+                self.plain_ws = ![d.element, d.component, d.repetition_byte()]
                     .iter()
                     .any(|&b| is_ws(b) && b != d.segment);
                 self.cursor.reset();

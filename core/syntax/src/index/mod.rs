@@ -202,7 +202,9 @@ pub fn structural2_with(
 /// Runs `kernel`, which must be available on this processor.
 #[inline(always)]
 fn dispatch(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Masks {
-    let bytes = delimiter_bytes(d);
+    // Without a repetition separator the element separator stands in
+    // (Delimiters::bytes), and the repetition mask is cleared below.
+    let bytes = d.bytes();
     let mut m = match kernel {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => x86::avx2(block, bytes),
@@ -226,11 +228,11 @@ fn dispatch(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> Masks {
 fn structural(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> (u64, u64) {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => x86::avx2_structural(block, structural_bytes(d)),
+        Kernel::Avx2 => x86::avx2_structural(block, d.bytes()),
         #[cfg(target_arch = "x86_64")]
-        Kernel::Sse2 => x86::sse2_structural(block, structural_bytes(d)),
+        Kernel::Sse2 => x86::sse2_structural(block, d.bytes()),
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Kernel::Simd128 => wasm::simd128_structural(block, structural_bytes(d)),
+        Kernel::Simd128 => wasm::simd128_structural(block, d.bytes()),
         _ => {
             let m = dispatch(Kernel::Portable, block, d);
             (m.segment, m.skippable())
@@ -243,9 +245,9 @@ fn structural(kernel: Kernel, block: &[u8; BLOCK], d: &Delimiters) -> (u64, u64)
 fn structural2(kernel: Kernel, blocks: &[u8; 2 * BLOCK], d: &Delimiters) -> [(u64, u64); 2] {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => x86::avx2_structural2(blocks, structural_bytes(d)),
+        Kernel::Avx2 => x86::avx2_structural2(blocks, d.bytes()),
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Kernel::Simd128 => wasm::simd128_structural2(blocks, structural_bytes(d)),
+        Kernel::Simd128 => wasm::simd128_structural2(blocks, d.bytes()),
         _ => {
             let (a, b) = blocks.split_at(BLOCK);
             let one = |h: &[u8]| match h.first_chunk::<BLOCK>() {
@@ -282,24 +284,6 @@ fn terminators2(kernel: Kernel, blocks: &[u8; 2 * BLOCK], segment: u8) -> [u64; 
     }
 }
 
-/// Element, component, repetition and segment bytes for [`structural`]:
-/// a missing repetition separator repeats the element separator, so that
-/// the separators that are never skippable are exactly the interchange's.
-/// Only the SIMD kernels take them (the portable kernel reads `d`).
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
-#[inline]
-fn structural_bytes(d: &Delimiters) -> [u8; 4] {
-    [
-        d.element,
-        d.component,
-        d.repetition.unwrap_or(d.element),
-        d.segment,
-    ]
-}
-
 /// Classifies the first `len` (at most 64) bytes of `bytes`; bits at and
 /// after `len` are clear.
 #[inline]
@@ -325,19 +309,6 @@ pub fn classify_prefix(bytes: &[u8], d: &Delimiters) -> Masks {
         segment: m.segment & keep,
         whitespace: m.whitespace & keep,
     }
-}
-
-/// Element, component, repetition and segment bytes, in that order; a
-/// missing repetition separator repeats the terminator (and its mask is
-/// cleared afterwards).
-#[inline]
-fn delimiter_bytes(d: &Delimiters) -> [u8; 4] {
-    [
-        d.element,
-        d.component,
-        d.repetition.unwrap_or(d.segment),
-        d.segment,
-    ]
 }
 
 /// True for the whitespace bytes of [`Masks::whitespace`].

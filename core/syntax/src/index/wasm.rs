@@ -44,7 +44,7 @@ fn whitespace(x: v128) -> v128 {
 }
 
 /// The full classification ([`super::classify_with`]). `d` is
-/// [`super::delimiter_bytes`].
+/// [`Delimiters::bytes`](crate::delimiters::Delimiters::bytes).
 #[inline]
 pub(super) fn simd128(block: &[u8; BLOCK], d: [u8; 4]) -> Masks {
     let e = u8x16_splat(d[0]);
@@ -63,7 +63,7 @@ pub(super) fn simd128(block: &[u8; BLOCK], d: [u8; 4]) -> Masks {
 }
 
 /// The kernel of [`super::structural`]: terminators and skippable
-/// whitespace only. `d` is [`super::structural_bytes`].
+/// whitespace only. `d` is [`Delimiters::bytes`](crate::delimiters::Delimiters::bytes).
 #[inline]
 pub(super) fn simd128_structural(block: &[u8; BLOCK], d: [u8; 4]) -> (u64, u64) {
     let e = u8x16_splat(d[0]);

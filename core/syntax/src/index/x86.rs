@@ -79,7 +79,7 @@ fn avx2_inner(block: &[u8; BLOCK], d: [u8; 4]) -> Masks {
 }
 
 /// SSE2 kernel of [`super::structural`]: terminators and skippable
-/// whitespace only. `d` is [`super::structural_bytes`].
+/// whitespace only. `d` is [`Delimiters::bytes`](crate::delimiters::Delimiters::bytes).
 #[inline]
 pub(super) fn sse2_structural(block: &[u8; BLOCK], d: [u8; 4]) -> (u64, u64) {
     // SAFETY: SSE2 is part of the x86-64 baseline; every load reads 16
