@@ -21,7 +21,7 @@
 //! - [`diagnostics`]: the one diagnostic type every check reports with;
 //! - [`json`]: the stable JSON contract of parse results;
 //! - [`write`](mod@write): turning a parse result back into X12 bytes;
-//! - [`documents`]: the 18 outbound transaction sets, declared once: render, map back, validate;
+//! - [`documents`]: the outbound transaction sets, declared once: render, map back, validate;
 //! - [`render`](mod@render) and [`partner`]: complete interchanges for a trading partner profile;
 //! - [`error`]: typed errors with stable codes for calls that fail outright;
 //! - [`webhook`]: webhook signing and verification;

@@ -43,7 +43,8 @@ use serde_json::Value;
 #[cfg(feature = "webhook")]
 use std::time::Duration;
 
-/// The 18 transaction set codes that x12kit renders, maps back and validates.
+/// The transaction set codes that x12kit renders, maps back and validates
+/// (the registry of `x12kit-edi`'s `sets`).
 pub const DOCUMENT_TYPES: &[&str] = &crate::documents::TYPES;
 
 /// Builds an options struct from a JSON object; `INVALID_OPTIONS` with the
@@ -96,7 +97,7 @@ fn one() -> u64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ParseOptions {
-    /// Map the 18 known transaction set types back to their payload
+    /// Map the declared transaction set types back to their payload
     /// (`document` beside `segments`). Default true.
     #[serde(default = "yes")]
     pub documents: bool,
@@ -158,7 +159,7 @@ pub fn parse_json_to_writer<W: std::io::Write>(
 /// per-set accessor. The set is the `set`-th of group `group` of
 /// interchange `interchange` (0-based, as in the parse result's arrays).
 ///
-/// `Ok(None)`: a set that is not one of the 18 of [`DOCUMENT_TYPES`] (the
+/// `Ok(None)`: a set that is not one of [`DOCUMENT_TYPES`] (the
 /// parse result has no `document` for it). `INVALID_ARGUMENT` when an index
 /// is out of range.
 pub fn transaction_document_json(
@@ -192,7 +193,7 @@ pub fn transaction_document_json(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ValidateOptions {
-    /// Also check each set of the 18 known types against its structure
+    /// Also check each set of the declared types against its structure
     /// (segment order, loops, mandatory segments and elements, types,
     /// lengths, codes), as an acknowledgement does. Default false: the
     /// envelope rules only.
@@ -479,7 +480,7 @@ pub fn partner_schema() -> Value {
 /// ([`crate::documents::describe_segment`] has the whole shape).
 ///
 /// - `set_type`: the transaction set (ST01: `850`, …); any text, `""` for
-///   none. Only the 18 of [`DOCUMENT_TYPES`] have declarations; the
+///   none. Only [`DOCUMENT_TYPES`] have declarations; the
 ///   envelope and acknowledgment segments (ISA, IEA, GS, GE, ST, SE, TA1,
 ///   AK1–AK9, IK3–IK5, CTX) are described for any set.
 /// - `version`: picks the edition: a group's version (GS08: `004010`,

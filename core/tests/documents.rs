@@ -1,4 +1,4 @@
-//! The 18 transaction sets: golden renders of the example payloads (004010
+//! The declared transaction sets: golden renders of the example payloads (004010
 //! and 005010), map back and structure validation of every golden, the
 //! payload error cases and partner profile rules (the declarations
 //! themselves are checked by the core's `declarations_compile_and_resolve`).

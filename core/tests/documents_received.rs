@@ -515,7 +515,7 @@ fn strings(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// Checks every set of the 18 types in `input`: each body segment is either
+/// Checks every set of a declared type in `input`: each body segment is either
 /// listed under `unmapped` at its position, or each of its non-empty AN/ID
 /// elements that the declaration maps to a field is a string of the
 /// document (each string used once). Returns the number of segments checked.

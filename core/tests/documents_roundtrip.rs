@@ -1,4 +1,4 @@
-//! The round-trip property of the 18 transaction sets, on payloads generated
+//! The round-trip property of the declared transaction sets, on payloads generated
 //! from each set's own payload shape (both editions): render → parse →
 //! `document` equals the payload after normalisation (defaults filled in,
 //! numbers canonical), the rendered set validates clean, and rendering the

@@ -107,7 +107,7 @@ fn partner_values_must_not_hold_a_delimiter() {
     assert_eq!(e.details()[0].pointer, "/sender/id");
 }
 
-// ---- render: payloads of the 18 types -----------------------------------
+// ---- render: payloads of the declared types ----------------------------
 
 use serde_json::{Value, json};
 use x12kit::documents::schema::{Shape, shape_ref};
@@ -273,7 +273,7 @@ fn every_object_and_array_of_the_wrong_type_is_refused() {
 fn mapped(x12: &[u8]) -> Value {
     let doc = x12kit::parse(x12);
     let g = &doc.interchanges[0].groups[0];
-    documents::map_back(&doc, g, &g.transactions[0]).expect("one of the 18")
+    documents::map_back(&doc, g, &g.transactions[0]).expect("a declared type")
 }
 
 /// Pointers of the number fields (integers and decimals) the payload has.

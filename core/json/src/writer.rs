@@ -46,7 +46,7 @@ use x12kit_syntax::segment::Segment;
 /// What the JSON of a parse result includes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JsonOptions {
-    /// Map the 18 known transaction set types back to their payload
+    /// Map the declared transaction set types back to their payload
     /// (`document` beside `segments`). On by default; turning it off makes
     /// bulk conversion of those types several times faster.
     pub documents: bool,
@@ -627,7 +627,7 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
             let mut first = self.field_entries(&ST, &t.st);
             self.key(&mut first, "segments");
             self.buf.push(b'[');
-            // The mapped business document, for the 18 known set types only;
+            // The mapped business document, for the declared set types only;
             // its body is collected while the segments are written.
             let map = self.documents && self.mapper.maps(t.kind());
             if map {

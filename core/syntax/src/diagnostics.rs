@@ -181,7 +181,7 @@ codes! {
         St01Unsupported = "ST01_UNSUPPORTED",
         /// Too many control numbers to check for duplicates; the rest were not checked (a warning).
         DuplicateCheckLimit = "DUPLICATE_CHECK_LIMIT",
-        // Structure of the 18 transaction sets (crate::documents): segment
+        // Structure of the declared transaction sets (x12kit::documents): segment
         // findings map to AK304/IK304, element findings to AK403/IK403.
         /// A segment id that no transaction set x12kit knows uses (AK304/IK304 `1`).
         SegmentUnknown = "SEGMENT_UNKNOWN",

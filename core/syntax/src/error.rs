@@ -106,7 +106,7 @@ error_codes! {
     InvalidDelimiters = "INVALID_DELIMITERS", InvalidInput;
     /// A value contains one of the delimiters, so writing it would corrupt the X12 (X12 has no escape).
     ContainsDelimiter = "CONTAINS_DELIMITER", Rejected;
-    /// The document type is not one of the 18 that x12kit renders.
+    /// The document type is not one that x12kit renders.
     UnknownDocumentType = "UNKNOWN_DOCUMENT_TYPE", Rejected;
     /// The document type does not exist in the partner's X12 version.
     UnsupportedVersion = "UNSUPPORTED_VERSION", Rejected;

@@ -100,7 +100,7 @@ pub(crate) fn compiled(i: usize) -> Option<&'static Compiled> {
         .ok()
 }
 
-/// The fault of each of the 18 declarations that does not compile
+/// The fault of each declaration that does not compile
 /// (`FILE:LINE: message`), and of each mapping line that names no node
 /// in either edition.
 #[cfg(test)]
@@ -235,7 +235,7 @@ pub enum Coverage {
 }
 
 /// How a set of type `code` and version `version` (GS08) is
-/// structure-checked; `None` for a type that is not among the 18. A GS08
+/// structure-checked; `None` for a type that is not declared. A GS08
 /// that does not start with 6 digits (empty, or `GS08_INVALID`) is taken as
 /// 004010, as the rest of x12kit does.
 pub fn coverage(code: &str, version: &str) -> Option<Coverage> {
@@ -309,7 +309,7 @@ mod tests {
         }
     }
 
-    /// The one check of the 18 declarations (`sets/*.x12d`, with the blocks
+    /// The one check of the declarations (`sets/*.x12d`, with the blocks
     /// of `common.x12d`): each parses and compiles for both editions, each
     /// `seg`/`loop` line names a node of at least one edition, and every
     /// mandatory node is mapped. Lists every fault as `FILE:LINE: message`.

@@ -81,7 +81,7 @@ fn meanings(number: Option<&str>) -> Value {
 ///
 /// A segment of [`ENVELOPE_SEGMENTS`] (ISA … SE, TA1 and the 997/999
 /// segments) is described from the dictionary for any `set_type` (`""`
-/// for none): `set`/`setName` are null unless the set is one of the 18,
+/// for none): `set`/`setName` are null unless the set is declared,
 /// `mandatory` and `maxUse` are null, and each element's `mandatory` is
 /// the standard's. `None`: a segment that is neither in the set's
 /// declaration nor an envelope or acknowledgment segment. `version` picks

@@ -62,7 +62,7 @@ mod tests {
     use super::super::model::XType;
     use super::*;
     use crate::sets::TYPES;
-    /// Segment ids of the 18 declarations that the dictionary does not
+    /// Segment ids of the declarations that the dictionary does not
     /// name: none could be confirmed against a source here (see the
     /// dictionary's header); the inspector shows them without a name.
     const UNNAMED: [&str; 4] = ["CMC", "LP", "SL1", "V5"];

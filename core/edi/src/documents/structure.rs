@@ -9,7 +9,7 @@ use super::{elements, matcher};
 use x12kit_syntax::diagnostics::{Diagnostic, Severity};
 use x12kit_syntax::envelope::{Document, Group, Transaction};
 
-/// Structure and element findings of a received set of one of the 18 types
+/// Structure and element findings of a received set of a declared type
 /// (`None` for other types), sorted by position; for a version without its
 /// own structure, warnings only ([`coverage`]).
 pub fn validate_transaction(
@@ -33,7 +33,7 @@ pub fn validate_transaction(
 }
 
 /// The findings of a set of type `code` and version `version`, body
-/// `body`, by its [`coverage`]; `None` for a type not among the 18.
+/// `body`, by its [`coverage`]; `None` for a type not declared.
 fn checked(
     code: &str,
     version: &str,
@@ -94,7 +94,7 @@ fn findings(
     findings
 }
 
-/// The structure validation of the 18 sets as whole-set rules of the
+/// The structure validation of the declared sets as whole-set rules of the
 /// envelope validator, so that its diagnostics (and the TA1/997/999 built
 /// from them) include AK3/AK4 and IK3/IK4 findings:
 ///
@@ -139,7 +139,7 @@ impl crate::validate::WholeSetRules for StructureRules {
     }
 }
 
-/// Structure validation of every set of the 18 types in a parsed document,
+/// Structure validation of every set of a declared type in a parsed document,
 /// as diagnostics with their acknowledgement codes (other sets are skipped).
 pub fn diagnostics(doc: &Document<'_>) -> Vec<Diagnostic> {
     validate_document(doc)

@@ -45,7 +45,7 @@ pub struct Options {
     /// are not checked and one `DUPLICATE_CHECK_LIMIT` warning says so. Each
     /// remembered number costs about 32 bytes.
     pub max_control_numbers: usize,
-    /// Also check the structure of the 18 known transaction sets
+    /// Also check the structure of the declared transaction sets
     /// (`documents::StructureRules`: segment order, loops, mandatory
     /// segments and elements, types, lengths, codes), so that their findings
     /// reach the acknowledgements as AK3/AK4 or IK3/IK4. Off by default: the
