@@ -21,7 +21,8 @@ use crate::error::Result;
 use std::io;
 
 pub use x12kit_json::{
-    GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, JsonOptions, SE_FIELDS, ST_FIELDS, delimiter_char,
+    GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, JsonOptions, ParseOptions, SE_FIELDS, ST_FIELDS,
+    delimiter_char,
 };
 
 /// Serializes a parse result to compact JSON bytes.

@@ -30,9 +30,8 @@
 use crate::ack::{self, AckKind, AckOptions, Acknowledgements};
 use crate::delimiters::Delimiters;
 use crate::error::{Error, ErrorCode};
-use crate::json::JsonOptions;
 use crate::partner::Partner;
-use crate::render::{ControlNumbers, Rendered};
+use crate::render::Rendered;
 use crate::time::DateTime;
 use crate::validate::{self, Validation};
 #[cfg(feature = "webhook")]
@@ -93,21 +92,9 @@ fn one() -> u64 {
     1
 }
 
-/// Options of [`parse_json`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct ParseOptions {
-    /// Map the declared transaction set types back to their payload
-    /// (`document` beside `segments`). Default true.
-    #[serde(default = "yes")]
-    pub documents: bool,
-}
-
-impl Default for ParseOptions {
-    fn default() -> Self {
-        ParseOptions { documents: true }
-    }
-}
+/// Options of [`parse_json`]: the one type, [`crate::json::ParseOptions`]
+/// (`JsonOptions` is its other name).
+pub use crate::json::ParseOptions;
 
 /// Parses X12 into the JSON contract (`schema/parse-result.schema.json`),
 /// the bytes `x12kit parse` prints. Never fails: problems are diagnostics.
@@ -120,13 +107,7 @@ pub fn parse_json(input: &[u8], o: &ParseOptions) -> Vec<u8> {
 /// [`parse_json`] appended to a reusable buffer (a server or a binding that
 /// parses many inputs avoids the page faults of a fresh allocation each time).
 pub fn parse_json_into(input: &[u8], o: &ParseOptions, out: &mut Vec<u8>) {
-    crate::json::parse_to_json_into(
-        input,
-        &JsonOptions {
-            documents: o.documents,
-        },
-        out,
-    )
+    crate::json::parse_to_json_into(input, o, out)
 }
 
 /// [`parse_json`] written to `out` as it is produced, in chunks of about
@@ -141,15 +122,7 @@ pub fn parse_json_to_writer<W: std::io::Write>(
     o: &ParseOptions,
     out: W,
 ) -> std::io::Result<Vec<crate::Diagnostic>> {
-    crate::json::to_json_stream(
-        input,
-        out,
-        false,
-        &JsonOptions {
-            documents: o.documents,
-        },
-        &mut |_| {},
-    )
+    crate::json::to_json_stream(input, out, false, o, &mut |_| {})
 }
 
 /// The mapped `document` of one transaction set of a parsed input (from
@@ -376,39 +349,12 @@ pub fn read_acknowledgement_json(input: &[u8]) -> Vec<u8> {
     x12kit_json::to_vec(&read_acknowledgement(input))
 }
 
-/// Control numbers of a rendered interchange (each 1–999999999; default 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct RenderControlNumbers {
-    /// ISA13/IEA02.
-    pub interchange: u32,
-    /// GS06/GE02.
-    pub group: u32,
-    /// ST02/SE02 (written with at least 4 digits).
-    pub transaction: u32,
-}
-
-impl Default for RenderControlNumbers {
-    fn default() -> Self {
-        RenderControlNumbers {
-            interchange: 1,
-            group: 1,
-            transaction: 1,
-        }
-    }
-}
-
-/// Options of [`render`].
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct RenderOptions {
-    /// Control numbers of the interchange, group and set.
-    pub control_numbers: RenderControlNumbers,
-    /// Date of the interchange, CCYYMMDD (with `time`); default: `now`.
-    pub date: Option<String>,
-    /// Time of the interchange, HHMM (with `date`); default: `now`.
-    pub time: Option<String>,
-}
+/// Control numbers of a rendered interchange (each 1–999999999; default 1):
+/// the one type, [`crate::render::ControlNumbers`], under the name the
+/// bindings use.
+pub use crate::render::ControlNumbers as RenderControlNumbers;
+/// Options of [`render()`]: the one type, [`crate::render::RenderOptions`].
+pub use crate::render::RenderOptions;
 
 /// Renders one document of `document_type` from its payload for a partner
 /// profile (`schema/partner.schema.json`) into a complete interchange.
@@ -421,21 +367,7 @@ pub fn render(
     now: DateTime,
 ) -> Result<Rendered, Error> {
     let partner = Partner::from_value(partner)?;
-    let timestamp = DateTime::from_options(o.date.as_deref(), o.time.as_deref(), now)?;
-    let c = o.control_numbers;
-    crate::render::render(
-        document_type,
-        payload,
-        &partner,
-        &crate::render::RenderOptions {
-            control: ControlNumbers {
-                interchange: c.interchange,
-                group: c.group,
-                transaction: c.transaction,
-            },
-            timestamp,
-        },
-    )
+    crate::render::render(document_type, payload, &partner, o, now)
 }
 
 /// [`render`] with the payload and partner as JSON text (`INVALID_JSON`
@@ -541,31 +473,17 @@ pub fn describe_segment_json(
         .map(|d| d.map_or_else(|| b"null".to_vec(), |v| v.to_string().into_bytes()))
 }
 
-/// Options of [`write()`].
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct WriteOptions {
-    /// `None` keeps the line breaks (and BOM) recorded in the parse result;
-    /// a string of CR and LF (`""`, `"\n"`, `"\r\n"`) is written after every
-    /// terminator, except in an interchange whose delimiters include CR or LF
-    /// (e.g. a terminator that is a line break): there nothing is added.
-    pub line_break: Option<String>,
-}
-
-fn write_options(o: &WriteOptions) -> crate::write::WriteOptions {
-    crate::write::WriteOptions {
-        line_break: o.line_break.clone(),
-    }
-}
+/// Options of [`write()`]: the one type, [`crate::write::WriteOptions`].
+pub use crate::write::WriteOptions;
 
 /// Writes a parse result (the JSON contract, possibly edited) back to X12.
 pub fn write(parse_result: &Value, o: &WriteOptions) -> Result<Vec<u8>, Error> {
-    crate::write::write(parse_result, &write_options(o))
+    crate::write::write(parse_result, o)
 }
 
 /// [`write()`] from JSON text (`INVALID_JSON` when it does not parse).
 pub fn write_str(parse_result: &str, o: &WriteOptions) -> Result<Vec<u8>, Error> {
-    crate::write::write_str(parse_result, &write_options(o))
+    crate::write::write_str(parse_result, o)
 }
 
 /// [`write()`] from JSON bytes: `INVALID_UTF8` when they are not UTF-8 text.

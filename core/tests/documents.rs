@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use x12kit::documents::{self, TYPES};
-use x12kit::{Partner, RenderOptions, render};
+use x12kit::{Partner, RenderOptions};
 use x12kit::{Problem as Issue, Severity};
 
 fn root() -> PathBuf {
@@ -39,13 +39,31 @@ fn example(code: &str) -> Value {
 
 fn options() -> RenderOptions {
     RenderOptions {
-        timestamp: x12kit::DateTime::parse("20261122", "0930").unwrap(),
-        control: x12kit::ControlNumbers {
+        control_numbers: x12kit::ControlNumbers {
             interchange: 905,
             group: 905,
             transaction: 1,
         },
+        date: Some("20261122".into()),
+        time: Some("0930".into()),
     }
+}
+
+/// `x12kit::render` dated as [`options`] says (its date and time: "now" is
+/// not read).
+fn render(
+    code: &str,
+    payload: &Value,
+    partner: &Partner,
+    options: &RenderOptions,
+) -> x12kit::error::Result<x12kit::Rendered> {
+    x12kit::render(
+        code,
+        payload,
+        partner,
+        options,
+        x12kit::DateTime::from_unix(0),
+    )
 }
 
 fn golden_path(code: &str, v5010: bool) -> PathBuf {

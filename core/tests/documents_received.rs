@@ -10,7 +10,7 @@ mod common;
 use serde_json::{Value, json};
 use std::path::Path;
 use x12kit::documents::{self, Coverage, Edition, Finding};
-use x12kit::{Code, Partner, RenderOptions, Severity, parse, render};
+use x12kit::{Code, Partner, RenderOptions, Severity, parse};
 
 const ISA: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *261122*0930*U*00401*000000001*0*P*>~";
 
@@ -639,13 +639,31 @@ fn partner() -> Partner {
 
 fn options() -> RenderOptions {
     RenderOptions {
-        timestamp: x12kit::DateTime::parse("20261122", "0930").unwrap(),
-        control: x12kit::ControlNumbers {
+        control_numbers: x12kit::ControlNumbers {
             interchange: 905,
             group: 905,
             transaction: 1,
         },
+        date: Some("20261122".into()),
+        time: Some("0930".into()),
     }
+}
+
+/// `x12kit::render` dated as [`options`] says (its date and time: "now" is
+/// not read).
+fn render(
+    code: &str,
+    payload: &Value,
+    partner: &Partner,
+    options: &RenderOptions,
+) -> x12kit::error::Result<x12kit::Rendered> {
+    x12kit::render(
+        code,
+        payload,
+        partner,
+        options,
+        x12kit::DateTime::from_unix(0),
+    )
 }
 
 fn render_body(code: &str, payload: &Value) -> String {

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use x12kit::documents::schema::{FieldRule, Leaf, RuleKind, Shape, shape_for};
 use x12kit::documents::{self, TYPES};
 use x12kit::documents::{Edition, PType, XType};
-use x12kit::{Partner, RenderOptions, render};
+use x12kit::{Partner, RenderOptions};
 
 struct Rng(u64);
 
@@ -273,7 +273,28 @@ fn partner(ed: Edition) -> Partner {
 }
 
 fn options() -> RenderOptions {
-    RenderOptions::at(x12kit::DateTime::parse("20261122", "0930").unwrap())
+    RenderOptions {
+        date: Some("20261122".into()),
+        time: Some("0930".into()),
+        ..RenderOptions::default()
+    }
+}
+
+/// `x12kit::render` dated as [`options`] says (its date and time: "now" is
+/// not read).
+fn render(
+    code: &str,
+    payload: &Value,
+    partner: &Partner,
+    options: &RenderOptions,
+) -> x12kit::error::Result<x12kit::Rendered> {
+    x12kit::render(
+        code,
+        payload,
+        partner,
+        options,
+        x12kit::DateTime::from_unix(0),
+    )
 }
 
 /// Generates a valid payload of `code` from `seed`, repairing it from the renderer's MISSING_FIELD reports.

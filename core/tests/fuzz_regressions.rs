@@ -3,13 +3,34 @@
 //! accepts must render interchanges that validate clean.
 
 use x12kit::validate::Options;
-use x12kit::{Partner, RenderOptions, render};
+use x12kit::{Partner, RenderOptions};
 
 /// The 990 of the fuzz reproducer (`examples/payloads/990.json`, shortened).
 const PAYLOAD_990: &[u8] = br#"{"scac":"ABCD","shipmentId":"LT-77120","date":"2026-11-22","action":"A","refs":[{"qualifier":"CN","value":"PRO-3310021"}]}"#;
 
 fn options() -> RenderOptions {
-    RenderOptions::at(x12kit::DateTime::parse("20261123", "1200").unwrap())
+    RenderOptions {
+        date: Some("20261123".into()),
+        time: Some("1200".into()),
+        ..RenderOptions::default()
+    }
+}
+
+/// `x12kit::render` dated as [`options`] says (its date and time: "now" is
+/// not read).
+fn render(
+    code: &str,
+    payload: &Value,
+    partner: &Partner,
+    options: &RenderOptions,
+) -> x12kit::error::Result<x12kit::Rendered> {
+    x12kit::render(
+        code,
+        payload,
+        partner,
+        options,
+        x12kit::DateTime::from_unix(0),
+    )
 }
 
 fn partner_json(sender: &str, receiver: &str, extra: &str) -> String {

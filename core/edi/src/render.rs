@@ -9,13 +9,16 @@
 
 use crate::documents::{self, encode::Context};
 use crate::partner::{Partner, isa_version};
+use serde::Deserialize;
 use serde_json::Value;
 use x12kit_syntax::diagnostics::Severity;
 use x12kit_syntax::error::{Error, ErrorCode, Problem};
 use x12kit_syntax::time::DateTime;
 
-/// Control numbers of the interchange, group and transaction set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Control numbers of the interchange, group and transaction set (JSON:
+/// `{"interchange", "group", "transaction"}`, each defaulting to 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ControlNumbers {
     /// ISA13/IEA02 (1–999999999).
     pub interchange: u32,
@@ -35,25 +38,17 @@ impl Default for ControlNumbers {
     }
 }
 
-/// Options of [`render`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Options of [`render`] (and of `x12kit::ops::render`: JSON
+/// `{"controlNumbers", "date", "time"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct RenderOptions {
-    /// Control numbers.
-    pub control: ControlNumbers,
-    /// Date and time of the interchange (ISA09/ISA10, GS04/GS05, and the
-    /// default of document dates). The core reads no clock: the caller passes
-    /// it (`x12kit::ops::render` takes "now" from its caller).
-    pub timestamp: DateTime,
-}
-
-impl RenderOptions {
-    /// Options with control numbers 1, 1, 1 and this timestamp.
-    pub fn at(timestamp: DateTime) -> Self {
-        RenderOptions {
-            control: ControlNumbers::default(),
-            timestamp,
-        }
-    }
+    /// Control numbers of the interchange, group and set.
+    pub control_numbers: ControlNumbers,
+    /// Date of the interchange, CCYYMMDD (with `time`); default: `now`.
+    pub date: Option<String>,
+    /// Time of the interchange, HHMM (with `date`); default: `now`.
+    pub time: Option<String>,
 }
 
 /// A rendered interchange.
@@ -194,13 +189,17 @@ impl Index {
     }
 }
 
-/// Renders one document into a complete interchange for a partner.
+/// Renders one document into a complete interchange for a partner, dated
+/// `options.date`/`options.time` or, without them, `now` (the core reads
+/// no clock: `x12kit::ops::render` takes "now" from its caller).
 pub fn render(
     code: &str,
     payload: &Value,
     partner: &Partner,
     options: &RenderOptions,
+    now: DateTime,
 ) -> Result<Rendered, Error> {
+    let timestamp = DateTime::from_options(options.date.as_deref(), options.time.as_deref(), now)?;
     let problems = partner.check();
     if !problems.is_empty() {
         return Err(Error::from_problems(ErrorCode::InvalidPartner, problems));
@@ -224,7 +223,7 @@ pub fn render(
             ),
         ));
     }
-    let c = options.control;
+    let c = options.control_numbers;
     let mut issues = Vec::new();
     for (name, n) in [
         ("interchange", c.interchange),
@@ -242,7 +241,7 @@ pub fn render(
     if !issues.is_empty() {
         return Err(refused(issues));
     }
-    let (date, time) = (options.timestamp.ccyymmdd(), options.timestamp.hhmm());
+    let (date, time) = (timestamp.ccyymmdd(), timestamp.hhmm());
     let d = partner.delimiters_for(&version).map_err(|m| {
         Error::from_problems(
             ErrorCode::InvalidPartner,

@@ -16,12 +16,14 @@
 
 use crate::fields::{GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, SE_FIELDS, ST_FIELDS};
 use crate::text::value_kind;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use x12kit_syntax::delimiters::{Delimiters, show_byte};
 use x12kit_syntax::error::{Error, ErrorCode, Result};
 
-/// Options for [`write()`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Options for [`write()`] (JSON `{"lineBreak"}`, as every binding takes them).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct WriteOptions {
     /// `None` keeps the line breaks (and BOM) recorded in the parse result;
     /// `Some(s)` (CR and LF only, else `INVALID_OPTIONS`) writes `s` after

@@ -36,6 +36,7 @@ use crate::fields::{Fields, GE, GS, IEA, ISA, SE, ST};
 use crate::mapping::{Documents, SetMapper};
 use crate::plain;
 use crate::pretty::Pretty;
+use serde::Deserialize;
 use std::io;
 use x12kit_syntax::Diagnostic;
 use x12kit_syntax::delimiters::Delimiters;
@@ -43,20 +44,26 @@ use x12kit_syntax::envelope::{Document, Group, Interchange};
 use x12kit_syntax::escape::escape_into;
 use x12kit_syntax::segment::Segment;
 
-/// What the JSON of a parse result includes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JsonOptions {
+/// What the JSON of a parse result includes: the options of a parse
+/// (JSON `{"documents"}`, as every binding takes them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ParseOptions {
     /// Map the declared transaction set types back to their payload
     /// (`document` beside `segments`). On by default; turning it off makes
     /// bulk conversion of those types several times faster.
     pub documents: bool,
 }
 
-impl Default for JsonOptions {
+impl Default for ParseOptions {
     fn default() -> Self {
-        JsonOptions { documents: true }
+        ParseOptions { documents: true }
     }
 }
+
+/// [`ParseOptions`] under the name the JSON functions have always used
+/// (the same type).
+pub type JsonOptions = ParseOptions;
 
 /// Serializes a parse result to compact JSON bytes.
 pub fn to_json<D: Documents>(doc: &Document<'_>) -> Vec<u8> {
