@@ -18,6 +18,10 @@ It prints each cycle (a strongly connected component of more than one file,
 with one cycle through it) and exits 1 when there is one; with `--graph` it
 also prints every edge. Comments and string literals are skipped, so doc
 links do not count.
+
+The crates of KNOWN have cycles that their owners are removing in work of
+their own: theirs are printed, and do not fail the check (a crate of KNOWN
+without a cycle is reported, so that its line is removed).
 """
 
 import json
@@ -25,6 +29,12 @@ import os
 import re
 import subprocess
 import sys
+
+# Crates whose cycles are owned by work in progress elsewhere (see the docstring).
+KNOWN = {
+    "x12kit-node": "bindings/node/src is being reworked by the Node handle-scope work",
+    "x12kit-server": "examples/server is being reworked by the settings and status work",
+}
 
 KEYWORDS_ITEM = {"fn", "struct", "enum", "trait", "type", "const", "static", "union"}
 
@@ -403,14 +413,56 @@ def workspace_roots(top):
     for pkg in meta["packages"]:
         libs = [t for t in pkg["targets"] if set(t["kind"]) & {"lib", "rlib", "cdylib", "staticlib"}]
         bins = [t for t in pkg["targets"] if "bin" in t["kind"]]
-        for t in libs or bins:
-            roots.append((pkg["name"], t["src_path"]))
-        if libs:
-            roots.extend((pkg["name"] + " (bin " + t["name"] + ")", t["src_path"]) for t in bins)
+        if len(libs) + len(bins) == 1:
+            roots.append((pkg["name"], (libs + bins)[0]["src_path"]))
+            continue
+        roots.extend((pkg["name"], t["src_path"]) for t in libs)
+        roots.extend((f"{pkg['name']} (bin {t['name']})", t["src_path"]) for t in bins)
     return roots
 
 
+def self_test():
+    """The check finds what it must: a cycle through a re-export and a
+    child's `super::`, none in a parent that only declares and re-exports,
+    and nothing from comments, strings or doc links."""
+    import tempfile
+
+    def edges_of(files):
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in files.items():
+                path = os.path.join(d, name)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+            crate = Crate(os.path.join(d, "lib.rs"))
+            e = crate.edges()
+            return {(os.path.relpath(a, d), os.path.relpath(b, d)) for a in e for b in e[a]}
+
+    cyclic = edges_of({
+        "lib.rs": "mod a;\nmod b;\npub use a::A;\n",
+        "a.rs": "pub struct A;\nfn f() { crate::b::g(); }\n",
+        "b.rs": "use crate::A;\npub fn g() -> A { A }\n",
+    })
+    assert ("a.rs", "b.rs") in cyclic and ("b.rs", "a.rs") in cyclic, cyclic
+    assert cycles({a: {b for x, b in cyclic if x == a} for a, _ in cyclic})
+    clean = edges_of({
+        "lib.rs": "mod p;\n",
+        "p/mod.rs": "mod c;\nmod t;\npub use t::T;\npub fn run() { c::go() }\n",
+        "p/t.rs": "pub struct T; // crate::p::run()\nconst S: &str = \"super::run\";\n",
+        "p/c.rs": "/// [`super::run`]\nuse super::t::T;\npub fn go() { let _ = T; }\n",
+    })
+    assert ("p/c.rs", "p/t.rs") in clean, clean
+    assert not cycles({a: {b for x, b in clean if x == a} for a, _ in clean}), clean
+    child_up = edges_of({
+        "lib.rs": "mod p;\n",
+        "p/mod.rs": "mod c;\npub struct T;\npub fn run() { c::go() }\n",
+        "p/c.rs": "use super::T;\npub fn go() { let _ = T; }\n",
+    })
+    assert ("p/c.rs", "p/mod.rs") in child_up and ("p/mod.rs", "p/c.rs") in child_up, child_up
+
+
 def main():
+    self_test()
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     show = "--graph" in sys.argv
     top = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -435,14 +487,19 @@ def main():
         comps = cycles(edges)
         files = len({m.file for m in crate.modules})
         if comps:
-            bad += 1
+            if name.split(" ")[0] in KNOWN:
+                print(f"{name}: known cycles ({KNOWN[name.split(' ')[0]]}), not failing:")
+            else:
+                bad += 1
             for comp in comps:
                 cyc = one_cycle(comp, edges)
                 print(f"{name}: a cycle through {len(comp)} files: " + " -> ".join(rel(f) for f in cyc))
                 if len(comp) > len(cyc) - 1:
                     print("  in the same cycle: " + ", ".join(rel(f) for f in comp if f not in cyc))
         else:
-            print(f"{name}: {files} files, no module cycle")
+            known = name in KNOWN
+            note = " (remove it from KNOWN in scripts/check-modules.py)" if known else ""
+            print(f"{name}: {files} files, no module cycle{note}")
     sys.exit(1 if bad else 0)
 
 

@@ -109,6 +109,8 @@ if want lint; then
   check fmt cargo fmt --all -- --check
   step "cargo clippy -D warnings"
   check clippy cargo clippy --workspace --all-targets -- -D warnings
+  step "no module cycle inside any crate (scripts/check-modules.py)"
+  check modules python3 scripts/check-modules.py
 fi
 
 if want rust; then

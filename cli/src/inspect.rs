@@ -2,7 +2,7 @@
 //! through the core's chunk tokenizer and envelope machine, so memory stays
 //! bounded whatever the file size.
 
-use crate::{fail, show};
+use crate::files::{fail, show};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
