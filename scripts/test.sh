@@ -111,6 +111,10 @@ if want lint; then
   check clippy cargo clippy --workspace --all-targets -- -D warnings
   step "no module cycle inside any crate (scripts/check-modules.py)"
   check modules python3 scripts/check-modules.py
+  # The fuzz targets are their own workspace (running them needs nightly):
+  # a stable build keeps them compiling against the core.
+  step "fuzz targets compile (cargo check of fuzz/, stable)"
+  check fuzz-check cargo check --manifest-path fuzz/Cargo.toml --bins
 fi
 
 if want rust; then
