@@ -7,7 +7,8 @@
 # .d.ts files against the generated ones (X12KIT_BLESS=1 rewrites them), the
 # wasm-bindgen-test unit tests (in Node and in headless Chromium), the Node tests (tests/vectors byte for byte,
 # bad inputs, error codes, streaming, corpus), the Chromium tests (vectors,
-# errors, clock, a 100 MB stream) and the page test (screenshots).
+# errors, clock, a 100 MB stream) and the page test (screenshots, into a
+# temporary folder: scripts/refresh-screenshots.sh refreshes www/screenshots/).
 # Last line: `wasm: N passed, N failed, N skipped`.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
