@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::render;
 use serde_json::{Value, json};
 use std::path::Path;
 use x12kit::documents::{self, Coverage, Edition, Finding};
@@ -638,32 +639,7 @@ fn partner() -> Partner {
 }
 
 fn options() -> RenderOptions {
-    RenderOptions {
-        control_numbers: x12kit::ControlNumbers {
-            interchange: 905,
-            group: 905,
-            transaction: 1,
-        },
-        date: Some("20261122".into()),
-        time: Some("0930".into()),
-    }
-}
-
-/// `x12kit::render` dated as [`options`] says (its date and time: "now" is
-/// not read).
-fn render(
-    code: &str,
-    payload: &Value,
-    partner: &Partner,
-    options: &RenderOptions,
-) -> x12kit::error::Result<x12kit::Rendered> {
-    x12kit::render(
-        code,
-        payload,
-        partner,
-        options,
-        x12kit::DateTime::from_unix(0),
-    )
+    common::render_options("20261122", "0930", Some(905))
 }
 
 fn render_body(code: &str, payload: &Value) -> String {

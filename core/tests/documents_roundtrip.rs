@@ -10,6 +10,9 @@
 //! every case that reaches the property is a valid payload. Any other
 //! render error fails the test.
 
+mod common;
+
+use common::render;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use x12kit::documents::schema::{FieldRule, Leaf, RuleKind, Shape, shape_for};
@@ -273,28 +276,7 @@ fn partner(ed: Edition) -> Partner {
 }
 
 fn options() -> RenderOptions {
-    RenderOptions {
-        date: Some("20261122".into()),
-        time: Some("0930".into()),
-        ..RenderOptions::default()
-    }
-}
-
-/// `x12kit::render` dated as [`options`] says (its date and time: "now" is
-/// not read).
-fn render(
-    code: &str,
-    payload: &Value,
-    partner: &Partner,
-    options: &RenderOptions,
-) -> x12kit::error::Result<x12kit::Rendered> {
-    x12kit::render(
-        code,
-        payload,
-        partner,
-        options,
-        x12kit::DateTime::from_unix(0),
-    )
+    common::render_options("20261122", "0930", None)
 }
 
 /// Generates a valid payload of `code` from `seed`, repairing it from the renderer's MISSING_FIELD reports.

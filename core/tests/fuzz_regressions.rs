@@ -2,6 +2,9 @@
 //! with its reproducer inline. A partner profile that `Partner::from_json`
 //! accepts must render interchanges that validate clean.
 
+mod common;
+
+use common::render;
 use x12kit::validate::Options;
 use x12kit::{Partner, RenderOptions};
 
@@ -9,28 +12,7 @@ use x12kit::{Partner, RenderOptions};
 const PAYLOAD_990: &[u8] = br#"{"scac":"ABCD","shipmentId":"LT-77120","date":"2026-11-22","action":"A","refs":[{"qualifier":"CN","value":"PRO-3310021"}]}"#;
 
 fn options() -> RenderOptions {
-    RenderOptions {
-        date: Some("20261123".into()),
-        time: Some("1200".into()),
-        ..RenderOptions::default()
-    }
-}
-
-/// `x12kit::render` dated as [`options`] says (its date and time: "now" is
-/// not read).
-fn render(
-    code: &str,
-    payload: &Value,
-    partner: &Partner,
-    options: &RenderOptions,
-) -> x12kit::error::Result<x12kit::Rendered> {
-    x12kit::render(
-        code,
-        payload,
-        partner,
-        options,
-        x12kit::DateTime::from_unix(0),
-    )
+    common::render_options("20261123", "1200", None)
 }
 
 fn partner_json(sender: &str, receiver: &str, extra: &str) -> String {

@@ -190,3 +190,34 @@ pub fn observe(input: &[u8], chunks: &[usize]) -> String {
     ))));
     out
 }
+
+/// Render options dated `date` and `time`, with the interchange and group
+/// control numbers `control` (the set's is 1), or the default ones.
+pub fn render_options(date: &str, time: &str, control: Option<u32>) -> x12kit::RenderOptions {
+    x12kit::RenderOptions {
+        control_numbers: control.map_or_else(Default::default, |n| x12kit::ControlNumbers {
+            interchange: n,
+            group: n,
+            transaction: 1,
+        }),
+        date: Some(date.into()),
+        time: Some(time.into()),
+    }
+}
+
+/// `x12kit::render` dated as its options say (their date and time: "now"
+/// is not read).
+pub fn render(
+    code: &str,
+    payload: &serde_json::Value,
+    partner: &x12kit::Partner,
+    options: &x12kit::RenderOptions,
+) -> x12kit::error::Result<x12kit::Rendered> {
+    x12kit::render(
+        code,
+        payload,
+        partner,
+        options,
+        x12kit::DateTime::from_unix(0),
+    )
+}

@@ -8,6 +8,7 @@ use super::syntax::{Rule, RuleKind};
 use super::value::{self, Problem};
 use serde_json::{Map, Value};
 use std::rc::Rc;
+use x12kit_json::value_kind as kind;
 use x12kit_syntax::delimiters::Delimiters;
 use x12kit_syntax::diagnostics::Severity;
 use x12kit_syntax::error::ErrorCode;
@@ -134,17 +135,6 @@ fn index(ptr: &str, k: usize) -> String {
     s.push('/');
     s.extend(digits[at..].iter().map(|&d| d as char));
     s
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// True when the node has any payload data in `obj` (so an optional node

@@ -3,6 +3,7 @@
 
 use super::model::{PType, XType};
 use serde_json::{Number, Value};
+use x12kit_json::value_kind as kind;
 
 /// Why a value cannot be written or read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,17 +14,6 @@ pub enum Problem {
     TooLong(String),
     /// Shorter than the minimum.
     TooShort(String),
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Decimal text of a JSON number without exponent (`9.25`, `150`, `-3`).
