@@ -250,7 +250,7 @@ pub fn run(file: &Path, progress: bool, max_sets: usize) -> ExitCode {
             Ok(Some(token)) => {
                 env.push(token, &mut outline);
                 tick = tick.wrapping_add(1);
-                if tick % 65536 == 0 {
+                if tick.is_multiple_of(65536) {
                     bar.set_position(reader.consumed() as u64);
                 }
             }

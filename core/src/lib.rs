@@ -32,9 +32,9 @@
 //! - [`time`](mod@time): validated dates and times ([`DateTime`]); the core never reads the
 //!   clock except in [`clock`], which exists only off `wasm32-unknown-unknown`.
 
-// Only SIMD kernels (std::arch intrinsics: `index`, the segment separator
-// mask) and the JSON writer's checked copies use `unsafe`.
-#![deny(unsafe_code)]
+// No unsafe code here: what there is lives in x12kit-syntax (the SIMD
+// kernels) and x12kit-json (the writer's fast path and copies).
+#![forbid(unsafe_code)]
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub use x12kit_syntax::clock;

@@ -14,7 +14,7 @@
 //! The crate `x12kit` re-exports each module under the same name; use it
 //! rather than this crate.
 
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 pub mod ack;
 pub mod codes;

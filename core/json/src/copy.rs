@@ -1,6 +1,13 @@
 //! Appending short byte runs to a `Vec<u8>` with one reservation and
 //! word-sized copies that make no library call (the writer's keys and
 //! values, and the mapped documents' text in `x12kit-edi`).
+//!
+//! The safe API is [`put`], [`put_key`] and [`append`]: each reserves its
+//! room, checks (in debug builds) that the capacity holds what it writes,
+//! and sets the length to what it wrote. It earns its `unsafe`: with
+//! `extend_from_slice` instead (a `memcpy` call per value), `x12kit parse`
+//! with documents runs 5.5 % more instructions and 7 % more time
+//! (`benches/README.md`, "Unsafe code").
 #![allow(unsafe_code)]
 
 /// Appends `head`, `b` and `tail` (`tail` at most 2 bytes), with short
@@ -9,6 +16,7 @@
 pub fn put(out: &mut Vec<u8>, head: u8, b: &[u8], tail: &[u8]) {
     debug_assert!(tail.len() <= 2);
     out.reserve(b.len() + 3);
+    debug_assert!(out.capacity() - out.len() >= 1 + b.len() + tail.len());
     // SAFETY: `reserve` gives room for the 1 + b.len() + 2 bytes written.
     unsafe {
         let len = out.len();
@@ -28,6 +36,7 @@ pub fn put(out: &mut Vec<u8>, head: u8, b: &[u8], tail: &[u8]) {
 #[inline(always)]
 pub fn put_key(out: &mut Vec<u8>, sep: u8, key: &[u8]) {
     out.reserve(key.len() + 4);
+    debug_assert!(out.capacity() - out.len() >= key.len() + 4);
     // SAFETY: `reserve` gives room for the 2 + key.len() + 2 bytes written.
     unsafe {
         let len = out.len();
@@ -46,6 +55,7 @@ pub fn put_key(out: &mut Vec<u8>, sep: u8, key: &[u8]) {
 #[inline(always)]
 pub fn append(out: &mut Vec<u8>, b: &[u8]) {
     out.reserve(b.len());
+    debug_assert!(out.capacity() - out.len() >= b.len());
     // SAFETY: `reserve` gives room for the b.len() bytes written.
     unsafe {
         let len = out.len();
@@ -61,6 +71,9 @@ pub fn append(out: &mut Vec<u8>, b: &[u8]) {
 /// `src..src+len` readable, `dst..dst+len` writable, not overlapping.
 #[inline(always)]
 pub(crate) unsafe fn copy(src: *const u8, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's: every read is within `src..src + len` and every
+    // write within `dst..dst + len` (the two word copies overlap each
+    // other, never the ends).
     unsafe {
         if len >= 8 {
             if len <= 16 {

@@ -11,7 +11,8 @@
 //! - [`de`]: typed values (options, partner profiles) read from JSON, with
 //!   the pointer of the member at fault;
 //! - [`copy`] and `plain`: the writer's short copies and its fast path for
-//!   plain segments (the crate's only `unsafe` code).
+//!   plain segments (the crate's only `unsafe` code: one module each, a
+//!   safe API, capacity checked in debug builds).
 //!
 //! The crate `x12kit` re-exports it as `x12kit::json` (with the mapping of
 //! the known sets plugged in); use that rather than this crate.

@@ -18,8 +18,9 @@
 //! It depends on no JSON library. The crate `x12kit` re-exports each module
 //! under the same name; use it rather than this crate.
 
-// Only the SIMD kernels (std::arch intrinsics: `index`, the segment
-// separator mask) use `unsafe`.
+// Only the SIMD kernels use `unsafe`: `index`'s SSE2 kernels (the call
+// of each `#[target_feature]` kernel and its lane loads) and wasm32
+// kernel, and the segment views' 16-byte separator mask (the call).
 #![deny(unsafe_code)]
 
 pub mod bytes;

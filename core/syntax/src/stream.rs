@@ -433,7 +433,7 @@ mod fast_path_props {
             12 => out.extend_from_slice(b"IEA*1*000000001"),
             13 => out.extend_from_slice(ids[v as usize % ids.len()]),
             14 => out.extend_from_slice(b"ISA*00*short"),
-            _ => out.extend_from_slice(&isa(e, c, Some(r).filter(|_| v % 2 == 0), s)),
+            _ => out.extend_from_slice(&isa(e, c, Some(r).filter(|_| v.is_multiple_of(2)), s)),
         }
     }
 

@@ -18,7 +18,7 @@ pub struct DateTime {
 
 /// True for a Gregorian leap year.
 fn leap(year: u16) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 /// Days in `month` (1–12) of `year`.

@@ -41,7 +41,7 @@
 //! # Ok::<(), x12kit_syntax::Error>(())
 //! ```
 
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 mod delivery;
 mod error;

@@ -25,7 +25,7 @@ pub fn chars(b: &[u8]) -> usize {
 }
 
 fn leap(year: u32) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 fn days_in(year: u32, month: u32) -> u32 {
