@@ -83,20 +83,35 @@ fn chunked(input: &[u8], size: usize) -> Vec<String> {
     }
 }
 
+/// The stream tokenizer in chunks of 1, 2, 7 and 4096 bytes yields the
+/// whole-buffer tokens of `bytes`.
+fn stream_equals_whole(name: &str, bytes: &[u8]) {
+    let whole: Vec<String> = Tokenizer::new(bytes).map(|t| owned(&t)).collect();
+    for size in [1, 2, 7, 4096] {
+        assert!(
+            chunked(bytes, size) == whole,
+            "{name}: chunk size {size} differs from the whole-buffer tokens"
+        );
+    }
+}
+
+/// The comparison that always runs: every committed input and its variants.
+#[test]
+fn committed_streaming_equals_whole_buffer() {
+    let inputs = common::committed_inputs();
+    assert!(inputs.len() > 300, "only {} inputs", inputs.len());
+    for (name, bytes) in &inputs {
+        stream_equals_whole(name, bytes);
+    }
+}
+
 #[test]
 fn corpus_streaming_equals_whole_buffer() {
     let Some(dir) = corpus_dir() else { return };
     let files = corpus_files(&dir);
     assert!(files.len() > 400, "only {} corpus files found", files.len());
     for (name, path) in files {
-        let bytes = std::fs::read(&path).unwrap();
-        let whole: Vec<String> = Tokenizer::new(&bytes).map(|t| owned(&t)).collect();
-        for size in [1, 2, 7, 4096] {
-            assert!(
-                chunked(&bytes, size) == whole,
-                "{name}: chunk size {size} differs from the whole-buffer tokens"
-            );
-        }
+        stream_equals_whole(&name, &std::fs::read(&path).unwrap());
     }
 }
 

@@ -35,6 +35,8 @@ pub mod index;
 pub mod lexer;
 pub mod segment;
 pub mod stream;
+#[doc(hidden)]
+pub mod testing;
 pub mod time;
 pub mod utf8;
 

@@ -1,8 +1,8 @@
 //! Mapping a matched set back to its payload JSON (what `x12kit parse`
 //! carries as `document`): [`Mapping`] holds the buffers reused from set to
-//! set, [`Tree`] is the node arena the mapped document is built in and
-//! written from as compact JSON, and [`J`] is the owned tree `map_back`
-//! returns (converted from the arena).
+//! set, and [`Tree`] is the node arena the mapped document is built in and
+//! written from as compact JSON, the one form of a mapped document
+//! (`map_back` reads that JSON into a `serde_json::Value`).
 
 use super::declared::Declared;
 use super::finding::Finding;
@@ -10,80 +10,9 @@ use super::matcher::{Item, Matched, Shape, match_into};
 use super::model::*;
 use super::value;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::collections::HashSet;
 use x12kit_json::copy::{append, put, put_key};
 use x12kit_syntax::segment::Segment;
-
-/// A mapped document: keys are the declaration's names (`'static`), strings
-/// borrow the input where they can; [`J::to_value`] and [`J::write_json`]
-/// turn it into a `serde_json::Value` or JSON text. Object keys keep their
-/// first-seen order. (The parse JSON writes documents from a reused node
-/// arena instead; `map_back` converts that arena into this tree.)
-#[derive(Debug, Clone, PartialEq)]
-pub enum J<'a> {
-    /// An object.
-    Obj(Vec<(&'static str, J<'a>)>),
-    /// An array.
-    Arr(Vec<J<'a>>),
-    /// A string.
-    Str(Cow<'a, str>),
-    /// A number (or another scalar).
-    Val(Value),
-    /// Not set yet.
-    Null,
-}
-
-impl J<'_> {
-    /// As a `serde_json::Value`.
-    pub fn to_value(&self) -> Value {
-        match self {
-            J::Obj(o) => Value::Object(
-                o.iter()
-                    .map(|(k, v)| ((*k).to_string(), v.to_value()))
-                    .collect(),
-            ),
-            J::Arr(a) => Value::Array(a.iter().map(J::to_value).collect()),
-            J::Str(s) => Value::String(s.to_string()),
-            J::Val(v) => v.clone(),
-            J::Null => Value::Null,
-        }
-    }
-
-    /// Appends compact JSON text (the tests compare it with the arena writer's).
-    #[cfg(test)]
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        match self {
-            J::Obj(o) => {
-                out.push(b'{');
-                for (n, (k, v)) in o.iter().enumerate() {
-                    if n > 0 {
-                        out.push(b',');
-                    }
-                    json_string(k.as_bytes(), out);
-                    out.push(b':');
-                    v.write_json(out);
-                }
-                out.push(b'}');
-            }
-            J::Arr(a) => {
-                out.push(b'[');
-                for (n, v) in a.iter().enumerate() {
-                    if n > 0 {
-                        out.push(b',');
-                    }
-                    v.write_json(out);
-                }
-                out.push(b']');
-            }
-            J::Str(s) => json_string(s.as_bytes(), out),
-            J::Val(v) => {
-                let _ = serde_json::to_writer(&mut *out, v);
-            }
-            J::Null => out.extend_from_slice(b"null"),
-        }
-    }
-}
 
 /// True for bytes a JSON string cannot hold as they are (`"`, `\`, controls).
 #[inline]
@@ -121,13 +50,6 @@ const UNCLEAN: [u8; 256] = {
 #[inline]
 fn is_clean(b: &[u8]) -> bool {
     b.iter().fold(0, |f, &c| f | UNCLEAN[c as usize]) == 0
-}
-
-fn text(b: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(String::from_utf8_lossy(b).into_owned()),
-    }
 }
 
 /// No node.
@@ -205,10 +127,10 @@ pub(crate) struct Tree<'a> {
     vals: Vec<Value>,
     /// The JSON text of [`V::Run`] nodes.
     runs: Vec<u8>,
-    /// Write one-key fields as [`V::Run`] nodes where the declaration
-    /// allows it ([`Plan::frag`]): the parse JSON's mapping, which only
-    /// writes the tree; `map_back`, which converts it, leaves this off.
-    pub(crate) use_runs: bool,
+    /// Tests only: write every member as a node of its own (no [`V::Run`]),
+    /// the reference the runs are compared with.
+    #[cfg(test)]
+    pub(crate) no_runs: bool,
     /// The elements of the segment being mapped (taken while it is mapped).
     els: Option<Box<[&'a [u8]; 32]>>,
     /// Received segments the declaration does not map, or maps only in
@@ -402,6 +324,15 @@ fn idx(n: u32) -> usize {
 }
 
 impl<'a> Tree<'a> {
+    /// Whether one-key fields are written as nodes of their own (tests only).
+    #[inline(always)]
+    fn reference(&self) -> bool {
+        #[cfg(test)]
+        return self.no_runs;
+        #[cfg(not(test))]
+        false
+    }
+
     fn clear(&mut self) {
         self.nodes.clear();
         self.text.clear();
@@ -842,7 +773,7 @@ impl<'a> Tree<'a> {
         }
         // Every one-key field is free in `into` (no key of the plan can be
         // there: no filter bit is), so all of them are set, as a run.
-        if self.use_runs && plan.frag && self.nodes[idx(into)].keys & plan.bits == 0 {
+        if plan.frag && !self.reference() && self.nodes[idx(into)].keys & plan.bits == 0 {
             whole &= self.runs_of(map, els, into, obj, fixed, visit);
             visit = 0;
         }
@@ -972,39 +903,6 @@ impl<'a> Tree<'a> {
                 Ok(_) => json_string(b, &mut self.runs),
                 Err(_) => json_string(String::from_utf8_lossy(b).as_bytes(), &mut self.runs),
             }
-        }
-    }
-
-    /// The members of run node `x` ([`V::Run`]) as [`J`] values, read back
-    /// from their JSON text.
-    fn run_members(&self, x: &TNode<'a>, members: &mut Vec<(&'static str, J<'a>)>) {
-        let V::Run {
-            plan,
-            mask,
-            start,
-            end,
-        } = x.v
-        else {
-            return;
-        };
-        let text = &self.runs[idx(start)..idx(end)];
-        let mut pos = 0;
-        let mut m = mask;
-        while m != 0 {
-            let k = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let f = &plan.fields[plan.at[k] as usize];
-            // `,` between members, then `"key":`.
-            pos += usize::from(pos > 0) + f.head.len();
-            let mut values = serde_json::Deserializer::from_slice(&text[pos.min(text.len())..])
-                .into_iter::<Value>();
-            let v = match values.next() {
-                Some(Ok(Value::String(t))) => J::Str(Cow::Owned(t)),
-                Some(Ok(v)) => J::Val(v),
-                _ => J::Null,
-            };
-            pos += values.byte_offset();
-            members.push((f.key.as_str(), v));
         }
     }
 
@@ -1249,44 +1147,6 @@ impl<'a> Tree<'a> {
             V::Null => out.extend_from_slice(b"null"),
             // Containers are written by `write`, runs as members.
             V::Obj | V::Arr | V::Run { .. } => {}
-        }
-    }
-
-    /// Node `n` as a [`J`] tree.
-    pub(crate) fn to_j(&self, n: u32) -> J<'a> {
-        let x = &self.nodes[idx(n)];
-        let children = || {
-            std::iter::successors((x.first != NIL).then_some(x.first), |&c| {
-                let next = self.nodes[idx(c)].next;
-                (next != NIL).then_some(next)
-            })
-        };
-        match x.v {
-            V::Obj => {
-                let mut members = Vec::new();
-                for c in children() {
-                    let y = &self.nodes[idx(c)];
-                    if matches!(y.v, V::Run { .. }) {
-                        self.run_members(y, &mut members);
-                    } else {
-                        members.push((y.key, self.to_j(c)));
-                    }
-                }
-                J::Obj(members)
-            }
-            V::Arr => J::Arr(children().map(|c| self.to_j(c)).collect()),
-            V::Raw(b) | V::Str(b) => J::Str(text(b)),
-            V::Text(a, z) => J::Str(Cow::Owned(
-                String::from_utf8_lossy(&self.text[idx(a)..idx(z)]).into_owned(),
-            )),
-            V::Num(a, z) => J::Val(
-                std::str::from_utf8(&self.text[idx(a)..idx(z)])
-                    .ok()
-                    .and_then(value::number)
-                    .unwrap_or(Value::Null),
-            ),
-            V::Val(i) => J::Val(self.vals[idx(i)].clone()),
-            V::Null | V::Run { .. } => J::Null,
         }
     }
 }

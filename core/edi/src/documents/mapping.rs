@@ -11,7 +11,12 @@ use x12kit_syntax::envelope::{Document, Group, Transaction};
 /// Maps a received transaction set back to its payload JSON; `None` for sets
 /// that are not declared.
 pub fn map_back(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<Value> {
-    map_back_tree(doc, group, tx).map(|j| j.to_value())
+    // The one form of a mapped document is its JSON (what the parse result
+    // carries); it is always valid JSON (the tests read every one written).
+    let json = document_json(doc, group, tx)?;
+    let value = serde_json::from_slice(&json);
+    debug_assert!(value.is_ok(), "{}", String::from_utf8_lossy(&json));
+    value.ok()
 }
 
 /// Buffers of document mapping, reused from set to set (the parse JSON
@@ -74,8 +79,6 @@ pub(crate) fn write_document_with<'a>(
             m.push_body(seg);
         }
     }
-    // Only written: one-key fields may go straight to JSON text.
-    m.tree.use_runs = true;
     match map_into(m, group, tx) {
         Some(root) => {
             m.tree.write(root, out);
@@ -135,27 +138,15 @@ fn map_into(m: &mut Mapper<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Opti
     Some(m.map(d, tx.st.index(), end, &known))
 }
 
-fn map_back_tree<'a>(
-    doc: &Document<'a>,
-    group: &Group<'a>,
-    tx: &Transaction<'a>,
-) -> Option<decode::J<'a>> {
-    let mut m = Mapper::default();
-    for seg in doc.body(tx) {
-        m.push_body(seg);
-    }
-    let root = map_into(&mut m, group, tx)?;
-    Some(m.tree.to_j(root))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Maps every set of an input three ways: with one mapper reused for all
-    /// sets (as the parse JSON does), with a fresh one, and through the
-    /// [`decode::J`] tree of `map_back` written by [`decode::J::write_json`];
-    /// all give the same bytes. Returns how many documents were mapped.
+    /// sets (as the parse JSON does), with a fresh one, and with one that
+    /// writes every member as a node of its own (no runs of one-key fields,
+    /// the reference); all give the same bytes, which read back as
+    /// [`map_back`]'s value. Returns how many documents were mapped.
     fn check(input: &[u8]) -> usize {
         let doc = x12kit_syntax::parse(input);
         let mut reused_mapper = Mapper::default();
@@ -168,27 +159,21 @@ mod tests {
                     let mut fresh = Vec::new();
                     let b =
                         write_document_with(&mut Mapper::default(), &doc, g, t, false, &mut fresh);
-                    let j = map_back_tree(&doc, g, t);
-                    assert_eq!(a, j.is_some());
-                    // The tree with runs converts to the same values.
-                    if a {
-                        let root = map_into(&mut reused_mapper, g, t).expect("mapped");
-                        assert!(reused_mapper.tree.use_runs);
-                        assert_eq!(reused_mapper.tree.to_j(root), j.clone().expect("tree"));
-                    }
-                    assert_eq!(b, a);
-                    let mut tree = Vec::new();
-                    if let Some(j) = j {
-                        j.write_json(&mut tree);
-                        let parsed: Value = serde_json::from_slice(&tree).expect("JSON");
+                    let mut reference = Mapper::default();
+                    reference.tree.no_runs = true;
+                    let mut nodes = Vec::new();
+                    let c = write_document_with(&mut reference, &doc, g, t, false, &mut nodes);
+                    assert_eq!((a, b), (c, c));
+                    assert_eq!(
+                        String::from_utf8_lossy(&reused),
+                        String::from_utf8_lossy(&nodes)
+                    );
+                    assert_eq!(fresh, nodes);
+                    if c {
+                        let parsed: Value = serde_json::from_slice(&nodes).expect("JSON");
                         assert_eq!(Some(parsed), map_back(&doc, g, t));
                         mapped += 1;
                     }
-                    assert_eq!(
-                        String::from_utf8_lossy(&reused),
-                        String::from_utf8_lossy(&tree)
-                    );
-                    assert_eq!(fresh, tree);
                 }
             }
         }
@@ -196,7 +181,7 @@ mod tests {
     }
 
     #[test]
-    fn arena_writer_matches_the_tree() {
+    fn runs_are_written_as_the_nodes_are() {
         // Text that needs escaping or is not UTF-8, numbers on every path
         // (direct, exponent, too long), promoted and plain qualifier pairs,
         // a repeated single field, sets of both editions in one input.
@@ -207,32 +192,30 @@ mod tests {
         assert_eq!(check(&x12), 2);
     }
 
+    /// Every golden render and vector input, as committed and re-delimited
+    /// (`x12kit_syntax::testing::VARIANTS`): the inputs that always run.
     #[test]
-    fn arena_writer_matches_the_tree_on_goldens_and_corpus() {
-        let mut files = Vec::new();
-        let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden");
-        let mut dirs = vec![golden];
-        if let Some(c) = std::env::var_os("X12KIT_CORPUS") {
-            dirs.push(c.into());
-        }
-        while let Some(d) = dirs.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else {
-                    files.push(p);
+    fn runs_are_written_as_the_nodes_are_on_goldens_and_vectors() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+        let mut mapped = 0;
+        for dir in ["golden", "vectors/inputs"] {
+            for e in std::fs::read_dir(root.join(dir)).expect("committed inputs") {
+                let p = e.expect("an entry").path();
+                if !p.is_file() || p.extension().is_some_and(|x| x == "json") {
+                    continue;
+                }
+                let input = std::fs::read(&p).expect("readable");
+                mapped += check(&input);
+                for (to, rep, lb) in x12kit_syntax::testing::VARIANTS {
+                    if let Some(v) = x12kit_syntax::testing::redelimit(&input, to, rep, lb) {
+                        mapped += check(&v);
+                    }
                 }
             }
         }
-        let mapped: usize = files
-            .iter()
-            .filter_map(|f| std::fs::read(f).ok())
-            .map(|b| check(&b))
-            .sum();
-        assert!(mapped >= crate::sets::TYPES.len(), "{mapped} documents");
+        assert!(
+            mapped >= 6 * 2 * crate::sets::TYPES.len(),
+            "{mapped} documents"
+        );
     }
 }
