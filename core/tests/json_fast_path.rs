@@ -1,38 +1,28 @@
 //! The parse result's writer: its fast paths (plain segments, envelope
 //! fields) write what its general path writes, with the mapped documents
 //! of the known sets (which read the fast path's "clean" flags), on every
-//! vector input and on random segments and envelopes. (`x12kit-json`'s own
-//! tests compare the two without documents.)
+//! committed input and its re-delimited variants, and on random segments
+//! and envelopes.
+
+mod common;
 
 use x12kit::documents::JsonDocuments;
-use x12kit::{JsonOptions, parse};
+use x12kit::parse;
 
 /// The whole-tree JSON written with and without the fast paths.
 fn both_paths(input: &[u8]) -> (Vec<u8>, Vec<u8>) {
-    let doc = parse(input);
-    let (mut fast, mut general) = (Vec::new(), Vec::new());
-    x12kit::json::to_json_into(&doc, &JsonOptions::default(), &mut fast);
-    x12kit_json::writer::to_json_reference_into::<JsonDocuments>(
-        &doc,
-        &JsonOptions::default(),
-        &mut general,
-    );
-    (fast, general)
+    x12kit_json::writer::fast_and_reference::<JsonDocuments>(&parse(input))
 }
 
+/// Every committed input and its re-delimited variants.
 #[test]
 fn plain_segments_are_written_as_the_general_path_writes_them() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/inputs");
-    let mut n = 0;
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_file() {
-            let (fast, general) = both_paths(&std::fs::read(&p).unwrap());
-            assert!(fast == general, "{}", p.display());
-            n += 1;
-        }
+    let inputs = common::committed_inputs();
+    assert!(inputs.len() > 300, "only {} inputs", inputs.len());
+    for (name, input) in &inputs {
+        let (fast, general) = both_paths(input);
+        assert!(fast == general, "{name}");
     }
-    assert!(n > 10);
 }
 
 proptest::proptest! {

@@ -420,15 +420,7 @@ unsafe fn elements(
             if bad | cr != 0 {
                 return None;
             }
-            let mut m = s;
-            while m != 0 {
-                let k = i + m.trailing_zeros() as usize;
-                room(dst, k - run, end);
-                copy(p.add(run), dst, k - run);
-                dst = between(dst.add(k - run))?;
-                run = k + 1;
-                m &= m - 1;
-            }
+            dst = separators(s, i, p, &mut run, dst, end, &mut between)?;
             i += 16;
         }
         if i < n {
@@ -440,15 +432,7 @@ unsafe fn elements(
             if (bad | cr) & valid != 0 {
                 return None;
             }
-            let mut m = s & valid;
-            while m != 0 {
-                let k = i + m.trailing_zeros() as usize;
-                room(dst, k - run, end);
-                copy(p.add(run), dst, k - run);
-                dst = between(dst.add(k - run))?;
-                run = k + 1;
-                m &= m - 1;
-            }
+            dst = separators(s & valid, i, p, &mut run, dst, end, &mut between)?;
         }
         room(dst, n - run + 1, end);
         copy(p.add(run), dst, n - run);
@@ -456,6 +440,38 @@ unsafe fn elements(
         *dst = b'"';
         Some(dst.add(1))
     }
+}
+
+/// The elements of [`elements`] that end at the separators of mask `m`
+/// (bit `j` for byte `i + j` of `p`): each one's text from `run`, then
+/// `between`; `run` moves past each separator.
+///
+/// # Safety
+/// As [`elements`]: `p[*run..i + 16]` readable (within the body), `dst..end`
+/// has room for what is written.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn separators(
+    mut m: u32,
+    i: usize,
+    p: *const u8,
+    run: &mut usize,
+    mut dst: *mut u8,
+    end: *mut u8,
+    between: &mut impl FnMut(*mut u8) -> Option<*mut u8>,
+) -> Option<*mut u8> {
+    // SAFETY: see above.
+    unsafe {
+        while m != 0 {
+            let k = i + m.trailing_zeros() as usize;
+            room(dst, k - *run, end);
+            copy(p.add(*run), dst, k - *run);
+            dst = between(dst.add(k - *run))?;
+            *run = k + 1;
+            m &= m - 1;
+        }
+    }
+    Some(dst)
 }
 
 /// Writes the members of an envelope segment's object,

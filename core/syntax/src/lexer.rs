@@ -126,6 +126,35 @@ fn skippable(b: u8, d: &Delimiters) -> bool {
 }
 
 impl Lexer {
+    /// The next segment: `buf[start..end]`, its terminator and what follows
+    /// it up to `suffix_end`, at input offset `offset`, numbered in turn;
+    /// `pos` moves past it.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn take(
+        &mut self,
+        start: usize,
+        end: usize,
+        suffix_end: usize,
+        offset: usize,
+        delimiters: Delimiters,
+        terminated: bool,
+        pos: &mut usize,
+    ) -> RawSegment {
+        let raw = RawSegment {
+            start,
+            end,
+            suffix_end,
+            offset,
+            index: self.index,
+            delimiters,
+            terminated,
+        };
+        self.index += 1;
+        *pos = suffix_end;
+        raw
+    }
+
     /// Advances over `buf[*pos..]`. `base` is the input offset of `buf[0]`;
     /// `eof` says no input follows `buf`. Positions in the result are
     /// relative to `buf`.
@@ -205,18 +234,7 @@ impl Lexer {
             };
             return None;
         };
-        let raw = RawSegment {
-            start,
-            end,
-            suffix_end,
-            offset: abs,
-            index: self.index,
-            delimiters: d,
-            terminated: true,
-        };
-        self.index += 1;
-        *pos = suffix_end;
-        Some(raw)
+        Some(self.take(start, end, suffix_end, abs, d, true, pos))
     }
 
     /// Every case: the reference tokenizer.
@@ -398,17 +416,7 @@ impl Lexer {
                 suffix_end
             };
             self.resume.start = usize::MAX;
-            let raw = RawSegment {
-                start,
-                end,
-                suffix_end,
-                offset: base + start,
-                index: self.index,
-                delimiters: d,
-                terminated,
-            };
-            self.index += 1;
-            *pos = suffix_end;
+            let raw = self.take(start, end, suffix_end, base + start, d, terminated, pos);
             let seg = raw.view(buf);
             if !terminated {
                 self.pending.push_back(
@@ -488,23 +496,13 @@ impl Lexer {
                 let Some(suffix_end) = suffix_end(buf, end + 1, &d, eof) else {
                     return Step::NeedMore;
                 };
-                let raw = RawSegment {
-                    start,
-                    end,
-                    suffix_end,
-                    offset: base + start,
-                    index: self.index,
-                    delimiters: d,
-                    terminated: true,
-                };
-                self.index += 1;
+                let raw = self.take(start, end, suffix_end, base + start, d, true, pos);
                 self.delimiters = Some(d);
                 self.plain_ws = ![d.element, d.component, d.repetition_byte()]
                     .iter()
                     .any(|&b| is_ws(b) && b != d.segment);
                 self.cursor.reset();
                 self.started = true;
-                *pos = suffix_end;
                 let seg = raw.view(buf);
                 for w in scan.warnings {
                     self.pending.push_back(w.at_segment(&seg));

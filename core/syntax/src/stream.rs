@@ -43,7 +43,6 @@ impl StreamTokenizer {
     }
 
     /// A tokenizer running `lexer` (tests compare lexer paths).
-    #[cfg(test)]
     pub(crate) fn with_lexer(lexer: Lexer) -> Self {
         StreamTokenizer {
             lexer,
@@ -197,23 +196,10 @@ mod tests {
     use super::*;
     use crate::lexer::Tokenizer;
 
-    /// Owned form of a token, to compare streams.
-    pub(crate) fn owned(t: &Token<'_>) -> String {
-        match t {
-            Token::Segment(s) => format!(
-                "S {} {} {:?} {:?} {}",
-                s.index(),
-                s.offset(),
-                s.raw(),
-                s.suffix(),
-                s.terminated()
-            ),
-            Token::Diagnostic(d) => format!("D {d}"),
-        }
-    }
+    use crate::testing::token_text as owned;
 
-    pub(crate) fn chunked(input: &[u8], size: usize) -> Vec<String> {
-        tokenize_in_chunks(input, size).0
+    fn chunked(input: &[u8], size: usize) -> Vec<String> {
+        crate::testing::stream_tokens(input, &[size])
     }
 
     /// The tokens of `input` fed in chunks of `size`, and the tokenizer
@@ -330,20 +316,7 @@ mod fast_path_props {
     const DELIMS: &[u8] =
         b"*|~^:>!\"#$%&'()+,-./;<=?@[\\]_`{}\x1c\x1d\x1e\x1f\x07\n\r\t\x0b\x0c\x85\xff";
 
-    fn owned(t: &Token<'_>) -> String {
-        match t {
-            Token::Segment(s) => format!(
-                "S {} {} {:?} {:?} {} {:?}",
-                s.index(),
-                s.offset(),
-                s.raw(),
-                s.suffix(),
-                s.terminated(),
-                s.delimiters()
-            ),
-            Token::Diagnostic(d) => format!("D {d:?}"),
-        }
-    }
+    use crate::testing::{isa, token_text as owned};
 
     fn whole(input: &[u8], lexer: Lexer) -> Vec<String> {
         Tokenizer::with_lexer(input, lexer)
@@ -352,53 +325,7 @@ mod fast_path_props {
     }
 
     fn chunked(input: &[u8], cuts: &[usize], lexer: Lexer) -> Vec<String> {
-        let mut st = StreamTokenizer::with_lexer(lexer);
-        let mut out = Vec::new();
-        let mut at = 0;
-        let mut i = 0;
-        loop {
-            match st.next() {
-                Pull::Token(t) => out.push(owned(&t)),
-                Pull::End => return out,
-                Pull::NeedInput if at < input.len() => {
-                    let n = cuts[i % cuts.len()].min(input.len() - at);
-                    i += 1;
-                    st.feed(&input[at..at + n]);
-                    at += n;
-                }
-                Pull::NeedInput => st.finish(),
-            }
-        }
-    }
-
-    fn isa(e: u8, c: u8, r: Option<u8>, s: u8) -> Vec<u8> {
-        let mut out = b"ISA".to_vec();
-        let isa11 = [r.unwrap_or(b'U')];
-        let version: &[u8] = if r.is_some() { b"00501" } else { b"00401" };
-        let fields: [&[u8]; 16] = [
-            b"00",
-            b"          ",
-            b"00",
-            b"          ",
-            b"ZZ",
-            b"SENDER         ",
-            b"ZZ",
-            b"RECEIVER       ",
-            b"230101",
-            b"1200",
-            &isa11,
-            version,
-            b"000000001",
-            b"0",
-            b"T",
-            &[c],
-        ];
-        for f in fields {
-            out.push(e);
-            out.extend_from_slice(f);
-        }
-        out.push(s);
-        out
+        crate::testing::stream_tokens_with(input, cuts, lexer)
     }
 
     /// One piece of input: `k` picks what, `v` varies it.

@@ -4,6 +4,90 @@
 //! beyond those of the files. Not part of the API.
 
 use crate::delimiters::Delimiters;
+use crate::lexer::{Lexer, Token, Tokenizer};
+use crate::stream::{Pull, StreamTokenizer};
+
+/// A token as text, to compare token streams: a segment's index, offset,
+/// bytes, suffix, whether it is terminated and its delimiters; a
+/// diagnostic as it displays (severity, code, position, message).
+pub fn token_text(t: &Token<'_>) -> String {
+    match t {
+        Token::Segment(s) => format!(
+            "S {} {} {:?} {:?} {} {:?}",
+            s.index(),
+            s.offset(),
+            s.raw(),
+            s.suffix(),
+            s.terminated(),
+            s.delimiters()
+        ),
+        Token::Diagnostic(d) => format!("D {d}"),
+    }
+}
+
+/// The tokens of the whole buffer `input`, as [`token_text`].
+pub fn whole_tokens(input: &[u8]) -> Vec<String> {
+    Tokenizer::new(input).map(|t| token_text(&t)).collect()
+}
+
+/// The tokens of `input` fed to a [`StreamTokenizer`] in chunks of the
+/// sizes of `cuts` (in turn), as [`token_text`].
+pub fn stream_tokens(input: &[u8], cuts: &[usize]) -> Vec<String> {
+    stream_tokens_with(input, cuts, Lexer::default())
+}
+
+/// [`stream_tokens`] with a given lexer (the tests compare its paths).
+pub(crate) fn stream_tokens_with(input: &[u8], cuts: &[usize], lexer: Lexer) -> Vec<String> {
+    let mut st = StreamTokenizer::with_lexer(lexer);
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut i = 0;
+    loop {
+        match st.next() {
+            Pull::Token(t) => out.push(token_text(&t)),
+            Pull::End => return out,
+            Pull::NeedInput if at < input.len() => {
+                let n = cuts[i % cuts.len()].max(1).min(input.len() - at);
+                i += 1;
+                st.feed(&input[at..at + n]);
+                at += n;
+            }
+            Pull::NeedInput => st.finish(),
+        }
+    }
+}
+
+/// An ISA with these delimiters (element, component, repetition or none:
+/// ISA11 `U` and version 00401, else 00501, and segment).
+pub fn isa(e: u8, c: u8, r: Option<u8>, s: u8) -> Vec<u8> {
+    let mut out = b"ISA".to_vec();
+    let isa11 = [r.unwrap_or(b'U')];
+    let version: &[u8] = if r.is_some() { b"00501" } else { b"00401" };
+    let fields: [&[u8]; 16] = [
+        b"00",
+        b"          ",
+        b"00",
+        b"          ",
+        b"ZZ",
+        b"SENDER         ",
+        b"ZZ",
+        b"RECEIVER       ",
+        b"230101",
+        b"1200",
+        &isa11,
+        version,
+        b"000000001",
+        b"0",
+        b"T",
+        &[c],
+    ];
+    for f in fields {
+        out.push(e);
+        out.extend_from_slice(f);
+    }
+    out.push(s);
+    out
+}
 
 /// Delimiter sets the variants use: element, component, repetition (`None`:
 /// none) and segment, with the line break written after each terminator.
@@ -64,4 +148,16 @@ pub fn redelimit(
         out.push(mapped);
     }
     Some(out)
+}
+
+/// A deterministic stream of pseudo-random numbers (xorshift64) from `seed`
+/// (not zero), for tests that try many cases.
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
 }

@@ -125,20 +125,12 @@ impl Verifier {
         let candidates = parse_signature_header(signature_header)?;
         let (timestamp_text, timestamp) = parse_timestamp(timestamp_header)?;
         check_tolerance(timestamp, now, self.tolerance)?;
-        for (secret_index, key) in self.keys.iter().enumerate() {
-            let mac = mac_over(key, &[timestamp_text.as_bytes(), b".", raw_body]);
-            // `verify_slice` compares in constant time.
-            if candidates
-                .iter()
-                .any(|candidate| mac.clone().verify_slice(candidate).is_ok())
-            {
-                return Ok(Verified {
-                    timestamp,
-                    secret_index,
-                });
-            }
-        }
-        Err(WebhookError::SignatureMismatch.into())
+        first_match(
+            &self.keys,
+            &[timestamp_text.as_bytes(), b".", raw_body],
+            &candidates,
+            timestamp,
+        )
     }
 
     /// Verifies one delivery against the system clock (not available on wasm32-unknown-unknown).
@@ -169,6 +161,31 @@ pub(crate) fn keyed(secret: &[u8]) -> Result<HmacSha256, x12kit_syntax::Error> {
 }
 
 /// A copy of `key` fed with `parts`, ready to finalize or verify.
+/// The first of `keys` whose MAC over `parts` is one of `candidates`
+/// (compared in constant time), as the [`Verified`] of a delivery signed
+/// at `timestamp`; `SIGNATURE_MISMATCH` when none is.
+pub(crate) fn first_match(
+    keys: &[HmacSha256],
+    parts: &[&[u8]],
+    candidates: &[[u8; DIGEST_LEN]],
+    timestamp: u64,
+) -> Result<Verified, x12kit_syntax::Error> {
+    for (secret_index, key) in keys.iter().enumerate() {
+        let mac = mac_over(key, parts);
+        // `verify_slice` compares in constant time.
+        if candidates
+            .iter()
+            .any(|candidate| mac.clone().verify_slice(candidate).is_ok())
+        {
+            return Ok(Verified {
+                timestamp,
+                secret_index,
+            });
+        }
+    }
+    Err(WebhookError::SignatureMismatch.into())
+}
+
 pub(crate) fn mac_over(key: &HmacSha256, parts: &[&[u8]]) -> HmacSha256 {
     let mut mac = key.clone();
     for part in parts {

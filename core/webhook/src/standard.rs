@@ -13,7 +13,8 @@ use hmac::Mac;
 
 use crate::error::WebhookError;
 use crate::signature::{
-    DEFAULT_TOLERANCE, HmacSha256, Verified, check_tolerance, keyed, mac_over, parse_timestamp,
+    DEFAULT_TOLERANCE, HmacSha256, Verified, check_tolerance, first_match, keyed, mac_over,
+    parse_timestamp,
 };
 
 /// Header carrying the message id (the delivery id; unchanged on retries).
@@ -190,23 +191,12 @@ impl Verifier {
         check_tolerance(timestamp, now, self.tolerance)?;
         // As the reference libraries do, the timestamp is signed in its canonical decimal form.
         let timestamp_text = timestamp.to_string();
-        for (secret_index, key) in self.keys.iter().enumerate() {
-            let mac = mac_over(
-                key,
-                &[id.as_bytes(), b".", timestamp_text.as_bytes(), b".", body],
-            );
-            // `verify_slice` compares in constant time.
-            if candidates
-                .iter()
-                .any(|candidate| mac.clone().verify_slice(candidate).is_ok())
-            {
-                return Ok(Verified {
-                    timestamp,
-                    secret_index,
-                });
-            }
-        }
-        Err(WebhookError::SignatureMismatch.into())
+        first_match(
+            &self.keys,
+            &[id.as_bytes(), b".", timestamp_text.as_bytes(), b".", body],
+            &candidates,
+            timestamp,
+        )
     }
 
     /// Verifies one message against the system clock (not available on wasm32-unknown-unknown).

@@ -777,16 +777,15 @@ impl<'a> Tree<'a> {
             whole &= self.runs_of(map, els, into, obj, fixed, visit);
             visit = 0;
         }
-        while visit != 0 {
-            let k = visit.trailing_zeros() as usize;
-            visit &= visit - 1;
-            let at = plan.at[k] as usize;
-            if plan.fast & (1 << k) != 0 {
-                let f = &plan.fields[at];
-                let v = self.scalar(els[k], f.ptype, f.xtype);
-                whole &= self.set_key(into, &f.key, f.bit, v);
-            } else {
-                whole &= self.element(&map.elements[at], els, obj, fixed);
+        for (k, mapped) in plan.positions(visit) {
+            match mapped {
+                Mapped::Field(f) => {
+                    let v = self.scalar(els[k], f.ptype, f.xtype);
+                    whole &= self.set_key(into, &f.key, f.bit, v);
+                }
+                Mapped::Element(at) => {
+                    whole &= self.element(&map.elements[at], els, obj, fixed);
+                }
             }
         }
         // Data at a position the declaration does not map: `full` has bit
@@ -808,30 +807,29 @@ impl<'a> Tree<'a> {
         into: u32,
         obj: u32,
         fixed: Option<u8>,
-        mut visit: u32,
+        visit: u32,
     ) -> bool {
         let plan = &map.plan;
         let mut whole = true;
         let mut start = self.runs.len();
         let (mut mask, mut bits) = (0u32, 0u64);
-        while visit != 0 {
-            let k = visit.trailing_zeros() as usize;
-            visit &= visit - 1;
-            let at = plan.at[k] as usize;
-            if plan.fast & (1 << k) != 0 {
-                let f = &plan.fields[at];
-                if mask != 0 {
-                    self.runs.push(b',');
+        for (k, mapped) in plan.positions(visit) {
+            match mapped {
+                Mapped::Field(f) => {
+                    if mask != 0 {
+                        self.runs.push(b',');
+                    }
+                    append(&mut self.runs, &f.head);
+                    self.value_json(els[k], f.ptype, f.xtype);
+                    mask |= 1 << k;
+                    bits |= f.bit;
                 }
-                append(&mut self.runs, &f.head);
-                self.value_json(els[k], f.ptype, f.xtype);
-                mask |= 1 << k;
-                bits |= f.bit;
-            } else {
-                self.close_run(into, plan, mask, bits, start);
-                (mask, bits) = (0, 0);
-                whole &= self.element(&map.elements[at], els, obj, fixed);
-                start = self.runs.len();
+                Mapped::Element(at) => {
+                    self.close_run(into, plan, mask, bits, start);
+                    (mask, bits) = (0, 0);
+                    whole &= self.element(&map.elements[at], els, obj, fixed);
+                    start = self.runs.len();
+                }
             }
         }
         self.close_run(into, plan, mask, bits, start);

@@ -12,6 +12,22 @@ use super::value;
 use x12kit_syntax::diagnostics::Code;
 use x12kit_syntax::segment::Segment;
 
+/// `ELEMENT_MISSING` (AK403/IK403 1) of the mandatory element at `pos`
+/// (`what` it is, for the message).
+fn missing(seg: &Segment<'_>, pos: usize, what: &str, loop_id: Option<&str>) -> Finding {
+    let id = String::from_utf8_lossy(seg.id());
+    el_finding(
+        seg,
+        pos as u32,
+        None,
+        Code::ElementMissing,
+        "1",
+        format!("mandatory element {id}{pos:02} ({what}) is missing"),
+        None,
+        loop_id,
+    )
+}
+
 #[allow(clippy::too_many_arguments)]
 fn el_finding(
     seg: &Segment<'_>,
@@ -197,16 +213,7 @@ pub fn check_segment(
         match &e.target {
             Target::Pairs(p) => {
                 if e.mandatory && val(pos).is_empty() && val(pos + 1).is_empty() {
-                    out.push(el_finding(
-                        seg,
-                        pos as u32,
-                        None,
-                        Code::ElementMissing,
-                        "1",
-                        format!("mandatory element {id}{pos:02} (product id qualifier) is missing"),
-                        None,
-                        loop_id,
-                    ));
+                    out.push(missing(seg, pos, "product id qualifier", loop_id));
                 }
                 for k in 0..p.count as usize {
                     let (q, v) = (val(pos + 2 * k), val(pos + 2 * k + 1));
@@ -266,19 +273,8 @@ pub fn check_segment(
                 let raw = val(pos);
                 if raw.is_empty() {
                     if e.mandatory {
-                        out.push(el_finding(
-                            seg,
-                            pos as u32,
-                            None,
-                            Code::ElementMissing,
-                            "1",
-                            format!(
-                                "mandatory element {id}{pos:02} ({}) is missing",
-                                e.doc.clone().unwrap_or_else(|| e.xtype.name())
-                            ),
-                            None,
-                            loop_id,
-                        ));
+                        let what = e.doc.clone().unwrap_or_else(|| e.xtype.name());
+                        out.push(missing(seg, pos, &what, loop_id));
                     }
                     continue;
                 }

@@ -964,20 +964,7 @@ impl<'d> Encoder<'d> {
         for (q, f) in &p.promote {
             if let Some(v) = it.obj.and_then(|o| o.get(f)).filter(|v| !v.is_null()) {
                 let ptr = || format!("{}/{f}", it.ptr);
-                let el = ElDecl {
-                    pos: 0,
-                    xtype: XType::AN,
-                    min: p.id_len.0,
-                    max: p.id_len.1,
-                    mandatory: false,
-                    need: false,
-                    target: Target::Unmapped,
-                    ptype: PType::Str,
-                    default: None,
-                    codes: None,
-                    known: None,
-                    doc: None,
-                };
+                let el = pair_element(XType::AN, p.id_len, false);
                 if let Some(t) = self.convert(v, &el, &ptr) {
                     list.push((q.clone(), t));
                 }
@@ -1003,20 +990,8 @@ impl<'d> Encoder<'d> {
                     let mut vals = Vec::new();
                     for (name, (min, max)) in [("qualifier", p.qualifier_len), ("id", p.id_len)] {
                         let fp = format!("{ip}/{name}");
-                        let el = ElDecl {
-                            pos: 0,
-                            xtype: if name == "id" { XType::AN } else { XType::ID },
-                            min,
-                            max,
-                            mandatory: true,
-                            need: false,
-                            target: Target::Unmapped,
-                            ptype: PType::Str,
-                            default: None,
-                            codes: None,
-                            known: None,
-                            doc: None,
-                        };
+                        let xtype = if name == "id" { XType::AN } else { XType::ID };
+                        let el = pair_element(xtype, (min, max), true);
                         match o.get(name).filter(|v| !v.is_null()) {
                             None => {
                                 self.issue(ErrorCode::MissingField, &fp, "is required".into());
@@ -1171,5 +1146,24 @@ pub fn preview(s: &str) -> String {
         format!("{}…", s.chars().take(40).collect::<String>())
     } else {
         s.to_string()
+    }
+}
+
+/// The declaration a qualifier or id of a qualifier/id pair is checked
+/// against: a string of `xtype` and these lengths, mapped to no field.
+fn pair_element(xtype: XType, (min, max): (u16, u16), mandatory: bool) -> ElDecl {
+    ElDecl {
+        pos: 0,
+        xtype,
+        min,
+        max,
+        mandatory,
+        need: false,
+        target: Target::Unmapped,
+        ptype: PType::Str,
+        default: None,
+        codes: None,
+        known: None,
+        doc: None,
     }
 }

@@ -267,6 +267,39 @@ pub(crate) struct Plan {
     pub frag: bool,
 }
 
+/// What a plan maps at a position (see [`Plan::positions`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Mapped<'p> {
+    /// A field with a one-key path.
+    Field(&'p FastField),
+    /// Another declaration: its index in [`NodeMap::elements`].
+    Element(usize),
+}
+
+impl Plan {
+    /// The positions of `visit` (bit `p - 1` for position `p`), lowest
+    /// first, each with its bit number and what the plan maps there.
+    #[inline(always)]
+    pub(crate) fn positions(&self, mut visit: u32) -> impl Iterator<Item = (usize, Mapped<'_>)> {
+        std::iter::from_fn(move || {
+            if visit == 0 {
+                return None;
+            }
+            let k = visit.trailing_zeros() as usize;
+            visit &= visit - 1;
+            let at = self.at[k] as usize;
+            Some((
+                k,
+                if self.fast & (1 << k) != 0 {
+                    Mapped::Field(&self.fields[at])
+                } else {
+                    Mapped::Element(at)
+                },
+            ))
+        })
+    }
+}
+
 /// A field with a one-key path, as map-back writes it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FastField {

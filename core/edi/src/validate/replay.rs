@@ -100,16 +100,11 @@ impl<'d, 'a> Queue<'d, 'a> {
         h.diagnostic(d.clone());
     }
 
-    /// Emits the queued diagnostics whose trigger comes before `seg`'s handler call.
-    fn before<H: Replay<'a>>(&mut self, seg: &Segment<'a>, h: &mut H) {
+    /// Emits the queued diagnostics, in order, while `due` says so.
+    #[inline]
+    fn emit_while<H: Replay<'a>>(&mut self, h: &mut H, due: impl Fn(Trigger) -> bool) {
         while let Some(&(d, t)) = self.main.get(self.next) {
-            let due = match t {
-                Trigger::Before(i) => i <= seg.index(),
-                Trigger::After(i) => i < seg.index(),
-                Trigger::Offset(o) => o <= seg.offset(),
-                Trigger::Closing(_) | Trigger::End => false,
-            };
-            if !due {
+            if !due(t) {
                 break;
             }
             self.next += 1;
@@ -117,20 +112,23 @@ impl<'d, 'a> Queue<'d, 'a> {
         }
     }
 
+    /// Emits the queued diagnostics whose trigger comes before `seg`'s handler call.
+    fn before<H: Replay<'a>>(&mut self, seg: &Segment<'a>, h: &mut H) {
+        self.emit_while(h, |t| match t {
+            Trigger::Before(i) => i <= seg.index(),
+            Trigger::After(i) => i < seg.index(),
+            Trigger::Offset(o) => o <= seg.offset(),
+            Trigger::Closing(_) | Trigger::End => false,
+        });
+    }
+
     /// Emits the queued diagnostics due right after `seg`'s handler call.
     fn after<H: Replay<'a>>(&mut self, seg: &Segment<'a>, h: &mut H) {
-        while let Some(&(d, t)) = self.main.get(self.next) {
-            let due = match t {
-                Trigger::Before(i) | Trigger::After(i) => i <= seg.index(),
-                Trigger::Offset(o) => o <= seg.offset(),
-                Trigger::Closing(_) | Trigger::End => false,
-            };
-            if !due {
-                break;
-            }
-            self.next += 1;
-            self.emit(d, h);
-        }
+        self.emit_while(h, |t| match t {
+            Trigger::Before(i) | Trigger::After(i) => i <= seg.index(),
+            Trigger::Offset(o) => o <= seg.offset(),
+            Trigger::Closing(_) | Trigger::End => false,
+        });
     }
 
     /// Emits what precedes a closing event of kind `code`, then its diagnostic.
@@ -187,6 +185,31 @@ fn seg_event<'a, H: Replay<'a>>(q: &mut Queue<'_, 'a>, seg: Segment<'a>, h: &mut
 }
 
 /// Calls `h` with the events the envelope machine produced for `doc`.
+/// The end of a set, group or interchange: its trailer's events around
+/// `end`, or, without a trailer, the diagnostic of the missing one
+/// (`missing`, where one is reported) before `end`.
+fn close<'a, H: Replay<'a>>(
+    q: &mut Queue<'_, 'a>,
+    h: &mut H,
+    trailer: Option<Segment<'a>>,
+    missing: Option<Code>,
+    end: fn(&mut H, Option<Segment<'a>>),
+) {
+    match trailer {
+        Some(t) => {
+            q.before(&t, h);
+            end(h, Some(t));
+            q.after(&t, h);
+        }
+        None => {
+            if let Some(code) = missing {
+                q.closing(code, h);
+            }
+            end(h, None);
+        }
+    }
+}
+
 pub(crate) fn replay<'a, H: Replay<'a>>(doc: &Document<'a>, h: &mut H) {
     let mut q = Queue::new(doc);
     let bodies = h.wants_body();
@@ -233,49 +256,25 @@ pub(crate) fn replay<'a, H: Replay<'a>>(doc: &Document<'a>, h: &mut H) {
                 } else {
                     h.body_count(body.len());
                 }
-                match t.se {
-                    Some(se) => {
-                        q.before(&se, h);
-                        h.transaction_end(Some(se));
-                        q.after(&se, h);
-                    }
-                    None => {
-                        q.closing(Code::SeMissing, h);
-                        h.transaction_end(None);
-                    }
-                }
+                close(&mut q, h, t.se, Some(Code::SeMissing), H::transaction_end);
             }
             for s in gsegs {
                 seg_event(&mut q, s, h, true);
             }
-            match g.ge {
-                Some(ge) => {
-                    q.before(&ge, h);
-                    h.group_end(Some(ge));
-                    q.after(&ge, h);
-                }
-                None => {
-                    if g.gs.is_some() {
-                        q.closing(Code::GeMissing, h);
-                    }
-                    h.group_end(None);
-                }
-            }
+            // An implicit group (no GS) has no GE to miss.
+            let missing = g.gs.is_some().then_some(Code::GeMissing);
+            close(&mut q, h, g.ge, missing, H::group_end);
         }
         while let Some(s) = segs.next_if(|s| s.index() < end) {
             seg_event(&mut q, s, h, false);
         }
-        match ic.iea {
-            Some(iea) => {
-                q.before(&iea, h);
-                h.interchange_end(Some(iea));
-                q.after(&iea, h);
-            }
-            None => {
-                q.closing(Code::IeaMissing, h);
-                h.interchange_end(None);
-            }
-        }
+        close(
+            &mut q,
+            h,
+            ic.iea,
+            Some(Code::IeaMissing),
+            H::interchange_end,
+        );
         for s in segs {
             seg_event(&mut q, s, h, false);
         }

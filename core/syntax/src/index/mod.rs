@@ -489,6 +489,16 @@ impl Cursor {
 mod tests {
     use super::*;
 
+    /// Delimiters of these bytes, a repetition separator in two cases of three.
+    fn delimiters(bytes: [u8; 4], r: u64) -> Delimiters {
+        Delimiters {
+            element: bytes[0],
+            component: bytes[1],
+            repetition: (!(r >> 32).is_multiple_of(3)).then_some(bytes[2]),
+            segment: bytes[3],
+        }
+    }
+
     fn random_block(next: &mut impl FnMut() -> u64, d: &[u8; 4]) -> [u8; BLOCK] {
         let mut b = [0u8; BLOCK];
         for x in b.iter_mut() {
@@ -504,13 +514,7 @@ mod tests {
 
     #[test]
     fn every_kernel_equals_the_portable_one() {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
         let kernels = Kernel::available();
         assert!(kernels.contains(&Kernel::Portable));
         #[cfg(target_arch = "x86_64")]
@@ -518,12 +522,7 @@ mod tests {
         for _ in 0..20_000 {
             let r = next();
             let bytes = [(r as u8), (r >> 8) as u8, (r >> 16) as u8, (r >> 24) as u8];
-            let d = Delimiters {
-                element: bytes[0],
-                component: bytes[1],
-                repetition: ((r >> 32) % 3 != 0).then_some(bytes[2]),
-                segment: bytes[3],
-            };
+            let d = delimiters(bytes, r);
             let block = random_block(&mut next, &bytes);
             let want = classify_with(Kernel::Portable, &block, &d);
             for &k in &kernels {
@@ -534,13 +533,7 @@ mod tests {
 
     #[test]
     fn the_structural_masks_equal_the_full_classification() {
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
         // Whitespace delimiters too (a line-feed terminator, a tab
         // separator), which decide what is skippable.
         const POOL: &[u8] = b"*~:^>|\n\t\r \x0b\x0c\x1c\x1d\x85\xff!";
@@ -550,12 +543,7 @@ mod tests {
             for (i, b) in bytes.iter_mut().enumerate() {
                 *b = POOL[(r >> (8 * i)) as usize % POOL.len()];
             }
-            let d = Delimiters {
-                element: bytes[0],
-                component: bytes[1],
-                repetition: ((r >> 32) % 3 != 0).then_some(bytes[2]),
-                segment: bytes[3],
-            };
+            let d = delimiters(bytes, r);
             let block = random_block(&mut next, &bytes);
             let m = classify_with(Kernel::Portable, &block, &d);
             let other = random_block(&mut next, &bytes);

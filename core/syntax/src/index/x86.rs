@@ -24,6 +24,22 @@ fn load16<const N: usize>(b: &[u8; N], lane: usize) -> __m128i {
     unsafe { _mm_loadu_si128(b.as_ptr().add(16 * lane).cast()) }
 }
 
+/// The vectors the kernels compare with: each of the four delimiters, the
+/// space, and the 9 and 4 of the control whitespace test.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn broadcasts(d: [u8; 4]) -> [__m128i; 7] {
+    [
+        _mm_set1_epi8(d[0] as i8),
+        _mm_set1_epi8(d[1] as i8),
+        _mm_set1_epi8(d[2] as i8),
+        _mm_set1_epi8(d[3] as i8),
+        _mm_set1_epi8(b' ' as i8),
+        _mm_set1_epi8(9),
+        _mm_set1_epi8(4),
+    ]
+}
+
 /// SSE2 kernel: four 16-byte lanes per block.
 #[inline]
 pub(super) fn sse2(block: &[u8; BLOCK], d: [u8; 4]) -> Masks {
@@ -35,13 +51,7 @@ pub(super) fn sse2(block: &[u8; BLOCK], d: [u8; 4]) -> Masks {
 #[target_feature(enable = "sse2")]
 fn sse2_inner(block: &[u8; BLOCK], d: [u8; 4]) -> Masks {
     {
-        let e = _mm_set1_epi8(d[0] as i8);
-        let c = _mm_set1_epi8(d[1] as i8);
-        let r = _mm_set1_epi8(d[2] as i8);
-        let s = _mm_set1_epi8(d[3] as i8);
-        let space = _mm_set1_epi8(b' ' as i8);
-        let nine = _mm_set1_epi8(9);
-        let four = _mm_set1_epi8(4);
+        let [e, c, r, s, space, nine, four] = broadcasts(d);
         let mut m = Masks::default();
         for lane in 0..4 {
             let x = load16(block, lane);
@@ -72,13 +82,7 @@ pub(super) fn sse2_structural(block: &[u8; BLOCK], d: [u8; 4]) -> (u64, u64) {
 #[target_feature(enable = "sse2")]
 fn sse2_structural_inner(block: &[u8; BLOCK], d: [u8; 4]) -> (u64, u64) {
     {
-        let e = _mm_set1_epi8(d[0] as i8);
-        let c = _mm_set1_epi8(d[1] as i8);
-        let r = _mm_set1_epi8(d[2] as i8);
-        let s = _mm_set1_epi8(d[3] as i8);
-        let space = _mm_set1_epi8(b' ' as i8);
-        let nine = _mm_set1_epi8(9);
-        let four = _mm_set1_epi8(4);
+        let [e, c, r, s, space, nine, four] = broadcasts(d);
         let (mut seg, mut skip) = (0u64, 0u64);
         for lane in 0..4 {
             let x = load16(block, lane);
