@@ -242,6 +242,13 @@ VOLATILE = [
     (re.compile(r"\b([a-z]+)_[0-9a-f]{32}\b"), r"\1_<id>"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"), "<time>"),
     (re.compile(r"(X-RateLimit-Reset: )\d+", re.I), r"\1<unix time>"),
+    # Secrets the settings routes make (shown once): API keys and their prefixes, webhook
+    # signing secrets, the session cookie and its CSRF token.
+    (re.compile(r"x12k_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"), "x12k_<key>"),
+    (re.compile(r'("prefix":")x12k_[A-Za-z0-9_-]{6}"'), r'\1x12k_<prefix>"'),
+    (re.compile(r"whsec_[A-Za-z0-9+/]{43}="), "whsec_<secret>"),
+    (re.compile(r"(x12kit_session=)[A-Za-z0-9_-]{43}"), r"\1<session>"),
+    (re.compile(r'("csrfToken":")[A-Za-z0-9_-]{43}"'), r'\1<token>"'),
     # ISA09/ISA10 and GS04/GS05: the date and time a document was rendered.
     (re.compile(r"(ISA(?:\*[^*~]*){8}\*)\d{6}\*\d{4}"), r"\1<date>*<time>"),
     (re.compile(r"(GS(?:\*[^*~]*){3}\*)\d{8}\*\d{4}"), r"\1<date>*<time>"),

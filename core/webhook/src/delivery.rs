@@ -171,17 +171,25 @@ impl Delivery {
 }
 
 /// Builds and signs deliveries with the service secret (and optionally a Standard Webhooks secret).
+///
+/// During a secret rotation a signer holds several secrets ([`Signer::with_secrets`],
+/// [`Signer::also_standard_webhooks`]) and every one of them signs each attempt: the
+/// signature header lists one signature per secret, newest first
+/// (`X-Service-Signature: sha256=<new>, sha256=<old>`; `webhook-signature: v1,<new>
+/// v1,<old>`), so a receiver that knows only the old secret and one that knows only
+/// the new both verify ([`Verifier`](crate::Verifier) accepts when any listed signature
+/// matches any of its secrets).
 #[derive(Clone)]
 pub struct Signer {
-    key: HmacSha256,
-    standard: Option<HmacSha256>,
+    keys: Vec<HmacSha256>,
+    standard: Vec<HmacSha256>,
 }
 
 impl fmt::Debug for Signer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Signer")
-            .field("secret", &"redacted")
-            .field("standard_webhooks", &self.standard.is_some())
+            .field("secrets", &self.keys.len())
+            .field("standard_webhooks", &self.standard.len())
             .finish()
     }
 }
@@ -189,16 +197,41 @@ impl fmt::Debug for Signer {
 impl Signer {
     /// A signer keyed with the webhook signing secret's bytes; refuses an empty secret.
     pub fn new(secret: impl AsRef<[u8]>) -> Result<Self, x12kit_syntax::Error> {
+        Self::with_secrets([secret])
+    }
+
+    /// A signer keyed with several secrets (a rotation: newest first), each of which signs
+    /// every attempt; refuses an empty list or an empty secret.
+    pub fn with_secrets<I, S>(secrets: I) -> Result<Self, x12kit_syntax::Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<[u8]>,
+    {
+        let keys = secrets
+            .into_iter()
+            .map(|s| keyed(s.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        if keys.is_empty() {
+            return Err(WebhookError::EmptySecret.into());
+        }
         Ok(Self {
-            key: keyed(secret.as_ref())?,
-            standard: None,
+            keys,
+            standard: Vec::new(),
         })
     }
 
-    /// Also emits the `webhook-id`, `webhook-timestamp` and `webhook-signature` headers.
+    /// Also emits the `webhook-id`, `webhook-timestamp` and `webhook-signature` headers,
+    /// signed with this secret only (replacing any set before).
     pub fn with_standard_webhooks(mut self, secret: &StandardSecret) -> Self {
+        self.standard.clear();
+        self.also_standard_webhooks(secret)
+    }
+
+    /// Adds one more Standard Webhooks secret: `webhook-signature` then carries one
+    /// `v1,` signature per secret, in the order they were added.
+    pub fn also_standard_webhooks(mut self, secret: &StandardSecret) -> Self {
         // A StandardSecret is never empty, so keying cannot fail.
-        self.standard = keyed(secret.as_bytes()).ok();
+        self.standard.extend(keyed(secret.as_bytes()).ok());
         self
     }
 
@@ -249,21 +282,27 @@ impl Signer {
     ) -> Delivery {
         let timestamp_text = timestamp.to_string();
         let id_text = id.to_string();
+        let signatures: Vec<String> = self
+            .keys
+            .iter()
+            .map(|key| signature_with(key, &timestamp_text, &body))
+            .collect();
         let mut headers = vec![
             ("Content-Type", CONTENT_TYPE.to_owned()),
             (HEADER_TIMESTAMP, timestamp_text.clone()),
             (HEADER_EVENT, event.as_str().to_owned()),
             (HEADER_DELIVERY_ID, id_text.clone()),
-            (
-                HEADER_SIGNATURE,
-                signature_with(&self.key, &timestamp_text, &body),
-            ),
+            (HEADER_SIGNATURE, signatures.join(", ")),
         ];
-        if let Some(key) = &self.standard {
-            let signature = standard::signature_with(key, &id_text, timestamp, &body);
+        if !self.standard.is_empty() {
+            let signatures: Vec<String> = self
+                .standard
+                .iter()
+                .map(|key| standard::signature_with(key, &id_text, timestamp, &body))
+                .collect();
             headers.push((standard::HEADER_ID, id_text));
             headers.push((standard::HEADER_TIMESTAMP, timestamp_text));
-            headers.push((standard::HEADER_SIGNATURE, signature));
+            headers.push((standard::HEADER_SIGNATURE, signatures.join(" ")));
         }
         Delivery {
             id,
@@ -302,6 +341,87 @@ mod tests {
         let c = DeliveryId::from_parts(Duration::new(5, 1_000_000), [0; 8]);
         assert!(a < b && b < c);
         assert!(a.to_string() < b.to_string() && b.to_string() < c.to_string());
+    }
+
+    #[test]
+    fn every_secret_of_a_rotation_signs_and_each_alone_verifies() {
+        use super::super::standard::{self, StandardSecret};
+        use super::super::{Verifier, sign};
+        let now = Duration::from_secs(1_700_000_000);
+        let new = StandardSecret::from_bytes(b"new-secret".to_vec()).unwrap();
+        let old = StandardSecret::from_bytes(b"old-secret".to_vec()).unwrap();
+        let signer = Signer::with_secrets([b"new-secret", b"old-secret"])
+            .unwrap()
+            .also_standard_webhooks(&new)
+            .also_standard_webhooks(&old);
+        let payload = Payload::new(
+            EventKind::DocumentRouted,
+            now.as_secs(),
+            EventData {
+                document_id: "doc_1".into(),
+                partner_id: "p".into(),
+                document_type_code: "850".into(),
+                status: "routed".into(),
+            },
+        );
+        let id = DeliveryId::from_parts(now, [7; 8]);
+        let d = signer.deliver_payload(id, &payload, now);
+        let header = d.header(HEADER_SIGNATURE).unwrap();
+        assert_eq!(
+            header,
+            format!(
+                "{}, {}",
+                sign(b"new-secret", now.as_secs(), d.body()).unwrap(),
+                sign(b"old-secret", now.as_secs(), d.body()).unwrap()
+            )
+        );
+        for (secret, index) in [(&b"new-secret"[..], 0), (&b"old-secret"[..], 1)] {
+            let v = Verifier::new([secret]).unwrap();
+            let verified = v
+                .verify(header, d.header(HEADER_TIMESTAMP).unwrap(), d.body(), now)
+                .unwrap();
+            assert_eq!(verified.timestamp, now.as_secs(), "{index}");
+        }
+        assert!(
+            Verifier::new([b"other"])
+                .unwrap()
+                .verify(header, d.header(HEADER_TIMESTAMP).unwrap(), d.body(), now)
+                .is_err()
+        );
+        let sw = d.header(standard::HEADER_SIGNATURE).unwrap();
+        assert_eq!(sw.split(' ').count(), 2, "{sw}");
+        for secret in [new, old] {
+            standard::Verifier::new(&[secret])
+                .unwrap()
+                .verify(
+                    d.header(standard::HEADER_ID).unwrap(),
+                    sw,
+                    d.header(standard::HEADER_TIMESTAMP).unwrap(),
+                    d.body(),
+                    now,
+                )
+                .unwrap();
+        }
+        // One secret: the header is exactly what it was before rotations existed.
+        let one = Signer::new(b"new-secret")
+            .unwrap()
+            .deliver_payload(id, &payload, now);
+        assert_eq!(
+            one.header(HEADER_SIGNATURE).unwrap(),
+            sign(b"new-secret", now.as_secs(), one.body()).unwrap()
+        );
+        assert_eq!(
+            Signer::with_secrets(Vec::<&[u8]>::new())
+                .unwrap_err()
+                .code(),
+            "EMPTY_SECRET"
+        );
+        assert_eq!(
+            Signer::with_secrets([&b"a"[..], &b""[..]])
+                .unwrap_err()
+                .code(),
+            "EMPTY_SECRET"
+        );
     }
 
     #[test]

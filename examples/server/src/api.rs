@@ -34,6 +34,10 @@ pub struct App {
     pub wake: Arc<crate::lifecycle::Wake>,
     /// This process's id in claims and heartbeats (a UUIDv7 per start).
     pub worker_id: String,
+    /// The settings (accounts, keys, partners, webhooks) as this process sees them.
+    pub settings: Arc<crate::settings::Settings>,
+    /// Outgoing HTTP of the settings routes (webhook test deliveries).
+    pub http: reqwest::Client,
 }
 
 type AppState = State<Arc<App>>;
@@ -63,7 +67,57 @@ pub fn router(app: Arc<App>) -> Router {
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard));
+    use crate::settings_api as s;
+    // The routes of a signed-in person, behind the session guard (API keys refused).
+    let session = Router::new()
+        .route("/api/auth/me", get(crate::auth::me))
+        .route("/api/auth/logout", post(crate::auth::logout))
+        .route("/api/settings/keys", get(s::list_keys).post(s::create_key))
+        .route(
+            "/api/settings/keys/{id}",
+            axum::routing::delete(s::revoke_key),
+        )
+        .route(
+            "/api/settings/partners",
+            get(s::list_partners).post(s::create_partner),
+        )
+        .route(
+            "/api/settings/partners/{id}",
+            get(s::get_partner)
+                .put(s::put_partner)
+                .delete(s::delete_partner),
+        )
+        .route(
+            "/api/settings/webhooks",
+            get(s::list_webhooks).post(s::create_webhook),
+        )
+        .route(
+            "/api/settings/webhooks/{id}",
+            get(s::get_webhook)
+                .put(s::put_webhook)
+                .delete(s::delete_webhook),
+        )
+        .route(
+            "/api/settings/webhooks/{id}/rotate-secret",
+            post(s::rotate_secret),
+        )
+        .route("/api/settings/webhooks/{id}/test", post(s::test_webhook))
+        .route(
+            "/api/settings/users",
+            get(s::list_users).post(s::create_user),
+        )
+        .route(
+            "/api/settings/users/{id}",
+            axum::routing::put(s::update_user),
+        )
+        .route("/api/settings/audit", get(s::audit))
+        .route_layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            crate::auth::guard,
+        ));
     Router::new()
+        .route("/api/auth/login", post(crate::auth::login))
+        .merge(session)
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/api/v1/openapi.json", get(openapi))
@@ -81,17 +135,20 @@ pub fn router(app: Arc<App>) -> Router {
 /// Authentication, then the rate limit of the route's group; adds the limit headers.
 async fn guard(State(app): AppState, mut req: Request, next: Next) -> Response {
     crate::metrics::worked(1);
-    let caller = match guard::authenticate(&app.config.keys, &app.config.accounts, req.headers()) {
+    let settings = app.settings.current();
+    let caller = match guard::authenticate(&settings.keys, req.headers()) {
         Ok(c) => c,
         Err(e) => return e.into_response(),
     };
+    drop(settings);
+    app.settings.used(&caller.key_id);
     let path = req.uri().path();
     let rest = path
         .strip_prefix("/api/v1")
         .or_else(|| path.strip_prefix("/v1"))
         .unwrap_or(path);
-    tracing::debug!(account = %caller.account.id, key = %app.config.keys[caller.key].name, "authenticated");
-    let verdict = app.limits.check(caller.key, Group::of(rest));
+    tracing::debug!(account = %caller.account.id, key = %caller.key_name, "authenticated");
+    let verdict = app.limits.check(caller.limiter, Group::of(rest));
     let mut resp = if let Some(wait) = verdict.retry_after {
         let mut e = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -128,7 +185,7 @@ fn is_json(media: &str) -> bool {
     media == "application/json" || (media.starts_with("application/") && media.ends_with("+json"))
 }
 
-fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> ApiResult<Bytes> {
+pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> ApiResult<Bytes> {
     body.map_err(|r| {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::too_large(limit)
@@ -158,7 +215,7 @@ fn json_response(status: StatusCode, bytes: impl Into<axum::body::Body>) -> Resp
 }
 
 /// Parses a query string into `T` (unknown or repeated parameters are 400s).
-fn query<T: serde::de::DeserializeOwned>(uri: &Uri) -> ApiResult<T> {
+pub(crate) fn query<T: serde::de::DeserializeOwned>(uri: &Uri) -> ApiResult<T> {
     serde_urlencoded::from_str(uri.query().unwrap_or("")).map_err(|e| {
         ApiError::bad_request(
             "INVALID_QUERY",
@@ -167,7 +224,7 @@ fn query<T: serde::de::DeserializeOwned>(uri: &Uri) -> ApiResult<T> {
     })
 }
 
-fn query_error(param: &str, message: String) -> ApiError {
+pub(crate) fn query_error(param: &str, message: String) -> ApiError {
     ApiError::bad_request("INVALID_QUERY", message.clone()).with_details(vec![Detail::error(
         "INVALID_QUERY",
         param,
@@ -228,7 +285,7 @@ fn prefix_of(uri: &Uri) -> &'static str {
         (status = 400, description = "Malformed JSON or request fields.", body = crate::openapi::ErrorBody),
         (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
         (status = 404, description = "Unknown partner (or another account's).", body = crate::openapi::ErrorBody),
-        (status = 409, description = "Idempotency-Key reused with another body.", body = crate::openapi::ErrorBody),
+        (status = 409, description = "Idempotency-Key reused with another body, or the partner is disabled (`PARTNER_DISABLED`).", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
         (status = 415, description = "Not application/json.", body = crate::openapi::ErrorBody),
         (status = 422, description = "The core cannot render the document: every problem, with JSON pointers into the payload.", body = crate::openapi::ErrorBody),
@@ -350,12 +407,14 @@ async fn outbound(
         )
         .with_details(details));
     };
-    let Some(partner) = caller.account.partners.get(&partner_id).cloned() else {
-        return Err(ApiError::not_found(
-            "PARTNER_NOT_FOUND",
-            format!("no trading partner {partner_id:?} in this account"),
-        ));
-    };
+    // The current settings (the caller's account as it was when the key was checked may be
+    // a few milliseconds older).
+    let partner = crate::settings_api::usable(
+        app.settings
+            .current()
+            .partner(&caller.account.id, &partner_id),
+        &partner_id,
+    )?;
     let idempotency = idempotency.map(|key| {
         let mut canon = String::new();
         canonical(
@@ -406,11 +465,11 @@ struct ListQuery {
     cursor: Option<String>,
 }
 
-fn encode_cursor(seq: i64) -> String {
+pub(crate) fn encode_cursor(seq: i64) -> String {
     URL_SAFE_NO_PAD.encode(format!("v1:{seq}"))
 }
 
-fn decode_cursor(c: &str) -> Option<i64> {
+pub(crate) fn decode_cursor(c: &str) -> Option<i64> {
     let raw = URL_SAFE_NO_PAD.decode(c).ok()?;
     let text = std::str::from_utf8(&raw).ok()?;
     text.strip_prefix("v1:")?
@@ -867,6 +926,28 @@ async fn method_not_allowed() -> ApiError {
 /// The handlers' OpenAPI paths (for `crate::openapi`).
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(
+    crate::auth::login,
+    crate::auth::logout,
+    crate::auth::me,
+    crate::settings_api::list_keys,
+    crate::settings_api::create_key,
+    crate::settings_api::revoke_key,
+    crate::settings_api::list_partners,
+    crate::settings_api::create_partner,
+    crate::settings_api::get_partner,
+    crate::settings_api::put_partner,
+    crate::settings_api::delete_partner,
+    crate::settings_api::list_webhooks,
+    crate::settings_api::create_webhook,
+    crate::settings_api::get_webhook,
+    crate::settings_api::put_webhook,
+    crate::settings_api::delete_webhook,
+    crate::settings_api::rotate_secret,
+    crate::settings_api::test_webhook,
+    crate::settings_api::list_users,
+    crate::settings_api::create_user,
+    crate::settings_api::update_user,
+    crate::settings_api::audit,
     outbound,
     inbound,
     stats,

@@ -1,12 +1,14 @@
-//! The configuration file (TOML): listen address, database, body limit, rate
-//! limits and the accounts with their API key hashes, trading partners and
-//! webhook endpoints. Partner profiles are the core's JSON profiles, given
-//! inline or as a path relative to the configuration file.
+//! The configuration file (TOML): the server-wide settings (listen address,
+//! database, body limit, rate limits, workers, sign-in, the secret key) and the
+//! bootstrap of the store: the accounts with their API key hashes, people,
+//! trading partners and webhook endpoints are imported into an empty store at
+//! the first start (see [`crate::settings::import`]); after that the store is
+//! the truth and these sections are ignored. Partner profiles are the core's
+//! JSON profiles, given inline or as a path relative to the configuration file.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// The whole file.
 #[derive(Debug, Deserialize)]
@@ -27,9 +29,67 @@ pub struct FileConfig {
     /// Background workers (lifecycle, routing, webhooks).
     #[serde(default)]
     pub workers: Workers,
-    /// The accounts.
+    /// Sign-in: session lifetimes and the lockout.
+    #[serde(default)]
+    pub auth: Auth,
+    /// The file holding the secret key that seals webhook secrets and transport credentials
+    /// (relative to the configuration file); `X12KIT_SECRET_KEY_FILE` overrides it.
+    pub secret_key_file: Option<PathBuf>,
+    /// Make the secret key file when it does not exist (the demo configurations).
+    #[serde(default)]
+    pub create_secret_key_file: bool,
+    /// The folder under which the `directory` transports of partners made through the
+    /// settings API live (`<files_dir>/<account>/...`; relative to the configuration file).
+    #[serde(default = "default_files_dir")]
+    pub files_dir: PathBuf,
+    /// The accounts: imported into an empty store at the first start, then ignored.
     #[serde(default)]
     pub accounts: Vec<AccountConfig>,
+}
+
+/// Sign-in settings (`[auth]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Auth {
+    /// A session unused this long ends (seconds; default 30 minutes).
+    #[serde(default = "default_idle")]
+    pub session_idle_seconds: u64,
+    /// A session ends this long after its sign-in, used or not (seconds; default 12 hours).
+    #[serde(default = "default_absolute")]
+    pub session_absolute_seconds: u64,
+    /// Failed sign-ins in a row that lock an address (default 5).
+    #[serde(default = "default_lockout_failures")]
+    pub lockout_failures: u32,
+    /// How long a lock lasts (seconds; default 15 minutes).
+    #[serde(default = "default_lockout_seconds")]
+    pub lockout_seconds: u64,
+}
+
+impl Default for Auth {
+    fn default() -> Self {
+        Auth {
+            session_idle_seconds: default_idle(),
+            session_absolute_seconds: default_absolute(),
+            lockout_failures: default_lockout_failures(),
+            lockout_seconds: default_lockout_seconds(),
+        }
+    }
+}
+
+fn default_idle() -> u64 {
+    30 * 60
+}
+fn default_absolute() -> u64 {
+    12 * 3600
+}
+fn default_lockout_failures() -> u32 {
+    5
+}
+fn default_lockout_seconds() -> u64 {
+    15 * 60
+}
+fn default_files_dir() -> PathBuf {
+    "x12kit-files".into()
 }
 
 /// The background workers: how often they look at the store, how many
@@ -100,6 +160,13 @@ pub struct Limits {
     /// Every other API route.
     #[serde(default = "default_other")]
     pub other_per_minute: u32,
+    /// The `/api/auth` and `/api/settings` routes of a signed-in person, per user.
+    #[serde(default = "default_other")]
+    pub session_per_minute: u32,
+    /// `/api/auth` requests per client address (guards sign-in against spraying many
+    /// addresses; the lockout guards each address).
+    #[serde(default = "default_login_per_ip")]
+    pub auth_per_ip_per_minute: u32,
 }
 
 impl Default for Limits {
@@ -108,8 +175,14 @@ impl Default for Limits {
             transactions_per_minute: default_transactions(),
             parse_validate_per_minute: default_x12(),
             other_per_minute: default_other(),
+            session_per_minute: default_other(),
+            auth_per_ip_per_minute: default_login_per_ip(),
         }
     }
+}
+
+fn default_login_per_ip() -> u32 {
+    30
 }
 
 /// One account.
@@ -127,6 +200,26 @@ pub struct AccountConfig {
     /// Webhook endpoints (delivered by part 2's workers).
     #[serde(default)]
     pub webhooks: Vec<WebhookConfig>,
+    /// People who sign in to the account (most operators add them with `x12kit-server user add`).
+    #[serde(default)]
+    pub users: Vec<UserConfig>,
+}
+
+/// One person, with the argon2id hash of the password (`x12kit-server hash-password`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserConfig {
+    /// Sign-in address.
+    pub email: String,
+    /// `admin` (changes settings) or `member` (reads them).
+    #[serde(default = "default_role")]
+    pub role: String,
+    /// The argon2id PHC string of the password.
+    pub password_argon2: String,
+}
+
+fn default_role() -> String {
+    "admin".into()
 }
 
 /// One API key, stored as the SHA-256 of the key (`x12kit-server new-key`).
@@ -159,6 +252,9 @@ pub struct PartnerConfig {
     /// `"997"` or `"999"`: answer the partner's inbound sets with this acknowledgement,
     /// sent through the partner's transport. Without it, inbound sets are not acknowledged.
     pub acknowledge_inbound: Option<String>,
+    /// False: no new documents for the partner, its inbox is not read (default true).
+    #[serde(default = "yes")]
+    pub enabled: bool,
 }
 
 /// How a partner is reached.
@@ -208,8 +304,14 @@ fn default_timeout_ms() -> u64 {
 pub struct WebhookConfig {
     /// `https://…` URL receiving deliveries.
     pub url: String,
-    /// Signing secrets; the first signs, all verify.
+    /// Signing secrets, newest first; each signs every delivery (a rotation).
     pub secrets: Vec<String>,
+    /// The event kinds it receives (default: all).
+    #[serde(default)]
+    pub events: Vec<String>,
+    /// False: it receives nothing (default true).
+    #[serde(default = "yes")]
+    pub enabled: bool,
 }
 
 fn default_listen() -> String {
@@ -231,41 +333,36 @@ fn default_other() -> u32 {
     300
 }
 
-/// A partner, resolved: its id, its profile as JSON and how it is reached.
-#[derive(Debug)]
-pub struct Partner {
+/// A partner of the file, resolved: its id, its profile as JSON and how it is reached.
+#[derive(Debug, Clone)]
+pub struct PartnerImport {
     /// The `partnerId`.
     pub id: String,
     /// The core's partner profile (already checked by the core).
     pub profile: serde_json::Value,
-    /// Transport (folders resolved against the configuration file's folder).
+    /// Transport (folders resolved against the configuration file's folder, absolute).
     pub transport: Option<TransportConfig>,
     /// Acknowledgement window in seconds.
     pub ack_window_seconds: Option<u64>,
     /// `997` or `999` to acknowledge inbound sets with.
     pub acknowledge_inbound: Option<String>,
+    /// Enabled.
+    pub enabled: bool,
 }
 
-/// An account, resolved.
-#[derive(Debug)]
-pub struct Account {
+/// An account of the file, resolved, to import into an empty store.
+#[derive(Debug, Clone)]
+pub struct AccountImport {
     /// Account id.
     pub id: String,
-    /// Partners by id.
-    pub partners: BTreeMap<String, Arc<Partner>>,
+    /// API keys: name and SHA-256 (hex).
+    pub keys: Vec<(String, String)>,
+    /// People.
+    pub users: Vec<UserConfig>,
+    /// Partners, in the file's order.
+    pub partners: Vec<PartnerImport>,
     /// Webhook endpoints.
     pub webhooks: Vec<WebhookConfig>,
-}
-
-/// One API key hash and the account it opens.
-#[derive(Debug)]
-pub struct Key {
-    /// SHA-256 of the key.
-    pub hash: [u8; 32],
-    /// Name of the key (for logs).
-    pub name: String,
-    /// Index of the account in [`Config::accounts`].
-    pub account: usize,
 }
 
 /// The configuration, resolved and checked.
@@ -281,10 +378,16 @@ pub struct Config {
     pub limits: Limits,
     /// Workers.
     pub workers: Workers,
-    /// Accounts.
-    pub accounts: Vec<Arc<Account>>,
-    /// Every key.
-    pub keys: Vec<Key>,
+    /// Sign-in.
+    pub auth: Auth,
+    /// The secret key file (absolute or relative to the working directory), if any.
+    pub secret_key_file: Option<PathBuf>,
+    /// Make the key file when missing.
+    pub create_secret_key_file: bool,
+    /// Root of the API-made `directory` transports.
+    pub files_dir: PathBuf,
+    /// The accounts to import into an empty store.
+    pub bootstrap: Vec<AccountImport>,
 }
 
 /// Reads and checks the configuration file.
@@ -297,12 +400,15 @@ pub fn load(path: &Path) -> Result<Config, String> {
 }
 
 fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
-    let mut accounts = Vec::new();
-    let mut keys: Vec<Key> = Vec::new();
+    let mut accounts: Vec<AccountImport> = Vec::new();
+    let mut hashes: Vec<[u8; 32]> = Vec::new();
+    let mut emails: Vec<String> = Vec::new();
     for l in [
         file.limits.transactions_per_minute,
         file.limits.parse_validate_per_minute,
         file.limits.other_per_minute,
+        file.limits.session_per_minute,
+        file.limits.auth_per_ip_per_minute,
     ] {
         if l == 0 {
             return Err("limits: every limit must be at least 1 per minute".into());
@@ -314,30 +420,69 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
     if file.max_body_bytes == 0 {
         return Err("max_body_bytes must be at least 1".into());
     }
+    let a = &file.auth;
+    if a.session_idle_seconds == 0
+        || a.session_absolute_seconds == 0
+        || a.lockout_failures == 0
+        || a.lockout_seconds == 0
+    {
+        return Err("auth: every setting must be at least 1".into());
+    }
     for (index, a) in file.accounts.into_iter().enumerate() {
-        if a.id.is_empty() || accounts.iter().any(|x: &Arc<Account>| x.id == a.id) {
+        if !crate::settings::valid_id(&a.id) || accounts.iter().any(|x| x.id == a.id) {
             return Err(format!(
-                "accounts[{index}]: empty or repeated account id {:?}",
+                "accounts[{index}]: account id {:?} is repeated or not 1 to 64 of A-Z a-z 0-9 . _ -",
                 a.id
             ));
         }
+        let mut keys = Vec::new();
         for k in &a.keys {
             let hash = parse_hash(&k.sha256)
                 .map_err(|e| format!("account {}: key {:?}: {e}", a.id, k.name))?;
-            if keys.iter().any(|x| x.hash == hash) {
+            if hashes.contains(&hash) {
                 return Err(format!(
                     "account {}: key {:?} is configured twice",
                     a.id, k.name
                 ));
             }
-            keys.push(Key {
-                hash,
-                name: k.name.clone(),
-                account: index,
-            });
+            hashes.push(hash);
+            keys.push((k.name.clone(), hex::encode(hash)));
         }
-        let mut partners = BTreeMap::new();
+        for u in &a.users {
+            let email = u.email.trim().to_lowercase();
+            if let Some(problem) = crate::settings::email_problem(&email) {
+                return Err(format!("account {}: user {:?}: {problem}", a.id, u.email));
+            }
+            if emails.contains(&email) {
+                return Err(format!(
+                    "account {}: user {email} is configured twice",
+                    a.id
+                ));
+            }
+            if u.role != "admin" && u.role != "member" {
+                return Err(format!(
+                    "account {}: user {email}: role must be \"admin\" or \"member\"",
+                    a.id
+                ));
+            }
+            if argon2::password_hash::PasswordHash::new(&u.password_argon2).is_err()
+                || !u.password_argon2.starts_with("$argon2id$")
+            {
+                return Err(format!(
+                    "account {}: user {email}: password_argon2 is not an argon2id hash (make one with x12kit-server hash-password)",
+                    a.id
+                ));
+            }
+            emails.push(email);
+        }
+        let mut partners: Vec<PartnerImport> = Vec::new();
         for p in a.partners {
+            if !crate::settings::valid_id(&p.id) {
+                return Err(format!(
+                    "account {}: partner id {:?} is not 1 to 64 of A-Z a-z 0-9 . _ -",
+                    a.id, p.id
+                ));
+            }
             let profile = match (&p.profile, p.profile_inline) {
                 (Some(file), None) => {
                     let at = base.join(file);
@@ -358,52 +503,27 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
                 }
             };
             crate::x12::check_partner(&profile).map_err(|e| format!("partner {}: {e}", p.id))?;
-            if partners.contains_key(&p.id) {
+            if partners.iter().any(|x| x.id == p.id) {
                 return Err(format!(
                     "account {}: partner {} is configured twice",
                     a.id, p.id
                 ));
             }
             let transport = match p.transport {
-                Some(TransportConfig::Http {
-                    url,
-                    headers,
-                    retries,
-                    backoff_ms,
-                    timeout_ms,
-                }) => {
-                    if !(url.starts_with("https://") || url.starts_with("http://")) {
-                        return Err(format!(
-                            "partner {}: transport url {url:?} is not http(s)",
-                            p.id
-                        ));
-                    }
-                    for (k, v) in &headers {
-                        if reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_err()
-                            || reqwest::header::HeaderValue::from_str(v).is_err()
-                        {
-                            return Err(format!(
-                                "partner {}: transport header {k:?} is not a valid HTTP header",
-                                p.id
-                            ));
-                        }
-                    }
-                    Some(TransportConfig::Http {
-                        url,
-                        headers,
-                        retries,
-                        backoff_ms,
-                        timeout_ms: timeout_ms.max(1),
-                    })
-                }
                 Some(TransportConfig::Directory { outbox, inbox }) => {
                     Some(TransportConfig::Directory {
-                        outbox: base.join(outbox),
-                        inbox: inbox.map(|i| base.join(i)),
+                        outbox: absolute(&base.join(outbox)),
+                        inbox: inbox.map(|i| absolute(&base.join(i))),
                     })
                 }
-                None => None,
+                other => other,
             };
+            if let Some(t) = &transport {
+                let problems = crate::settings::transport::check(t);
+                if let Some(d) = problems.first() {
+                    return Err(format!("partner {}: transport: {}", p.id, d.message));
+                }
+            }
             if let Some(kind) = &p.acknowledge_inbound {
                 if kind != "997" && kind != "999" {
                     return Err(format!(
@@ -412,21 +532,37 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
                     ));
                 }
             }
-            partners.insert(
-                p.id.clone(),
-                Arc::new(Partner {
-                    id: p.id,
-                    profile,
-                    transport,
-                    ack_window_seconds: p.ack_window_seconds,
-                    acknowledge_inbound: p.acknowledge_inbound,
-                }),
-            );
+            partners.push(PartnerImport {
+                id: p.id,
+                profile,
+                transport,
+                ack_window_seconds: p.ack_window_seconds,
+                acknowledge_inbound: p.acknowledge_inbound,
+                enabled: p.enabled,
+            });
         }
+        let mut urls: Vec<&str> = Vec::new();
         for w in &a.webhooks {
-            if !(w.url.starts_with("https://") || w.url.starts_with("http://")) {
+            if let Some(problem) = crate::settings::url_problem(&w.url) {
                 return Err(format!(
-                    "account {}: webhook url {:?} is not http(s)",
+                    "account {}: webhook url {:?}: {problem}",
+                    a.id, w.url
+                ));
+            }
+            if urls.contains(&w.url.as_str()) {
+                return Err(format!(
+                    "account {}: webhook {} is configured twice",
+                    a.id, w.url
+                ));
+            }
+            urls.push(&w.url);
+            if let Some(e) = w.events.iter().find(|e| {
+                !x12kit::webhook::EventKind::ALL
+                    .iter()
+                    .any(|k| k.as_str() == *e)
+            }) {
+                return Err(format!(
+                    "account {}: webhook {}: unknown event kind {e:?}",
                     a.id, w.url
                 ));
             }
@@ -437,11 +573,13 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
                 ));
             }
         }
-        accounts.push(Arc::new(Account {
+        accounts.push(AccountImport {
             id: a.id,
+            keys,
+            users: a.users,
             partners,
             webhooks: a.webhooks,
-        }));
+        });
     }
     let url = file.database.to_string_lossy().starts_with("postgres");
     let database = if file.database.is_absolute() || url {
@@ -455,9 +593,18 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         max_body_bytes: file.max_body_bytes,
         limits: file.limits,
         workers: file.workers,
-        accounts,
-        keys,
+        auth: file.auth,
+        secret_key_file: file.secret_key_file.map(|f| base.join(f)),
+        create_secret_key_file: file.create_secret_key_file,
+        files_dir: absolute(&base.join(file.files_dir)),
+        bootstrap: accounts,
     })
+}
+
+/// `path` made absolute against the working directory (the store keeps folders absolute,
+/// so that every process finds them wherever it was started).
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 fn parse_hash(hex_text: &str) -> Result<[u8; 32], String> {

@@ -7,8 +7,9 @@
 //! authentication carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
 //! `X-RateLimit-Reset` (Unix time at which the whole budget is back).
 
-use crate::config::{Account, Key, Limits};
+use crate::config::Limits;
 use crate::error::ApiError;
+use crate::settings::{Account, Key};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
@@ -25,16 +26,16 @@ use subtle::{ConditionallySelectable, ConstantTimeEq};
 pub struct Caller {
     /// The key's account.
     pub account: Arc<Account>,
-    /// Index of the key (the rate-limit key).
-    pub key: usize,
+    /// The key's id (`key_…`).
+    pub key_id: String,
+    /// The key's name (for logs).
+    pub key_name: String,
+    /// The rate-limit key: the first 8 bytes of the key's hash.
+    pub limiter: u64,
 }
 
-/// Finds the account of the `Authorization` header.
-pub fn authenticate(
-    keys: &[Key],
-    accounts: &[Arc<Account>],
-    headers: &HeaderMap,
-) -> Result<Caller, ApiError> {
+/// Finds the account of the `Authorization` header among the active keys.
+pub fn authenticate(keys: &[Key], headers: &HeaderMap) -> Result<Caller, ApiError> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Err(ApiError::unauthorized(
             "send Authorization: Bearer <API key>",
@@ -63,8 +64,10 @@ pub fn authenticate(
     }
     match keys.get(found as usize) {
         Some(k) => Ok(Caller {
-            account: accounts[k.account].clone(),
-            key: found as usize,
+            account: k.account.clone(),
+            key_id: k.id.clone(),
+            key_name: k.name.clone(),
+            limiter: u64::from_be_bytes(k.hash[..8].try_into().unwrap_or_default()),
         }),
         None => Err(ApiError::unauthorized(
             "the API key is not valid",
@@ -96,14 +99,26 @@ impl Group {
     }
 }
 
-type Limiter =
-    RateLimiter<usize, DefaultKeyedStateStore<usize>, DefaultClock, StateInformationMiddleware>;
+type Limiter<K> =
+    RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
 
-/// The three limiters.
+/// One keyed GCRA limit of `per_minute` requests.
+#[derive(Debug)]
+pub struct Limit<K: std::hash::Hash + Eq + Clone> {
+    clock: DefaultClock,
+    limit: u32,
+    limiter: Limiter<K>,
+}
+
+/// Every limit of the server.
 #[derive(Debug)]
 pub struct RateLimits {
-    clock: DefaultClock,
-    groups: [(u32, Limiter); 3],
+    groups: [Limit<u64>; 3],
+    /// The routes of a signed-in person (`/api/auth/me`, `/api/auth/logout`,
+    /// `/api/settings`), per user id.
+    pub session: Limit<String>,
+    /// `POST /api/auth/login`, per client address.
+    pub login: Limit<std::net::IpAddr>,
 }
 
 /// The answer of a limit check: the headers to add and, when over, the 429.
@@ -115,12 +130,25 @@ pub struct Verdict {
     pub retry_after: Option<u64>,
 }
 
-fn limiter(per_minute: u32) -> (u32, Limiter) {
-    let n = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
-    (
-        n.get(),
-        RateLimiter::keyed(Quota::per_minute(n)).with_middleware::<StateInformationMiddleware>(),
-    )
+impl Verdict {
+    /// The 429 of a refused request (`whose`: "for this API key", ...), with the headers.
+    pub fn refusal(&self, whose: &str) -> Option<ApiError> {
+        let wait = self.retry_after?;
+        let mut e = ApiError::new(
+            axum::http::StatusCode::TOO_MANY_REQUESTS,
+            "RATE_LIMITED",
+            format!("too many requests {whose}; retry after {wait} seconds"),
+        );
+        e.extra = Some(("retryAfterSeconds", serde_json::json!(wait)));
+        Some(e)
+    }
+
+    /// Adds the headers to a response.
+    pub fn apply(self, resp: &mut axum::response::Response) {
+        for (k, v) in self.headers {
+            resp.headers_mut().insert(k, v);
+        }
+    }
 }
 
 fn unix_now() -> u64 {
@@ -129,27 +157,30 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-impl RateLimits {
-    /// Limiters for the configured figures.
-    pub fn new(l: &Limits) -> Self {
-        RateLimits {
+impl<K: std::hash::Hash + Eq + Clone> Limit<K> {
+    /// `per_minute` requests per key and minute (GCRA: one comes back every 60/n s).
+    pub fn new(per_minute: u32) -> Self {
+        let n = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
+        Limit {
             clock: DefaultClock::default(),
-            groups: [
-                limiter(l.transactions_per_minute),
-                limiter(l.parse_validate_per_minute),
-                limiter(l.other_per_minute),
-            ],
+            limit: n.get(),
+            limiter: RateLimiter::keyed(Quota::per_minute(n))
+                .with_middleware::<StateInformationMiddleware>(),
         }
     }
 
-    /// Takes one request of `key` in `group`.
-    pub fn check(&self, key: usize, group: Group) -> Verdict {
-        let (limit, limiter) = &self.groups[group as usize];
-        let limit = *limit;
+    /// Forgets the keys whose budget is whole again (bounds the memory of many keys).
+    pub fn forget_idle(&self) {
+        self.limiter.retain_recent();
+    }
+
+    /// Takes one request of `key`.
+    pub fn check(&self, key: &K) -> Verdict {
+        let limit = self.limit;
         let per_cell = Duration::from_secs(60) / limit;
         let now = unix_now();
         let header = |v: u64| HeaderValue::from(v);
-        match limiter.check_key(&key) {
+        match self.limiter.check_key(key) {
             Ok(snapshot) => {
                 let remaining = snapshot.remaining_burst_capacity();
                 let refill = per_cell * (limit - remaining.min(limit));
@@ -192,5 +223,34 @@ impl RateLimits {
                 }
             }
         }
+    }
+}
+
+impl RateLimits {
+    /// Limiters for the configured figures.
+    pub fn new(l: &Limits) -> Self {
+        RateLimits {
+            groups: [
+                Limit::new(l.transactions_per_minute),
+                Limit::new(l.parse_validate_per_minute),
+                Limit::new(l.other_per_minute),
+            ],
+            session: Limit::new(l.session_per_minute),
+            login: Limit::new(l.auth_per_ip_per_minute),
+        }
+    }
+
+    /// Takes one request of the API key `key` in `group`.
+    pub fn check(&self, key: u64, group: Group) -> Verdict {
+        self.groups[group as usize].check(&key)
+    }
+
+    /// Forgets idle keys of every limit.
+    pub fn forget_idle(&self) {
+        for g in &self.groups {
+            g.forget_idle();
+        }
+        self.session.forget_idle();
+        self.login.forget_idle();
     }
 }

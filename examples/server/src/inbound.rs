@@ -15,10 +15,10 @@
 //! resent interchange, is reported as a duplicate and not processed twice.
 
 use crate::api::App;
-use crate::config::Partner;
 use crate::db::{Db, DbError, DbResult, Val};
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Changes, DocKey, transition};
+use crate::settings::Partner;
 use crate::store::now_ms;
 use crate::vals;
 use axum::http::StatusCode;
@@ -62,7 +62,8 @@ fn number(v: &Value) -> Option<i64> {
 fn sender_partner(app: &App, account: &str, parsed: &Value) -> Option<Arc<Partner>> {
     let header = &parsed["interchanges"][0]["header"];
     let (q, id) = (text(&header["senderQualifier"]), text(&header["senderId"]));
-    let acct = app.config.accounts.iter().find(|a| a.id == account)?;
+    let settings = app.settings.current();
+    let acct = settings.account(account)?;
     acct.partners
         .values()
         .find(|p| {
@@ -110,9 +111,7 @@ pub async fn receive(
         ));
     }
     let partner = match partner {
-        Some(id) => crate::lifecycle::partner(&app.config, account, id)
-            .cloned()
-            .ok_or_else(|| {
+        Some(id) => crate::lifecycle::partner(app, account, id).ok_or_else(|| {
                 ApiError::not_found(
                     "PARTNER_NOT_FOUND",
                     format!("no trading partner {id:?} in this account"),
@@ -230,7 +229,7 @@ fn settle(
         let done = if accepted {
             transition(
                 c,
-                &app.config,
+                &app.settings.current(),
                 &t.key,
                 from,
                 "acknowledged",
@@ -245,7 +244,7 @@ fn settle(
             let reason = format!("{what} rejected");
             transition(
                 c,
-                &app.config,
+                &app.settings.current(),
                 &t.key,
                 from,
                 "failed",
@@ -518,8 +517,9 @@ fn apply(
 pub async fn inbox_loop(app: Arc<App>) {
     loop {
         tokio::time::sleep(std::time::Duration::from_millis(app.config.workers.poll_ms)).await;
-        for account in &app.config.accounts {
-            for partner in account.partners.values() {
+        let settings = app.settings.current();
+        for account in settings.accounts.values() {
+            for partner in account.partners.values().filter(|p| p.enabled) {
                 let Some(dir) = partner.transport.as_ref().and_then(crate::lifecycle::inbox) else {
                     continue;
                 };

@@ -12,9 +12,10 @@
 //! The webhook worker delivers the outbox at least once (see [`deliver`]).
 
 use crate::api::App;
-use crate::config::{Config, Partner, TransportConfig};
+use crate::config::TransportConfig;
 use crate::db::{Db, DbError, DbResult, Row};
 use crate::error::{ApiError, ApiResult};
+use crate::settings::{Partner, Snapshot};
 use crate::store::{now_ms, rfc3339};
 use crate::vals;
 use serde_json::{Value, json};
@@ -71,7 +72,7 @@ pub struct Changes {
 #[allow(clippy::too_many_arguments)]
 pub fn transition(
     c: &dyn Db,
-    config: &Config,
+    settings: &Snapshot,
     doc: &DocKey,
     from: &str,
     to: &str,
@@ -108,7 +109,7 @@ pub fn transition(
         "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, ?2, ?3, ?4)",
         vals![&doc.id, to, reason, now],
     )?;
-    enqueue_events(c, config, doc, to, events, now)?;
+    enqueue_events(c, settings, doc, to, events, now)?;
     Ok(true)
 }
 
@@ -137,14 +138,14 @@ pub struct Move {
 /// instead of three statements per document); on SQLite, where a statement is a function
 /// call, it is [`transition`] per item. Either way it runs inside the caller's job, so the
 /// state changes and their outbox rows commit together or not at all.
-pub fn transitions(c: &dyn Db, config: &Config, items: &[Move]) -> DbResult<Vec<bool>> {
+pub fn transitions(c: &dyn Db, settings: &Snapshot, items: &[Move]) -> DbResult<Vec<bool>> {
     if c.skip_locked().is_empty() {
         return items
             .iter()
             .map(|m| {
                 transition(
                     c,
-                    config,
+                    settings,
                     &m.doc,
                     m.from,
                     m.to,
@@ -164,7 +165,7 @@ pub fn transitions(c: &dyn Db, config: &Config, items: &[Move]) -> DbResult<Vec<
             .into_iter()
             .partition(|(_, m)| seen.insert(m.doc.id.clone()));
         rest = later;
-        let changed = transitions_pg(c, config, &now)?;
+        let changed = transitions_pg(c, settings, &now)?;
         for (i, m) in &now {
             applied[*i] = changed.contains(&m.doc.id);
         }
@@ -175,7 +176,7 @@ pub fn transitions(c: &dyn Db, config: &Config, items: &[Move]) -> DbResult<Vec<
 /// The PostgreSQL statement of [`transitions`], for moves of distinct documents.
 fn transitions_pg(
     c: &dyn Db,
-    config: &Config,
+    settings: &Snapshot,
     items: &[(usize, &Move)],
 ) -> DbResult<HashSet<String>> {
     use crate::db::Val;
@@ -200,13 +201,13 @@ fn transitions_pg(
             WHERE u.id IN (SELECT id FROM changed) ORDER BY u.ord
         ), outbox AS (
             INSERT INTO webhook_deliveries (id, document_id, event, body, attempts, next_at,
-                created_at, account, url, state, event_no)
+                created_at, account, url, state, event_no, endpoint_id)
             SELECT h.id, h.document_id, h.event, h.body, 0, ?10, ?10, h.account, h.url, 'pending',
                 (SELECT COUNT(*) FROM webhook_deliveries w
-                 WHERE w.document_id = h.document_id AND w.url = h.url) + h.k
+                 WHERE w.document_id = h.document_id AND w.url = h.url) + h.k, h.endpoint
             FROM unnest(?11::text[], ?12::text[], ?13::text[], ?14::bytea[], ?15::text[],
-                        ?16::text[], ?17::bigint[])
-                WITH ORDINALITY AS h(id, document_id, event, body, account, url, k, ord)
+                        ?16::text[], ?17::bigint[], ?18::text[])
+                WITH ORDINALITY AS h(id, document_id, event, body, account, url, k, endpoint, ord)
             WHERE h.document_id IN (SELECT id FROM changed) ORDER BY h.ord
         )
         SELECT id FROM changed";
@@ -236,7 +237,7 @@ fn transitions_pg(
         deadlines.push(m.changes.ack_deadline);
         failures.push(m.changes.failure.clone());
         reasons.push(Some(m.reason.clone()));
-        outbox.add(config, &m.doc, m.to, m.events, now)?;
+        outbox.add(settings, &m.doc, m.to, m.events, now)?;
     }
     let rows = c.query(
         SQL,
@@ -258,6 +259,7 @@ fn transitions_pg(
             Val::Texts(outbox.accounts),
             Val::Texts(outbox.urls),
             Val::Ints(outbox.numbers),
+            Val::Texts(outbox.endpoints),
         ],
     )?;
     rows.iter().map(|r| r.get::<String>(0)).collect()
@@ -276,24 +278,26 @@ struct Outbox {
     /// the count of the document's earlier rows, which the statement reads before any
     /// of its own inserts.
     numbers: Vec<Option<i64>>,
+    /// The endpoint's id.
+    endpoints: Vec<Option<String>>,
 }
 
 impl Outbox {
     fn add(
         &mut self,
-        config: &Config,
+        settings: &Snapshot,
         doc: &DocKey,
         status: &str,
         events: &[EventKind],
         now: i64,
     ) -> DbResult<()> {
-        let Some(account) = config.accounts.iter().find(|a| a.id == doc.account) else {
+        let Some(account) = settings.account(&doc.account) else {
             return Ok(());
         };
         let at = Duration::from_millis(now.max(0) as u64);
         for (k, event) in events.iter().enumerate() {
             let body = event_body(doc, status, *event, at);
-            for hook in &account.webhooks {
+            for hook in account.webhooks.iter().filter(|h| h.wants(*event)) {
                 let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
                 self.ids.push(Some(id.to_string()));
                 self.documents.push(Some(doc.id.clone()));
@@ -302,6 +306,7 @@ impl Outbox {
                 self.accounts.push(Some(doc.account.clone()));
                 self.urls.push(Some(hook.url.clone()));
                 self.numbers.push(Some(k as i64 + 1));
+                self.endpoints.push(Some(hook.id.clone()));
             }
         }
         Ok(())
@@ -338,7 +343,7 @@ impl<T: Send + Sync + 'static> Batcher<T> {
     /// Starts the batching task.
     pub fn start(
         app: Arc<App>,
-        write: impl Fn(&dyn Db, &Config, &[T]) -> DbResult<Vec<bool>> + Send + Sync + 'static,
+        write: impl Fn(&dyn Db, &Snapshot, &[T]) -> DbResult<Vec<bool>> + Send + Sync + 'static,
     ) -> Batcher<T> {
         let (tx, mut rx) = mpsc::unbounded_channel::<(T, oneshot::Sender<ApiResult<bool>>)>();
         let write = Arc::new(write);
@@ -358,7 +363,7 @@ impl<T: Send + Sync + 'static> Batcher<T> {
                     let app2 = app.clone();
                     result = app
                         .store
-                        .write(move |c| write(c, &app2.config, &items).map_err(db))
+                        .write(move |c| write(c, &app2.settings.current(), &items).map_err(db))
                         .await;
                     if result.is_ok() {
                         break;
@@ -394,27 +399,27 @@ impl<T: Send + Sync + 'static> Batcher<T> {
 /// Writes the outbox rows of `events` (status `status`) for every webhook endpoint of the account.
 pub fn enqueue_events(
     c: &dyn Db,
-    config: &Config,
+    settings: &Snapshot,
     doc: &DocKey,
     status: &str,
     events: &[EventKind],
     now: i64,
 ) -> DbResult<()> {
-    let Some(account) = config.accounts.iter().find(|a| a.id == doc.account) else {
+    let Some(account) = settings.account(&doc.account) else {
         return Ok(());
     };
     let at = Duration::from_millis(now.max(0) as u64);
     for event in events {
         let body = event_body(doc, status, *event, at);
-        for hook in &account.webhooks {
+        for hook in account.webhooks.iter().filter(|h| h.wants(*event)) {
             let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
             // Events of one document are written one transition at a time (the status
             // compare-and-set serializes them), so this number orders them.
             c.defer(
                 "INSERT INTO webhook_deliveries (id, document_id, event, body, attempts, next_at,
-                    created_at, account, url, state, event_no)
+                    created_at, account, url, state, event_no, endpoint_id)
                  VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5, ?6, ?7, 'pending',
-                    (SELECT COUNT(*) + 1 FROM webhook_deliveries WHERE document_id = ?2 AND url = ?7))",
+                    (SELECT COUNT(*) + 1 FROM webhook_deliveries WHERE document_id = ?2 AND url = ?7), ?8)",
                 vals![
                     id.to_string(),
                     &doc.id,
@@ -422,7 +427,8 @@ pub fn enqueue_events(
                     body.clone(),
                     now,
                     &doc.account,
-                    &hook.url
+                    &hook.url,
+                    &hook.id
                 ],
             )?;
         }
@@ -440,13 +446,20 @@ pub fn is_ack_type(t: &str) -> bool {
     matches!(t, "997" | "999" | "TA1")
 }
 
-/// The partner of an account, from the configuration.
-pub fn partner<'a>(config: &'a Config, account: &str, partner: &str) -> Option<&'a Arc<Partner>> {
-    config
-        .accounts
-        .iter()
-        .find(|a| a.id == account)
-        .and_then(|a| a.partners.get(partner))
+/// The partner of an account, from the current settings.
+pub fn partner(app: &App, account: &str, partner: &str) -> Option<Arc<Partner>> {
+    app.settings.current().partner(account, partner).cloned()
+}
+
+/// The `data.status` of an event kind's deliveries.
+pub fn event_status(event: EventKind) -> &'static str {
+    match event {
+        EventKind::DocumentValidated => "validated",
+        EventKind::DocumentRouted => "routed",
+        EventKind::DocumentPartnerAck => "acknowledged",
+        EventKind::DocumentError => "failed",
+        _ => "unknown",
+    }
 }
 
 /// A claim is void once its owner's heartbeat is older than this (the owner is gone).
@@ -585,7 +598,7 @@ async fn validate_loop(app: Arc<App>) {
                         reason,
                     });
                 }
-                transitions(c, &app2.config, &moves).map_err(db)?;
+                transitions(c, &app2.settings.current(), &moves).map_err(db)?;
                 Ok(queued.len())
             })
             .await;
@@ -657,8 +670,8 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
     let permits = Arc::new(Semaphore::new(app.config.workers.concurrency));
     let in_flight: InFlight = Arc::default();
     // The outcomes of the transfers running at once are recorded together.
-    let record: Arc<Batcher<Move>> = Arc::new(Batcher::start(app.clone(), |c, config, moves| {
-        transitions(c, config, moves)
+    let record: Arc<Batcher<Move>> = Arc::new(Batcher::start(app.clone(), |c, settings, moves| {
+        transitions(c, settings, moves)
     }));
     loop {
         if let Ok(p) = permits.acquire().await {
@@ -764,7 +777,7 @@ async fn route_one(
     doc: Validated,
 ) -> bool {
     crate::metrics::worked(1);
-    let partner = partner(&app.config, &doc.key.account, &doc.key.partner_id).cloned();
+    let partner = partner(app, &doc.key.account, &doc.key.partner_id);
     let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
         None => crate::transport::Outcome {
             result: Err(format!(
@@ -924,12 +937,13 @@ async fn sweep_loop(app: Arc<App>) {
             continue;
         }
         crate::metrics::worked(due.len() as u64);
-        let app2 = app.clone();
+        let settings = app.settings.current();
         let _ = app
             .store
             .write(move |c| {
                 for (key, deadline) in &due {
-                    let window = partner(&app2.config, &key.account, &key.partner_id)
+                    let window = settings
+                        .partner(&key.account, &key.partner_id)
                         .and_then(|p| p.ack_window_seconds)
                         .unwrap_or(0);
                     let reason = format!(
@@ -942,7 +956,7 @@ async fn sweep_loop(app: Arc<App>) {
                     };
                     transition(
                         c,
-                        &app2.config,
+                        &settings,
                         key,
                         "routed",
                         "failed",
@@ -968,6 +982,8 @@ struct Pending {
     body: Vec<u8>,
     attempts: i64,
     document_id: String,
+    /// The endpoint (NULL on rows written before settings lived in the store: found by URL).
+    endpoint_id: Option<String>,
 }
 
 /// Delivers the webhook outbox, at least once per row.
@@ -1016,7 +1032,7 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
                                WHERE e.document_id = d.document_id AND e.url = d.url
                                  AND e.state = 'pending' AND e.event_no < d.event_no)
                          ORDER BY d.next_at, d.id LIMIT ?4 {})
-                     RETURNING id, account, url, body, attempts, document_id",
+                     RETURNING id, account, url, body, attempts, document_id, endpoint_id",
                     c.skip_locked()
                 );
                 c.query(&sql, vals![&owner, now, now_ms() - HEARTBEAT_STALE_MS, limit])
@@ -1030,6 +1046,7 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
                                     body: r.get(3)?,
                                     attempts: r.get(4)?,
                                     document_id: r.get(5)?,
+                                    endpoint_id: r.get(6)?,
                                 })
                             })
                             .collect::<DbResult<Vec<_>>>()
@@ -1075,34 +1092,19 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
 /// The body and headers of one attempt.
 type Signed = (Vec<u8>, Vec<(&'static str, String)>);
 
-/// The headers and body of one attempt, signed by the core once per secret.
+/// The headers and body of one attempt, signed by the core with every secret that signs
+/// (during a rotation: `X-Service-Signature: sha256=<new>, sha256=<old>`).
 fn sign_attempt(
-    secrets: &[String],
+    secrets: &[&str],
     id: &str,
     body: &[u8],
     now: Duration,
 ) -> Result<Signed, x12kit::Error> {
     let id = DeliveryId::from_str(id)?;
     let payload = Payload::from_slice(body)?;
-    let mut signatures = Vec::with_capacity(secrets.len());
-    let mut first = None;
-    for secret in secrets {
-        let delivery = Signer::new(secret.as_bytes())?.deliver_payload(id, &payload, now);
-        if let Some(s) = delivery.header(x12kit::webhook::HEADER_SIGNATURE) {
-            signatures.push(s.to_string());
-        }
-        first.get_or_insert(delivery);
-    }
-    let Some(first) = first else {
-        return Err(x12kit::webhook::WebhookError::EmptySecret.into());
-    };
-    let (body, mut headers) = first.into_parts();
-    for (name, value) in &mut headers {
-        if name.eq_ignore_ascii_case(x12kit::webhook::HEADER_SIGNATURE) {
-            *value = signatures.join(", ");
-        }
-    }
-    Ok((body, headers))
+    Ok(Signer::with_secrets(secrets)?
+        .deliver_payload(id, &payload, now)
+        .into_parts())
 }
 
 /// The outcome of one webhook attempt, to record.
@@ -1210,21 +1212,44 @@ fn record_attempts(c: &dyn Db, items: &[Attempt]) -> DbResult<Vec<bool>> {
 
 async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Attempt>, d: Pending) {
     crate::metrics::worked(1);
-    let secrets = app
-        .config
-        .accounts
-        .iter()
-        .find(|a| a.id == d.account)
-        .and_then(|a| a.webhooks.iter().find(|w| w.url == d.url))
-        .map(|w| w.secrets.clone());
+    let settings = app.settings.current();
+    let endpoint = settings.account(&d.account).and_then(|a| {
+        a.webhooks
+            .iter()
+            .find(|w| match &d.endpoint_id {
+                Some(id) => &w.id == id,
+                None => w.url == d.url,
+            })
+            .cloned()
+    });
     let started = std::time::Instant::now();
     let at = now_ms();
+    // An endpoint deleted or disabled gets nothing more: the delivery ends unsent.
+    let mut end_now = false;
+    let secrets: Option<Vec<String>> = match &endpoint {
+        Some(e) if e.enabled => Some(
+            e.signing_secrets(at)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+        ),
+        _ => None,
+    };
     let (status, result) = match secrets {
-        None => (
+        None => {
+            end_now = true;
+            let why = match &endpoint {
+                Some(_) => "the endpoint is disabled: not sent",
+                None => "the endpoint was deleted: not sent",
+            };
+            (None, Err(why.to_string()))
+        }
+        Some(secrets) if secrets.is_empty() => (
             None,
-            Err("the endpoint is no longer configured".to_string()),
+            Err("cannot sign: the endpoint has no secret this server can open (is the secret key configured?)".to_string()),
         ),
         Some(secrets) => {
+            let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
             match sign_attempt(&secrets, &d.id, &d.body, x12kit::webhook::system_now()) {
                 Err(e) => (None, Err(format!("cannot sign: {}", e.message()))),
                 Ok((body, headers)) => {
@@ -1260,6 +1285,8 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
     };
     let (state, next_at, delivered_at) = if ok {
         ("delivered", None, Some(now_ms()))
+    } else if end_now {
+        ("failed", None, None)
     } else {
         match app
             .config

@@ -2,7 +2,11 @@
 //! (`spec/service-api.md`) on the x12kit core. See `examples/server/README.md`.
 
 mod api;
+mod auth;
+mod body;
+mod client;
 mod config;
+mod console;
 mod db;
 mod error;
 mod guard;
@@ -10,7 +14,11 @@ mod inbound;
 mod lifecycle;
 mod metrics;
 mod openapi;
+mod password;
 mod pool;
+mod secrets;
+mod settings;
+mod settings_api;
 mod store;
 mod transport;
 mod x12;
@@ -40,14 +48,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(name = "x12kit-server", version)]
 struct Cli {
     /// Configuration file (TOML); see examples/server/demo.toml.
-    #[arg(long, short)]
+    #[arg(long, short, global = true)]
     config: Option<PathBuf>,
     /// Address to listen on, overriding the file (`127.0.0.1:0` picks a free port).
     #[arg(long)]
     listen: Option<String>,
     /// Database, overriding the file: a SQLite file (created and migrated on start) or a
     /// `postgres://user@host:port/db` URL (migrated on start).
-    #[arg(long)]
+    #[arg(long, global = true)]
     database: Option<PathBuf>,
     /// Serve the API only: no lifecycle, routing, inbox or webhook workers in this process.
     #[arg(long)]
@@ -60,6 +68,20 @@ struct Cli {
 enum Command {
     /// Print a fresh random API key and the SHA-256 hash to put in the configuration.
     NewKey,
+    /// Read a password from standard input and print its argon2id hash (for `[[accounts.users]]`).
+    HashPassword,
+    /// People who sign in (the developer console; audited as `console`).
+    #[command(subcommand)]
+    User(console::UserCommand),
+    /// API keys (the developer console).
+    #[command(subcommand)]
+    Key(console::KeyCommand),
+    /// Trading partners (the developer console).
+    #[command(subcommand)]
+    Partner(console::PartnerCommand),
+    /// The store's settings as a whole.
+    #[command(subcommand)]
+    Settings(console::SettingsCommand),
     /// Print the OpenAPI 3.1 document of the API.
     Openapi,
     /// Time the core's parse (the call behind `POST /parse`) on a file in this process, with
@@ -162,10 +184,38 @@ fn bench_parse(
     ExitCode::SUCCESS
 }
 
+fn hash_password() -> ExitCode {
+    let mut line = String::new();
+    if let Err(e) = std::io::stdin().read_line(&mut line) {
+        eprintln!("x12kit-server: cannot read the password: {e}");
+        return ExitCode::FAILURE;
+    }
+    let password = line.trim_end_matches(['\r', '\n']);
+    if let Some(p) = password::problem(password) {
+        eprintln!("x12kit-server: {p}");
+        return ExitCode::FAILURE;
+    }
+    match password::hash(password) {
+        Ok(h) => {
+            println!("{h}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("x12kit-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let console = match cli.command {
         Some(Command::NewKey) => return new_key(),
+        Some(Command::HashPassword) => return hash_password(),
+        Some(Command::User(c)) => Some(console::Console::User(c)),
+        Some(Command::Key(c)) => Some(console::Console::Key(c)),
+        Some(Command::Partner(c)) => Some(console::Console::Partner(c)),
+        Some(Command::Settings(c)) => Some(console::Console::Settings(c)),
         Some(Command::Openapi) => {
             print!("{}", openapi::json());
             return ExitCode::SUCCESS;
@@ -176,13 +226,14 @@ fn main() -> ExitCode {
             runs,
             threads,
         }) => return bench_parse(&file, !no_documents, runs, threads),
-        None => {}
-    }
+        None => None,
+    };
+    let default_level = if console.is_some() { "warn" } else { "info" };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("X12KIT_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
         )
         .init();
     let Some(path) = cli.config else {
@@ -205,6 +256,9 @@ fn main() -> ExitCode {
     if cli.no_workers {
         config.workers.enabled = false;
     }
+    if let Some(command) = console {
+        return console::run(config, command);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -217,51 +271,122 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(serve(config)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err((code, e)) => {
             eprintln!("x12kit-server: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(code)
         }
     }
 }
 
-async fn serve(config: config::Config) -> Result<(), String> {
+/// The operator's secret key: the file of `X12KIT_SECRET_KEY_FILE`, else of
+/// `secret_key_file` (made when missing if `create_secret_key_file`); none without either.
+fn secret_box(config: &config::Config) -> Result<Option<secrets::SecretBox>, String> {
+    if let Some(path) = std::env::var_os("X12KIT_SECRET_KEY_FILE").filter(|p| !p.is_empty()) {
+        return secrets::SecretBox::load(std::path::Path::new(&path), false)
+            .map(Some)
+            .map_err(|e| format!("X12KIT_SECRET_KEY_FILE: {e}"));
+    }
+    match &config.secret_key_file {
+        Some(path) => secrets::SecretBox::load(path, config.create_secret_key_file)
+            .map(Some)
+            .map_err(|e| format!("secret_key_file: {e}")),
+        None => Ok(None),
+    }
+}
+
+/// Opens the store of a configuration for the server and the console: the secret key,
+/// the migrations, the key check, and the import of the file's settings into an empty
+/// store. A failure is (exit code, message): 2 for what the operator must fix.
+async fn open(
+    config: &config::Config,
+) -> Result<(store::Store, Option<secrets::SecretBox>), (u8, String)> {
+    let secrets = secret_box(config).map_err(|e| (2, e))?;
     // Off the async threads: the PostgreSQL client blocks on its own runtime.
     let location = store::Location::of(&config.database);
     let store = tokio::task::spawn_blocking(move || store::Store::open(location))
         .await
-        .map_err(|e| format!("cannot open the store: {e}"))??;
-    let partners: Vec<(String, String)> = config
+        .map_err(|e| (1, format!("cannot open the store: {e}")))?
+        .map_err(|e| (1, e))?;
+    settings::import::check_key(&store, secrets.clone())
+        .await
+        .map_err(|e| (2, e))?;
+    let imported = settings::import::bootstrap(&store, config.bootstrap.clone(), secrets.clone())
+        .await
+        .map_err(|e| (2, e))?;
+    if imported {
+        tracing::info!(
+            accounts = config.bootstrap.len(),
+            "imported the configuration file's settings into the empty store; from now on the store holds them"
+        );
+    } else if !config.bootstrap.is_empty() {
+        tracing::info!(
+            "the configuration file's [[accounts]] sections are ignored: the store holds the settings (change them with /api/settings or the console; `x12kit-server settings export` prints them)"
+        );
+    }
+    Ok((store, secrets))
+}
+
+async fn serve(config: config::Config) -> Result<(), (u8, String)> {
+    let (store, secrets) = open(&config).await?;
+    let sb = secrets.clone();
+    let snapshot = store
+        .read(move |c| settings::load(c, sb.as_ref()))
+        .await
+        .map_err(|_| (1, "cannot read the settings from the store".to_string()))?;
+    let partners: Vec<(String, String)> = snapshot
         .accounts
-        .iter()
+        .values()
         .flat_map(|a| a.partners.keys().map(|p| (a.id.clone(), p.clone())))
         .collect();
     let store =
         tokio::task::spawn_blocking(move || store.prepare_partners(&partners).map(|()| store))
             .await
-            .map_err(|e| format!("cannot prepare the store: {e}"))??;
+            .map_err(|e| (1, format!("cannot prepare the store: {e}")))?
+            .map_err(|e| (1, e))?;
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    for a in &config.accounts {
+        .map_err(|e| (1, format!("cannot listen on {}: {e}", config.listen)))?;
+    let addr = listener.local_addr().map_err(|e| (1, e.to_string()))?;
+    for a in snapshot.accounts.values() {
         tracing::info!(
             account = %a.id,
             partners = a.partners.len(),
             webhooks = a.webhooks.len(),
-            keys = config.keys.iter().filter(|k| Arc::ptr_eq(&config.accounts[k.account], a)).count(),
+            keys = snapshot.keys.iter().filter(|k| k.account.id == a.id).count(),
             "account"
         );
     }
     tracing::info!(database = %store.location().display(), "x12kit-server started");
     let limits = guard::RateLimits::new(&config.limits);
+    let settings = Arc::new(settings::Settings::new(snapshot, secrets));
+    let http = reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .build()
+        .map_err(|e| (1, format!("cannot build the HTTP client: {e}")))?;
     let app = Arc::new(api::App {
         config,
         store,
         limits,
         wake: Arc::default(),
         worker_id: uuid::Uuid::now_v7().to_string(),
+        settings,
+        http,
     });
     tokio::spawn(metrics::report_loop());
+    tokio::spawn(settings::watch(
+        app.settings.clone(),
+        app.store.clone(),
+        app.config.auth.clone(),
+    ));
+    {
+        let app = app.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                app.limits.forget_idle();
+            }
+        });
+    }
     if app.config.workers.enabled {
         lifecycle::start(app.clone()).await;
         tracing::info!("workers started");
@@ -276,10 +401,13 @@ async fn serve(config: config::Config) -> Result<(), String> {
         );
         let _ = out.flush();
     }
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown())
-        .await
-        .map_err(|e| format!("server error: {e}"))
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown())
+    .await
+    .map_err(|e| (1, format!("server error: {e}")))
 }
 
 /// The middleware around every route, outermost last: a request id is made (or the

@@ -299,6 +299,625 @@ pub struct Health {
     pub ok: bool,
 }
 
+// ---------------------------------------------------------------- sign-in and settings
+
+/// Body of `POST /api/auth/login`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+#[schema(example = json!({"email": "admin@example.com", "password": "a password of 12+ characters"}))]
+pub struct LoginRequest {
+    /// The sign-in address (any case).
+    #[schema(min_length = 1)]
+    pub email: String,
+    /// The password.
+    #[schema(min_length = 1)]
+    pub password: String,
+}
+
+/// A person who signs in.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct User {
+    /// `usr_…`.
+    pub id: String,
+    /// Sign-in address (lower case).
+    pub email: String,
+    /// `admin` (changes settings) or `member` (reads them).
+    pub role: String,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    /// The last sign-in (RFC 3339).
+    pub last_sign_in_at: Option<String>,
+    /// A disabled user cannot sign in.
+    pub disabled: bool,
+}
+
+/// The session's times.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct SessionTimes {
+    /// The sign-in (RFC 3339).
+    pub created_at: String,
+    /// The absolute end (RFC 3339).
+    pub expires_at: String,
+    /// A session unused this long ends.
+    pub idle_timeout_seconds: i64,
+}
+
+/// The signed-in person.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct SessionData {
+    /// The person.
+    pub user: User,
+    /// Their account.
+    pub account: String,
+    /// Send it as `X-CSRF-Token` with every POST, PUT, PATCH and DELETE.
+    pub csrf_token: String,
+    /// The session's limits.
+    pub session: SessionTimes,
+}
+
+/// `POST /api/auth/login`, `GET /api/auth/me`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct SessionAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The signed-in person.
+    pub data: SessionData,
+}
+
+/// An API key (never the key itself).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct Key {
+    /// `key_…`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// `x12k_` and 6 more characters of the key, to recognize it (null: imported as a hash).
+    pub prefix: Option<String>,
+    /// A user id, `console` or `configuration`.
+    pub created_by: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// Updated within seconds of a use.
+    pub last_used_at: Option<String>,
+    /// Set once revoked.
+    pub revoked_at: Option<String>,
+}
+
+/// A new key with its text.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct KeyWithText {
+    /// `key_…`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// `x12k_` and 6 more characters.
+    pub prefix: Option<String>,
+    /// The user who made it.
+    pub created_by: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// Null.
+    pub last_used_at: Option<String>,
+    /// Null.
+    pub revoked_at: Option<String>,
+    /// The key (`x12k_…`): shown this once.
+    pub key: String,
+}
+
+/// Body of `POST /api/settings/keys`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+#[schema(example = json!({"name": "erp"}))]
+pub struct KeyRequest {
+    /// A name for people.
+    #[schema(min_length = 1, max_length = 100)]
+    pub name: String,
+}
+
+/// `GET /api/settings/keys`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct KeyList {
+    /// Always true.
+    pub ok: bool,
+    /// Oldest first.
+    pub data: Vec<Key>,
+}
+
+/// `POST /api/settings/keys`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct KeyCreated {
+    /// Always true.
+    pub ok: bool,
+    /// The key, with its text.
+    pub data: KeyWithText,
+}
+
+/// One key.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct KeyAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The key.
+    pub data: Key,
+}
+
+/// How a partner is reached (`kind`; credentials answered as `"********"`, which sent back
+/// keeps the stored value).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum Transport {
+    /// `http`.
+    Http(HttpTransport),
+    /// `directory`.
+    Directory(DirectoryTransport),
+}
+
+/// `"http"`.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum HttpKind {
+    /// The HTTP transport.
+    #[serde(rename = "http")]
+    Http,
+}
+
+/// `"directory"`.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum DirectoryKind {
+    /// The folder transport.
+    #[serde(rename = "directory")]
+    Directory,
+}
+
+/// POST the interchange; a 2xx is routed.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct HttpTransport {
+    /// `http`.
+    pub kind: HttpKind,
+    /// http(s) URL.
+    pub url: String,
+    /// Extra headers (credentials: stored sealed).
+    pub headers: Option<std::collections::BTreeMap<String, String>>,
+    /// Retries after the first attempt (0 to 20, default 3).
+    #[schema(minimum = 0, maximum = 20)]
+    pub retries: Option<i64>,
+    /// First wait between retries, doubled each time (ms, default 500).
+    #[schema(minimum = 0, maximum = 3600000)]
+    pub backoff_ms: Option<i64>,
+    /// Timeout of one attempt (ms, default 10000).
+    #[schema(minimum = 0, maximum = 3600000)]
+    pub timeout_ms: Option<i64>,
+}
+
+/// Write into a folder, read the partner's files from another (relative to the account's
+/// files folder).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct DirectoryTransport {
+    /// `directory`.
+    pub kind: DirectoryKind,
+    /// Folder written.
+    pub outbox: String,
+    /// Folder read.
+    pub inbox: Option<String>,
+}
+
+/// Body of `POST /api/settings/partners`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+#[schema(example = json!({"id": "acme-retail", "profile": {"id": "acme-retail", "sender": {"qualifier": "ZZ", "id": "WIDGETSUPPLY"}, "receiver": {"qualifier": "01", "id": "123456789"}, "version": "004010"}, "transport": {"kind": "http", "url": "https://partner.example/edi", "headers": {"X-Api-Key": "partner-key"}}, "ackWindowSeconds": 86400, "acknowledgeInbound": "997"}))]
+pub struct PartnerCreateRequest {
+    /// The partnerId.
+    #[schema(
+        pattern = "^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$",
+        min_length = 1,
+        max_length = 64
+    )]
+    pub id: String,
+    /// The core's partner profile (schema/partner.schema.json), checked by the core.
+    pub profile: Object,
+    /// How the partner is reached.
+    pub transport: Option<Transport>,
+    /// A routed document not acknowledged within this many seconds is failed.
+    #[schema(minimum = 0, maximum = 31536000)]
+    pub ack_window_seconds: Option<i64>,
+    /// Answer the partner's documents with a 997 or a 999.
+    pub acknowledge_inbound: Option<AckKind>,
+    /// False: no new documents, its inbox is not read (default true).
+    pub enabled: Option<bool>,
+    /// Ignored on creation.
+    #[schema(minimum = 0)]
+    pub version: Option<i64>,
+    /// Ignored.
+    pub created_at: Option<String>,
+    /// Ignored.
+    pub updated_at: Option<String>,
+}
+
+/// Body of `PUT /api/settings/partners/{id}`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+#[schema(example = json!({"id": "acme-retail", "profile": {"id": "acme-retail", "sender": {"qualifier": "ZZ", "id": "WIDGETSUPPLY"}, "receiver": {"qualifier": "01", "id": "123456789"}, "version": "004010"}, "transport": {"kind": "http", "url": "https://partner.example/edi", "headers": {"X-Api-Key": "partner-key"}}, "ackWindowSeconds": 86400, "acknowledgeInbound": "997"}))]
+pub struct PartnerRequest {
+    /// The partnerId: the path's (a different one is 422 `ID_MISMATCH`).
+    #[schema(
+        pattern = "^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$",
+        min_length = 1,
+        max_length = 64
+    )]
+    pub id: Option<String>,
+    /// The core's partner profile (schema/partner.schema.json), checked by the core.
+    pub profile: Object,
+    /// How the partner is reached.
+    pub transport: Option<Transport>,
+    /// A routed document not acknowledged within this many seconds is failed.
+    #[schema(minimum = 0, maximum = 31536000)]
+    pub ack_window_seconds: Option<i64>,
+    /// Answer the partner's documents with a 997 or a 999.
+    pub acknowledge_inbound: Option<AckKind>,
+    /// False: no new documents, its inbox is not read (default true).
+    pub enabled: Option<bool>,
+    /// As answered: if sent, it must be the current version (else 409 `VERSION_CONFLICT`).
+    #[schema(minimum = 0)]
+    pub version: Option<i64>,
+    /// As answered (ignored).
+    pub created_at: Option<String>,
+    /// As answered (ignored).
+    pub updated_at: Option<String>,
+}
+
+/// `997` or `999`.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum AckKind {
+    /// 997.
+    #[serde(rename = "997")]
+    Fa997,
+    /// 999.
+    #[serde(rename = "999")]
+    Fa999,
+}
+
+/// A trading partner.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct Partner {
+    /// The partnerId.
+    pub id: String,
+    /// The core's partner profile.
+    pub profile: Object,
+    /// How it is reached (credentials as "********").
+    pub transport: Option<Object>,
+    /// Acknowledgement window.
+    pub ack_window_seconds: Option<i64>,
+    /// `997` / `999`.
+    pub acknowledge_inbound: Option<String>,
+    /// Enabled.
+    pub enabled: bool,
+    /// Goes up by one at each change.
+    pub version: i64,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339.
+    pub updated_at: String,
+}
+
+/// `GET /api/settings/partners`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct PartnerList {
+    /// Always true.
+    pub ok: bool,
+    /// By id.
+    pub data: Vec<Partner>,
+}
+
+/// One partner.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct PartnerAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The partner.
+    pub data: Partner,
+}
+
+/// An event kind.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum EventKindName {
+    /// Passed validation.
+    #[serde(rename = "document.validated")]
+    Validated,
+    /// Routed.
+    #[serde(rename = "document.routed")]
+    Routed,
+    /// The partner's acknowledgement.
+    #[serde(rename = "document.partner_ack")]
+    PartnerAck,
+    /// An error.
+    #[serde(rename = "document.error")]
+    Error,
+}
+
+/// Body of `POST /api/settings/webhooks` and `PUT /api/settings/webhooks/{id}`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+#[schema(example = json!({"url": "https://hooks.example/x12kit", "events": ["document.routed", "document.error"]}))]
+pub struct WebhookRequest {
+    /// http(s) URL.
+    #[schema(min_length = 1)]
+    pub url: String,
+    /// The event kinds it receives (absent or empty: all).
+    pub events: Option<Vec<EventKindName>>,
+    /// False: it receives nothing (default true).
+    pub enabled: Option<bool>,
+    /// For people (at most 500 characters).
+    #[schema(max_length = 500)]
+    pub description: Option<String>,
+    /// As answered (ignored).
+    pub id: Option<String>,
+    /// As answered (ignored).
+    pub secrets: Option<Vec<Object>>,
+    /// As answered (ignored).
+    pub created_at: Option<String>,
+    /// As answered (ignored).
+    pub updated_at: Option<String>,
+}
+
+/// One signing secret (never its value).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct SecretInfo {
+    /// `whs_…`.
+    pub id: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// When it stops signing (null: when rotated).
+    pub expires_at: Option<String>,
+    /// True while it signs.
+    pub signing: bool,
+}
+
+/// A webhook endpoint.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct Webhook {
+    /// `wh_…`.
+    pub id: String,
+    /// Where deliveries go.
+    pub url: String,
+    /// Event kinds (empty: all).
+    pub events: Vec<String>,
+    /// Enabled.
+    pub enabled: bool,
+    /// For people.
+    pub description: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339.
+    pub updated_at: String,
+    /// Newest first.
+    pub secrets: Vec<SecretInfo>,
+}
+
+/// An endpoint with a new secret.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct WebhookSecretData {
+    /// The endpoint (its fields as in `Webhook`).
+    #[schema(inline)]
+    pub endpoint: Webhook,
+    /// The new signing secret (`whsec_…`): shown this once.
+    pub secret: String,
+}
+
+/// `POST /api/settings/webhooks`, `POST .../rotate-secret`: the endpoint's fields and `secret`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct WebhookWithSecret {
+    /// Always true.
+    pub ok: bool,
+    /// The endpoint's fields (as in `Webhook`) and `secret`, the new signing secret (`whsec_…`), shown this once.
+    pub data: Object,
+}
+
+/// `GET /api/settings/webhooks`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct WebhookList {
+    /// Always true.
+    pub ok: bool,
+    /// Oldest first.
+    pub data: Vec<Webhook>,
+}
+
+/// One endpoint.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct WebhookAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The endpoint.
+    pub data: Webhook,
+}
+
+/// Body of `POST .../rotate-secret` (optional).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct RotateRequest {
+    /// How long the secrets that signed until now keep signing beside the new one (default 86400).
+    #[schema(minimum = 0, maximum = 2592000)]
+    pub overlap_seconds: Option<i64>,
+}
+
+/// What the endpoint said to a test delivery.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct WebhookTest {
+    /// The test delivery's id.
+    pub delivery_id: String,
+    /// Its event kind.
+    pub event: String,
+    /// Where it went.
+    pub url: String,
+    /// The endpoint's HTTP status (null: none came).
+    pub http_status: Option<i64>,
+    /// `delivered`, `HTTP 500`, `timeout`, `connection failed`, ...
+    pub result: String,
+    /// How long it took.
+    pub duration_ms: i64,
+    /// The first 1 KiB of the endpoint's answer.
+    pub response_body: Option<String>,
+}
+
+/// `POST .../test`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct WebhookTestAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// What happened.
+    pub data: WebhookTest,
+}
+
+/// Body of `POST /api/settings/users`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+#[schema(example = json!({"email": "ops@example.com", "role": "member"}))]
+pub struct UserRequest {
+    /// Sign-in address.
+    #[schema(min_length = 3, max_length = 254)]
+    pub email: String,
+    /// Default `member`.
+    pub role: Option<Role>,
+    /// At least 12 characters; without it one is made and answered once.
+    #[schema(min_length = 12)]
+    pub password: Option<String>,
+}
+
+/// Body of `PUT /api/settings/users/{id}`: only the fields given change.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct UserChangeRequest {
+    /// The new role.
+    pub role: Option<Role>,
+    /// Disable (true) or enable (false).
+    pub disabled: Option<bool>,
+    /// A new password (12 characters or more).
+    #[schema(min_length = 12)]
+    pub password: Option<String>,
+}
+
+/// A role.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum Role {
+    /// Changes settings.
+    Admin,
+    /// Reads them.
+    Member,
+}
+
+/// `GET /api/settings/users`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct UserList {
+    /// Always true.
+    pub ok: bool,
+    /// Oldest first.
+    pub data: Vec<User>,
+}
+
+/// One user (a new one made without `password` also has `password`, shown once).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct UserAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The user.
+    pub data: User,
+}
+
+/// Who made a change.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct AuditActor {
+    /// A user id, `console` or `configuration`.
+    pub id: String,
+    /// The user's e-mail, or the same word.
+    pub name: String,
+}
+
+/// One change of the settings.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct AuditEntry {
+    /// Its number (newer is larger).
+    pub id: i64,
+    /// RFC 3339.
+    pub at: String,
+    /// Who.
+    pub actor: AuditActor,
+    /// `key.create`, `key.revoke`, `partner.create`, `partner.update`, `partner.delete`,
+    /// `webhook.create`, `webhook.update`, `webhook.delete`, `webhook.rotate-secret`,
+    /// `user.create`, `user.update`, `account.create`.
+    pub action: String,
+    /// The id changed.
+    pub target: String,
+    /// Before (null for a creation); secrets left out.
+    pub before: Option<Object>,
+    /// After (null for a deletion); secrets left out.
+    pub after: Option<Object>,
+    /// The client address (null from the console).
+    pub client: Option<String>,
+}
+
+/// `GET /api/settings/audit`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct AuditPage {
+    /// Always true.
+    pub ok: bool,
+    /// Newest first.
+    pub data: Vec<AuditEntry>,
+    /// Pass as `cursor` for the next page; null on the last.
+    pub next_cursor: Option<String>,
+}
+
 struct Security;
 
 impl Modify for Security {
@@ -307,6 +926,15 @@ impl Modify for Security {
         components.add_security_scheme(
             "bearer",
             SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::ApiKey(utoipa::openapi::security::ApiKey::Cookie(
+                utoipa::openapi::security::ApiKeyValue::with_description(
+                    "x12kit_session",
+                    "The session cookie of POST /api/auth/login. State-changing requests also send X-CSRF-Token.",
+                ),
+            )),
         );
     }
 }
@@ -319,6 +947,13 @@ impl Modify for Security {
         license(name = "MIT OR Apache-2.0")
     ),
     modifiers(&Security),
+    tags(
+        (name = "settings", description = "Sign-in (/api/auth) and the account's settings (/api/settings): API keys, trading partners, webhook endpoints, users and the audit log. These routes take the session cookie of POST /api/auth/login, never an API key (401); every POST, PUT, PATCH and DELETE also sends X-CSRF-Token (403 CSRF_TOKEN_INVALID); members read, admins change (403 FORBIDDEN)."),
+        (name = "documents", description = "Outbound and inbound documents."),
+        (name = "transactions", description = "The caller's transactions."),
+        (name = "x12", description = "Parse and validate X12."),
+        (name = "service", description = "Probes, statistics and this document."),
+    ),
     components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam, InboundResult, Stats))
 )]
 struct Doc;

@@ -9,9 +9,9 @@
 //! after its commit is durable. Reads use a small pool of read connections on
 //! the blocking thread pool (WAL lets them run while the writer commits).
 
-use crate::config::Partner;
 use crate::db::{Db, DbError, DbResult, PgConn, Row};
 use crate::error::{ApiError, ApiResult};
+use crate::settings::Partner;
 use crate::vals;
 use crate::x12;
 use rusqlite::Connection;
@@ -28,6 +28,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (4, include_str!("../migrations/0004_delivery_order.sql")),
     (5, include_str!("../migrations/0005_pending_deliveries.sql")),
     (6, include_str!("../migrations/0006_route_claims.sql")),
+    (7, include_str!("../migrations/0007_settings.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -47,6 +48,7 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
         6,
         include_str!("../migrations/postgres/0006_route_claims.sql"),
     ),
+    (7, include_str!("../migrations/postgres/0007_settings.sql")),
 ];
 
 /// Largest number of jobs committed in one transaction.

@@ -67,6 +67,32 @@ pub struct Options {
     /// The database URL (PostgreSQL); `None`: a SQLite file in the server's folder, or a fresh
     /// PostgreSQL database when `X12KIT_TEST_POSTGRES` is set.
     pub database: Option<String>,
+    /// Replaces the `[auth]` table's settings (session lifetimes, lockout).
+    pub auth_toml: Option<String>,
+    /// Sign-ins per client address and minute.
+    pub login_per_ip: u32,
+    /// Writes the server's stderr to `server.log` in its folder (at debug level).
+    pub log_to_file: bool,
+    /// Uses the configuration's own key file (the demo's, made beside it) instead of the
+    /// test key every test server shares (servers sharing a store must share its key).
+    pub own_key: bool,
+}
+
+/// The secret key file every test server uses (`X12KIT_SECRET_KEY_FILE`), made once per
+/// test process.
+pub fn test_key_file() -> PathBuf {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        // 32 bytes of 0x5a, base64: a test key, never a real one.
+        std::fs::write(
+            d.path().join("test.key"),
+            "WlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlo=\n",
+        )
+        .unwrap();
+        d
+    });
+    dir.path().join("test.key")
 }
 
 /// A fresh, empty database on the PostgreSQL server of `X12KIT_TEST_POSTGRES` (a URL of
@@ -111,6 +137,10 @@ impl Default for Options {
             secrets: None,
             workers_toml: FAST_WORKERS.to_string(),
             database: None,
+            auth_toml: None,
+            login_per_ip: 100_000,
+            log_to_file: false,
+            own_key: false,
         }
     }
 }
@@ -168,8 +198,16 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
                 text.push_str(&o.workers_toml);
                 continue;
             }
+            if section == "[auth]" {
+                if let Some(a) = &o.auth_toml {
+                    text.push_str("[auth]\n");
+                    text.push_str(a);
+                    text.push('\n');
+                    continue;
+                }
+            }
         }
-        if section == "[workers]" {
+        if section == "[workers]" || (section == "[auth]" && o.auth_toml.is_some()) {
             continue;
         }
         if in_partner && o.partner.is_some() {
@@ -182,6 +220,10 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
             format!("parse_validate_per_minute = {}", o.limits.1)
         } else if in_limits && line.starts_with("other_per_minute") {
             format!("other_per_minute = {}", o.limits.2)
+        } else if in_limits && line.starts_with("session_per_minute") {
+            format!("session_per_minute = {}", o.limits.2)
+        } else if in_limits && line.starts_with("auth_per_ip_per_minute") {
+            format!("auth_per_ip_per_minute = {}", o.login_per_ip)
         } else if line.starts_with("max_body_bytes") {
             format!("max_body_bytes = {}", o.max_body_bytes)
         } else if line.starts_with("profile = ") {
@@ -235,7 +277,11 @@ impl Server {
             None => dir.path().join("server.db").into_os_string(),
         };
         let config = write_config(dir.path(), &options);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_x12kit-server"));
+        if !options.own_key {
+            command.env("X12KIT_SECRET_KEY_FILE", test_key_file());
+        }
+        let mut child = command
             .arg("--config")
             .arg(&config)
             .args(["--listen", "127.0.0.1:0", "--database"])
@@ -245,9 +291,22 @@ impl Server {
             } else {
                 &["--no-workers"][..]
             })
-            .env("X12KIT_LOG", "warn")
+            .env(
+                "X12KIT_LOG",
+                if options.log_to_file { "debug" } else { "warn" },
+            )
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if options.log_to_file {
+                Stdio::from(
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(dir.path().join("server.log"))
+                        .unwrap(),
+                )
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .expect("start x12kit-server");
         let mut first = String::new();
@@ -579,6 +638,24 @@ impl Server {
 }
 
 impl Server {
+    /// The database this server uses: a PostgreSQL URL or the SQLite file's path.
+    pub fn database(&self) -> String {
+        match &self.options.database {
+            Some(url) => url.clone(),
+            None => self
+                .dir
+                .path()
+                .join("server.db")
+                .to_string_lossy()
+                .into_owned(),
+        }
+    }
+
+    /// The options it was started with.
+    pub fn options(&self) -> Options {
+        self.options.clone()
+    }
+
     /// Changes the options the next `restart` starts with (on the same database).
     pub fn set_options(&mut self, mut options: Options) {
         if options.database.is_none() {
