@@ -1071,6 +1071,53 @@ impl<'a> Tree<'a> {
         }
     }
 
+    /// Node `n` as the `serde_json::Value` its JSON ([`Tree::write`])
+    /// reads as, built without writing it (`map_back`): the same numbers
+    /// (their text read by serde_json), strings and members, a later
+    /// member of the same key replacing an earlier one.
+    pub(crate) fn to_value(&self, n: u32) -> Value {
+        let x = &self.nodes[idx(n)];
+        let children = || {
+            std::iter::successors((x.first != NIL).then_some(x.first), |&c| {
+                let next = self.nodes[idx(c)].next;
+                (next != NIL).then_some(next)
+            })
+        };
+        match x.v {
+            V::Obj => {
+                let mut members = serde_json::Map::new();
+                for c in children() {
+                    let y = &self.nodes[idx(c)];
+                    if let V::Run { start, end, .. } = y.v {
+                        // One-key fields written as JSON text: read back.
+                        let mut run = Vec::with_capacity(idx(end) - idx(start) + 2);
+                        run.push(b'{');
+                        run.extend_from_slice(&self.runs[idx(start)..idx(end)]);
+                        run.push(b'}');
+                        if let Ok(Value::Object(o)) = serde_json::from_slice(&run) {
+                            members.extend(o);
+                        }
+                    } else {
+                        members.insert(y.key.to_string(), self.to_value(c));
+                    }
+                }
+                Value::Object(members)
+            }
+            V::Arr => Value::Array(children().map(|c| self.to_value(c)).collect()),
+            V::Raw(b) | V::Str(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
+            V::Text(a, z) => {
+                Value::String(String::from_utf8_lossy(&self.text[idx(a)..idx(z)]).into_owned())
+            }
+            V::Num(a, z) => {
+                serde_json::from_slice(&self.text[idx(a)..idx(z)]).unwrap_or(Value::Null)
+            }
+            V::Val(i) => self.vals[idx(i)].clone(),
+            V::Null => Value::Null,
+            // A run is read where its object is.
+            V::Run { .. } => Value::Null,
+        }
+    }
+
     /// Appends node `n` as compact JSON.
     pub(crate) fn write(&self, n: u32, out: &mut Vec<u8>) {
         let x = &self.nodes[idx(n)];

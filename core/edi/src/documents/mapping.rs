@@ -11,12 +11,13 @@ use x12kit_syntax::envelope::{Document, Group, Transaction};
 /// Maps a received transaction set back to its payload JSON; `None` for sets
 /// that are not declared.
 pub fn map_back(doc: &Document<'_>, group: &Group<'_>, tx: &Transaction<'_>) -> Option<Value> {
-    // The one form of a mapped document is its JSON (what the parse result
-    // carries); it is always valid JSON (the tests read every one written).
-    let json = document_json(doc, group, tx)?;
-    let value = serde_json::from_slice(&json);
-    debug_assert!(value.is_ok(), "{}", String::from_utf8_lossy(&json));
-    value.ok()
+    // The tree the parse result's document is written from, read as a value.
+    let mut m = Mapper::default();
+    for seg in doc.body(tx) {
+        m.push_body(seg);
+    }
+    let root = map_into(&mut m, group, tx)?;
+    Some(m.tree.to_value(root))
 }
 
 /// Buffers of document mapping, reused from set to set (the parse JSON
