@@ -514,7 +514,7 @@ mod tests {
 
     #[test]
     fn every_kernel_equals_the_portable_one() {
-        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
+        let mut next = crate::testing::random::xorshift(0x9E37_79B9_7F4A_7C15);
         let kernels = Kernel::available();
         assert!(kernels.contains(&Kernel::Portable));
         #[cfg(target_arch = "x86_64")]
@@ -533,7 +533,7 @@ mod tests {
 
     #[test]
     fn the_structural_masks_equal_the_full_classification() {
-        let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
+        let mut next = crate::testing::random::xorshift(0x2545_F491_4F6C_DD1D);
         // Whitespace delimiters too (a line-feed terminator, a tab
         // separator), which decide what is skippable.
         const POOL: &[u8] = b"*~:^>|\n\t\r \x0b\x0c\x1c\x1d\x85\xff!";

@@ -1,7 +1,7 @@
-//! Inputs for tests that compare a fast path with its reference (in this
-//! workspace's crates): committed X12 (vectors, goldens) re-delimited, so
-//! that the comparisons that always run cover delimiters and line breaks
-//! beyond those of the files. Not part of the API.
+//! Inputs and token texts for tests that compare a fast path with its
+//! reference: committed X12 (vectors, goldens) re-delimited, so that the
+//! comparisons that always run cover delimiters and line breaks beyond
+//! those of the files; token streams as text; ISA segments.
 
 use crate::delimiters::Delimiters;
 use crate::lexer::{Lexer, Token, Tokenizer};
@@ -148,16 +148,4 @@ pub fn redelimit(
         out.push(mapped);
     }
     Some(out)
-}
-
-/// A deterministic stream of pseudo-random numbers (xorshift64) from `seed`
-/// (not zero), for tests that try many cases.
-pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
 }
