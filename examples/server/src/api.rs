@@ -88,6 +88,10 @@ pub fn router(app: Arc<App>) -> Router {
                 .delete(s::delete_partner),
         )
         .route(
+            "/api/settings/partners/{id}/test-connection",
+            post(s::test_partner_connection),
+        )
+        .route(
             "/api/settings/webhooks",
             get(s::list_webhooks).post(s::create_webhook),
         )
@@ -118,6 +122,8 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/api/auth/login", post(crate::auth::login))
         .merge(session)
+        // AS2 partners: authenticated by their signature, not by a key (src/as2/inbound.rs).
+        .route("/as2/{account}", post(crate::as2::inbound::receive))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/api/v1/openapi.json", get(openapi))
@@ -937,6 +943,7 @@ async fn method_not_allowed() -> ApiError {
     crate::settings_api::get_partner,
     crate::settings_api::put_partner,
     crate::settings_api::delete_partner,
+    crate::settings_api::test_partner_connection,
     crate::settings_api::list_webhooks,
     crate::settings_api::create_webhook,
     crate::settings_api::get_webhook,
@@ -957,6 +964,7 @@ async fn method_not_allowed() -> ApiError {
     validate,
     healthz,
     readyz,
-    openapi
+    openapi,
+    crate::as2::inbound::receive
 ))]
 pub struct Paths;

@@ -539,6 +539,8 @@ pub async fn start(app: Arc<App>) {
     tokio::spawn(route_loop(app.clone(), client.clone()));
     tokio::spawn(deliver_loop(app.clone(), client));
     tokio::spawn(sweep_loop(app.clone()));
+    tokio::spawn(crate::transport::sftp::poll_loop(app.clone()));
+    tokio::spawn(crate::as2::inbound::mdn_loop(app.clone()));
     tokio::spawn(crate::inbound::inbox_loop(app));
 }
 
@@ -1380,6 +1382,6 @@ pub fn stats(c: &dyn Db, account: &str) -> DbResult<Value> {
 pub fn inbox(t: &TransportConfig) -> Option<&std::path::Path> {
     match t {
         TransportConfig::Directory { inbox, .. } => inbox.as_deref(),
-        TransportConfig::Http { .. } => None,
+        _ => None,
     }
 }

@@ -2,6 +2,7 @@
 //! (`spec/service-api.md`) on the x12kit core. See `examples/server/README.md`.
 
 mod api;
+mod as2;
 mod auth;
 mod body;
 mod client;

@@ -29,6 +29,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("../migrations/0005_pending_deliveries.sql")),
     (6, include_str!("../migrations/0006_route_claims.sql")),
     (7, include_str!("../migrations/0007_settings.sql")),
+    (8, include_str!("../migrations/0008_partner_links.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -49,6 +50,10 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../migrations/postgres/0006_route_claims.sql"),
     ),
     (7, include_str!("../migrations/postgres/0007_settings.sql")),
+    (
+        8,
+        include_str!("../migrations/postgres/0008_partner_links.sql"),
+    ),
 ];
 
 /// Largest number of jobs committed in one transaction.
