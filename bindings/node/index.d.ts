@@ -29,6 +29,8 @@ export interface Diagnostic {
   segmentId?: string
   element?: number
   offset?: number
+  /** For a departure from a partner's guide: the pointer of the guide's rule it breaks. */
+  guidePointer?: string
   [key: string]: unknown
 }
 
@@ -120,6 +122,12 @@ export interface ValidateOptions {
    * stream of millions of sets validates in flat memory; verdict and counts are unchanged).
    */
   retain?: 'all' | 'errors' | 'counts'
+  /**
+   * Partners' implementation guides (objects of `schema/guide.schema.json`): each set a guide
+   * names (type and version) is also checked against it (`GUIDE_*` diagnostics with
+   * `guidePointer`). Implies `structure`. An unusable guide throws `INVALID_GUIDE`.
+   */
+  guides?: object[]
 }
 
 /** Options of the `*Async` calls. */
@@ -153,6 +161,8 @@ export interface AcknowledgeOptions {
   lineBreak?: string
   /** The acknowledgement's date and time unless `date`/`time` are given. */
   now?: Now
+  /** Partners' implementation guides the input is validated against: a 999 carries their implementation codes (IK304 I4…, IK403 I6…). */
+  guides?: object[]
 }
 
 /** Options of `render`, `renderResult`, `renderAsync`. */

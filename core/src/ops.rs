@@ -30,6 +30,7 @@
 use crate::ack::{self, AckKind, AckOptions, Acknowledgements};
 use crate::delimiters::Delimiters;
 use crate::error::{Error, ErrorCode};
+pub use crate::guide::{Guide, Guides};
 use crate::partner::Partner;
 use crate::render::Rendered;
 use crate::time::DateTime;
@@ -65,6 +66,13 @@ pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
         .at("/"));
     }
     x12kit_json::de::from_value(&v).map_err(|e| {
+        // A guide that cannot be used: every problem of every guide, not
+        // the one line a serde error holds.
+        if e.pointer == "/guides" || e.pointer.starts_with("/guides/") {
+            if let Some(Err(guide)) = v.get("guides").map(|g| Guides::from_value(g, "/guides")) {
+                return guide;
+            }
+        }
         Error::new(
             ErrorCode::InvalidOptions,
             format!("invalid options: {}", e.message),
@@ -163,7 +171,7 @@ pub fn transaction_document_json(
 }
 
 /// Options of [`validate()`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ValidateOptions {
     /// Also check each set of the declared types against its structure
@@ -176,12 +184,20 @@ pub struct ValidateOptions {
     /// acknowledgement) or `"counts"` (no per-set summaries, so a stream of
     /// millions of sets validates in flat memory).
     pub retain: validate::Retain,
+    /// Partners' implementation guides (`schema/guide.schema.json`): each
+    /// set a guide names (document type and version) is also checked
+    /// against it, each departure a `GUIDE_*` diagnostic with its 999
+    /// implementation code and the pointer of the rule. Implies `structure`.
+    /// An unusable guide is `INVALID_GUIDE` with every problem at its
+    /// pointer (`/guides/0/segments/BEG/…`).
+    pub guides: Guides,
 }
 
 fn validate_options(o: &ValidateOptions) -> validate::Options {
     validate::Options {
         structure: o.structure,
         retain: o.retain,
+        guides: o.guides.clone(),
         ..validate::Options::default()
     }
 }
@@ -234,6 +250,11 @@ pub struct AcknowledgeOptions {
     pub line_break: Option<String>,
     /// Delimiters of the acknowledgement; default: those of the received interchange.
     pub delimiters: Option<DelimiterOptions>,
+    /// Partners' implementation guides the input is validated against (see
+    /// [`ValidateOptions::guides`]): a 999 carries their implementation
+    /// codes (IK304 `I4`/`I6`/`I7`/`I8`, IK403 `I6`/`I9`/`I10`/`I12`, IK502
+    /// `I5`), a 997 the nearest standard codes.
+    pub guides: Guides,
 }
 
 /// Delimiters given as one-character strings (as in the parse result's `delimiters`).
@@ -294,6 +315,7 @@ impl Default for AcknowledgeOptions {
             time: None,
             line_break: None,
             delimiters: None,
+            guides: Guides::default(),
         }
     }
 }
@@ -306,6 +328,7 @@ pub fn acknowledge(input: &[u8], o: &AcknowledgeOptions, now: DateTime) -> Resul
         input,
         &ValidateOptions {
             structure: o.structure,
+            guides: o.guides.clone(),
             ..ValidateOptions::default()
         },
     );

@@ -167,11 +167,13 @@ fn run(
                 Err(e) => return Ok(Err(e)),
             };
             let out = ops::acknowledge(&input, &o, now);
-            // The same from a validation made first with the same structure setting.
+            // The same from a validation made first with the same structure
+            // setting and guides.
             let v = ops::validate(
                 &input,
                 &ops::ValidateOptions {
                     structure: o.structure,
+                    guides: o.guides.clone(),
                     ..Default::default()
                 },
             );

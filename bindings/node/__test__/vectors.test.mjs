@@ -40,7 +40,7 @@ function run(c) {
       const ack = x12kit.acknowledge(input, withNow(o))
       // The same through a validation made first (kind and structure as the options say).
       if (o === undefined || (typeof o === 'object' && o !== null && !Array.isArray(o))) {
-        const v = x12kit.validate(input, { structure: o?.structure ?? true })
+        const v = x12kit.validate(input, withGuides({ structure: o?.structure ?? true }, o))
         assert.deepStrictEqual(x12kit.acknowledge(v, withNow(o)), ack)
       }
       return ack
@@ -132,4 +132,10 @@ for (const c of manifest.cases) {
       if ('details' in c.error) assert.deepStrictEqual(err.details, c.error.details)
     }
   })
+}
+
+/** The validate options of an acknowledgement made from a validation: its structure setting and guides. */
+function withGuides (v, o) {
+  if (o?.guides !== undefined) v.guides = o.guides
+  return v
 }

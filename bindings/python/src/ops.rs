@@ -204,16 +204,19 @@ impl PyValidation {
     }
 }
 
-/// Validates X12 (the envelope rules; with `structure=True` also the set structure of the 18 known types).
+/// Validates X12 (the envelope rules; with `structure=True` also the set structure of the 18
+/// known types; with `guides=[guide, …]` also the partners' implementation guides).
 #[pyfunction]
-#[pyo3(signature = (data, *, structure = None, options = None))]
+#[pyo3(signature = (data, *, structure = None, guides = None, options = None))]
 pub fn validate(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     structure: Option<&Bound<'_, PyAny>>,
+    guides: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyValidation> {
-    let o: ops::ValidateOptions = self::options(options, &[("structure", structure)])?;
+    let o: ops::ValidateOptions =
+        self::options(options, &[("structure", structure), ("guides", guides)])?;
     let owner = input::take(data, "data")?;
     let v = py.detach(|| guard(|| Ok(ops::validate(owner.as_slice(), &o))))?;
     Ok(PyValidation { v })
@@ -221,14 +224,16 @@ pub fn validate(
 
 /// Validates X12 and returns the JSON bytes of `x12kit validate --json`.
 #[pyfunction]
-#[pyo3(signature = (data, *, structure = None, options = None))]
+#[pyo3(signature = (data, *, structure = None, guides = None, options = None))]
 pub fn validate_json<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     structure: Option<&Bound<'py, PyAny>>,
+    guides: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let o: ops::ValidateOptions = self::options(options, &[("structure", structure)])?;
+    let o: ops::ValidateOptions =
+        self::options(options, &[("structure", structure), ("guides", guides)])?;
     let owner = input::take(data, "data")?;
     let out = py.detach(|| guard(|| Ok(ops::validate_json(owner.as_slice(), &o))))?;
     Ok(to_py_bytes(py, &out))
@@ -241,7 +246,8 @@ pub fn validate_json<'py>(
 #[pyfunction]
 #[pyo3(signature = (source, *, kind = None, structure = None, errors_only = None,
     interchange_control_number = None, group_control_number = None, set_control_number = None,
-    date = None, time = None, line_break = None, delimiters = None, now = None, options = None))]
+    date = None, time = None, line_break = None, delimiters = None, guides = None, now = None,
+    options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn acknowledge<'py>(
     py: Python<'py>,
@@ -256,6 +262,7 @@ pub fn acknowledge<'py>(
     time: Option<&Bound<'py, PyAny>>,
     line_break: Option<&Bound<'py, PyAny>>,
     delimiters: Option<&Bound<'py, PyAny>>,
+    guides: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
@@ -272,6 +279,7 @@ pub fn acknowledge<'py>(
             ("time", time),
             ("lineBreak", line_break),
             ("delimiters", delimiters),
+            ("guides", guides),
         ],
     )?;
     let now = x12kit::DateTime::from_unix(now_secs(now)?);

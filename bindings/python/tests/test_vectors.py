@@ -91,11 +91,13 @@ def run(case: Dict[str, Any]) -> bytes:
         if MODE == "options":
             opts = dict(kw.get("options") or {})
             structure = opts.pop("structure", True)
+            guides = opts.pop("guides", None)
             ack_kw: Dict[str, Any] = {"options": opts}
         else:
             structure = kw.get("structure", True)
-            ack_kw = {k: v for k, v in kw.items() if k != "structure"}
-        v = x12kit.validate(data, structure=structure)
+            guides = kw.get("guides")
+            ack_kw = {k: v for k, v in kw.items() if k not in ("structure", "guides")}
+        v = x12kit.validate(data, structure=structure, guides=guides)
         assert x12kit.acknowledge(v, now=args["now"], **ack_kw) == out
         return out
     if op == "readAcknowledgement":

@@ -6,6 +6,7 @@
 //! - [`mod@validate`]: the envelope rules, their acknowledgement codes and
 //!   outcomes; [`validation`]: the validator with the declared sets' structure rules;
 //! - [`codes`]: the code lists and acknowledgement codes validate and ack share;
+//! - [`guide`]: partners' implementation guides, which validation applies;
 //! - [`sets`]: the registry of transaction set types;
 //! - [`received`]: the acknowledgements an input carries;
 //! - [`ack`]: building TA1 / 997 / 999 acknowledgements and reading received ones;
@@ -19,6 +20,7 @@
 pub mod ack;
 pub mod codes;
 pub mod documents;
+pub mod guide;
 pub mod partner;
 pub mod received;
 pub mod render;

@@ -114,6 +114,8 @@ error_codes! {
     InvalidPayload = "INVALID_PAYLOAD", Rejected;
     /// The partner profile is unusable; the details list every problem.
     InvalidPartner = "INVALID_PARTNER", Rejected;
+    /// An implementation guide is unusable (not JSON, unknown keys, a path or element the set does not have, a rule that widens the standard); the details list every problem with its pointer.
+    InvalidGuide = "INVALID_GUIDE", Rejected;
     /// A required field is missing or empty.
     MissingField = "MISSING_FIELD", Rejected;
     /// A field has the wrong type or an impossible value.

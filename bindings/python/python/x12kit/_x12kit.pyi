@@ -253,8 +253,20 @@ class Rendered:
 
 def parse(data: _Data, *, documents: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> ParseResult: ...
 def parse_json(data: _Data, *, documents: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> bytes: ...
-def validate(data: _Data, *, structure: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> Validation: ...
-def validate_json(data: _Data, *, structure: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> bytes: ...
+def validate(
+    data: _Data,
+    *,
+    structure: Optional[bool] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> Validation: ...
+def validate_json(
+    data: _Data,
+    *,
+    structure: Optional[bool] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> bytes: ...
 def acknowledge(
     source: Union[Validation, _Data],
     *,
@@ -268,6 +280,7 @@ def acknowledge(
     time: Optional[str] = ...,
     line_break: Optional[str] = ...,
     delimiters: Optional[Mapping[str, Optional[str]]] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
     now: Optional[int] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> bytes: ...
@@ -313,6 +326,7 @@ def validate_stream(
     *,
     structure: Optional[bool] = ...,
     retain: Optional[Literal["all", "errors", "counts"]] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
     chunk_size: int = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> Validation: ...

@@ -35,18 +35,18 @@
 //! This file only declares the modules and re-exports what is public.
 
 mod body;
-mod compiled;
+pub(crate) mod compiled;
 mod declared;
 mod decode;
 mod describe;
-mod dictionary;
+pub(crate) mod dictionary;
 mod dsl;
 mod elements;
 pub(crate) mod encode;
 mod finding;
 mod mapping;
-mod matcher;
-mod model;
+pub(crate) mod matcher;
+pub(crate) mod model;
 pub mod schema;
 mod structure;
 mod syntax;
@@ -61,4 +61,6 @@ pub use dictionary::ENVELOPE_SEGMENTS;
 pub use finding::Finding;
 pub use mapping::{JsonDocuments, document_json, map_back};
 pub use model::{Edition, PType, XType};
-pub use structure::{StructureRules, diagnostics, validate_document, validate_transaction};
+pub use structure::{
+    GuidedRules, StructureRules, diagnostics, validate_document, validate_transaction,
+};
