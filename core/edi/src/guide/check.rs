@@ -115,6 +115,9 @@ impl Walk<'_, '_> {
                 k = if it.is_loop() { it.end } else { k + 1 };
             }
             let (index, offset, _) = self.at(k, to, after);
+            if self.standard_said(index, &c.id) {
+                continue;
+            }
             let field = if c.required && seen[r] == 0 {
                 "usage"
             } else {
@@ -155,6 +158,18 @@ impl Walk<'_, '_> {
                 guide: Some(format!("{}/{field}", c.pointer).into()),
             });
         }
+    }
+
+    /// True when the standard's checks already report a segment finding
+    /// of segment `id` at `index` (a missing mandatory segment, one too
+    /// many): the guide's finding of it would say the same again.
+    fn standard_said(&self, index: usize, id: &str) -> bool {
+        self.out.iter().any(|f| {
+            f.guide.is_none()
+                && f.element.is_none()
+                && f.segment_index == index
+                && f.segment_id == id
+        })
     }
 
     /// The (index, offset) of the item at `k` (up to `to`), or `after`.
@@ -203,6 +218,9 @@ impl Walk<'_, '_> {
         } else {
             return;
         };
+        if self.standard_said(seg.index(), &c.id) {
+            return;
+        }
         let own_loop = if it.is_loop() {
             Some(c.id.as_str())
         } else {

@@ -410,3 +410,221 @@ fn components_need_a_composite() {
         vec!["/segments/BEG/elements/BEG02-01"]
     );
 }
+
+// Properties of loading and checking, on guides made of random rules,
+// good and bad.
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pick<T: Clone + std::fmt::Debug + 'static>(items: &'static [T]) -> impl Strategy<Value = T> {
+        proptest::sample::select(items)
+    }
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            pick(&["required", "optional", "notUsed", "sometimes", ""]).prop_map(|s| json!(s)),
+            (0u32..6).prop_map(|n| json!(n)),
+            Just(json!(-1)),
+            Just(json!(null)),
+            Just(json!([1])),
+        ]
+    }
+
+    fn element() -> impl Strategy<Value = Value> {
+        (
+            proptest::option::of(scalar()),
+            proptest::option::of(proptest::collection::vec(
+                pick(&[
+                    "SA", "NE", "DP", "IA", "EA", "CA", "VP", "ST", "X", "TOOLONG", "", "00",
+                ]),
+                0..4,
+            )),
+            proptest::option::of(0u32..30),
+            proptest::option::of(0u32..30),
+            proptest::option::of(pick(&[
+                "^[A-Z0-9-]{3,20}$",
+                "(",
+                "^2023",
+                "a{2,}",
+                ".*",
+                "^$",
+            ])),
+            proptest::option::of(pick(&["SA", "92", "X", "TOOLONG"])),
+        )
+            .prop_map(|(usage, codes, min, max, pattern, value)| {
+                let mut e = serde_json::Map::new();
+                if let Some(u) = usage {
+                    e.insert("usage".into(), u);
+                }
+                if let Some(c) = codes {
+                    e.insert("codes".into(), json!(c));
+                }
+                if let Some(m) = min {
+                    e.insert("minLength".into(), json!(m));
+                }
+                if let Some(m) = max {
+                    e.insert("maxLength".into(), json!(m));
+                }
+                if let Some(p) = pattern {
+                    e.insert("pattern".into(), json!(p));
+                }
+                if let Some(v) = value {
+                    e.insert("value".into(), json!(v));
+                }
+                Value::Object(e)
+            })
+    }
+
+    const SEGMENTS: &[&str] = &[
+        "BEG",
+        "REF",
+        "CUR",
+        "N1",
+        "N1/N3",
+        "PO1",
+        "PO1/PID",
+        "CTT",
+        "XYZ",
+        "PO1/N1/N3",
+        "BEG/REF",
+        "",
+        "N1/N3/N4",
+        "REF01",
+        "PER",
+        "DTM",
+        "SE",
+    ];
+    const ELEMENTS: &[&str] = &[
+        "BEG01", "BEG02", "BEG03", "BEG05", "BEG09", "REF01", "REF02", "N101", "N102", "N103",
+        "PO103", "PO106", "PO107", "PO107-02", "PID05", "CTT01", "X", "N3-01",
+    ];
+
+    fn segment() -> impl Strategy<Value = Value> {
+        (
+            proptest::option::of(scalar()),
+            proptest::option::of(scalar()),
+            proptest::option::of(scalar()),
+            proptest::collection::btree_map(pick(ELEMENTS), element(), 0..3),
+        )
+            .prop_map(|(usage, min, max, elements)| {
+                let mut s = serde_json::Map::new();
+                if let Some(u) = usage {
+                    s.insert("usage".into(), u);
+                }
+                if let Some(m) = min {
+                    s.insert("minUse".into(), m);
+                }
+                if let Some(m) = max {
+                    s.insert("maxUse".into(), m);
+                }
+                if !elements.is_empty() {
+                    s.insert("elements".into(), json!(elements));
+                }
+                Value::Object(s)
+            })
+    }
+
+    fn guide_json() -> impl Strategy<Value = Value> {
+        (
+            proptest::collection::btree_map(pick(SEGMENTS), segment(), 0..5),
+            proptest::collection::btree_map(
+                pick(&["N1", "PO1", "PO1/PID", "BEG", "XYZ", "N9", "CTT"]),
+                (
+                    proptest::option::of(scalar()),
+                    proptest::option::of(scalar()),
+                ),
+                0..3,
+            ),
+            pick(&["004010", "005010", "4010", "003040"]),
+            pick(&["850", "850", "810", "999"]),
+            proptest::bool::weighted(0.1),
+        )
+            .prop_map(|(segments, loops, version, doc, extra)| {
+                let loops: serde_json::Map<String, Value> = loops
+                    .into_iter()
+                    .map(|(k, (min, max))| {
+                        let mut l = serde_json::Map::new();
+                        if let Some(m) = min {
+                            l.insert("minUse".into(), m);
+                        }
+                        if let Some(m) = max {
+                            l.insert("maxUse".into(), m);
+                        }
+                        (k.to_string(), Value::Object(l))
+                    })
+                    .collect();
+                let mut g = json!({"id": "p", "documentType": doc, "version": version,
+                    "segments": segments, "loops": loops});
+                if extra {
+                    g["extra"] = json!(true);
+                }
+                g
+            })
+    }
+
+    /// The pointer names a member of `v`, or a member missing from an
+    /// object of `v` (a required key), or the whole of it.
+    fn resolves(v: &Value, pointer: &str) -> bool {
+        if pointer == "/" || v.pointer(pointer).is_some() {
+            return true;
+        }
+        match pointer.rfind('/') {
+            Some(0) => true,
+            Some(i) => v.pointer(&pointer[..i]).is_some_and(Value::is_object),
+            None => false,
+        }
+    }
+
+    const INPUTS: [&str; 3] = [
+        BODY,
+        "BEG*00*RL*PO-1**20231114~CUR*BY*USD~REF*ZZ*1~REF*DP*2~REF*IA*3~PO1*1*1*DZ*1**VP*x~PID*F****A~PID*F****B~",
+        "BEG*00*SA*PO-1**20231199~N1*ST*A~N1*BT*B~N1*BY*C~N1*ZZ*D~CTT*1~",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        #[test]
+        fn loading_never_panics_and_every_problem_has_its_pointer(g in guide_json()) {
+            match Guide::from_value(&g) {
+                Err(e) => {
+                    prop_assert_eq!(e.code().as_str(), "INVALID_GUIDE");
+                    prop_assert!(!e.details().is_empty());
+                    for p in e.details() {
+                        prop_assert!(resolves(&g, &p.pointer), "{} in {}", p.pointer, g);
+                    }
+                }
+                Ok(guide) => {
+                    for body in INPUTS {
+                        let v = run(&x850(body), guide.clone());
+                        for d in &v.diagnostics {
+                            if d.code.as_str().starts_with("GUIDE_") && d.is_error() {
+                                let p = d.guide_pointer.as_deref().unwrap_or_default();
+                                prop_assert!(g.pointer(p).is_some(), "{} in {}", p, g);
+                                prop_assert!(d.ack.is_some());
+                            }
+                        }
+                        // A guide only adds findings: the standard's stay.
+                        let plain = crate::validation::validate_with(
+                            &x12kit_syntax::parse(x850(body).as_bytes()),
+                            &Options { structure: true, ..Options::default() },
+                        );
+                        for d in &plain.diagnostics {
+                            prop_assert!(v.diagnostics.contains(d), "{d} lost");
+                        }
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn text_that_is_not_a_guide_is_refused_with_a_pointer(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            if let Err(e) = Guide::from_json(&bytes) {
+                prop_assert_eq!(e.code().as_str(), "INVALID_GUIDE");
+                prop_assert!(e.details().iter().all(|p| p.pointer.starts_with('/')));
+            }
+        }
+    }
+}
