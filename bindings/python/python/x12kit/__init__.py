@@ -18,6 +18,7 @@ from __future__ import annotations
 from . import webhook as webhook
 from ._errors import (
     CLASS_BY_CODE as CLASS_BY_CODE,
+    GuideError as GuideError,
     InternalError as InternalError,
     InvalidArgument as InvalidArgument,
     InvalidParseResult as InvalidParseResult,
@@ -103,6 +104,7 @@ __all__ = [
     "InvalidType",
     "InvalidParseResult",
     "RenderError",
+    "GuideError",
     "WriteError",
     "WebhookError",
     "WebhookConfigError",

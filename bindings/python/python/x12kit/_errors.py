@@ -105,6 +105,16 @@ class RenderError(X12kitError):
         return self.details
 
 
+class GuideError(X12kitError):
+    """A partner's implementation guide is unusable (``INVALID_GUIDE``); ``problems`` lists
+    every problem, each at its pointer (``/guides/0/segments/BEG/...``)."""
+
+    @property
+    def problems(self) -> List[Dict[str, Any]]:
+        """Every problem found: dicts with ``severity``, ``code``, ``pointer``, ``message``."""
+        return self.details
+
+
 class WebhookError(X12kitError):
     """Base of the webhook errors."""
 
@@ -146,6 +156,7 @@ CLASS_BY_CODE: Dict[str, Type[X12kitError]] = {
     "UNSUPPORTED_VERSION": RenderError,
     "INVALID_PAYLOAD": RenderError,
     "INVALID_PARTNER": RenderError,
+    "INVALID_GUIDE": GuideError,
     "MISSING_FIELD": RenderError,
     "INVALID_FIELD": RenderError,
     "TOO_LONG": RenderError,
