@@ -8,7 +8,7 @@ use super::format::{RawElement, RawGuide, RawLoop, RawSegment, Usage};
 use crate::documents::compiled::{Coverage, coverage, declaration};
 use crate::documents::dictionary::dictionary;
 use crate::documents::model::{Edition, Node, SetDecl, Target, XType};
-use regex::Regex;
+use regex_lite::Regex;
 use std::collections::HashMap;
 use x12kit_syntax::error::{ErrorCode, Problem};
 
@@ -661,7 +661,10 @@ fn element(
     }
     let pattern = match &e.pattern {
         None => None,
-        Some(text) => match regex::RegexBuilder::new(text).size_limit(1 << 20).build() {
+        Some(text) => match regex_lite::RegexBuilder::new(text)
+            .size_limit(1 << 20)
+            .build()
+        {
             Ok(r) => Some((text.clone(), r)),
             Err(err) => {
                 let first = err.to_string();
