@@ -167,6 +167,12 @@ export interface ValidateOptions {
      * stream of millions of sets validates in flat memory; verdict and counts are unchanged).
      */
     retain?: "all" | "errors" | "counts";
+    /**
+     * Partners' implementation guides (objects of `schema/guide.schema.json`): each set a guide
+     * names (type and version) is also checked against it (`GUIDE_*` diagnostics with
+     * `guidePointer`). Implies `structure`. An unusable guide throws `INVALID_GUIDE`.
+     */
+    guides?: object[];
 }
 /** "now" for the calls that date their output: a `Date` or Unix seconds; default `Date.now()`. */
 export interface WithNow { now?: Date | number }
@@ -175,6 +181,8 @@ export interface AcknowledgeOptions extends WithNow {
     kind?: "auto" | "ta1" | "997" | "999"; structure?: boolean; errorsOnly?: boolean;
     interchangeControlNumber?: number; groupControlNumber?: number; setControlNumber?: number;
     date?: string; time?: string; lineBreak?: string;
+    /** Partners' implementation guides the input is validated against: a 999 carries their implementation codes (IK304 I4…, IK403 I6…). */
+    guides?: object[];
 }
 /** `render` options (all optional). */
 export interface RenderOptions extends WithNow {
@@ -200,7 +208,9 @@ export interface SegmentJson { id: string; elements: Element[]; lineBreak?: stri
 /** One finding about the X12 input (not an error: the input was still read). */
 export interface Diagnostic {
     severity: "error" | "warning"; code: string; message: string;
-    segmentIndex?: number; segmentId?: string; element?: number; offset?: number; [key: string]: unknown;
+    segmentIndex?: number; segmentId?: string; element?: number; offset?: number;
+    /** For a departure from a partner's guide: the pointer of the guide's rule it breaks. */
+    guidePointer?: string; [key: string]: unknown;
 }
 /** One ST…SE transaction set (`document` when its type is one of the 18 known ones). */
 export interface Transaction {
