@@ -62,6 +62,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/stats", get(stats))
         .route("/transactions", get(list_transactions))
         .route("/transactions/{id}", get(get_transaction))
+        .route("/transactions/{id}/resend", post(crate::actions::resend))
+        .route("/transactions/{id}/cancel", post(crate::actions::cancel))
         .route("/parse", post(parse))
         .route("/validate", post(validate))
         .fallback(api_not_found)
@@ -111,6 +113,11 @@ pub fn router(app: Arc<App>) -> Router {
             axum::routing::put(s::update_user),
         )
         .route("/api/settings/audit", get(s::audit))
+        .route("/api/deliveries", get(crate::actions::deliveries))
+        .route(
+            "/api/deliveries/{id}/redeliver",
+            post(crate::actions::redeliver),
+        )
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
             crate::auth::guard,
@@ -118,6 +125,7 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/api/auth/login", post(crate::auth::login))
         .merge(session)
+        .merge(crate::dashboard::router())
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/api/v1/openapi.json", get(openapi))
@@ -135,13 +143,28 @@ pub fn router(app: Arc<App>) -> Router {
 /// Authentication, then the rate limit of the route's group; adds the limit headers.
 async fn guard(State(app): AppState, mut req: Request, next: Next) -> Response {
     crate::metrics::worked(1);
-    let settings = app.settings.current();
-    let caller = match guard::authenticate(&settings.keys, req.headers()) {
-        Ok(c) => c,
-        Err(e) => return e.into_response(),
+    // An API key when the request sends one; else the session cookie of a signed-in person.
+    let caller = if !req.headers().contains_key(header::AUTHORIZATION)
+        && crate::auth::has_session_cookie(req.headers())
+    {
+        let (parts, body) = req.into_parts();
+        let caller = crate::auth::api_caller(&app, &parts).await;
+        req = Request::from_parts(parts, body);
+        match caller {
+            Ok(c) => c,
+            Err(e) => return e.into_response(),
+        }
+    } else {
+        let settings = app.settings.current();
+        match guard::authenticate(&settings.keys, req.headers()) {
+            Ok(mut c) => {
+                app.settings.used(&c.key_id);
+                c.client = crate::client::peer(req.extensions());
+                c
+            }
+            Err(e) => return e.into_response(),
+        }
     };
-    drop(settings);
-    app.settings.used(&caller.key_id);
     let path = req.uri().path();
     let rest = path
         .strip_prefix("/api/v1")
@@ -283,7 +306,7 @@ fn prefix_of(uri: &Uri) -> &'static str {
     responses(
         (status = 202, description = "Accepted and queued; both acknowledgement shapes in one body.", body = crate::openapi::OutboundAccepted),
         (status = 400, description = "Malformed JSON or request fields.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 404, description = "Unknown partner (or another account's).", body = crate::openapi::ErrorBody),
         (status = 409, description = "Idempotency-Key reused with another body, or the partner is disabled (`PARTNER_DISABLED`).", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
@@ -291,7 +314,7 @@ fn prefix_of(uri: &Uri) -> &'static str {
         (status = 422, description = "The core cannot render the document: every problem, with JSON pointers into the payload.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn outbound(
     State(app): AppState,
@@ -428,6 +451,7 @@ async fn outbound(
         .accept(Accept {
             account: caller.account.id.clone(),
             partner,
+            reference: None,
             document_type,
             payload,
             idempotency,
@@ -458,15 +482,61 @@ async fn outbound(
 // ---------------------------------------------------------------- transactions
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ListQuery {
     status: Option<String>,
     limit: Option<String>,
     cursor: Option<String>,
+    reference: Option<String>,
+    partner_id: Option<String>,
+    document_type_code: Option<String>,
+    direction: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+}
+
+/// A time parameter (`since`, `until`): RFC 3339 or a date.
+pub(crate) fn time_param(name: &str, value: Option<&str>) -> ApiResult<Option<i64>> {
+    match value {
+        None => Ok(None),
+        Some(v) => store::parse_time(v).map(Some).ok_or_else(|| {
+            query_error(
+                name,
+                format!(
+                    "{name} must be an RFC 3339 time (2026-11-24T09:00:00Z, 2026-11-24T00:00:00+01:00) or a date (2026-11-24), found {v:?}"
+                ),
+            )
+        }),
+    }
+}
+
+/// A text parameter that must not be empty (an empty one would match nothing, silently).
+fn text_param(name: &str, value: Option<String>) -> ApiResult<Option<String>> {
+    match value {
+        Some(v) if v.is_empty() || v.len() > 256 => Err(query_error(
+            name,
+            format!("{name} must be 1 to 256 characters"),
+        )),
+        v => Ok(v),
+    }
 }
 
 pub(crate) fn encode_cursor(seq: i64) -> String {
     URL_SAFE_NO_PAD.encode(format!("v1:{seq}"))
+}
+
+/// A cursor over a text key (a delivery id), as opaque as [`encode_cursor`]'s.
+pub(crate) fn encode_cursor_text(key: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("v1:{key}"))
+}
+
+/// The key of an [`encode_cursor_text`] cursor.
+pub(crate) fn decode_cursor_text(c: &str) -> Option<String> {
+    let raw = URL_SAFE_NO_PAD.decode(c).ok()?;
+    let text = String::from_utf8(raw).ok()?;
+    text.strip_prefix("v1:")
+        .filter(|k| !k.is_empty() && k.len() <= 128)
+        .map(str::to_string)
 }
 
 pub(crate) fn decode_cursor(c: &str) -> Option<i64> {
@@ -484,17 +554,24 @@ pub(crate) fn decode_cursor(c: &str) -> Option<i64> {
     path = "/api/v1/transactions",
     tag = "transactions",
     params(
-        ("status" = Option<String>, Query, description = "Only this status, case-insensitive (queued, validated, routed, acknowledged, failed; received for inbound)."),
+        ("status" = Option<String>, Query, description = "Only this status, case-insensitive (queued, validated, routed, acknowledged, failed, canceled; received for inbound)."),
+        ("reference" = Option<String>, Query, description = "Only documents with this business reference, exactly: the payload field the core names for each type (`referenceField` of GET /document-types: the PO number of an 850, the invoice number of an 810, the shipment id of an 856 ...).", min_length = 1, max_length = 256),
+        ("partnerId" = Option<String>, Query, description = "Only this trading partner's documents.", min_length = 1, max_length = 256),
+        ("documentTypeCode" = Option<String>, Query, description = "Only this type (850, 997 ...).", min_length = 1, max_length = 256),
+        ("direction" = Option<crate::openapi::Direction>, Query, description = "Only `outbound` or `inbound` documents."),
+        ("since" = Option<String>, Query, description = "Only documents created at or after this time: RFC 3339, or a date (its midnight UTC)."),
+        ("until" = Option<String>, Query, description = "Only documents created before this time: RFC 3339, or a date (its midnight UTC)."),
         ("limit" = Option<i64>, Query, description = "1 to 500, default 50.", minimum = 1, maximum = 500),
-        ("cursor" = Option<String>, Query, description = "nextCursor of the previous page."),
+        ("cursor" = Option<String>, Query, description = "nextCursor of the previous page (send the same filters with it)."),
     ),
     responses(
         (status = 200, description = "The caller's transactions, newest first.", body = crate::openapi::TransactionList),
-        (status = 400, description = "Bad status, limit or cursor, or an unknown parameter.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 400, description = "Bad status, limit, cursor, direction or time, an empty filter, or an unknown parameter.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or session).", body = crate::openapi::ErrorBody),
+        (status = 403, description = "A session's change without its X-CSRF-Token.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn list_transactions(
     State(app): AppState,
@@ -544,12 +621,29 @@ async fn list_transactions(
             )])
         })?),
     };
+    let direction = match q.direction.as_deref() {
+        None => None,
+        Some(d @ ("outbound" | "inbound")) => Some(d.to_string()),
+        Some(d) => {
+            return Err(query_error(
+                "direction",
+                format!("direction must be outbound or inbound, found {d:?}"),
+            ));
+        }
+    };
+    let filter = store::Filter {
+        status,
+        reference: text_param("reference", q.reference)?,
+        partner_id: text_param("partnerId", q.partner_id)?,
+        document_type: text_param("documentTypeCode", q.document_type_code)?,
+        direction,
+        since: time_param("since", q.since.as_deref())?,
+        until: time_param("until", q.until.as_deref())?,
+    };
     let account = caller.account.id.clone();
     let page = app
         .store
-        .read(move |c| {
-            store::list_page(c, &account, status.as_deref(), before, limit, encode_cursor)
-        })
+        .read(move |c| store::list_page(c, &account, &filter, before, limit, encode_cursor))
         .await?;
     Ok(json_response(StatusCode::OK, page))
 }
@@ -562,11 +656,11 @@ async fn list_transactions(
     params(("id" = String, Path, description = "documentId of the transaction.")),
     responses(
         (status = 200, description = "The full status of one of the caller's transactions.", body = crate::openapi::TransactionDetail),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 404, description = "No such transaction in the caller's account (another account's id too).", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn get_transaction(
     State(app): AppState,
@@ -688,12 +782,12 @@ struct ParseQuery {
     responses(
         (status = 200, description = "The core's parse result (the JSON of `x12kit parse`); X12 problems are in `diagnostics`.", body = Object),
         (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
         (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn parse(
     State(app): AppState,
@@ -747,13 +841,13 @@ struct ValidateQuery {
     responses(
         (status = 200, description = "The validation result (the JSON of `x12kit validate --json`), with `acknowledgement` {kind, x12} when ack is given.", body = Object),
         (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
         (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
         (status = 422, description = "No acknowledgement can be built for this input.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn validate(
     State(app): AppState,
@@ -813,14 +907,14 @@ struct InboundQuery {
     responses(
         (status = 200, description = "What was done with each interchange, acknowledgement and set.", body = crate::openapi::InboundResult),
         (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 404, description = "No such partner in the caller's account.", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
         (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
         (status = 422, description = "The body holds no X12 interchange.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn inbound(
     State(app): AppState,
@@ -847,30 +941,35 @@ async fn inbound(
     get,
     path = "/api/v1/stats",
     tag = "service",
+    params(("since" = Option<String>, Query, description = "Also count the documents created at or after this time by status (`created`): RFC 3339, or a date (its midnight UTC). The dashboard sends the person's midnight of today and of 6 days before.")),
     responses(
-        (status = 200, description = "Counts by status, queue depths and webhook deliveries of the caller's account.", body = crate::openapi::Stats),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 200, description = "Counts by status, what needs attention, queue depths and webhook deliveries of the caller's account.", body = crate::openapi::Stats),
+        (status = 400, description = "A `since` that is not a time, or an unknown parameter.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or session).", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn stats(
     State(app): AppState,
     Extension(caller): Extension<Caller>,
     uri: Uri,
 ) -> ApiResult<Response> {
-    let _: EmptyQuery = query(&uri)?;
+    let q: StatsQuery = query(&uri)?;
+    let since = time_param("since", q.since.as_deref())?;
     let account = caller.account.id.clone();
     let data = app
         .store
-        .read(move |c| crate::lifecycle::stats(c, &account))
+        .read(move |c| crate::lifecycle::stats(c, &account, since))
         .await?;
     Ok(Json(json!({"ok": true, "data": data})).into_response())
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct EmptyQuery {}
+struct StatsQuery {
+    since: Option<String>,
+}
 
 // ---------------------------------------------------------------- service routes
 
@@ -948,6 +1047,10 @@ async fn method_not_allowed() -> ApiError {
     crate::settings_api::create_user,
     crate::settings_api::update_user,
     crate::settings_api::audit,
+    crate::actions::deliveries,
+    crate::actions::redeliver,
+    crate::actions::resend,
+    crate::actions::cancel,
     outbound,
     inbound,
     stats,

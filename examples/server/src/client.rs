@@ -10,8 +10,12 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 /// The client's address: the TCP peer (unspecified when the server runs without
 /// connection info, as in unit tests).
 pub fn address(parts: &Parts) -> IpAddr {
-    parts
-        .extensions
+    peer(&parts.extensions)
+}
+
+/// [`address`] from a request's extensions.
+pub fn peer(extensions: &axum::http::Extensions) -> IpAddr {
+    extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip())
 }

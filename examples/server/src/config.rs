@@ -42,6 +42,14 @@ pub struct FileConfig {
     /// settings API live (`<files_dir>/<account>/...`; relative to the configuration file).
     #[serde(default = "default_files_dir")]
     pub files_dir: PathBuf,
+    /// The folder of the built WASM package (`x12kit_wasm.js` and its `.wasm`) whose
+    /// inspector the dashboard's document page uses (relative to the configuration file);
+    /// default: `bindings/wasm/pkg/web` of the source tree the server was built from.
+    pub wasm_package: Option<PathBuf>,
+    /// What the server's first lines say about signing in to the dashboard (the demo
+    /// configurations name their public demo user); without it, the first lines say how
+    /// many people can sign in, or how to make the first one.
+    pub sign_in_hint: Option<String>,
     /// The accounts: imported into an empty store at the first start, then ignored.
     #[serde(default)]
     pub accounts: Vec<AccountConfig>,
@@ -386,6 +394,10 @@ pub struct Config {
     pub create_secret_key_file: bool,
     /// Root of the API-made `directory` transports.
     pub files_dir: PathBuf,
+    /// The built WASM package's folder (the dashboard's inspector).
+    pub wasm_package: PathBuf,
+    /// The sign-in line of the first lines, if the file gives one.
+    pub sign_in_hint: Option<String>,
     /// The accounts to import into an empty store.
     pub bootstrap: Vec<AccountImport>,
 }
@@ -597,6 +609,12 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         secret_key_file: file.secret_key_file.map(|f| base.join(f)),
         create_secret_key_file: file.create_secret_key_file,
         files_dir: absolute(&base.join(file.files_dir)),
+        wasm_package: file
+            .wasm_package
+            .map_or_else(crate::dashboard::default_wasm_package, |p| {
+                absolute(&base.join(p))
+            }),
+        sign_in_hint: file.sign_in_hint,
         bootstrap: accounts,
     })
 }

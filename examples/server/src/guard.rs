@@ -21,17 +21,36 @@ use std::sync::Arc;
 use std::time::Duration;
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 
-/// The authenticated caller.
+/// The authenticated caller of an `/api/v1` route: an API key, or a signed-in person's
+/// session (the dashboard, or curl with the cookie).
 #[derive(Debug, Clone)]
 pub struct Caller {
-    /// The key's account.
+    /// The key's (or the person's) account.
     pub account: Arc<Account>,
-    /// The key's id (`key_…`).
+    /// The key's id (`key_…`); empty for a session.
     pub key_id: String,
-    /// The key's name (for logs).
+    /// The key's name (for logs); the person's e-mail for a session.
     pub key_name: String,
-    /// The rate-limit key: the first 8 bytes of the key's hash.
+    /// The rate-limit key: the first 8 bytes of the key's hash (of the user id for a session).
     pub limiter: u64,
+    /// The signed-in person, when the caller is a session.
+    pub user: Option<crate::auth::SessionUser>,
+    /// The client's address (the audit log's).
+    pub client: std::net::IpAddr,
+}
+
+impl Caller {
+    /// Who the audit log names: the person, or the API key (`key_…`, "API key <name>").
+    pub fn actor(&self) -> crate::settings::write::Actor {
+        match &self.user {
+            Some(u) => u.actor(),
+            None => crate::settings::write::Actor {
+                id: self.key_id.clone(),
+                name: format!("API key {}", self.key_name),
+                client: Some(self.client.to_string()),
+            },
+        }
+    }
 }
 
 /// Finds the account of the `Authorization` header among the active keys.
@@ -68,6 +87,8 @@ pub fn authenticate(keys: &[Key], headers: &HeaderMap) -> Result<Caller, ApiErro
             key_id: k.id.clone(),
             key_name: k.name.clone(),
             limiter: u64::from_be_bytes(k.hash[..8].try_into().unwrap_or_default()),
+            user: None,
+            client: std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
         }),
         None => Err(ApiError::unauthorized(
             "the API key is not valid",

@@ -1,12 +1,14 @@
 //! `x12kit-server`: the reference HTTP server of the EDI integration service
 //! (`spec/service-api.md`) on the x12kit core. See `examples/server/README.md`.
 
+mod actions;
 mod api;
 mod auth;
 mod body;
 mod client;
 mod config;
 mod console;
+mod dashboard;
 mod db;
 mod error;
 mod guard;
@@ -391,10 +393,35 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         lifecycle::start(app.clone()).await;
         tracing::info!("workers started");
     }
+    let people = app
+        .store
+        .read(|c| {
+            c.one("SELECT COUNT(*) FROM users WHERE disabled_at IS NULL", &[])?
+                .map_or(Ok(0), |r| r.get::<i64>(0))
+        })
+        .await
+        .unwrap_or(0);
+    let sign_in = match (&app.config.sign_in_hint, people) {
+        (Some(hint), _) => hint.clone(),
+        (None, 0) => "nobody can sign in yet: make the first user with x12kit-server user add --config <this file> --account <id> --email <you@example.com> --role admin (--create-account for a new account)".to_string(),
+        (None, n) => format!(
+            "{n} user{} can sign in (x12kit-server user add makes more)",
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    let wasm = if dashboard::wasm_present(&app.config.wasm_package) {
+        String::new()
+    } else {
+        format!(
+            "\nthe document page shows X12 without the inspector until bindings/wasm/build.sh has built {}",
+            app.config.wasm_package.display()
+        )
+    };
     let router = with_layers(api::router(app));
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{addr}");
+        let _ = writeln!(out, "dashboard: http://{addr}/ ({sign_in}){wasm}");
         let _ = writeln!(
             out,
             "try: curl -H 'Authorization: Bearer <API key>' http://{addr}/api/v1/transactions"

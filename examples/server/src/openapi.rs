@@ -28,6 +28,17 @@ pub struct OutboundRequest {
 #[schema(value_type = Object)]
 pub struct Object(#[allow(dead_code)] serde_json::Map<String, Value>);
 
+/// A document's direction.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "lowercase")]
+pub enum Direction {
+    /// Sent to a partner.
+    Outbound,
+    /// Received from a partner.
+    Inbound,
+}
+
 /// Control numbers of the rendered interchange.
 #[derive(ToSchema)]
 #[allow(dead_code)]
@@ -53,8 +64,11 @@ pub struct TransactionSummary {
     pub document_type_code: String,
     /// `outbound` or `inbound`.
     pub direction: String,
-    /// Lower case: queued, validated, routed, acknowledged, failed (outbound); received (inbound).
+    /// Lower case: queued, validated, routed, acknowledged, failed, canceled (outbound); received (inbound).
     pub status: String,
+    /// The business reference: the payload field the core names for the type (the PO number
+    /// of an 850, the invoice number of an 810 ...); null when the document has none.
+    pub reference: Option<String>,
     /// RFC 3339, UTC.
     pub created_at: String,
     /// RFC 3339, UTC.
@@ -161,7 +175,7 @@ pub struct InboundResult {
 pub struct Stats {
     /// Always true.
     pub ok: bool,
-    /// `{documents: {status: count}, queues: {toValidate, toRoute, awaitingAcknowledgement, oldestWaitingMs}, webhooks: {pending, retrying, delivered, failed}}`.
+    /// `{documents: {status: count}, attention: {failed, rejectedByPartner, acknowledgementOverdue, webhookDeliveriesFailed}, queues: {toValidate, toRoute, awaitingAcknowledgement, oldestWaitingMs}, webhooks: {pending, retrying, delivered, failed}}`, and with `since`, `created: {since, documents: {status: count}}`. `rejectedByPartner`: failed with the partner's rejecting TA1/997/999; `acknowledgementOverdue`: failed because the acknowledgement window closed, or routed past it.
     pub data: Object,
 }
 
@@ -186,6 +200,10 @@ pub struct TransactionFull {
     pub updated_at: String,
     /// ISA13 / GS06 / ST02.
     pub control_numbers: ControlNumbers,
+    /// The business reference (see the list), or null.
+    pub reference: Option<String>,
+    /// Resends asked for (`POST /transactions/{id}/resend`), 0 when none.
+    pub resends: i64,
     /// Every status change, oldest first.
     pub status_history: Vec<StatusChange>,
     /// The rendered interchange.
@@ -209,6 +227,8 @@ pub struct TransactionFull {
     pub acknowledgement_due_at: Option<String>,
     /// Inbound only: the mapped document (the core's parse).
     pub document: Option<Object>,
+    /// Outbound only: the payload the document was rendered from.
+    pub payload: Option<Object>,
 }
 
 /// `GET /transactions/{id}`.
@@ -916,6 +936,70 @@ pub struct AuditPage {
     pub data: Vec<AuditEntry>,
     /// Pass as `cursor` for the next page; null on the last.
     pub next_cursor: Option<String>,
+}
+
+/// The answer of a document action (resend, cancel): the transaction as it is now.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct ActionAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The transaction summary.
+    pub data: TransactionSummary,
+}
+
+/// One webhook delivery of the delivery log, with its attempts.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct LoggedDelivery {
+    /// Delivery id (`X-Service-Delivery-ID`, the same on every attempt).
+    pub id: String,
+    /// The document it is about.
+    pub document_id: String,
+    /// Event kind.
+    pub event: String,
+    /// The endpoint's id (null for deliveries made before settings lived in the store).
+    pub endpoint_id: Option<String>,
+    /// The endpoint's URL.
+    pub url: String,
+    /// `pending`, `delivered` or `failed`.
+    pub state: String,
+    /// Attempts so far.
+    pub attempts: i64,
+    /// Result of the last attempt.
+    pub last_result: Option<String>,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    /// When the next attempt is due (pending only).
+    pub next_attempt_at: Option<String>,
+    /// When a 2xx came back.
+    pub delivered_at: Option<String>,
+    /// Every attempt.
+    pub attempt_log: Vec<DeliveryAttempt>,
+}
+
+/// `GET /api/deliveries`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct DeliveryPage {
+    /// Always true.
+    pub ok: bool,
+    /// Newest first.
+    pub data: Vec<LoggedDelivery>,
+    /// Pass as `cursor` for the next page; null on the last.
+    pub next_cursor: Option<String>,
+}
+
+/// `POST /api/deliveries/{id}/redeliver`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct DeliveryAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The delivery as it is now.
+    pub data: LoggedDelivery,
 }
 
 struct Security;

@@ -29,6 +29,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("../migrations/0005_pending_deliveries.sql")),
     (6, include_str!("../migrations/0006_route_claims.sql")),
     (7, include_str!("../migrations/0007_settings.sql")),
+    (8, include_str!("../migrations/0008_dashboard.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -49,6 +50,7 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../migrations/postgres/0006_route_claims.sql"),
     ),
     (7, include_str!("../migrations/postgres/0007_settings.sql")),
+    (8, include_str!("../migrations/postgres/0008_dashboard.sql")),
 ];
 
 /// Largest number of jobs committed in one transaction.
@@ -67,6 +69,7 @@ pub const STATUSES: &[&str] = &[
     "routed",
     "acknowledged",
     "failed",
+    "canceled",
     "received",
 ];
 
@@ -174,6 +177,8 @@ pub struct Accept {
     pub document_type: String,
     /// The payload object.
     pub payload: Value,
+    /// The business reference of the payload (the field the core names for the type).
+    pub reference: Option<String>,
     /// `Idempotency-Key` and the SHA-256 of the canonical request.
     pub idempotency: Option<(String, String)>,
 }
@@ -289,6 +294,31 @@ pub fn now_ms() -> i64 {
 /// `2026-11-24T18:42:10.123Z` from Unix milliseconds.
 pub fn rfc3339(ms: i64) -> String {
     Rfc3339(ms).to_string()
+}
+
+/// Unix milliseconds of an RFC 3339 time (`2026-11-24T18:42:10Z`, `2026-11-24T00:00:00+01:00`,
+/// fractions of a second allowed) or of a date (`2026-11-24`: its midnight, UTC).
+pub fn parse_time(text: &str) -> Option<i64> {
+    use time::format_description::well_known::Rfc3339 as Format;
+    let t = match time::OffsetDateTime::parse(text, &Format) {
+        Ok(t) => t,
+        Err(_) => {
+            let mut parts = text.splitn(3, '-');
+            let mut next = |len: usize| {
+                parts
+                    .next()
+                    .filter(|p| p.len() == len && p.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|p| p.parse::<u16>().ok())
+            };
+            let (y, m, d) = (next(4)?, next(2)?, next(2)?);
+            let month = time::Month::try_from(u8::try_from(m).ok()?).ok()?;
+            time::Date::from_calendar_date(i32::from(y), month, u8::try_from(d).ok()?)
+                .ok()?
+                .midnight()
+                .assume_utc()
+        }
+    };
+    i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
 }
 
 /// A time in Unix milliseconds that displays and serializes as [`rfc3339`] does, without
@@ -904,8 +934,9 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
     let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
     tx.defer(
         "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
-            updated_at, interchange_control, group_control, transaction_control, payload, x12, warnings)
-         VALUES (?1, ?2, ?3, ?4, 'outbound', 'queued', ?5, ?5, ?6, ?6, ?6, ?7, ?8, ?9)",
+            updated_at, interchange_control, group_control, transaction_control, payload, x12, warnings,
+            reference)
+         VALUES (?1, ?2, ?3, ?4, 'outbound', 'queued', ?5, ?5, ?6, ?6, ?6, ?7, ?8, ?9, ?10)",
         vals![
             &id,
             &a.account,
@@ -915,7 +946,8 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
             number,
             a.payload.to_string(),
             rendered.x12,
-            rendered.warnings.to_string()
+            rendered.warnings.to_string(),
+            &a.reference
         ],
     )
     .map_err(db_error)?;
@@ -944,6 +976,7 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
         document_id: id,
         document_type_code: a.document_type.clone(),
         partner_id: a.partner.id.clone(),
+        reference: a.reference.clone(),
         status: "queued".into(),
         updated_at: at,
     }
@@ -991,7 +1024,8 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
     let mut results = Vec::with_capacity(jobs.len());
     let (mut ids, mut accounts, mut partners, mut types, mut controls) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut payloads, mut x12s, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut payloads, mut x12s, mut warnings, mut references) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (a, number) in jobs.iter().zip(numbers) {
         if number > MAX_CONTROL {
             results.push(Err(exhausted(&a.partner.id)));
@@ -1019,6 +1053,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
         payloads.push(Some(a.payload.to_string()));
         x12s.push(rendered.x12);
         warnings.push(Some(rendered.warnings.to_string()));
+        references.push(a.reference.clone());
         results.push(Ok(Accepted {
             document: Summary {
                 control_numbers: ControlNumbers {
@@ -1031,6 +1066,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
                 document_id: id,
                 document_type_code: a.document_type.clone(),
                 partner_id: a.partner.id.clone(),
+                reference: a.reference.clone(),
                 status: "queued".into(),
                 updated_at: at,
             }
@@ -1043,13 +1079,13 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
             "WITH inserted AS (
                 INSERT INTO documents (id, account, partner_id, document_type, direction, status,
                     created_at, updated_at, interchange_control, group_control, transaction_control,
-                    payload, x12, warnings)
+                    payload, x12, warnings, reference)
                 SELECT u.id, u.account, u.partner_id, u.document_type, 'outbound', 'queued', ?1, ?1,
-                    u.control, u.control, u.control, u.payload, u.x12, u.warnings
+                    u.control, u.control, u.control, u.payload, u.x12, u.warnings, u.reference
                 FROM unnest(?2::text[], ?3::text[], ?4::text[], ?5::text[], ?6::bigint[], ?7::text[],
-                            ?8::bytea[], ?9::text[])
+                            ?8::bytea[], ?9::text[], ?10::text[])
                     WITH ORDINALITY AS u(id, account, partner_id, document_type, control, payload,
-                                         x12, warnings, ord)
+                                         x12, warnings, reference, ord)
                 ORDER BY u.ord
                 RETURNING id
             )
@@ -1067,6 +1103,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
                 Val::Texts(payloads),
                 Val::Blobs(x12s),
                 Val::Texts(warnings),
+                Val::Texts(references),
             ],
         )
         .map_err(db_error)?;
@@ -1075,7 +1112,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
 }
 
 const LIST_COLUMNS: &str = "id, partner_id, document_type, direction, status, created_at, updated_at, \
-     interchange_control, group_control, transaction_control, seq";
+     interchange_control, group_control, transaction_control, seq, reference";
 
 /// The control numbers of a document (ISA13, GS06, ST02).
 #[derive(Debug, serde::Serialize)]
@@ -1096,6 +1133,7 @@ pub struct Summary {
     document_id: String,
     document_type_code: String,
     partner_id: String,
+    reference: Option<String>,
     status: String,
     updated_at: Rfc3339,
 }
@@ -1121,6 +1159,7 @@ fn list_item(mut r: Row) -> DbResult<(Summary, i64)> {
             document_id: r.take_text(0)?,
             document_type_code: r.take_text(2)?,
             partner_id: r.take_text(1)?,
+            reference: r.get(11)?,
             status: r.take_text(4)?,
             updated_at: Rfc3339(r.get(6)?),
         },
@@ -1139,25 +1178,61 @@ pub fn summary(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     }
 }
 
+/// Which documents a list shows (`GET /transactions`): every condition given must hold.
+#[derive(Debug, Default, Clone)]
+pub struct Filter {
+    /// Lower-case status.
+    pub status: Option<String>,
+    /// The business reference, exactly.
+    pub reference: Option<String>,
+    /// The partner id, exactly.
+    pub partner_id: Option<String>,
+    /// The type code, exactly.
+    pub document_type: Option<String>,
+    /// `outbound` or `inbound`.
+    pub direction: Option<String>,
+    /// Created at or after (Unix ms).
+    pub since: Option<i64>,
+    /// Created before (Unix ms).
+    pub until: Option<i64>,
+}
+
 /// A page of the account's documents, newest first, strictly older than `before` (a `seq`).
 /// Returns the items and the `seq` of the last one when more follow.
 pub fn list(
     c: &dyn Db,
     account: &str,
-    status: Option<&str>,
+    filter: &Filter,
     before: Option<i64>,
     limit: usize,
 ) -> DbResult<(Vec<Summary>, Option<i64>)> {
+    use crate::db::Val;
     // Only the conditions given (PostgreSQL cannot type a parameter used only in `? IS NULL`).
-    let mut params = vec![crate::db::Val::from(account)];
+    let mut params = vec![Val::from(account)];
     let mut clauses = String::new();
-    if let Some(s) = status {
-        params.push(s.into());
-        clauses.push_str(&format!(" AND status = ?{}", params.len()));
+    let mut add = |column: &str, op: &str, v: Val| {
+        params.push(v);
+        clauses.push_str(&format!(" AND {column} {op} ?{}", params.len()));
+    };
+    for (column, value) in [
+        ("status", &filter.status),
+        ("reference", &filter.reference),
+        ("partner_id", &filter.partner_id),
+        ("document_type", &filter.document_type),
+        ("direction", &filter.direction),
+    ] {
+        if let Some(v) = value {
+            add(column, "=", v.as_str().into());
+        }
+    }
+    if let Some(t) = filter.since {
+        add("created_at", ">=", t.into());
+    }
+    if let Some(t) = filter.until {
+        add("created_at", "<", t.into());
     }
     if let Some(b) = before {
-        params.push(b.into());
-        clauses.push_str(&format!(" AND seq < ?{}", params.len()));
+        add("seq", "<", b.into());
     }
     params.push((limit as i64 + 1).into());
     let rows = c.query(
@@ -1187,7 +1262,7 @@ pub fn list(
 pub fn list_page(
     c: &dyn Db,
     account: &str,
-    status: Option<&str>,
+    filter: &Filter,
     before: Option<i64>,
     limit: usize,
     cursor: impl FnOnce(i64) -> String,
@@ -1199,7 +1274,7 @@ pub fn list_page(
         next_cursor: Option<String>,
         ok: bool,
     }
-    let (items, next) = list(c, account, status, before, limit)?;
+    let (items, next) = list(c, account, filter, before, limit)?;
     let mut out = Vec::with_capacity(64 + items.len() * 320);
     serde_json::to_writer(
         &mut out,
@@ -1221,7 +1296,7 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     let r = c
         .one(
             "SELECT x12, warnings, diagnostics, partner_ack, route_attempts, failure, payload, direction,
-                    ack_deadline
+                    ack_deadline, resends
              FROM documents WHERE id = ?1",
             vals![id],
         )?
@@ -1235,6 +1310,7 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     let payload: String = r.get(6)?;
     let direction: String = r.get(7)?;
     let deadline: Option<i64> = r.get(8)?;
+    let resends: i64 = r.get(9)?;
     let parse = |t: Option<String>| -> Value {
         t.and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or(Value::Null)
@@ -1301,7 +1377,10 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     }
     if direction == "inbound" {
         doc["document"] = parse(Some(payload));
+    } else {
+        doc["payload"] = parse(Some(payload));
     }
+    doc["resends"] = json!(resends);
     doc["routingAttempts"] = parse(attempts);
     doc["failureReason"] = failure.map_or(Value::Null, Value::String);
     doc["acknowledgementDueAt"] = deadline.map_or(Value::Null, |d| Value::String(rfc3339(d)));
@@ -1319,6 +1398,31 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_times_are_rfc_3339_or_a_date() {
+        assert_eq!(
+            parse_time("2026-11-29T14:22:10.123Z"),
+            Some(1_795_962_130_123)
+        );
+        assert_eq!(
+            parse_time("2026-11-29T15:22:10.123+01:00"),
+            Some(1_795_962_130_123)
+        );
+        assert_eq!(parse_time("1970-01-01"), Some(0));
+        assert_eq!(parse_time("2000-02-29"), Some(951_782_400_000));
+        for bad in [
+            "",
+            "2026-13-01",
+            "2026-02-30",
+            "26-11-29",
+            "2026-11-29T14:22",
+            "yesterday",
+            "2026-1-01",
+        ] {
+            assert_eq!(parse_time(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn times_serialize_as_their_rfc3339_text() {
