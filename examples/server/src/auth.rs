@@ -4,9 +4,10 @@
 //! - **Sign-in** (`POST /api/auth/login`): argon2id (see [`crate::password`]); a
 //!   wrong address and a wrong password get the same 401 `INVALID_CREDENTIALS`
 //!   after the same work (an unknown address is checked against a dummy hash).
-//!   Failed sign-ins in a row are counted per address in the store, known or not
-//!   (so every process sees them, and a lock says nothing about which addresses
-//!   exist); after `lockout_failures` (5) the address is locked for
+//!   Sign-ins in a row that did not succeed are counted per address in the store,
+//!   known or not (so every process sees them, and a lock says nothing about which
+//!   addresses exist), each before its password is checked (so attempts sent at once
+//!   cannot all slip in before the lock); after `lockout_failures` (5) the address is locked for
 //!   `lockout_seconds` (15 min): 429 `LOGIN_LOCKED` with `Retry-After` and the
 //!   time it ends, even with the right password; a success resets the count.
 //!   Sign-ins are also limited per client address (`auth_per_ip_per_minute`).
@@ -451,36 +452,44 @@ pub async fn login(State(app): State<Arc<App>>, req: Request) -> ApiResult<Respo
     let (email, password) = credentials(&parts.headers, &body)?;
     let email_hash = sha256_hex(email.as_bytes());
     let now = now_ms();
-    let (lookup_email, lookup_hash) = (email.clone(), email_hash.clone());
-    let (user, locked_until) = app
+    let failures = app.config.auth.lockout_failures as i64;
+    let lock_ms = (app.config.auth.lockout_seconds * 1000) as i64;
+    // The attempt is counted before the password is checked, in one statement: sign-ins
+    // sent at once (from many addresses, to many processes) each get their own count, so
+    // no more than `lockout_failures` of them are ever checked in a row. Counted
+    // optimistically after the check, N requests in flight would all see "not locked"
+    // and get N guesses. The lock is set by the attempt that reaches the limit (it still
+    // gets its answer); a success deletes the row, which resets the count and the lock.
+    let reserve_hash = email_hash.clone();
+    let (count, locked_until) = app
         .store
-        .read(move |c| {
-            let user = c
+        .write(move |c| {
+            let row = c
                 .one(
-                    "SELECT id, account, password_hash, disabled_at FROM users WHERE email = ?1",
-                    vals![lookup_email],
-                )?
-                .map(|r| -> crate::db::DbResult<_> {
-                    Ok((
-                        r.get::<String>(0)?,
-                        r.get::<String>(1)?,
-                        r.get::<String>(2)?,
-                        r.get::<Option<i64>>(3)?,
-                    ))
-                })
-                .transpose()?;
-            let locked = c
-                .one(
-                    "SELECT locked_until FROM login_failures WHERE email_hash = ?1",
-                    vals![lookup_hash],
-                )?
-                .map(|r| r.get::<Option<i64>>(0))
-                .transpose()?
-                .flatten();
-            Ok((user, locked))
+                    "INSERT INTO login_failures (email_hash, failures, locked_until, updated_at)
+                     VALUES (?1, 1, CASE WHEN ?2 <= 1 THEN CAST(?3 AS BIGINT) ELSE NULL END, ?4)
+                     ON CONFLICT (email_hash) DO UPDATE SET
+                       failures = CASE WHEN login_failures.locked_until IS NOT NULL AND login_failures.locked_until <= ?4
+                                       THEN 1 ELSE login_failures.failures + 1 END,
+                       locked_until = CASE
+                         WHEN login_failures.locked_until IS NOT NULL AND login_failures.locked_until <= ?4
+                           THEN CASE WHEN ?2 <= 1 THEN CAST(?3 AS BIGINT) ELSE NULL END
+                         WHEN login_failures.locked_until IS NOT NULL THEN login_failures.locked_until
+                         WHEN login_failures.failures + 1 >= ?2 THEN CAST(?3 AS BIGINT)
+                         ELSE NULL END,
+                       updated_at = ?4
+                     RETURNING failures, locked_until",
+                    vals![reserve_hash, failures, now + lock_ms, now],
+                )
+                .map_err(write::db)?
+                .ok_or_else(ApiError::internal)?;
+            Ok((
+                row.get::<i64>(0).map_err(write::db)?,
+                row.get::<Option<i64>>(1).map_err(write::db)?,
+            ))
         })
         .await?;
-    if let Some(until) = locked_until.filter(|u| *u > now) {
+    if let Some(until) = locked_until.filter(|u| count > failures && *u > now) {
         let wait = ((until - now) as u64).div_ceil(1000).max(1);
         let mut e = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -496,32 +505,30 @@ pub async fn login(State(app): State<Arc<App>>, req: Request) -> ApiResult<Respo
         verdict.apply(&mut resp);
         return Ok(resp);
     }
+    let lookup_email = email.clone();
+    let user = app
+        .store
+        .read(move |c| {
+            c.one(
+                "SELECT id, account, password_hash, disabled_at FROM users WHERE email = ?1",
+                vals![lookup_email],
+            )?
+            .map(|r| -> crate::db::DbResult<_> {
+                Ok((
+                    r.get::<String>(0)?,
+                    r.get::<String>(1)?,
+                    r.get::<String>(2)?,
+                    r.get::<Option<i64>>(3)?,
+                ))
+            })
+            .transpose()
+        })
+        .await?;
     let hash = user.as_ref().map(|(_, _, h, _)| h.clone());
     let matches = verify_password(password, hash).await?;
     let user = user.filter(|(_, _, _, disabled)| disabled.is_none() && matches);
-    let failures = app.config.auth.lockout_failures as i64;
-    let lock_ms = (app.config.auth.lockout_seconds * 1000) as i64;
     let Some((user_id, account, _, _)) = user else {
-        app.store
-            .write(move |c| {
-                // A lock that has ended starts the count again.
-                c.exec(
-                    "INSERT INTO login_failures (email_hash, failures, locked_until, updated_at)
-                     VALUES (?1, 1, CASE WHEN ?2 <= 1 THEN CAST(?3 AS BIGINT) ELSE NULL END, ?4)
-                     ON CONFLICT (email_hash) DO UPDATE SET
-                       failures = CASE WHEN login_failures.locked_until IS NOT NULL AND login_failures.locked_until <= ?4
-                                       THEN 1 ELSE login_failures.failures + 1 END,
-                       locked_until = CASE
-                         WHEN login_failures.locked_until IS NOT NULL AND login_failures.locked_until <= ?4
-                           THEN CASE WHEN ?2 <= 1 THEN CAST(?3 AS BIGINT) ELSE NULL END
-                         WHEN login_failures.failures + 1 >= ?2 THEN CAST(?3 AS BIGINT)
-                         ELSE login_failures.locked_until END,
-                       updated_at = ?4",
-                    vals![email_hash, failures, now + lock_ms, now],
-                )
-                .map_err(write::db)
-            })
-            .await?;
+        // Already counted above.
         tracing::info!(client = %ip, "sign-in refused");
         let mut resp = ApiError::new(
             StatusCode::UNAUTHORIZED,

@@ -313,6 +313,36 @@ fn five_failures_lock_the_address_for_everyone_until_the_lock_ends() {
 }
 
 #[test]
+fn guesses_sent_at_once_get_no_more_tries_than_the_lockout_allows() {
+    // 24 wrong passwords at the same moment, over two processes: each attempt is
+    // counted before its password is checked, so only the first five are checked and
+    // the rest are locked out (counting after the check let all 24 through).
+    let s = Server::start_with(Options {
+        auth_toml: Some("lockout_failures = 5\nlockout_seconds = 60\n".into()),
+        ..Options::default()
+    });
+    let other = second(&s, false);
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..24)
+            .map(|i| {
+                let p = if i % 2 == 0 { &s } else { &other };
+                scope.spawn(move || {
+                    login(p, ALPHA_ADMIN.0, &format!("wrong-password-{i}"))
+                        .status()
+                        .as_u16()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let checked = statuses.iter().filter(|&&c| c == 401).count();
+    let locked = statuses.iter().filter(|&&c| c == 429).count();
+    assert_eq!((checked, locked), (5, 19), "{statuses:?}");
+    // And the right password waits for the lock too.
+    error_body(login(&s, ALPHA_ADMIN.0, ALPHA_ADMIN.1), 429, "LOGIN_LOCKED");
+}
+
+#[test]
 fn a_per_address_limit_guards_sign_in_against_spraying_many_users() {
     let s = Server::start_with(Options {
         login_per_ip: 5,
