@@ -3,7 +3,9 @@
 # tests (the real binary on 127.0.0.1:0 with a temporary SQLite file, called
 # over HTTP), checks that the committed OpenAPI document has not drifted from
 # the code, runs the curl transcripts of examples/server/README.md against a fresh
-# server (tests/docs/check_docs.py), and runs schemathesis against the live server.
+# server (tests/docs/check_docs.py), drives the dashboard in headless Chromium
+# (tests/dashboard/dashboard.test.mjs, screenshots outside the tree), and runs
+# schemathesis against the live server.
 # Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
 # (Debian's postgresql package, installed when missing; a throwaway cluster on
 # 127.0.0.1 in a temporary folder, owned by the postgres user when run as root).
@@ -91,7 +93,7 @@ pgctl="$pgbin/pg_ctl"
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1:$pgport"
 pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings 2>&1 | tee "$pglog"
+  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 results="$(grep -E '^test result: ' "$pglog")"
 [ -n "$results" ] || fatal "cargo test on PostgreSQL printed no results (exit $status)"
@@ -117,6 +119,41 @@ if [[ "$docs_line" =~ ^docs:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
   passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))
 else
   failed=$((failed + 1)); echo "FAILED: the docs check printed no result line"
+fi
+
+echo "== the dashboard in Chromium (tests/dashboard/dashboard.test.mjs: playwright-core, axe-core)"
+# Debian's chromium (scripts/test.sh installs it; here too when missing), the test's npm
+# packages, and the WASM package whose inspector the document page shows.
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null || true
+fi
+dash="examples/server/tests/dashboard"
+dash_ok=1
+if ! { [ -d "$dash/node_modules/playwright-core" ] && [ -d "$dash/node_modules/axe-core" ]; }; then
+  (cd "$dash" && npm ci --no-audit --no-fund >"$work/dashboard-npm.log" 2>&1) ||
+    { dash_ok=0; failed=$((failed + 1)); echo "FAILED: npm ci in $dash (see $work/dashboard-npm.log)"; tail -20 "$work/dashboard-npm.log"; }
+fi
+if [ "$dash_ok" = 1 ] && [ ! -f bindings/wasm/pkg/web/x12kit_wasm_bg.wasm ]; then
+  echo "building the WASM package (bindings/wasm/build.sh): the document page's inspector"
+  bindings/wasm/build.sh >"$work/wasm-build.log" 2>&1 ||
+    { dash_ok=0; failed=$((failed + 1)); echo "FAILED: bindings/wasm/build.sh (see $work/wasm-build.log)"; tail -20 "$work/wasm-build.log"; }
+fi
+if [ "$dash_ok" = 1 ]; then
+  dash_log="$work/dashboard.tap"
+  X12KIT_SERVER_BIN="$bin" timeout 600 node --test --test-reporter=tap "$dash/dashboard.test.mjs" >"$dash_log" 2>&1
+  dash_status=$?
+  tp=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$dash_log" | tail -1)
+  tf=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$dash_log" | tail -1)
+  tc=$(sed -n 's/^# cancelled \([0-9]*\)$/\1/p' "$dash_log" | tail -1)
+  ts=$(sed -n 's/^# skipped \([0-9]*\)$/\1/p' "$dash_log" | tail -1)
+  if [ -z "$tp" ]; then
+    failed=$((failed + 1)); echo "FAILED: the dashboard tests printed no TAP summary (exit $dash_status)"; tail -40 "$dash_log"
+  else
+    passed=$((passed + tp)) failed=$((failed + ${tf:-0} + ${tc:-0})) skipped=$((skipped + ${ts:-0}))
+    echo "dashboard: $tp passed, $((${tf:-0} + ${tc:-0})) failed, ${ts:-0} skipped (screenshots in ${X12KIT_SCREENSHOTS:-${TMPDIR:-/tmp}/x12kit-dashboard-screenshots})"
+    grep -E '^(not ok|# Subtest)' "$dash_log" | grep -B1 '^not ok' | head -40
+    if [ "$dash_status" -ne 0 ] && [ "${tf:-0}" = 0 ] && [ "${tc:-0}" = 0 ]; then failed=$((failed + 1)); echo "the dashboard tests exited $dash_status"; tail -20 "$dash_log"; fi
+  fi
 fi
 
 echo "== schemathesis"

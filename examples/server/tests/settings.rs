@@ -11,7 +11,6 @@ use common::partner::Partner;
 use common::session::*;
 use common::*;
 use reqwest::Method;
-use reqwest::blocking::Response;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 

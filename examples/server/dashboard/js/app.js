@@ -33,6 +33,7 @@ const ROUTES = [
 const main = document.getElementById('main');
 let renderSeq = 0;
 let expiredMessage = null;
+let keepNotice = false; // set by go(): what an action said stays on the page it goes to
 
 /** The current route: path and query of the fragment. */
 function location() {
@@ -43,15 +44,17 @@ function location() {
 
 /** Goes to `hash` (`#/documents?...`). */
 export function go(hash) {
+  keepNotice = true;
   if (window.location.hash === hash) route();
   else window.location.hash = hash;
 }
 
 function signInFirst(message) {
   const { raw, path } = location();
+  if (path === '/sign-in') return; // already there (several calls of a page can be refused at once)
   expiredMessage = message || null;
-  const next = path === '/sign-in' ? '' : `?next=${encodeURIComponent(raw)}`;
-  go(`#/sign-in${next}`);
+  say('');
+  go(`#/sign-in?next=${encodeURIComponent(raw)}`);
 }
 
 whenSignedOut((e) => signInFirst(e.code === 'SESSION_EXPIRED'
@@ -72,6 +75,7 @@ function shell() {
     el('button', { type: 'button', class: 'button small', id: 'sign-out', onclick: async () => {
       await signOut().catch(() => {});
       expiredMessage = 'You are signed out.';
+      say('');
       go('#/sign-in');
     } }, 'Sign out'));
   fill(document.getElementById('nav'),
@@ -101,7 +105,10 @@ function markNav(path) {
 async function route() {
   const seq = ++renderSeq;
   const { path, query } = location();
-  say('');
+  // A dialog of the page left behind (the back button while it was open) goes with it.
+  for (const d of document.querySelectorAll('dialog[open]')) d.close();
+  if (!keepNotice) say('');
+  keepNotice = false;
   if (path === '/sign-in') {
     document.body.classList.remove('signed-in');
     fill(document.getElementById('nav'));

@@ -66,8 +66,7 @@ export function badge(status) {
 
 /** The live region where the page says what it just did. */
 export function say(text, kind = 'info') {
-  const box = document.getElementById('notice');
-  fill(box, text ? el('p', { class: `notice notice-${kind}` }, text) : null);
+  fill(document.getElementById('notice'), text ? el('p', { class: `notice notice-${kind}` }, text) : null);
 }
 
 /** `message` of any error, with its code. */
@@ -218,7 +217,7 @@ export function table(caption, headers, rows, empty = 'Nothing yet.') {
   return el('div', { class: 'table-wrap' },
     el('table', {},
       el('caption', { class: caption.visible ? '' : 'visually-hidden' }, caption.text || caption),
-      el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col' }, h)))),
+      el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col' }, h || el('span', { class: 'visually-hidden' }, 'Actions'))))),
       el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', { colspan: headers.length, class: 'muted' }, empty)))));
 }
 
