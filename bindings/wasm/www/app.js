@@ -3,7 +3,7 @@
 // with the inspector, the acknowledgement, the JSON and the mapped documents.
 // Every X12 decision is the core's (through worker.js); this file only shows.
 // The raw text, diagnostics and segment panel are the inspector (inspector.js).
-import { createInspector } from './inspector.js';
+import { createInspector, el } from './inspector.js';
 
 const $ = (id) => document.getElementById(id);
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
@@ -15,17 +15,6 @@ if ('serviceWorker' in navigator && location.protocol !== 'file:') {
 let current = null; // the last result
 let describeSeq = 0;
 const pendingDescribe = new Map();
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') e.className = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
 
 function status(text) {
   $('status').textContent = text;

@@ -38,7 +38,8 @@ export function rawSegments(x12, bytes, limit = 5000) {
   return { segments: out, total };
 }
 
-function el(tag, attrs = {}, ...children) {
+/** `el('td', {class: 'x', onclick: f}, 'text', child)`: an element with attributes, listeners and children. */
+export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === 'class') e.className = v;

@@ -8,14 +8,14 @@
 //! `document.resend`, `document.cancel`, `delivery.redeliver`). None of them
 //! changes a setting, so the settings version stays.
 
-use crate::api::{App, decode_cursor_text, encode_cursor_text, query, query_error};
+use crate::api::{App, decode_cursor_text, encode_cursor_text, limit_param, query, query_error};
 use crate::auth::SessionUser;
 use crate::db::{Db, Row};
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
 use crate::lifecycle::{DocKey, enqueue_events};
 use crate::settings::write::{self, Actor};
-use crate::store::{now_ms, rfc3339};
+use crate::store::{DELIVERY_COLUMNS, now_ms};
 use crate::vals;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
@@ -314,46 +314,6 @@ struct DeliveriesQuery {
     cursor: Option<String>,
 }
 
-/// One delivery as the log shows it, with its attempts.
-fn delivery_view(c: &dyn Db, r: &Row) -> crate::db::DbResult<Value> {
-    let id: String = r.get(0)?;
-    let state: String = r.get(5)?;
-    let log = c
-        .query(
-            "SELECT attempt, at, status, result, duration_ms FROM webhook_attempts
-             WHERE delivery_id = ?1 ORDER BY attempt",
-            vals![&id],
-        )?
-        .iter()
-        .map(|a| {
-            Ok(json!({
-                "attempt": a.get::<i64>(0)?,
-                "at": rfc3339(a.get(1)?),
-                "httpStatus": a.get::<Option<i64>>(2)?,
-                "result": a.get::<String>(3)?,
-                "durationMs": a.get::<i64>(4)?,
-            }))
-        })
-        .collect::<crate::db::DbResult<Vec<_>>>()?;
-    Ok(json!({
-        "id": id,
-        "documentId": r.get::<String>(1)?,
-        "event": r.get::<String>(2)?,
-        "endpointId": r.get::<Option<String>>(3)?,
-        "url": r.get::<String>(4)?,
-        "state": state,
-        "attempts": r.get::<i64>(6)?,
-        "lastResult": r.get::<Option<String>>(7)?,
-        "createdAt": rfc3339(r.get(8)?),
-        "nextAttemptAt": if state == "pending" { r.get::<Option<i64>>(9)?.map(rfc3339) } else { None },
-        "deliveredAt": r.get::<Option<i64>>(10)?.map(rfc3339),
-        "attemptLog": log,
-    }))
-}
-
-const DELIVERY_COLUMNS: &str = "id, document_id, event, endpoint_id, url, state, attempts, last_result, \
-     created_at, next_at, delivered_at";
-
 /// `GET /api/deliveries`.
 #[utoipa::path(get, path = "/api/deliveries", tag = "settings",
     params(
@@ -376,19 +336,7 @@ pub async fn deliveries(
     uri: Uri,
 ) -> ApiResult<Response> {
     let q: DeliveriesQuery = query(&uri)?;
-    let limit = match q.limit.as_deref() {
-        None => 50,
-        Some(l) => l
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=200).contains(n))
-            .ok_or_else(|| {
-                query_error(
-                    "limit",
-                    format!("limit must be an integer from 1 to 200, found {l:?}"),
-                )
-            })?,
-    };
+    let limit = limit_param(q.limit.as_deref(), 200)?;
     if let Some(s) = q.state.as_deref() {
         if !matches!(s, "pending" | "delivered" | "failed") {
             return Err(query_error(
@@ -437,7 +385,7 @@ pub async fn deliveries(
             let mut last = None;
             for r in rows.iter().take(limit) {
                 last = Some(r.get::<String>(0)?);
-                out.push(delivery_view(c, r)?);
+                out.push(crate::store::delivery(c, r)?);
             }
             Ok((out, if more { last } else { None }))
         })
@@ -561,7 +509,7 @@ pub async fn redeliver(
                 )
                 .map_err(write::db)?
                 .ok_or_else(ApiError::internal)?;
-            delivery_view(c, &r).map_err(write::db)
+            crate::store::delivery(c, &r).map_err(write::db)
         })
         .await?;
     app.wake.deliver.notify_one();

@@ -495,6 +495,23 @@ struct ListQuery {
     until: Option<String>,
 }
 
+/// The `limit` parameter of a list: 1 to `max`, 50 when absent.
+pub(crate) fn limit_param(value: Option<&str>, max: usize) -> ApiResult<usize> {
+    match value {
+        None => Ok(50),
+        Some(l) => l
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| {
+                query_error(
+                    "limit",
+                    format!("limit must be an integer from 1 to {max}, found {l:?}"),
+                )
+            }),
+    }
+}
+
 /// A time parameter (`since`, `until`): RFC 3339 or a date.
 pub(crate) fn time_param(name: &str, value: Option<&str>) -> ApiResult<Option<i64>> {
     match value {
@@ -579,18 +596,7 @@ async fn list_transactions(
     uri: Uri,
 ) -> ApiResult<Response> {
     let q: ListQuery = query(&uri)?;
-    let limit = match q.limit.as_deref() {
-        None => 50,
-        Some(l) => match l.parse::<usize>() {
-            Ok(n @ 1..=500) => n,
-            _ => {
-                return Err(query_error(
-                    "limit",
-                    format!("limit must be an integer from 1 to 500, found {l:?}"),
-                ));
-            }
-        },
-    };
+    let limit = limit_param(q.limit.as_deref(), 500)?;
     let status = match q.status.as_deref() {
         None => None,
         Some(s) => {

@@ -200,12 +200,7 @@ pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
         return resp;
     }
     if is_change(&parts.method) {
-        let sent = parts
-            .headers
-            .get(CSRF_HEADER)
-            .map(|v| v.as_bytes())
-            .unwrap_or_default();
-        if !bool::from(sent.ct_eq(user.csrf.as_bytes())) {
+        if !csrf_sent(&parts.headers, &user) {
             let mut resp = csrf_refused().into_response();
             verdict.apply(&mut resp);
             return resp;
@@ -243,15 +238,8 @@ pub fn has_session_cookie(headers: &HeaderMap) -> bool {
 pub async fn api_caller(app: &Arc<App>, parts: &axum::http::request::Parts) -> ApiResult<Caller> {
     let client = crate::client::address(parts);
     let user = session(app, &parts.headers, client.to_string()).await?;
-    if is_change(&parts.method) {
-        let sent = parts
-            .headers
-            .get(CSRF_HEADER)
-            .map(|v| v.as_bytes())
-            .unwrap_or_default();
-        if !bool::from(sent.ct_eq(user.csrf.as_bytes())) {
-            return Err(csrf_refused());
-        }
+    if is_change(&parts.method) && !csrf_sent(&parts.headers, &user) {
+        return Err(csrf_refused());
     }
     let Some(account) = app.settings.current().account(&user.account).cloned() else {
         return Err(unauthorized(
@@ -272,6 +260,15 @@ pub async fn api_caller(app: &Arc<App>, parts: &axum::http::request::Parts) -> A
         user: Some(user),
         client,
     })
+}
+
+/// True when the request carries the session's CSRF token (compared in constant time).
+fn csrf_sent(headers: &HeaderMap, user: &SessionUser) -> bool {
+    let sent = headers
+        .get(CSRF_HEADER)
+        .map(|v| v.as_bytes())
+        .unwrap_or_default();
+    bool::from(sent.ct_eq(user.csrf.as_bytes()))
 }
 
 fn csrf_refused() -> ApiError {

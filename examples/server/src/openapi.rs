@@ -117,31 +117,6 @@ pub struct StatusChange {
     pub at: String,
 }
 
-/// One webhook delivery.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-#[schema(rename_all = "camelCase")]
-pub struct Delivery {
-    /// Delivery id.
-    pub id: String,
-    /// Event kind.
-    pub event: String,
-    /// Attempts so far.
-    pub attempts: i64,
-    /// Result of the last attempt.
-    pub last_result: Option<String>,
-    /// `pending`, `delivered` or `failed` (after the last retry).
-    pub state: String,
-    /// The endpoint.
-    pub url: String,
-    /// When the next attempt is due (pending only).
-    pub next_attempt_at: Option<String>,
-    /// When a 2xx came back.
-    pub delivered_at: Option<String>,
-    /// Every attempt.
-    pub attempt_log: Vec<DeliveryAttempt>,
-}
-
 /// One webhook attempt.
 #[derive(ToSchema)]
 #[allow(dead_code)]
@@ -215,7 +190,7 @@ pub struct TransactionFull {
     /// The partner's acknowledgement once received (null before).
     pub partner_acknowledgement: Option<Object>,
     /// Webhook deliveries about this transaction.
-    pub webhook_deliveries: Vec<Delivery>,
+    pub webhook_deliveries: Vec<LoggedDelivery>,
     /// Transport attempts of the routing (null before). When a process stopped while it
     /// was routing the document, the first entry is `{"result": "interrupted", "resent":
     /// true, ...}`: the partner may have received it twice (same ISA13, same
@@ -948,7 +923,7 @@ pub struct ActionAnswer {
     pub data: TransactionSummary,
 }
 
-/// One webhook delivery of the delivery log, with its attempts.
+/// One webhook delivery (of a transaction, of the delivery log), with its attempts.
 #[derive(ToSchema)]
 #[allow(dead_code)]
 #[schema(rename_all = "camelCase")]

@@ -1288,6 +1288,47 @@ pub fn list_page(
     Ok(out)
 }
 
+/// The columns of a webhook delivery row that [`delivery`] reads.
+pub const DELIVERY_COLUMNS: &str = "id, document_id, event, endpoint_id, url, state, attempts, last_result, \
+     created_at, next_at, delivered_at";
+
+/// One webhook delivery (a row of [`DELIVERY_COLUMNS`]) as the API shows it, with its attempts.
+pub fn delivery(c: &dyn Db, r: &Row) -> DbResult<Value> {
+    let id: String = r.get(0)?;
+    let state: String = r.get(5)?;
+    let log = c
+        .query(
+            "SELECT attempt, at, status, result, duration_ms FROM webhook_attempts
+             WHERE delivery_id = ?1 ORDER BY attempt",
+            vals![&id],
+        )?
+        .iter()
+        .map(|a| {
+            Ok(json!({
+                "attempt": a.get::<i64>(0)?,
+                "at": rfc3339(a.get(1)?),
+                "httpStatus": a.get::<Option<i64>>(2)?,
+                "result": a.get::<String>(3)?,
+                "durationMs": a.get::<i64>(4)?,
+            }))
+        })
+        .collect::<DbResult<Vec<_>>>()?;
+    Ok(json!({
+        "id": id,
+        "documentId": r.get::<String>(1)?,
+        "event": r.get::<String>(2)?,
+        "endpointId": r.get::<Option<String>>(3)?,
+        "url": r.get::<String>(4)?,
+        "state": state,
+        "attempts": r.get::<i64>(6)?,
+        "lastResult": r.get::<Option<String>>(7)?,
+        "createdAt": rfc3339(r.get(8)?),
+        "nextAttemptAt": if state == "pending" { r.get::<Option<i64>>(9)?.map(rfc3339) } else { None },
+        "deliveredAt": r.get::<Option<i64>>(10)?.map(rfc3339),
+        "attemptLog": log,
+    }))
+}
+
 /// The full status of one document of the account (`None`: not the account's).
 pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     let Some(mut doc) = summary(c, account, id)? else {
@@ -1329,52 +1370,17 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
             }))
         })
         .collect::<DbResult<Vec<_>>>()?;
-    let mut deliveries = c
+    let deliveries = c
         .query(
-            "SELECT id, event, attempts, last_result, state, url, next_at, delivered_at
-             FROM webhook_deliveries WHERE document_id = ?1 ORDER BY url, event_no, id",
+            &format!(
+                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE document_id = ?1
+                 ORDER BY url, event_no, id"
+            ),
             vals![id],
         )?
         .iter()
-        .map(|r| {
-            let state: String = r.get(4)?;
-            Ok(json!({
-                "id": r.get::<String>(0)?,
-                "event": r.get::<String>(1)?,
-                "attempts": r.get::<i64>(2)?,
-                "lastResult": r.get::<Option<String>>(3)?,
-                "url": r.get::<String>(5)?,
-                "nextAttemptAt": if state == "pending" {
-                    r.get::<Option<i64>>(6)?.map(rfc3339)
-                } else {
-                    None
-                },
-                "deliveredAt": r.get::<Option<i64>>(7)?.map(rfc3339),
-                "state": state,
-            }))
-        })
+        .map(|r| delivery(c, r))
         .collect::<DbResult<Vec<_>>>()?;
-    for d in &mut deliveries {
-        let delivery_id = d["id"].as_str().unwrap_or_default().to_string();
-        let log = c
-            .query(
-                "SELECT attempt, at, status, result, duration_ms FROM webhook_attempts
-                 WHERE delivery_id = ?1 ORDER BY attempt",
-                vals![delivery_id],
-            )?
-            .iter()
-            .map(|r| {
-                Ok(json!({
-                    "attempt": r.get::<i64>(0)?,
-                    "at": rfc3339(r.get(1)?),
-                    "httpStatus": r.get::<Option<i64>>(2)?,
-                    "result": r.get::<String>(3)?,
-                    "durationMs": r.get::<i64>(4)?,
-                }))
-            })
-            .collect::<DbResult<Vec<_>>>()?;
-        d["attemptLog"] = Value::Array(log);
-    }
     if direction == "inbound" {
         doc["document"] = parse(Some(payload));
     } else {

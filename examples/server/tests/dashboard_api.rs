@@ -24,6 +24,23 @@ fn send(s: &Server, key: &str, partner: &str, code: &str, payload: &Value) -> St
     read_ack(&r.json().unwrap()).0
 }
 
+/// The ids of the documents an interchange of `examples/x12/` from the demo partner made.
+fn receive(s: &Server, file: &str) -> Vec<String> {
+    let r = s
+        .post("/api/v1/documents/inbound?partnerId=acme-retail", ALPHA)
+        .header("content-type", "application/edi-x12")
+        .body(std::fs::read(repo_root().join("examples/x12").join(file)).unwrap())
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json::<Value>().unwrap()["data"]["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["documentId"].as_str().unwrap().to_string())
+        .collect()
+}
+
 fn ids(v: &Value) -> Vec<String> {
     v["data"]
         .as_array()
@@ -141,19 +158,7 @@ fn transactions_are_filtered_by_partner_type_direction_and_creation_time() {
     );
     let a850 = send(&s, ALPHA, "acme-retail", "850", &po("PO-F1"));
     let g810 = send(&s, ALPHA, "globex", "810", &payload("810"));
-    let r = s
-        .post("/api/v1/documents/inbound?partnerId=acme-retail", ALPHA)
-        .header("content-type", "application/edi-x12")
-        .body(std::fs::read(repo_root().join("examples/x12/purchase-orders-850.edi")).unwrap())
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let inbound: Vec<String> = r.json::<Value>().unwrap()["data"]["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["documentId"].as_str().unwrap().to_string())
-        .collect();
+    let inbound = receive(&s, "purchase-orders-850.edi");
     assert_eq!(inbound.len(), 2);
     // With the 997 that answers them (the demo partner's acknowledge_inbound).
     let all = ids(&list(&s, ""));
@@ -300,16 +305,7 @@ fn resend_routes_a_failed_document_again_marked_as_a_resend_in_history_attempts_
     assert_eq!(audit[1]["before"]["status"], "failed");
     assert_eq!(audit[1]["after"]["resends"], 1);
     // What cannot be resent says why; another account's document is not found.
-    let r = s
-        .post("/api/v1/documents/inbound?partnerId=acme-retail", ALPHA)
-        .header("content-type", "application/edi-x12")
-        .body(std::fs::read(repo_root().join("examples/x12/purchase-orders-850.edi")).unwrap())
-        .send()
-        .unwrap();
-    let inbound = r.json::<Value>().unwrap()["data"]["transactions"][0]["documentId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let inbound = receive(&s, "purchase-orders-850.edi").remove(0);
     let v = error_body(
         s.post(&format!("/api/v1/transactions/{inbound}/resend"), ALPHA)
             .send()
