@@ -256,7 +256,7 @@ pub(crate) fn query_error(param: &str, message: String) -> ApiError {
 }
 
 /// Serializes JSON with object keys sorted at every level (idempotency hashes).
-fn canonical(v: &Value, out: &mut String) {
+pub(crate) fn canonical(v: &Value, out: &mut String) {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
@@ -750,7 +750,7 @@ fn core_slots() -> &'static tokio::sync::Semaphore {
 
 /// Runs a core call on a small input at once, on a larger one on the blocking pool,
 /// at most [`core_slots`] at a time.
-async fn off_thread<T: Send + 'static>(
+pub(crate) async fn off_thread<T: Send + 'static>(
     size: usize,
     f: impl FnOnce() -> ApiResult<T> + Send + 'static,
 ) -> ApiResult<T> {

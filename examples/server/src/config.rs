@@ -175,6 +175,19 @@ pub struct Limits {
     /// addresses; the lockout guards each address).
     #[serde(default = "default_login_per_ip")]
     pub auth_per_ip_per_minute: u32,
+    /// `POST /api/upload` (CSV intake) per signed-in person (spec §8: 30).
+    #[serde(default = "default_upload_per_user")]
+    pub upload_per_user_per_minute: u32,
+    /// `POST /api/upload` per client network: an IPv4 /24, an IPv6 /64 (spec §8: 90).
+    #[serde(default = "default_upload_per_network")]
+    pub upload_per_network_per_minute: u32,
+}
+
+fn default_upload_per_user() -> u32 {
+    30
+}
+fn default_upload_per_network() -> u32 {
+    90
 }
 
 impl Default for Limits {
@@ -185,6 +198,8 @@ impl Default for Limits {
             other_per_minute: default_other(),
             session_per_minute: default_other(),
             auth_per_ip_per_minute: default_login_per_ip(),
+            upload_per_user_per_minute: default_upload_per_user(),
+            upload_per_network_per_minute: default_upload_per_network(),
         }
     }
 }
@@ -421,6 +436,8 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         file.limits.other_per_minute,
         file.limits.session_per_minute,
         file.limits.auth_per_ip_per_minute,
+        file.limits.upload_per_user_per_minute,
+        file.limits.upload_per_network_per_minute,
     ] {
         if l == 0 {
             return Err("limits: every limit must be at least 1 per minute".into());

@@ -140,6 +140,25 @@ pub struct RateLimits {
     pub session: Limit<String>,
     /// `POST /api/auth/login`, per client address.
     pub login: Limit<std::net::IpAddr>,
+    /// `POST /api/upload`, per user id.
+    pub upload_user: Limit<String>,
+    /// `POST /api/upload`, per client network ([`network`]).
+    pub upload_network: Limit<std::net::IpAddr>,
+}
+
+/// The network of a client address, as the upload limit counts it: the /24 of an IPv4
+/// address, the /64 of an IPv6 one (what one site or one customer usually holds).
+pub fn network(ip: std::net::IpAddr) -> std::net::IpAddr {
+    match ip {
+        std::net::IpAddr::V4(v4) => {
+            let [a, b, c, _] = v4.octets();
+            std::net::IpAddr::V4(std::net::Ipv4Addr::new(a, b, c, 0))
+        }
+        std::net::IpAddr::V6(v6) => {
+            let s = v6.segments();
+            std::net::IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+        }
+    }
 }
 
 /// The answer of a limit check: the headers to add and, when over, the 429.
@@ -258,6 +277,8 @@ impl RateLimits {
             ],
             session: Limit::new(l.session_per_minute),
             login: Limit::new(l.auth_per_ip_per_minute),
+            upload_user: Limit::new(l.upload_per_user_per_minute),
+            upload_network: Limit::new(l.upload_per_network_per_minute),
         }
     }
 
@@ -273,5 +294,7 @@ impl RateLimits {
         }
         self.session.forget_idle();
         self.login.forget_idle();
+        self.upload_user.forget_idle();
+        self.upload_network.forget_idle();
     }
 }

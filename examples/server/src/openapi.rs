@@ -977,6 +977,55 @@ pub struct DeliveryAnswer {
     pub data: LoggedDelivery,
 }
 
+/// The separator of a CSV upload.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "lowercase")]
+pub enum CsvDelimiter {
+    /// `,`
+    Comma,
+    /// `;`
+    Semicolon,
+}
+
+/// A CSV file: the header row of JSON pointers into the payload, then the rows.
+#[derive(Debug)]
+pub struct CsvText;
+
+impl utoipa::PartialSchema for CsvText {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some(
+                "A CSV: the header row names JSON pointers into the payload (/purchaseOrderNumber, /lines/*/sku), then one row per line item.",
+            ))
+            .build()
+            .into()
+    }
+}
+
+impl ToSchema for CsvText {}
+
+/// `POST /api/upload`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct UploadAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// `{dryRun, documentTypeCode, partnerId, fileSha256, documents: [{key, reference, rows: [first, last]}, plus `payload` in a dry run and `documentId`, `status`, `replayed` after one], problems (dry run: [{row, column, pointer, code, message}]), table (dry run: {header, rows, truncated}), replayed (after one)}`.
+    pub data: Object,
+}
+
+/// `GET /document-types`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct DocumentTypes {
+    /// Always true.
+    pub ok: bool,
+    /// `[{code, name, functionalId, referenceField}]`: each type the server renders and reads, in the core's order; `referenceField` is the JSON pointer of the payload field that is its business reference.
+    pub data: Vec<Object>,
+}
+
 struct Security;
 
 impl Modify for Security {

@@ -440,7 +440,7 @@ impl Store {
     /// caller is answered after the batch's commit, as before.
     pub async fn accept(&self, job: Accept) -> ApiResult<Accepted> {
         if !self.location.is_postgres() {
-            return self.write(move |c| accept(c, &job)).await;
+            return self.write(move |c| accept_in(c, &job)).await;
         }
         if let Some((key, _)) = &job.idempotency {
             use std::hash::{Hash, Hasher};
@@ -449,7 +449,7 @@ impl Store {
             let _same_key = self.keyed[(h.finish() % self.keyed.len() as u64) as usize]
                 .lock()
                 .await;
-            return self.write(move |c| accept(c, &job)).await;
+            return self.write(move |c| accept_in(c, &job)).await;
         }
         x12::render(
             &job.document_type,
@@ -878,7 +878,10 @@ impl Store {
     }
 }
 
-fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
+/// Accepts one document inside the caller's store job (its idempotency, control number,
+/// render and rows), as [`Store::accept`] does on SQLite: the CSV intake accepts a file's
+/// documents together in one job, all or none.
+pub fn accept_in(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
     let now = now_ms();
     if let Some((key, hash)) = &a.idempotency {
         let found = tx

@@ -68,6 +68,54 @@ fn audited(session: &Session<'_>, action: &str) -> Vec<Value> {
 }
 
 #[test]
+fn the_first_lines_say_where_the_dashboard_is_and_how_to_sign_in_or_make_the_first_user() {
+    let s = Server::start();
+    assert_eq!(
+        s.first_lines[1],
+        format!(
+            "dashboard: {}/ (sign in as admin@alpha.example, password alpha-demo-password: the public demo user; make your own with x12kit-server user add)",
+            s.base
+        )
+    );
+    assert!(
+        s.first_lines[2].starts_with("try: curl "),
+        "{:?}",
+        s.first_lines
+    );
+    // A store without anyone to sign in: how to make the first user.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("empty.toml");
+    std::fs::write(
+        &config,
+        "listen = \"127.0.0.1:0\"\n[[accounts]]\nid = \"solo\"\n",
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
+        .arg("--config")
+        .arg(&config)
+        .arg("--database")
+        .arg(dir.path().join("solo.db"))
+        .arg("--no-workers")
+        .env("X12KIT_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let second = lines.next().unwrap().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let base = first.strip_prefix("listening on ").unwrap();
+    assert_eq!(
+        second,
+        format!(
+            "dashboard: {base}/ (nobody can sign in yet: make the first user with x12kit-server user add --config <this file> --account <id> --email <you@example.com> --role admin (--create-account for a new account))"
+        )
+    );
+}
+
+#[test]
 fn a_session_is_a_caller_of_the_api_for_its_own_account_and_its_changes_need_the_csrf_token() {
     let s = Server::start();
     let alpha = sign_in(&s, ALPHA_ADMIN);

@@ -212,9 +212,14 @@ export async function busy(button, work) {
   }
 }
 
+/** A region that scrolls sideways on a narrow screen, reachable with the keyboard. */
+export function scroller(label, ...children) {
+  return el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': label }, ...children);
+}
+
 /** A table with a caption (for screen readers), column headers and rows. */
 export function table(caption, headers, rows, empty = 'Nothing yet.') {
-  return el('div', { class: 'table-wrap' },
+  return scroller(caption.text || caption,
     el('table', {},
       el('caption', { class: caption.visible ? '' : 'visually-hidden' }, caption.text || caption),
       el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col' }, h || el('span', { class: 'visually-hidden' }, 'Actions'))))),

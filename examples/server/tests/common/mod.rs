@@ -176,6 +176,8 @@ pub fn http_partner(url: &str, window: Option<u64>) -> String {
 pub struct Server {
     child: Child,
     pub base: String,
+    /// The lines the server printed at its start (the address, the dashboard, a call to try).
+    pub first_lines: Vec<String>,
     pub dir: tempfile::TempDir,
     pub client: Client,
     options: Options,
@@ -309,12 +311,21 @@ impl Server {
             })
             .spawn()
             .expect("start x12kit-server");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first_lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            if out.read_line(&mut line).unwrap() == 0 {
+                break;
+            }
+            let done = line.starts_with("try: ");
+            first_lines.push(line.trim_end().to_string());
+            if done {
+                break;
+            }
+        }
+        let first = first_lines.first().cloned().unwrap_or_default();
         let base = first
-            .trim()
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("first line is not the address: {first:?}"))
             .to_string();
@@ -322,6 +333,7 @@ impl Server {
         Server {
             child,
             base,
+            first_lines,
             dir,
             client: Client::builder()
                 .timeout(std::time::Duration::from_secs(60))

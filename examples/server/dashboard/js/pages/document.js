@@ -4,7 +4,7 @@
 // acknowledgement, the routing attempts, the webhook deliveries, the X12 in the
 // WASM package's inspector (bindings/wasm/www/inspector.js) and the mapped document.
 import { api, enc } from '../api.js';
-import { badge, busy, confirmAction, el, errorText, fill, heading, jsonBlock, say, table, time } from '../ui.js';
+import { badge, busy, confirmAction, el, errorText, fill, heading, jsonBlock, say, scroller, table, time } from '../ui.js';
 import { documentTypes } from './types.js';
 
 let wasm = null; // the x12kit WASM module once loaded (or the reason it is not there)
@@ -123,11 +123,11 @@ async function inspectorSection(d) {
       : `A partner would reject this X12: ${validation.errorCount} error${validation.errorCount === 1 ? '' : 's'}, ${validation.warningCount} warning${validation.warningCount === 1 ? '' : 's'}.`),
     el('h3', {}, 'Diagnostics ', count),
     el('p', { class: 'hint' }, 'Choose a row to show its segment in the X12 below.'),
-    el('div', { class: 'table-wrap' }, diags),
+    scroller('Diagnostics', diags),
     status,
     el('div', { class: 'raw-grid' },
       raw,
-      el('aside', { id: 'inspector', 'aria-labelledby': 'inspector-title', 'aria-live': 'polite' }, title, context, el('div', { class: 'table-wrap' }, itable))),
+      el('aside', { id: 'inspector', 'aria-labelledby': 'inspector-title', 'aria-live': 'polite' }, title, context, scroller('The segment\'s elements', itable))),
     note,
     el('p', { class: 'hint' }, 'Click or hover a segment, or focus the X12 and use the ↑ and ↓ keys, to see its elements.'));
   inspector.show({ segments, total, diagnostics: validation.diagnostics, sep: rawText.charAt(3) || '*' });

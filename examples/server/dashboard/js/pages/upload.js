@@ -67,7 +67,8 @@ export async function render(root, { query, isCurrent }) {
           const column = t.header[j];
           const here = byCell.get(`${rowNo}:${column}`) || [];
           const id = `cell-${rowNo}-${j}`;
-          const input = el('input', { id, value: v, 'aria-label': `Row ${rowNo}, ${column}`, 'data-row': rowNo, 'data-column': column, spellcheck: 'false' });
+          // A file longer than the preview is fixed in the file (editing would drop its other rows).
+          const input = el('input', { id, value: v, 'aria-label': `Row ${rowNo}, ${column}`, 'data-row': rowNo, 'data-column': column, spellcheck: 'false', readonly: t.truncated });
           inputs.push([input, i, j]);
           if (here.length) {
             input.setAttribute('aria-invalid', 'true');
@@ -82,8 +83,8 @@ export async function render(root, { query, isCurrent }) {
       current.text = toCsv(current.table, current.sep);
       current.edited = true;
     });
-    return el('div', { class: 'table-wrap csv-preview' }, el('table', { id: 'csv-table' },
-      el('caption', {}, `${current.name}: ${t.rows.length} row${t.rows.length === 1 ? '' : 's'} under the header${t.truncated ? ` (the first ${t.rows.length} shown)` : ''}. Edit a cell to fix it, then check again.`),
+    return el('div', { class: 'table-wrap csv-preview', tabindex: '0', role: 'region', 'aria-label': 'The file' }, el('table', { id: 'csv-table' },
+      el('caption', {}, `${current.name}: ${t.rows.length} row${t.rows.length === 1 ? '' : 's'} under the header${t.truncated ? ` (the first ${t.rows.length} shown: fix the file itself and drop it again)` : '. Edit a cell to fix it, then check again.'}`),
       el('thead', {}, header), el('tbody', {}, rows)));
   }
 
