@@ -93,11 +93,13 @@ else
 fi
 
 # Debian packages the suites need (valgrind and pkg-config for C, binaryen
-# and Chromium for WASM, PostgreSQL for the server), installed once.
+# and Chromium for WASM, PostgreSQL for the server, OpenSSL's headers for the
+# server's AS2 transport, which every build of the workspace compiles), installed once.
 need=()
 for pkg in valgrind:valgrind pkg-config:pkg-config wasm-opt:binaryen chromium:chromium chromedriver:chromium-driver; do
   command -v "${pkg%%:*}" >/dev/null 2>&1 || need+=("${pkg#*:}")
 done
+dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
 if [ ${#need[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   step "apt-get install ${need[*]}"
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||

@@ -9,6 +9,8 @@
 # Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
 # (Debian's postgresql package, installed when missing; a throwaway cluster on
 # 127.0.0.1 in a temporary folder, owned by the postgres user when run as root).
+# The SFTP and AS2 transports are tested against Debian's OpenSSH server and pyas2lib
+# (PyPI), both installed here when missing (.venv-as2 at the repository root).
 # Usage: examples/server/test.sh (from anywhere). Last line:
 #   server: N passed, N failed, N skipped
 # Env: X12KIT_CORPUS (default ../shared/corpus from the repo root); X12KIT_REQUIRE_CORPUS=1
@@ -38,6 +40,30 @@ command -v cargo >/dev/null || fatal "cargo not found: install Rust with rustup"
 command -v python3 >/dev/null || fatal "python3 not found (schemathesis needs it)"
 target="${CARGO_TARGET_DIR:-$root/target}"
 bin="$target/debug/x12kit-server"
+
+echo "== protocol peers: Debian's OpenSSH server, pyas2lib in a venv"
+# The SFTP tests start sshd themselves (tests/common/peers.rs); the AS2 tests drive
+# pyas2lib (tests/as2_peer.py). oscrypto 1.3.0, which pyas2lib pins, cannot read an
+# OpenSSL version with a two-digit patch number (3.0.19) and fails at import;
+# elements-oscrypto 1.4.0b1 carries the fix under the same module name, so it goes in
+# after pyas2lib.
+if [ ! -x /usr/sbin/sshd ] || ! command -v openssl >/dev/null; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "installing Debian's openssh-server and openssl"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server openssl; } >/dev/null \
+      || fatal "apt-get install openssh-server openssl failed"
+  else
+    fatal "sshd is not installed: run apt-get install -y openssh-server (as root)"
+  fi
+fi
+as2_venv="$root/.venv-as2"
+if ! "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' 2>/dev/null; then
+  python3 -m venv "$as2_venv" || fatal "cannot create $as2_venv"
+  "$as2_venv/bin/pip" install -q "pyas2lib==1.4.4" || fatal "cannot install pyas2lib"
+  "$as2_venv/bin/pip" install -q "elements-oscrypto==1.4.0b1" || fatal "cannot install elements-oscrypto"
+  "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' || fatal "pyas2lib does not import"
+fi
+export X12KIT_TEST_PYAS2="$as2_venv/bin/python" X12KIT_TEST_SSHD=/usr/sbin/sshd
 
 echo "== build"
 cargo build -p x12kit-server --bins --tests || fatal "cargo build failed"
@@ -95,6 +121,10 @@ pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
   cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
+# The SFTP and AS2 records (migration 8) on PostgreSQL: files taken, messages received.
+X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
+  cargo test -p x12kit-server --test sftp --test as2 -- a_file_taken pyas2lib_sends 2>&1 | tee -a "$pglog"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 results="$(grep -E '^test result: ' "$pglog")"
 [ -n "$results" ] || fatal "cargo test on PostgreSQL printed no results (exit $status)"
 p=$(sum passed) f=$(sum failed) i=$(sum ignored)
@@ -253,6 +283,10 @@ include-path = "/api/settings/partners/{id}"
 checks.positive_data_acceptance.expected-statuses = [200, 404, 409, 422]
 
 [[operations]]
+include-path = "/api/settings/partners/{id}/test-connection"
+checks.positive_data_acceptance.expected-statuses = [200, 404, 409]
+
+[[operations]]
 include-path = "/api/settings/webhooks"
 checks.positive_data_acceptance.expected-statuses = [200, 201, 409, 422]
 
@@ -294,7 +328,10 @@ st_run() {
   [ "$s" = 0 ] || st_status=$s
 }
 # The API with a key; then sign-in and settings with the session (sign-out last: it ends it).
-st_run api --exclude-tag settings -H "Authorization: Bearer x12k_demo_alpha"
+# POST /as2/{account} is left out: it takes no key (a partner's signature authenticates
+# it), so every generated request is a 403 or 400, which schemathesis reports as an
+# authentication failure; pyas2lib tests it (tests/as2.rs).
+st_run api --exclude-tag settings --exclude-tag as2 -H "Authorization: Bearer x12k_demo_alpha"
 st_run settings --include-tag settings --exclude-path /api/auth/logout -H "X-CSRF-Token: $csrf"
 if [ -f "$work/junit-api.xml" ] && [ -f "$work/junit-settings.xml" ]; then
   read -r tp tf ts < <(python3 - "$work/junit-api.xml" "$work/junit-settings.xml" <<'PY'

@@ -90,6 +90,10 @@ pub fn router(app: Arc<App>) -> Router {
                 .delete(s::delete_partner),
         )
         .route(
+            "/api/settings/partners/{id}/test-connection",
+            post(s::test_partner_connection),
+        )
+        .route(
             "/api/settings/webhooks",
             get(s::list_webhooks).post(s::create_webhook),
         )
@@ -126,6 +130,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/auth/login", post(crate::auth::login))
         .merge(session)
         .merge(crate::dashboard::router())
+        // AS2 partners: authenticated by their signature, not by a key (src/as2/inbound.rs).
+        .route("/as2/{account}", post(crate::as2::inbound::receive))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/api/v1/openapi.json", get(openapi))
@@ -1042,6 +1048,7 @@ async fn method_not_allowed() -> ApiError {
     crate::settings_api::get_partner,
     crate::settings_api::put_partner,
     crate::settings_api::delete_partner,
+    crate::settings_api::test_partner_connection,
     crate::settings_api::list_webhooks,
     crate::settings_api::create_webhook,
     crate::settings_api::get_webhook,
@@ -1066,6 +1073,7 @@ async fn method_not_allowed() -> ApiError {
     validate,
     healthz,
     readyz,
-    openapi
+    openapi,
+    crate::as2::inbound::receive
 ))]
 pub struct Paths;

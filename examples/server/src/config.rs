@@ -309,6 +309,10 @@ pub enum TransportConfig {
         /// Folder polled for the partner's acknowledgements and documents (optional).
         inbox: Option<PathBuf>,
     },
+    /// Upload to (and poll) the partner's SFTP server (`src/transport/sftp.rs`).
+    Sftp(Box<crate::transport::sftp::SftpConfig>),
+    /// Send AS2 (RFC 4130) messages to the partner's URL; receive theirs at `/as2/{account}`.
+    As2(Box<crate::transport::as2::As2Config>),
 }
 
 fn default_retries() -> u32 {
@@ -545,7 +549,11 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
                         inbox: inbox.map(|i| absolute(&base.join(i))),
                     })
                 }
-                other => other,
+                Some(other) => Some(
+                    crate::settings::transport::read_files(other, base)
+                        .map_err(|e| format!("partner {}: transport: {e}", p.id))?,
+                ),
+                None => None,
             };
             if let Some(t) = &transport {
                 let problems = crate::settings::transport::check(t);

@@ -81,6 +81,20 @@ pub async fn receive(
     input: Vec<u8>,
     source: &'static str,
 ) -> ApiResult<Value> {
+    receive_then(app, account, partner, input, source, |_, _| Ok(())).await
+}
+
+/// [`receive`], with `then` run in the same store transaction after the body was applied
+/// (the SFTP and AS2 transports record what they took with it, so that a crash never
+/// applies a file or message twice).
+pub async fn receive_then(
+    app: &Arc<App>,
+    account: &str,
+    partner: Option<&str>,
+    input: Vec<u8>,
+    source: &'static str,
+    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
+) -> ApiResult<Value> {
     let (read, input) = tokio::task::spawn_blocking(move || read(&input).map(|r| (r, input)))
         .await
         .map_err(|_| ApiError::internal())??;
@@ -133,7 +147,11 @@ pub async fn receive(
     let account = account.to_string();
     let result = app
         .store
-        .write(move |c| apply(c, &app2, &account, &partner, &read, &input, source))
+        .write(move |c| {
+            let result = apply(c, &app2, &account, &partner, &read, &input, source)?;
+            then(c, &result)?;
+            Ok(result)
+        })
         .await?;
     app.wake.validate.notify_one();
     app.wake.deliver.notify_one();

@@ -543,6 +543,8 @@ pub async fn start(app: Arc<App>) {
     tokio::spawn(route_loop(app.clone(), client.clone()));
     tokio::spawn(deliver_loop(app.clone(), client));
     tokio::spawn(sweep_loop(app.clone()));
+    tokio::spawn(crate::transport::sftp::poll_loop(app.clone()));
+    tokio::spawn(crate::as2::inbound::mdn_loop(app.clone()));
     tokio::spawn(crate::inbound::inbox_loop(app));
 }
 
@@ -1447,6 +1449,6 @@ pub fn stats(c: &dyn Db, account: &str, since: Option<i64>) -> DbResult<Value> {
 pub fn inbox(t: &TransportConfig) -> Option<&std::path::Path> {
     match t {
         TransportConfig::Directory { inbox, .. } => inbox.as_deref(),
-        TransportConfig::Http { .. } => None,
+        _ => None,
     }
 }

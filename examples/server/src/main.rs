@@ -3,6 +3,7 @@
 
 mod actions;
 mod api;
+mod as2;
 mod auth;
 mod body;
 mod client;

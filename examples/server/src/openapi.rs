@@ -462,6 +462,148 @@ pub enum Transport {
     Http(HttpTransport),
     /// `directory`.
     Directory(DirectoryTransport),
+    /// `sftp`.
+    Sftp(SftpTransport),
+    /// `as2`.
+    As2(As2Transport),
+}
+
+/// `"sftp"`.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum SftpKind {
+    /// The SFTP transport.
+    #[serde(rename = "sftp")]
+    Sftp,
+}
+
+/// `"as2"`.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum As2Kind {
+    /// The AS2 transport.
+    #[serde(rename = "as2")]
+    As2,
+}
+
+/// `"delete"` or `"move"`.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub enum AfterDownload {
+    /// Delete taken files on the server.
+    #[serde(rename = "delete")]
+    Delete,
+    /// Move them to `processedDir`.
+    #[serde(rename = "move")]
+    Move,
+}
+
+/// The partner's SFTP server: upload to `outboundDir` (a temporary name, then the
+/// `<ISA13>-<documentId>.x12` name), poll `inboundDir`. Give `privateKey` or `password`
+/// (both credentials: stored sealed, answered as `"********"`).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct SftpTransport {
+    /// `sftp`.
+    pub kind: SftpKind,
+    /// Host name or address.
+    #[schema(min_length = 1, max_length = 253)]
+    pub host: String,
+    /// Port (default 22).
+    #[schema(minimum = 1, maximum = 65535)]
+    pub port: Option<i64>,
+    /// User name.
+    #[schema(min_length = 1)]
+    pub user: String,
+    /// Password (instead of a key).
+    pub password: Option<String>,
+    /// Private key: OpenSSH or PEM text (ed25519, ECDSA, RSA), without a passphrase.
+    pub private_key: Option<String>,
+    /// The server's host key: `SHA256:<base64>` as `ssh-keygen -lf` prints it; any other
+    /// key is refused.
+    #[schema(pattern = "^SHA256:[A-Za-z0-9+/]{43}=?$")]
+    pub host_key_sha256: String,
+    /// Folder on the server written to.
+    #[schema(min_length = 1)]
+    pub outbound_dir: String,
+    /// Folder on the server polled for the partner's files.
+    pub inbound_dir: Option<String>,
+    /// What becomes of a file taken (default `delete`).
+    pub after_download: Option<AfterDownload>,
+    /// Where files go with `afterDownload: "move"`.
+    pub processed_dir: Option<String>,
+    /// Seconds between polls (1 to 86400, default 60).
+    #[schema(minimum = 1, maximum = 86400)]
+    pub poll_seconds: Option<i64>,
+    /// Retries after a failed attempt (0 to 20, default 3).
+    #[schema(minimum = 0, maximum = 20)]
+    pub retries: Option<i64>,
+    /// First wait between retries, doubled each time (ms, default 1000).
+    #[schema(minimum = 0, maximum = 3600000)]
+    pub backoff_ms: Option<i64>,
+    /// Time limit of one attempt (ms, default 30000).
+    #[schema(minimum = 1, maximum = 3600000)]
+    pub timeout_ms: Option<i64>,
+    /// Connections to the server at once (1 to 16, default 2).
+    #[schema(minimum = 1, maximum = 16)]
+    pub max_connections: Option<i64>,
+}
+
+/// The partner's AS2 endpoint (RFC 4130). Their messages come to `POST /as2/{account}`.
+/// `ourPrivateKey` is stored sealed and answered as `"********"`.
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct As2Transport {
+    /// `as2`.
+    pub kind: As2Kind,
+    /// The partner's AS2 URL (http or https).
+    pub url: String,
+    /// Our AS2 name (1 to 128 printable ASCII characters).
+    #[schema(min_length = 1, max_length = 128)]
+    pub as2_from: String,
+    /// The partner's AS2 name.
+    #[schema(min_length = 1, max_length = 128)]
+    pub as2_to: String,
+    /// The partner's X.509 certificate (PEM, RSA). Required.
+    pub partner_certificate: Option<String>,
+    /// Our certificate (PEM, RSA). Required.
+    pub our_certificate: Option<String>,
+    /// Our private key (PEM, RSA, not encrypted), the key of `ourCertificate`. Required.
+    pub our_private_key: Option<String>,
+    /// `aes128-cbc`, `aes256-cbc` (default), `aes128-gcm`, `aes256-gcm` or `none`.
+    pub encryption: Option<String>,
+    /// `sha256` (default), `sha384`, `sha512` or `none` (then unsigned messages are accepted).
+    pub signing: Option<String>,
+    /// Compress before signing (RFC 5402; default false).
+    pub compress: Option<bool>,
+    /// `sync` (default), `async` (needs `mdnUrl`) or `none`.
+    pub mdn: Option<String>,
+    /// Ask for a signed MDN and refuse an unsigned one (default true).
+    pub mdn_signed: Option<bool>,
+    /// This server's `/as2/{account}` URL as the partner reaches it (asynchronous MDNs).
+    pub mdn_url: Option<String>,
+    /// Retries after a failed attempt (0 to 20, default 3).
+    #[schema(minimum = 0, maximum = 20)]
+    pub retries: Option<i64>,
+    /// First wait between retries, doubled each time (ms, default 1000).
+    #[schema(minimum = 0, maximum = 3600000)]
+    pub backoff_ms: Option<i64>,
+    /// Time limit of one POST with its synchronous MDN (ms, default 60000).
+    #[schema(minimum = 1, maximum = 3600000)]
+    pub timeout_ms: Option<i64>,
+}
+
+/// `POST /api/settings/partners/{id}/test-connection`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct TestConnectionAnswer {
+    /// Always true (the try's own outcome is `data.ok`).
+    pub ok: bool,
+    /// `{ok, transport, result, durationMs, ...}`: for `sftp` the folders listed, for `as2`
+    /// the certificates (subject, issuer, validity, SHA-256) and the URL's answer.
+    pub data: Object,
 }
 
 /// `"http"`.
@@ -1061,6 +1203,7 @@ impl Modify for Security {
         (name = "transactions", description = "The caller's transactions."),
         (name = "x12", description = "Parse and validate X12."),
         (name = "service", description = "Probes, statistics and this document."),
+        (name = "as2", description = "AS2 (RFC 4130) messages and asynchronous MDNs from trading partners, authenticated by their signature (no API key)."),
     ),
     components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam, InboundResult, Stats))
 )]

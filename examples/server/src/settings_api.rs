@@ -340,6 +340,57 @@ pub async fn delete_partner(
     .await?))
 }
 
+/// `POST /api/settings/partners/{id}/test-connection`.
+#[utoipa::path(post, path = "/api/settings/partners/{id}/test-connection", tag = "settings",
+    params(("id" = String, Path, description = "The partnerId."),
+        ("X-CSRF-Token" = String, Header, description = "The session's csrfToken.")),
+    responses(
+        (status = 200, description = "What the try did (`data.ok`, `data.result`; nothing is sent to the partner): `sftp`: connect, check the host key, authenticate, list the folders; `as2`: check the certificates and key, and that the URL answers HTTP; `http`: that the URL answers; `directory`: that the folders can be written and read.", body = crate::openapi::TestConnectionAnswer),
+        (status = 401, description = "No valid session, or an API key sent.", body = crate::openapi::ErrorBody),
+        (status = 403, description = "`CSRF_TOKEN_INVALID`, or `FORBIDDEN` (a member).", body = crate::openapi::ErrorBody),
+        (status = 404, description = "`PARTNER_NOT_FOUND` (another account's too).", body = crate::openapi::ErrorBody),
+        (status = 409, description = "`NO_TRANSPORT`: the partner has no transport.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("session" = [])))]
+pub async fn test_partner_connection(
+    State(app): AppState,
+    Extension(user): Extension<SessionUser>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    user.admin()?;
+    known_shape(&id, "PARTNER_NOT_FOUND", "trading partner")?;
+    let (secrets, account, lookup) = (
+        app.settings.secrets.clone(),
+        user.account.clone(),
+        id.clone(),
+    );
+    let exists = {
+        let (account, lookup) = (account.clone(), lookup.clone());
+        read(&app, move |c| write::partner(c, &account, &lookup)).await?
+    };
+    if exists.is_none() {
+        return Err(ApiError::not_found(
+            "PARTNER_NOT_FOUND",
+            format!("no trading partner {id:?} in this account"),
+        ));
+    }
+    let transport = read(&app, move |c| {
+        write::stored_transport(c, secrets.as_ref(), &account, &lookup)
+    })
+    .await?
+    .ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "NO_TRANSPORT",
+            format!("trading partner {id:?} has no transport to test"),
+        )
+    })?;
+    Ok(ok(
+        crate::transport::test_connection(&app.http, &transport).await
+    ))
+}
+
 // ---------------------------------------------------------------- webhooks
 
 /// `GET /api/settings/webhooks`.

@@ -29,7 +29,8 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("../migrations/0005_pending_deliveries.sql")),
     (6, include_str!("../migrations/0006_route_claims.sql")),
     (7, include_str!("../migrations/0007_settings.sql")),
-    (8, include_str!("../migrations/0008_dashboard.sql")),
+    (8, include_str!("../migrations/0008_partner_links.sql")),
+    (9, include_str!("../migrations/0009_dashboard.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -50,7 +51,14 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../migrations/postgres/0006_route_claims.sql"),
     ),
     (7, include_str!("../migrations/postgres/0007_settings.sql")),
-    (8, include_str!("../migrations/postgres/0008_dashboard.sql")),
+    (
+        8,
+        include_str!("../migrations/postgres/0008_partner_links.sql"),
+    ),
+    (
+        9,
+        include_str!("../migrations/postgres/0009_dashboard.sql"),
+    ),
 ];
 
 /// Largest number of jobs committed in one transaction.

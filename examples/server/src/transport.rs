@@ -10,6 +10,13 @@
 //!   temporary file, fsync, rename, fsync of the folder) under a name made of
 //!   the ISA13 and the document id, so a retry after a crash replaces the same
 //!   file instead of adding a second one.
+//! - `sftp` ([`sftp`]) and `as2` ([`as2`]): the partner's SFTP server and AS2 endpoint.
+//!
+//! Every attempt is recorded: `{at, transport, result, durationMs}` and what the
+//! transport adds (the remote name, the Message-ID, the server's answer, the MDN).
+
+pub mod as2;
+pub mod sftp;
 
 use crate::config::TransportConfig;
 use serde_json::{Value, json};
@@ -21,7 +28,7 @@ use std::time::{Duration, Instant};
 pub struct Outcome {
     /// `Ok(where)` when the partner has it, `Err(reason)` when it failed for good.
     pub result: Result<String, String>,
-    /// Every attempt: `{at, result, durationMs}`.
+    /// Every attempt: `{at, transport, result, durationMs, …}`.
     pub attempts: Vec<Value>,
 }
 
@@ -66,6 +73,7 @@ pub async fn send(
                 let (text, retry) = match request.send().await {
                     Ok(r) if r.status().is_success() => {
                         attempts.push(attempt_json(
+                            "http",
                             at,
                             &format!("HTTP {}", r.status().as_u16()),
                             started,
@@ -83,7 +91,7 @@ pub async fn send(
                     Err(e) if e.is_connect() => ("connection failed".to_string(), true),
                     Err(e) => (format!("request failed: {e}"), true),
                 };
-                attempts.push(attempt_json(at, &text, started));
+                attempts.push(attempt_json("http", at, &text, started));
                 if !retry {
                     return Outcome {
                         result: Err(format!("POST {url}: {text} (not retried)")),
@@ -91,18 +99,11 @@ pub async fn send(
                     };
                 }
             }
-            let last = attempts
-                .last()
-                .and_then(|a| a["result"].as_str())
-                .unwrap_or("no attempt")
-                .to_string();
-            Outcome {
-                result: Err(format!(
-                    "POST {url}: {last} after {} attempts",
-                    attempts.len()
-                )),
-                attempts,
-            }
+            exhausted(&format!("POST {url}"), attempts)
+        }
+        TransportConfig::Sftp(cfg) => sftp::send(cfg, document_id, interchange_control, x12).await,
+        TransportConfig::As2(cfg) => {
+            as2::send(client, cfg, document_id, interchange_control, x12).await
         }
         TransportConfig::Directory { outbox, .. } => {
             let started = Instant::now();
@@ -118,12 +119,12 @@ pub async fn send(
             match written {
                 Ok(path) => Outcome {
                     result: Ok(format!("wrote {}", path.display())),
-                    attempts: vec![attempt_json(at, "written", started)],
+                    attempts: vec![attempt_json("directory", at, "written", started)],
                 },
                 Err(e) => {
                     let text = format!("cannot write into the outbox: {e}");
                     Outcome {
-                        attempts: vec![attempt_json(at, &text, started)],
+                        attempts: vec![attempt_json("directory", at, &text, started)],
                         result: Err(text),
                     }
                 }
@@ -132,9 +133,23 @@ pub async fn send(
     }
 }
 
-fn attempt_json(at: i64, result: &str, started: Instant) -> Value {
+/// The outcome when every attempt failed: the last one's result, and how many there were.
+pub fn exhausted(what: &str, attempts: Vec<Value>) -> Outcome {
+    let last = attempts
+        .last()
+        .and_then(|a| a["result"].as_str())
+        .unwrap_or("no attempt")
+        .to_string();
+    Outcome {
+        result: Err(format!("{what}: {last} after {} attempts", attempts.len())),
+        attempts,
+    }
+}
+
+fn attempt_json(transport: &str, at: i64, result: &str, started: Instant) -> Value {
     json!({
         "at": crate::store::rfc3339(at),
+        "transport": transport,
         "result": result,
         "durationMs": started.elapsed().as_millis() as u64,
     })
@@ -152,4 +167,54 @@ pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result
     }
     std::fs::rename(&tmp, dir.join(name))?;
     std::fs::File::open(dir)?.sync_all()
+}
+
+/// Tries a transport without sending a document (`POST …/test-connection`).
+pub async fn test_connection(client: &reqwest::Client, transport: &TransportConfig) -> Value {
+    let started = Instant::now();
+    match transport {
+        TransportConfig::Sftp(cfg) => sftp::test_connection(cfg).await,
+        TransportConfig::As2(cfg) => as2::test_connection(client, cfg).await,
+        TransportConfig::Http {
+            url, timeout_ms, ..
+        } => {
+            let answer = client
+                .get(url)
+                .timeout(Duration::from_millis((*timeout_ms).clamp(1, 15_000)))
+                .send()
+                .await;
+            let (ok, result) = match answer {
+                Ok(r) => (true, format!("reachable: HTTP {}", r.status().as_u16())),
+                Err(e) if e.is_timeout() => (false, "timeout".to_string()),
+                Err(e) if e.is_connect() => (false, "connection failed".to_string()),
+                Err(e) => (false, format!("request failed: {e}")),
+            };
+            json!({"ok": ok, "transport": "http", "result": result, "url": url,
+                "durationMs": started.elapsed().as_millis() as u64})
+        }
+        TransportConfig::Directory { outbox, inbox } => {
+            let (outbox, inbox) = (outbox.clone(), inbox.clone());
+            let checked = tokio::task::spawn_blocking(move || {
+                let mut problems = Vec::new();
+                let probe = format!(".x12kit-test-{}", uuid::Uuid::now_v7().simple());
+                match write_atomically(&outbox, &probe, b"") {
+                    Ok(()) => {
+                        let _ = std::fs::remove_file(outbox.join(&probe));
+                    }
+                    Err(e) => problems.push(format!("cannot write into {}: {e}", outbox.display())),
+                }
+                if let Some(i) = &inbox {
+                    if let Err(e) = std::fs::create_dir_all(i).and_then(|()| std::fs::read_dir(i)) {
+                        problems.push(format!("cannot read {}: {e}", i.display()));
+                    }
+                }
+                problems
+            })
+            .await
+            .unwrap_or_else(|e| vec![e.to_string()]);
+            json!({"ok": checked.is_empty(), "transport": "directory",
+                "result": if checked.is_empty() { "the folders can be written and read".to_string() } else { checked.join("; ") },
+                "durationMs": started.elapsed().as_millis() as u64})
+        }
+    }
 }

@@ -151,7 +151,8 @@ fn without_nulls(v: Value) -> Value {
     }
 }
 
-fn snake(name: &str) -> String {
+/// `camelCase` as `snake_case` (the configuration file's names).
+pub fn snake(name: &str) -> String {
     let mut out = String::new();
     for ch in name.chars() {
         if ch.is_ascii_uppercase() {

@@ -14,6 +14,7 @@
 //! from the configuration file and prints the settings back as TOML.
 
 pub mod import;
+pub mod remote;
 pub mod transport;
 pub mod write;
 

@@ -6,7 +6,8 @@
 //! the store ([`crate::secrets`]) and shown as `"********"`. A value sent back as
 //! `"********"` keeps the stored one, so a client can send what it read.
 //!
-//! A new kind adds its arm to [`parse`], [`to_json`] and [`secret_pointers`].
+//! A new kind adds its arm to [`parse`], [`to_json`] and [`secret_pointers`]; the `sftp`
+//! and `as2` kinds live in [`super::remote`].
 
 use crate::body::{Fields, Problems, pointer};
 use crate::config::TransportConfig;
@@ -51,6 +52,8 @@ pub fn to_json(t: &TransportConfig) -> Value {
             "outbox": outbox.to_string_lossy(),
             "inbox": inbox.as_ref().map(|i| i.to_string_lossy()),
         }),
+        TransportConfig::Sftp(c) => super::remote::sftp_json(c),
+        TransportConfig::As2(c) => super::remote::as2_json(c),
     }
 }
 
@@ -62,7 +65,12 @@ fn secret_pointers(v: &Value) -> Vec<String> {
             .as_object()
             .map(|h| h.keys().map(|k| pointer("/headers", k)).collect())
             .unwrap_or_default(),
-        _ => Vec::new(),
+        Some(kind) => super::remote::secret_pointers(kind)
+            .iter()
+            .filter(|p| v.pointer(p).is_some_and(|s| !s.is_null()))
+            .map(|p| p.to_string())
+            .collect(),
+        None => Vec::new(),
     }
 }
 
@@ -92,10 +100,29 @@ pub fn join(mut public: Value, secrets: &Map<String, Value>) -> Value {
 /// Problems of a transport read from the configuration file (the same rules as [`parse`]).
 pub fn check(t: &TransportConfig) -> Vec<crate::error::Detail> {
     let mut p = Problems::default();
-    if let TransportConfig::Http { url, headers, .. } = t {
-        http_rules(url, headers, "/transport", &mut p);
+    match t {
+        TransportConfig::Http { url, headers, .. } => {
+            http_rules(url, headers, "/transport", &mut p)
+        }
+        TransportConfig::Sftp(c) => super::remote::sftp_rules(c, "/transport", &mut p),
+        TransportConfig::As2(c) => super::remote::as2_rules(c, "/transport", &mut p),
+        TransportConfig::Directory { .. } => {}
     }
     p.details
+}
+
+/// A transport of the configuration file with its `*_file` members read (relative to the
+/// file's folder): the SFTP private key, the AS2 certificates and key.
+pub fn read_files(t: TransportConfig, base: &Path) -> Result<TransportConfig, String> {
+    Ok(match t {
+        TransportConfig::Sftp(c) => {
+            TransportConfig::Sftp(Box::new(super::remote::sftp_files(*c, base)?))
+        }
+        TransportConfig::As2(c) => {
+            TransportConfig::As2(Box::new(super::remote::as2_files(*c, base)?))
+        }
+        other => other,
+    })
 }
 
 fn http_rules(url: &str, headers: &BTreeMap<String, String>, at: &str, p: &mut Problems) {
@@ -138,7 +165,7 @@ pub fn parse(
             p.shape(
                 "MISSING_FIELD",
                 pointer(at, "kind"),
-                "kind is required (http or directory)",
+                "kind is required (http, directory, sftp or as2)",
             );
             return None;
         }
@@ -223,11 +250,27 @@ pub fn parse(
                 inbox,
             })
         }
+        "sftp" => {
+            let current = match current {
+                Some(TransportConfig::Sftp(c)) => Some(c.as_ref()),
+                _ => None,
+            };
+            super::remote::parse_sftp(v, at, current, p).map(|c| TransportConfig::Sftp(Box::new(c)))
+        }
+        "as2" => {
+            let current = match current {
+                Some(TransportConfig::As2(c)) => Some(c.as_ref()),
+                _ => None,
+            };
+            super::remote::parse_as2(v, at, current, p).map(|c| TransportConfig::As2(Box::new(c)))
+        }
         other => {
             p.value(
                 "UNKNOWN_TRANSPORT",
                 pointer(at, "kind"),
-                format!("unknown transport kind {other:?}; the kinds are http and directory"),
+                format!(
+                    "unknown transport kind {other:?}; the kinds are http, directory, sftp and as2"
+                ),
             );
             None
         }
@@ -333,7 +376,7 @@ mod tests {
             let p = parsed(json!({"kind": "directory", "outbox": bad}), None).unwrap_err();
             assert_eq!(p.details[0].pointer, "/transport/outbox", "{bad}");
         }
-        let p = parsed(json!({"kind": "sftp"}), None).unwrap_err();
+        let p = parsed(json!({"kind": "ftp"}), None).unwrap_err();
         assert_eq!(p.details[0].code, "UNKNOWN_TRANSPORT");
         assert!(parsed(json!("http"), None).is_err());
     }

@@ -508,6 +508,7 @@ pub fn read_ack(v: &Value) -> (String, String) {
 }
 
 pub mod partner;
+pub mod peers;
 pub mod session;
 
 /// The webhook receiver example (`x12kit-receiver`), started on 127.0.0.1:0.

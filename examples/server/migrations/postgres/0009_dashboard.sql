@@ -1,4 +1,4 @@
--- PostgreSQL version of ../0008_dashboard.sql.
+-- PostgreSQL version of ../0009_dashboard.sql.
 -- The dashboard and its API: documents found by their business reference (the
 -- field of the payload the core names for each type: PO number, invoice number,
 -- shipment id ...), resends counted, webhook deliveries listed per endpoint.
