@@ -19,6 +19,25 @@ function loadWasm() {
   return wasm;
 }
 
+/** While a document is on its way (queued, validated), looks at it again every
+ * two seconds for a minute and shows it anew once its status moves. */
+function watch(id, status, isCurrent, reload, left = 30) {
+  setTimeout(async () => {
+    if (!isCurrent() || !left) return;
+    try {
+      const now = (await api.get(`/api/v1/transactions/${enc(id)}`)).data.status;
+      if (!isCurrent()) return;
+      if (now !== status) {
+        await reload();
+        return;
+      }
+    } catch {
+      // The next look may work.
+    }
+    watch(id, status, isCurrent, reload, left - 1);
+  }, 2000);
+}
+
 function facts(pairs) {
   return el('dl', { class: 'facts' }, pairs.filter(Boolean).map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
 }
@@ -68,7 +87,7 @@ function acknowledgement(ack) {
 
 function attempts(list) {
   if (!list || !list.length) return el('p', { class: 'muted' }, 'Not routed yet.');
-  return table('Routing attempts', ['When', 'Result', 'Duration', 'Note'], list.map((a) => el('tr', {},
+  return table('Routing attempts, oldest first', ['When', 'Result', 'Duration', 'Note'], list.map((a) => el('tr', {},
     el('td', {}, a.at ? time(a.at) : '—'),
     el('td', {}, a.result ?? ''),
     el('td', { class: 'num' }, a.durationMs !== undefined ? `${a.durationMs} ms` : ''),
@@ -242,6 +261,7 @@ export async function render(root, { params, isCurrent }) {
       el('h2', { id: 'doc-h' }, d.direction === 'inbound' ? 'Mapped document' : 'Payload (the mapped document it was rendered from)'),
       mapped ? jsonBlock(mapped, 'The mapped document') : el('p', { class: 'muted' }, 'None.'),
       d.renderWarnings && d.renderWarnings.length ? [el('h3', {}, 'Render warnings'), jsonBlock(d.renderWarnings, 'Render warnings')] : null));
+  if (d.direction === 'outbound' && (d.status === 'queued' || d.status === 'validated')) watch(id, d.status, isCurrent, reload);
   const box = await inspectorSection(d);
   if (isCurrent()) fill(x12Section, el('h2', { id: 'x12-h' }, 'X12'), box);
 }

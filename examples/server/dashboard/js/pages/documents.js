@@ -59,7 +59,7 @@ export async function render(root, { query, go, isCurrent }) {
     wrap('Type', type),
     wrap('Direction', direction),
     wrap('Created from', from),
-    wrap('to (inclusive)', to),
+    wrap('Created until (inclusive)', to),
     el('div', { class: 'filter-buttons' },
       el('button', { type: 'submit', class: 'button primary' }, 'Find'),
       el('a', { class: 'button', href: '#/documents' }, 'Clear')));

@@ -9,8 +9,17 @@ const MAIN = ['id', 'name', 'sender', 'receiver', 'version', 'usage', 'acknowled
 function describeTransport(t) {
   if (!t) return 'none';
   if (t.kind === 'http') return `HTTP POST ${t.url}`;
-  return `folder ${t.outbox}${t.inbox ? ` (inbox ${t.inbox})` : ''}`;
+  if (t.kind === 'directory') return `folder ${t.outbox}${t.inbox ? ` (inbox ${t.inbox})` : ''}`;
+  if (t.kind === 'sftp') return `SFTP ${t.user}@${t.host}${t.port ? `:${t.port}` : ''} ${t.outboundDir}`;
+  if (t.kind === 'as2') return `AS2 ${t.as2To} at ${t.url}`;
+  return t.kind;
 }
+
+/** A starting point for a transport edited as JSON (the settings API's fields). */
+const SKELETONS = {
+  sftp: { kind: 'sftp', host: 'sftp.partner.example', port: 22, user: 'edi', hostKeySha256: 'SHA256:…', privateKey: '-----BEGIN OPENSSH PRIVATE KEY-----…', outboundDir: '/inbound', inboundDir: '/outbound' },
+  as2: { kind: 'as2', url: 'https://as2.partner.example/as2', as2From: 'OURS', as2To: 'THEIRS', partnerCertificate: '-----BEGIN CERTIFICATE-----…', ourCertificate: '-----BEGIN CERTIFICATE-----…', ourPrivateKey: '-----BEGIN PRIVATE KEY-----…' },
+};
 
 async function list(root, { isCurrent }) {
   const r = await api.get('/api/settings/partners');
@@ -53,7 +62,8 @@ function form(root, p, { go }) {
     ackReq: el('input', { id: 'p-ack-requested', type: 'checkbox', checked: Boolean(prof.acknowledgementRequested), disabled: !admin }),
     more: el('textarea', { id: 'p-more', rows: '6', spellcheck: 'false', disabled: !admin }),
     kind: el('select', { id: 't-kind', disabled: !admin },
-      [['directory', 'Drop folder (like SFTP or a VAN mailbox)'], ['http', 'HTTP POST']].map(([v, l]) => el('option', { value: v, selected: t.kind === v }, l))),
+      [['directory', 'Drop folder (a local or mounted folder)'], ['http', 'HTTP POST'], ['sftp', 'SFTP (settings as JSON)'], ['as2', 'AS2 (settings as JSON)']].map(([v, l]) => el('option', { value: v, selected: t.kind === v }, l))),
+    remote: el('textarea', { id: 't-remote', rows: '10', spellcheck: 'false', disabled: !admin }),
     outbox: input('t-outbox', t.outbox, { placeholder: 'acme/outbox' }),
     inbox: input('t-inbox', t.inbox, { placeholder: 'acme/inbox' }),
     url: input('t-url', t.url, { type: 'url', placeholder: 'https://partner.example/edi' }),
@@ -76,9 +86,23 @@ function form(root, p, { go }) {
   const dirBox = el('div', { class: 'transport-directory' },
     field('Outbox folder (we write interchanges here)', f.outbox, 'Relative to the server\'s files folder for this account.'),
     field('Inbox folder (their acknowledgements and documents)', f.inbox, 'Optional.'));
+  const remoteBox = el('div', { class: 'transport-remote' },
+    field('Transport settings (JSON)', f.remote, 'The settings API\'s fields of the kind (see the server README, SFTP and AS2 partners); stored credentials show as ******** and are kept when left so.'));
+  f.remote.value = t.kind === 'sftp' || t.kind === 'as2' ? JSON.stringify(t, null, 2) : '';
   const showKind = () => {
-    httpBox.hidden = f.kind.value !== 'http';
-    dirBox.hidden = f.kind.value !== 'directory';
+    const k = f.kind.value;
+    httpBox.hidden = k !== 'http';
+    dirBox.hidden = k !== 'directory';
+    remoteBox.hidden = k !== 'sftp' && k !== 'as2';
+    if (!remoteBox.hidden) {
+      let current = null;
+      try {
+        current = JSON.parse(f.remote.value);
+      } catch {
+        current = null;
+      }
+      if (!current || current.kind !== k) f.remote.value = JSON.stringify(SKELETONS[k], null, 2);
+    }
   };
   f.kind.addEventListener('change', showKind);
   showKind();
@@ -107,7 +131,7 @@ function form(root, p, { go }) {
         el('div', { class: 'field checkbox' }, f.ackReq, el('label', { for: f.ackReq.id }, 'Ask for a TA1 (ISA14)'))),
       field('More profile settings (JSON: versions per type, delimiters, lineBreak, requiredFields, authorization, security)', f.more, 'The rest of the core\'s partner profile (schema/partner.schema.json), as JSON; empty for none.')),
     el('fieldset', {}, legend('How documents reach them'),
-      field('Transport', f.kind), dirBox, httpBox),
+      field('Transport', f.kind), dirBox, httpBox, remoteBox),
     el('fieldset', {}, legend('Acknowledgements'),
       el('div', { class: 'row' },
         field('Acknowledgement window (seconds)', f.window, 'A routed document without their TA1/997/999 in this time fails. Empty: none awaited.'),
@@ -149,9 +173,18 @@ function form(root, p, { go }) {
     if (f.version.value.trim()) profile.version = f.version.value.trim();
     if (f.ackReq.checked) profile.acknowledgementRequested = true;
     const num = (i) => (i.value === '' ? undefined : Number(i.value));
-    const transport = f.kind.value === 'http'
-      ? { kind: 'http', url: f.url.value.trim(), headers, retries: num(f.retries), backoffMs: num(f.backoff), timeoutMs: num(f.timeout) }
-      : { kind: 'directory', outbox: f.outbox.value.trim(), ...(f.inbox.value.trim() ? { inbox: f.inbox.value.trim() } : {}) };
+    let transport;
+    if (f.kind.value === 'http') {
+      transport = { kind: 'http', url: f.url.value.trim(), headers, retries: num(f.retries), backoffMs: num(f.backoff), timeoutMs: num(f.timeout) };
+    } else if (f.kind.value === 'directory') {
+      transport = { kind: 'directory', outbox: f.outbox.value.trim(), ...(f.inbox.value.trim() ? { inbox: f.inbox.value.trim() } : {}) };
+    } else {
+      try {
+        transport = JSON.parse(f.remote.value);
+      } catch (e) {
+        problems.push({ pointer: '/transport', message: `The transport settings must be JSON: ${e.message}` });
+      }
+    }
     const b = { profile, transport, enabled: f.enabled.checked };
     if (!editing) b.id = f.id.value.trim();
     else b.version = p.version;
@@ -162,6 +195,8 @@ function form(root, p, { go }) {
 
   theForm.addEventListener('submit', async (ev) => {
     ev.preventDefault();
+    // The problems of an SFTP or AS2 transport are shown at its JSON.
+    pointers['/transport'] = f.kind.value === 'sftp' || f.kind.value === 'as2' ? f.remote : f.kind;
     const { b, problems } = body();
     if (problems.length) {
       showProblems(theForm, summary, problems, pointers);
@@ -218,13 +253,31 @@ async function edit(root, ctx) {
       });
     });
   }
+  // Tries the connection without sending anything (POST .../test-connection).
+  const checked = el('div', { id: 'connection-result', 'aria-live': 'polite' });
+  let check = null;
+  if (admin && p.transport) {
+    check = el('button', { type: 'button', class: 'button', id: 'test-connection' }, 'Test the connection');
+    check.addEventListener('click', () => busy(check, async () => {
+      fill(checked, el('p', { class: 'muted' }, 'Connecting…'));
+      try {
+        const r = (await api.post(`/api/settings/partners/${enc(p.id)}/test-connection`)).data;
+        fill(checked, el('div', { class: `notice ${r.ok === false ? 'notice-error' : 'notice-ok'}` },
+          el('p', {}, el('strong', {}, r.ok === false ? 'The connection failed: ' : 'Connected: '), r.result || r.message || ''),
+          el('pre', { class: 'block small', tabindex: '0', 'aria-label': 'What the test found' }, JSON.stringify(r, null, 2))));
+      } catch (e) {
+        fill(checked, el('p', { class: 'notice notice-error', role: 'alert' }, `The connection failed: ${errorText(e)}`));
+      }
+    }));
+  }
   fill(root,
     el('p', { class: 'crumbs' }, el('a', { href: '#/partners' }, '← Trading partners')),
     heading(`Trading partner ${p.id}`, p.profile.name || null),
     el('div', { class: 'doc-head' },
       el('p', {}, p.enabled ? el('span', { class: 'badge badge-acknowledged' }, 'Enabled') : el('span', { class: 'badge badge-canceled' }, 'Disabled'),
         ` version ${p.version}, updated `, time(p.updatedAt)),
-      el('div', { class: 'actions' }, el('a', { class: 'button', href: `#/documents?partnerId=${enc(p.id)}` }, 'Its documents'), toggle)),
+      el('div', { class: 'actions' }, el('a', { class: 'button', href: `#/documents?partnerId=${enc(p.id)}` }, 'Its documents'), check, toggle)),
+    checked,
     form(root, p, ctx));
 }
 

@@ -113,7 +113,7 @@ export async function render(root, { query, isCurrent }) {
           el('ul', {}, problems.map((p) => el('li', {}, `Row ${p.row}, ${p.column || 'the row'}${p.pointer ? ` (${p.pointer})` : ''}: ${p.message}`))))
         : el('p', { class: 'notice notice-ok', id: 'u-ready' }, `Ready: ${r.documents.length} document${r.documents.length === 1 ? '' : 's'} for ${partner.value}, nothing is stored yet.`),
       table('Documents the file makes', ['Document key', 'Reference', 'Rows'], r.documents.map((d) => el('tr', {},
-        el('td', {}, d.key), el('td', {}, d.reference || '—'), el('td', {}, d.rows.join('–')))), 'None.'),
+        el('td', {}, d.key), el('td', {}, d.reference || '—'), el('td', {}, d.rows[0] === d.rows[d.rows.length - 1] ? String(d.rows[0]) : `${d.rows[0]}–${d.rows[d.rows.length - 1]}`))), 'None.'),
       el('div', { class: 'form-buttons' }, again, create),
       preview(r, problems));
     return problems;
@@ -123,9 +123,8 @@ export async function render(root, { query, isCurrent }) {
     try {
       const r = (await send(false)).data;
       const n = r.documents.length;
-      say(`${r.replayed ? 'This file was uploaded before: the same' : 'Created'} ${n} document${n === 1 ? '' : 's'}.`, 'ok');
       fill(result,
-        el('p', { class: 'notice notice-ok', id: 'u-done' }, `${r.replayed ? 'Uploaded before (nothing new was made)' : 'Queued'}: ${n} document${n === 1 ? '' : 's'} for ${partner.value}. They are validated and routed now.`),
+        el('p', { class: 'notice notice-ok', id: 'u-done', role: 'status' }, `${r.replayed ? 'Uploaded before (nothing new was made)' : 'Queued'}: ${n} document${n === 1 ? '' : 's'} for ${partner.value}. They are validated and routed now.`),
         table('Documents made from the file', ['Reference', 'Document', 'Status'], r.documents.map((d) => el('tr', {},
           el('td', {}, d.reference || d.key),
           el('td', {}, el('a', { href: `#/documents/${enc(d.documentId)}` }, d.documentId)),

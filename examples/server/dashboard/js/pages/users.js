@@ -23,14 +23,14 @@ export async function render(root, ctx) {
   });
   const rows = r.data.map((u) => {
     const me = u.id === session.me.user.id;
-    const role = el('button', { type: 'button', class: 'button small', disabled: me }, u.role === 'admin' ? 'Make member…' : 'Make admin…');
+    const role = el('button', { type: 'button', class: 'button small' }, u.role === 'admin' ? 'Make member…' : 'Make admin…');
     role.addEventListener('click', async () => {
       const to = u.role === 'admin' ? 'member' : 'admin';
       if (await confirmAction({ title: `Make ${u.email} ${to === 'admin' ? 'an admin' : 'a member'}?`, lines: [to === 'admin' ? 'Admins change settings: keys, partners, webhooks, users.' : 'Members read settings and act on documents; they change no setting.'], action: `Make ${to}` })) {
         await change(role, u, { role: to }, `${u.email} is now ${to === 'admin' ? 'an admin' : 'a member'}.`);
       }
     });
-    const toggle = el('button', { type: 'button', class: `button small ${u.disabled ? '' : 'danger'}`, disabled: me }, u.disabled ? 'Enable' : 'Disable…');
+    const toggle = el('button', { type: 'button', class: `button small ${u.disabled ? '' : 'danger'}` }, u.disabled ? 'Enable' : 'Disable…');
     toggle.addEventListener('click', async () => {
       if (!u.disabled && !(await confirmAction({ title: `Disable ${u.email}?`, lines: ['They are signed out at once and cannot sign in until enabled again.'], action: 'Disable', danger: true }))) return;
       await change(toggle, u, { disabled: !u.disabled }, `${u.email} is ${u.disabled ? 'enabled' : 'disabled'}.`);
@@ -41,7 +41,7 @@ export async function render(root, ctx) {
       el('td', {}, u.disabled ? el('span', { class: 'badge badge-canceled' }, 'Disabled') : el('span', { class: 'badge badge-acknowledged' }, 'Active')),
       el('td', {}, u.lastSignInAt ? time(u.lastSignInAt, true) : el('span', { class: 'muted' }, 'never')),
       el('td', {}, time(u.createdAt, true)),
-      el('td', { class: 'buttons' }, role, ' ', toggle));
+      el('td', { class: 'buttons' }, me ? el('span', { class: 'hint' }, 'Another admin changes your role or disables you.') : [role, ' ', toggle]));
   });
   const email = el('input', { id: 'u-email', type: 'email', required: true, autocomplete: 'off', spellcheck: 'false' });
   const roleSel = el('select', { id: 'u-role' }, el('option', { value: 'member' }, 'member'), el('option', { value: 'admin' }, 'admin'));

@@ -25,7 +25,7 @@ function endpointForm(w, { go, reload }) {
   const summary = el('div', { id: 'webhook-problems', tabindex: '-1' });
   const save = el('button', { type: 'submit', class: 'button primary' }, w ? 'Save the changes' : 'Create the endpoint');
   const events = el('fieldset', { id: 'w-events' }, el('legend', {}, 'Events it receives (all when every box is ticked)'), boxes);
-  const form = el('form', { class: 'webhook-form', novalidate: true, 'aria-labelledby': 'webhook-form-h' },
+  const form = el('form', { class: w ? 'webhook-form' : 'webhook-form new-form', novalidate: true, 'aria-labelledby': 'webhook-form-h' },
     el('h2', { id: 'webhook-form-h' }, w ? 'Endpoint' : 'New endpoint'),
     summary,
     field('URL (http:// or https://)', url),
@@ -210,7 +210,7 @@ async function endpoint(root, ctx) {
       endpointForm(w, { ...ctx, reload }),
       el('section', { class: 'panel', 'aria-labelledby': 'secrets-h' },
         el('h2', { id: 'secrets-h' }, 'Signing secrets'),
-        table('Signing secrets', ['Since', 'Signs until'], w.secrets.map((s) => el('tr', {},
+        table('The signing secrets in use', ['Since', 'Signs until'], w.secrets.map((s) => el('tr', {},
           el('td', {}, time(s.createdAt, true)),
           el('td', {}, s.expiresAt ? time(s.expiresAt, true) : 'until it is rotated'))), 'No secret.'),
         el('p', { class: 'hint' }, 'Secrets are stored sealed and never shown again after they are made.'))),
