@@ -9,20 +9,10 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** Walks the segments of a whole input held by JS (zero copy for the views). */
-export declare class SegmentCursor {
-  /** A cursor over `input` (the views index into this same buffer). */
-  constructor(input: Uint8Array)
-  /**
-   * Fills `out` with the next segments ([`FIELDS`] numbers each); returns
-   * how many (0 at the end).
-   */
-  fill(out: Float64Array): number
-}
-
 /**
  * Splits a stream of chunks into segments, with memory bounded by the
- * longest segment plus one chunk.
+ * longest segment plus one chunk. Its tokenizer is freed when the input
+ * ends (`push(null)`), not only when Node finalizes the splitter.
  */
 export declare class SegmentSplitter {
   /** A splitter waiting for its first chunk. */
@@ -41,29 +31,6 @@ export declare class Signer {
   deliver(event: string, data: any, now?: number | undefined | null): Delivery
 }
 
-/** The core's `StreamValidator`: feed chunks of any size, then finish. */
-export declare class StreamValidator {
-  /** A validator with the options of `validate` (`{ structure }`). */
-  constructor(options?: any | undefined | null)
-  /** Feeds the next chunk of input. */
-  feed(chunk: Uint8Array): void
-  /** Input bytes consumed so far. */
-  get consumed(): number
-  /** Bytes held for findings still open (memory accounting). */
-  get retainedBytes(): number
-  /** Ends the input; the validation result (its JSON and `acknowledge`). */
-  finish(): ValidationHandle
-}
-
-/**
- * A validation result kept native, so that `acknowledge` can use it
- * without validating again.
- */
-export declare class ValidationHandle {
-  /** The validation result JSON (= `x12kit validate --json`). */
-  toJsonString(): string
-}
-
 /** Verifies deliveries against one or more secrets (rotation) with a tolerance. */
 export declare class Verifier {
   /** A verifier for `secrets` (newest first or in any order) and `{ tolerance }` in seconds. */
@@ -77,8 +44,8 @@ export declare class Verifier {
 /** Acknowledges X12 input (parses and validates it): the TA1/997/999 bytes. */
 export declare function acknowledgeInput(input: Uint8Array, options?: any | undefined | null, now?: number | undefined | null): Buffer
 
-/** Acknowledges a validation result made by `validate`: the TA1/997/999 bytes. */
-export declare function acknowledgeValidation(validation: ValidationHandle, options?: any | undefined | null, now?: number | undefined | null): Buffer
+/** Acknowledges a validation result made by `validate` (its handle): the TA1/997/999 bytes. */
+export declare function acknowledgeValidation(validation: object, options?: any | undefined | null, now?: number | undefined | null): Buffer
 
 /** A signed delivery: the exact body and the headers signed over it. */
 export interface Delivery {
@@ -180,6 +147,19 @@ export interface RenderOutput {
  */
 export declare function segmentComponents(buf: Uint8Array, start: number, rawLen: number, packed: number, n: number): Array<string>
 
+/** Frees the cursor of `handle` (an iteration stopped early). */
+export declare function segmentCursorClose(handle: object): void
+
+/**
+ * Fills `out` with the next segments of `input` ([`FIELDS`] numbers each)
+ * for the cursor of `handle`; returns how many. At the end it returns 0 and
+ * frees the cursor (its handle is then used up).
+ */
+export declare function segmentCursorFill(handle: object, input: Uint8Array, out: Float64Array): number
+
+/** A cursor at the start of an input: its handle. */
+export declare function segmentCursorNew(): object
+
 /**
  * Element `n` (1-based) of the segment at `start`/`rawLen` of `buf`, or
  * `null` past the last element.
@@ -192,7 +172,7 @@ export declare function segmentElements(buf: Uint8Array, start: number, rawLen: 
 /** The repetitions of element `n` (1-based) of the segment. */
 export declare function segmentRepetitions(buf: Uint8Array, start: number, rawLen: number, packed: number, n: number): Array<string>
 
-/** Segments split from the chunks fed so far. */
+/** Segments split from the chunks fed so far (in memory V8 allocates). */
 export interface SplitBatch {
   /** The raw bytes (and suffixes) of the segments, one after another. */
   bytes: Buffer
@@ -220,11 +200,37 @@ export interface SplitJson {
   runs: Float64Array
 }
 
-/** Validates X12; a native handle on the result (its JSON and `acknowledge`). */
-export declare function validateHandle(input: Uint8Array, options?: any | undefined | null): ValidationHandle
+/** `[consumed, retainedBytes]` of the validator of `handle` (zeros once finished). */
+export declare function streamValidatorCounts(handle: object): Array<number>
 
-/** Validates X12 on the thread pool; resolves to a handle on the result. */
-export declare function validateHandleAsync(input: Uint8Array, options?: any | undefined | null, signal?: AbortSignal | undefined | null): Promise<ValidationHandle>
+/** Feeds the next chunk of input to the validator of `handle`. */
+export declare function streamValidatorFeed(handle: object, chunk: Uint8Array): void
+
+/**
+ * Ends the input of the validator of `handle`; the validation result. The
+ * validator's memory is freed now; its handle only says "finished" after.
+ */
+export declare function streamValidatorFinish(handle: object): Validated
+
+/** A validator with the options of `validate` (`{ structure, retain }`): its handle. */
+export declare function streamValidatorNew(options?: any | undefined | null): object
+
+/** Validates X12: the result's JSON and its handle. */
+export declare function validate(input: Uint8Array, options?: any | undefined | null): Validated
+
+/** Validates X12 on the thread pool; resolves to the result's JSON and handle. */
+export declare function validateAsync(input: Uint8Array, options?: any | undefined | null, signal?: AbortSignal | undefined | null): Promise<Validated>
+
+/**
+ * A validation result: its JSON, and a handle on the native result that
+ * `acknowledge` uses without validating again (see `held.rs`).
+ */
+export interface Validated {
+  /** The validation result JSON (= `x12kit validate --json`). */
+  json: string
+  /** The handle (an opaque value; keep it with the result). */
+  handle: object
+}
 
 /** Validates X12; the validation result JSON as a string. */
 export declare function validateToString(input: Uint8Array, options?: any | undefined | null): string

@@ -298,13 +298,18 @@ const HANDLE = Symbol('x12kit.validation')
 /** Validates X12: the validation result (= `x12kit validate --json`). */
 function validate(input, opts) {
   const b = bytes(input)
-  return fromHandle(call(() => native.validateHandle(b, options(opts))))
+  return validationResult(call(() => native.validate(b, options(opts))))
 }
 
-/** The validation result object of a native handle, which it keeps for `acknowledge`. */
-function fromHandle(h) {
-  const result = JSON.parse(h.toJsonString())
-  Object.defineProperty(result, HANDLE, { value: h, enumerable: false })
+/**
+ * The validation result object of the native `{ json, handle }`; it keeps
+ * the handle (hidden) for `acknowledge`. The handle owns the core's result
+ * in the addon, which frees it once the result object is collected, also
+ * inside a synchronous loop (see src/held.rs).
+ */
+function validationResult({ json, handle }) {
+  const result = JSON.parse(json)
+  Object.defineProperty(result, HANDLE, { value: handle, enumerable: false })
   return result
 }
 
@@ -313,32 +318,36 @@ function validateAsync(input, opts) {
   return run(() => {
     const b = bytes(input)
     const [o, signal] = signalOf(opts)
-    return native.validateHandleAsync(b, o, signal)
-  }).then(fromHandle)
+    return native.validateAsync(b, o, signal)
+  }).then(validationResult)
 }
 
-/** A push validator: `feed(chunk)` as chunks arrive, then `finish()`. */
+/**
+ * A push validator: `feed(chunk)` as chunks arrive, then `finish()`. Its
+ * native state is freed by `finish()` (or once an unfinished validator is
+ * collected).
+ */
 class StreamValidator {
   constructor(opts) {
-    this._inner = call(() => new native.StreamValidator(options(opts)))
+    this._handle = call(() => native.streamValidatorNew(options(opts)))
   }
 
   feed(chunk) {
     const b = bytes(chunk, 'chunk')
-    call(() => this._inner.feed(b))
+    call(() => native.streamValidatorFeed(this._handle, b))
     return this
   }
 
   get consumed() {
-    return this._inner.consumed
+    return call(() => native.streamValidatorCounts(this._handle))[0]
   }
 
   get retainedBytes() {
-    return this._inner.retainedBytes
+    return call(() => native.streamValidatorCounts(this._handle))[1]
   }
 
   finish() {
-    return fromHandle(call(() => this._inner.finish()))
+    return validationResult(call(() => native.streamValidatorFinish(this._handle)))
   }
 }
 
@@ -395,14 +404,18 @@ function renderedResult(r) {
 
 /** Renders one document for a partner profile: the interchange X12 bytes. */
 function render(documentType, payload, partner, opts) {
-  return renderResult(documentType, payload, partner, opts).x12
+  return renderNative(documentType, payload, partner, opts).x12
 }
 
 /** Renders and also returns the document as it maps back and the warnings. */
 function renderResult(documentType, payload, partner, opts) {
+  return renderedResult(renderNative(documentType, payload, partner, opts))
+}
+
+function renderNative(documentType, payload, partner, opts) {
   const args = renderArgs(documentType, payload, partner)
   const [o, now] = splitNow(opts)
-  return renderedResult(call(() => native.renderJson(...args, o, now)))
+  return call(() => native.renderJson(...args, o, now))
 }
 
 /** `render` on the libuv thread pool. */
@@ -454,9 +467,11 @@ const FIELDS = 8
 // Identifier strings by their packed bytes (see src/segments.rs): the few
 // distinct identifiers of a file are decoded once.
 const IDS = new Map()
-// Segments per native call. Each batch gets a fresh Float64Array, which the
-// views of its segments share: a view is 3 fields (buffer, numbers, offset)
-// and reads its numbers only when asked.
+// Segments per native call: 64 in the first batch (a loop that stops early,
+// or a small input, does not pay for more), then 1024. Each batch gets a
+// fresh Float64Array, which the views of its segments share: a view is 3
+// fields (buffer, numbers, offset) and reads its numbers only when asked.
+const FIRST_BATCH = 64
 const BATCH = 1024
 
 /** A lazy view of one segment; elements are split by the core on demand. */
@@ -540,16 +555,18 @@ function position(n) {
 
 /**
  * The iterator of `segments()`: asks the core for a batch of segment
- * positions at a time (one native call per 1024 segments) and hands out a
+ * positions at a time (64 in the first native call, then 1024 a call) and hands out a
  * small view per segment.
  */
 class SegmentIterator {
   constructor(buf) {
     this._buf = buf
-    this._cursor = call(() => new native.SegmentCursor(buf))
+    // The native cursor does not keep the input: each fill is given it.
+    this._cursor = call(() => native.segmentCursorNew())
     this._f = null
     this._o = 0
     this._end = 0
+    this._batch = FIRST_BATCH
   }
 
   next() {
@@ -561,8 +578,10 @@ class SegmentIterator {
 
   _fill() {
     if (this._cursor === null) return false
-    const f = new Float64Array(FIELDS * BATCH)
-    const n = call(() => this._cursor.fill(f))
+    const f = new Float64Array(FIELDS * this._batch)
+    this._batch = BATCH
+    // At the end the native cursor is freed (n === 0).
+    const n = call(() => native.segmentCursorFill(this._cursor, this._buf, f))
     if (n === 0) {
       this._cursor = null
       return false
@@ -573,9 +592,13 @@ class SegmentIterator {
     return true
   }
 
-  /** Stops early (a `break` out of `for...of`): the cursor is released. */
+  /** Stops early (a `break` out of `for...of`): the native cursor is freed now. */
   return(value) {
-    this._cursor = null
+    if (this._cursor !== null) {
+      const c = this._cursor
+      this._cursor = null
+      call(() => native.segmentCursorClose(c))
+    }
     this._o = this._end = 0
     return { value, done: true }
   }

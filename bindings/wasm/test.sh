@@ -6,8 +6,10 @@
 # bundler + wasm-opt), then checks: the gzipped size budget, the committed
 # .d.ts files against the generated ones (X12KIT_BLESS=1 rewrites them), the
 # wasm-bindgen-test unit tests (in Node and in headless Chromium), the Node tests (tests/vectors byte for byte,
-# bad inputs, error codes, streaming, corpus), the Chromium tests (vectors,
-# errors, clock, a 100 MB stream) and the page test (screenshots).
+# bad inputs, error codes, streaming, corpus), the soak tests (every
+# operation 300 times in a synchronous loop: wasm memory flat), the Chromium
+# tests (vectors, errors, clock, a 100 MB stream, ten 10 MB files in a row)
+# and the page test (screenshots).
 # Last line: `wasm: N passed, N failed, N skipped`.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -121,10 +123,10 @@ unset WASM_BINDGEN_USE_BROWSER CHROMEDRIVER WASM_BINDGEN_TEST_WEBDRIVER_JSON
 
 # ---- Node, Chromium and page tests (node:test, TAP)
 cd "$HERE"
-for t in node browser page; do
+for t in node soak browser page; do
   timeout 600 node --test --test-reporter=tap "tests/$t.test.mjs" >"$LOG/$t.tap" 2>&1
   count_tap "$LOG/$t.tap" "$t tests"
-  grep -E '^# .*(100 MB stream in Chromium|page: 40 MB)' "$LOG/$t.tap" | sed 's/^# \\*//' || true
+  grep -E '^# .*(100 MB stream in Chromium|ten 10 MB files|page: 40 MB)' "$LOG/$t.tap" | sed 's/^# \\*//' || true
 done
 
 finish

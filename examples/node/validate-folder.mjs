@@ -44,5 +44,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   for (const r of results) {
     console.log(`${r.valid ? 'valid  ' : 'INVALID'} ${r.file}: ${r.errors} errors, ${r.warnings} warnings${r.ack ? ` -> ${r.ack}` : ''}`)
   }
-  process.exit(results.every((r) => r.valid) ? 0 : 1)
+  // exitCode, not process.exit(): exiting at once would cut off the lines
+  // still buffered for a pipe (`... | tee log` of a large folder).
+  process.exitCode = results.every((r) => r.valid) ? 0 : 1
 }

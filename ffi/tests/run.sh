@@ -8,6 +8,10 @@
 # tests/vectors/manifest.json; the last line printed is its count,
 # `vectors: N passed, N failed, N skipped`.
 #
+# A soak (ffi/tests/soak.c) calls one operation of each family 1,000 times,
+# natively with a check that the bytes in use stay flat, then under the same
+# checker.
+#
 # Usage: ffi/tests/run.sh            (from anywhere; CC overrides gcc;
 #                                    X12KIT_C_CHECKER=asan forces the sanitizers)
 set -euo pipefail
@@ -135,6 +139,18 @@ grep -q '^retry [0-9a-f-]\{36\} at 1700000060$' "$out"/doc-*.out
 grep -q '^segment 7: SE01_COUNT SE01 says 9 segments' "$out"/doc-*.out
 [ "$docs" = 4 ] || { echo "expected 4 programs in docs/c.md, found $docs"; exit 1; }
 echo "C examples: ok (${examples[*]}, and the $docs programs of docs/c.md)"
+
+echo "== soak: one operation of each family, 1,000 calls (natively: bytes in use flat; then under $checker)"
+# ffi/tests/soak.c: every result freed as the header says; natively it also
+# checks (mallinfo2) that nothing accumulates while the loop runs.
+"$CC" "${warn[@]}" -g -O1 ffi/tests/soak.c -o "$out/soak" "${shared[@]}"
+"$out/soak" "$sample" 1000
+if [ "$want" = valgrind ] && command -v valgrind >/dev/null 2>&1; then
+  run "$out/soak" "$sample" 1000 --no-growth-check
+else
+  "$CC" "${warn[@]}" -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer ffi/tests/soak.c -o "$out/soak-asan" "${shared[@]}"
+  run "$out/soak-asan" "$sample" 1000 --no-growth-check
+fi
 
 echo "== install under a prefix, then build with pkg-config (shared and --static)"
 if ! command -v pkg-config >/dev/null 2>&1; then

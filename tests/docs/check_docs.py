@@ -181,6 +181,8 @@ NOT_RUN = [
     ("bindings/wasm/README.md", "bindings/wasm/serve.sh", "serves the page until stopped; bindings/wasm/test.sh "
      "drives the page"),
     ("bindings/wasm/README.md", "bindings/wasm/bench/run.sh", "the benchmark (minutes; installs the peers from npm)"),
+    ("examples/server/README.md", "X12KIT_SOAK_SECONDS=900 cargo test", "a 15-minute soak by hand (and a release "
+     "build); the server suite runs the same test for 60 seconds"),
 ]
 
 

@@ -89,6 +89,12 @@ test('property: the native JSON-to-objects builder equals JSON.parse', () => {
     }),
     { numRuns: runs },
   )
+  // `__proto__` is an own key, as JSON.parse makes it (not the prototype), escaped or not.
+  for (const t of ['{"__proto__":["__proto__","__p"]}', '{"a":{"__proto__":{"b":1}}}', '{"\\u005f_proto__":[]}']) {
+    const built = x12kit.__native.jsonToObjects(Buffer.from(t, 'utf8'))
+    assert.deepStrictEqual(built, JSON.parse(t), t)
+    assert.equal(Object.getPrototypeOf(built), Object.prototype, t)
+  }
   for (const bad of ['', '{', '[1,]', '{"a" 1}', '"\\x"', 'nul', '[1] 2', '"abc']) {
     assert.throws(() => x12kit.__native.jsonToObjects(Buffer.from(bad)), /malformed/, bad)
   }

@@ -11,17 +11,32 @@ const require = createRequire(import.meta.url)
 const here = dirname(fileURLToPath(import.meta.url))
 const x12kit = require('../index.js')
 
-function template() {
+/**
+ * The 850 rendered once and cut into its envelope head, one set and its
+ * tail. `lines` PO1 lines per set; `notes` free-form notes (N9 with two MSG
+ * of 250 characters each) per set: long segments, as purchase orders with
+ * terms and instructions have.
+ */
+function template({ lines = 200, notes = 0 } = {}) {
   const partner = JSON.parse(readFileSync(join(here, '../../../examples/partners/acme-retail.json'), 'utf8'))
   const payload = {
     purchaseOrderNumber: 'PO-10045',
     shipTo: { id: '0003947268292', name: 'ACME Distribution Center' },
-    lines: Array.from({ length: 200 }, (_, i) => ({
+    lines: Array.from({ length: lines }, (_, i) => ({
       lineNumber: i + 1,
       sku: `WID-${100 + i}`,
       quantity: 1 + (i % 50),
       unitPrice: 9.25,
     })),
+  }
+  if (notes > 0) {
+    const text = (i) => `Deliver to dock ${i % 9}; call ahead. `.repeat(8).slice(0, 250)
+    payload.notes = Array.from({ length: notes }, (_, i) => ({
+      qualifier: 'L1',
+      value: `NOTE-${i + 1}`,
+      message: text(i),
+      additionalMessages: [{ message: text(i + 1) }],
+    }))
   }
   const text = x12kit
     .render('850', payload, partner, { controlNumbers: { interchange: 1, group: 1, transaction: 1 }, date: '20231114', time: '2213' })
@@ -31,9 +46,9 @@ function template() {
   return { head: text.slice(0, st), set: text.slice(st, ge), tail: text.slice(ge) }
 }
 
-/** A valid 850 interchange of at least `size` bytes, as a Buffer. */
-export function generate850(size) {
-  const { head, set, tail } = template()
+/** A valid 850 interchange of at least `size` bytes, as a Buffer (`shape`: see `template`). */
+export function generate850(size, shape) {
+  const { head, set, tail } = template(shape)
   const sets = Math.max(1, Math.ceil((size - head.length - tail.length) / set.length))
   const parts = [head]
   for (let i = 1; i <= sets; i++) {

@@ -19,7 +19,9 @@
 // there the exported items look unused.
 #![cfg_attr(test, allow(dead_code))]
 
+mod bytes;
 mod errors;
+mod held;
 mod objects;
 mod segments;
 pub(crate) mod split;
@@ -27,7 +29,9 @@ mod stream;
 mod tasks;
 mod webhook;
 
-use errors::guard;
+use bytes::JsBytes;
+use errors::{guard, to_napi};
+use held::{Handle, State};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
@@ -94,8 +98,8 @@ pub(crate) fn opts<T: serde::de::DeserializeOwned + Default>(o: Option<Value>) -
 }
 
 /// Parses X12; the parse result JSON as UTF-8 bytes.
-#[napi]
-pub fn parse_to_json(input: &[u8], options: Option<Value>) -> Result<Buffer> {
+#[napi(ts_return_type = "Buffer")]
+pub fn parse_to_json(input: &[u8], options: Option<Value>) -> Result<JsBytes> {
     guard(|| {
         let o: ops::ParseOptions = opts(options)?;
         Ok(ops::parse_json(input, &o).into())
@@ -140,31 +144,34 @@ pub(crate) fn into_string(json: Vec<u8>) -> String {
     String::from_utf8(json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// A validation result kept native, so that `acknowledge` can use it
-/// without validating again.
-#[napi]
-pub struct ValidationHandle {
-    pub(crate) inner: x12kit::Validation,
-}
-
-#[napi]
-impl ValidationHandle {
+/// A validation result: its JSON, and a handle on the native result that
+/// `acknowledge` uses without validating again (see `held.rs`).
+#[napi(object, object_from_js = false)]
+pub struct Validated {
     /// The validation result JSON (= `x12kit validate --json`).
-    #[napi]
-    pub fn to_json_string(&self) -> String {
-        into_string(self.inner.to_json())
-    }
+    pub json: String,
+    /// The handle (an opaque value; keep it with the result).
+    #[napi(ts_type = "object")]
+    pub handle: Handle,
 }
 
-/// Validates X12; a native handle on the result (its JSON and `acknowledge`).
+/// The JSON of `v` and a handle that owns `v`.
+pub(crate) fn validated(env: &Env, v: x12kit::Validation) -> Result<Validated> {
+    let json = into_string(v.to_json());
+    // About what the result holds natively; its JSON is a fair measure.
+    let bytes = json.len();
+    let handle = held::with(env, |h| h.insert(env, State::Validation(v), bytes))?;
+    Ok(Validated { json, handle })
+}
+
+/// Validates X12: the result's JSON and its handle.
 #[napi]
-pub fn validate_handle(input: &[u8], options: Option<Value>) -> Result<ValidationHandle> {
-    guard(|| {
+pub fn validate(env: Env, input: &[u8], options: Option<Value>) -> Result<Validated> {
+    let v = guard(|| {
         let o: ops::ValidateOptions = opts(options)?;
-        Ok(ValidationHandle {
-            inner: ops::validate(input, &o),
-        })
-    })
+        Ok(ops::validate(input, &o))
+    })?;
+    validated(&env, v)
 }
 
 /// Validates X12; the validation result JSON as a string.
@@ -198,24 +205,34 @@ pub(crate) fn unix_from(now: Option<f64>) -> Core<u64> {
 }
 
 /// Acknowledges X12 input (parses and validates it): the TA1/997/999 bytes.
-#[napi]
-pub fn acknowledge_input(input: &[u8], options: Option<Value>, now: Option<f64>) -> Result<Buffer> {
+#[napi(ts_return_type = "Buffer")]
+pub fn acknowledge_input(
+    input: &[u8],
+    options: Option<Value>,
+    now: Option<f64>,
+) -> Result<JsBytes> {
     guard(|| {
         let o: ops::AcknowledgeOptions = opts(options)?;
         Ok(ops::acknowledge(input, &o, now_from(now)?)?.into())
     })
 }
 
-/// Acknowledges a validation result made by `validate`: the TA1/997/999 bytes.
-#[napi]
+/// Acknowledges a validation result made by `validate` (its handle): the TA1/997/999 bytes.
+#[napi(
+    ts_args_type = "validation: object, options?: any | undefined | null, now?: number | undefined | null",
+    ts_return_type = "Buffer"
+)]
 pub fn acknowledge_validation(
-    validation: &ValidationHandle,
+    env: Env,
+    validation: Handle,
     options: Option<Value>,
     now: Option<f64>,
-) -> Result<Buffer> {
-    guard(|| {
-        let o: ops::AcknowledgeOptions = opts(options)?;
-        Ok(ops::acknowledge_validation(&validation.inner, &o, now_from(now)?)?.into())
+) -> Result<JsBytes> {
+    let o: ops::AcknowledgeOptions = opts(options).map_err(|e| to_napi(&e))?;
+    let now = now_from(now).map_err(|e| to_napi(&e))?;
+    held::with(&env, |h| match h.get(&env, &validation)? {
+        State::Validation(v) => guard(|| Ok(ops::acknowledge_validation(v, &o, now)?.into())),
+        _ => Err(held::not_a_handle()),
     })
 }
 
@@ -226,10 +243,11 @@ pub fn read_acknowledgement_to_string(input: &[u8]) -> Result<String> {
 }
 
 /// A rendered interchange.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct RenderOutput {
     /// The X12 bytes.
-    pub x12: Buffer,
+    #[napi(ts_type = "Buffer")]
+    pub x12: JsBytes,
     /// The payload as the X12 maps back (defaults filled in), as JSON text.
     pub document: String,
     /// Warnings (e.g. `UNKNOWN_FIELD`), as JSON text.
@@ -283,8 +301,8 @@ pub fn describe_segment_json(set_type: String, version: String, segment: String)
 }
 
 /// Writes a parse result (JSON as UTF-8 bytes, possibly edited) back to X12.
-#[napi]
-pub fn write_json(parse_result: &[u8], options: Option<Value>) -> Result<Buffer> {
+#[napi(ts_return_type = "Buffer")]
+pub fn write_json(parse_result: &[u8], options: Option<Value>) -> Result<JsBytes> {
     guard(|| {
         let o: ops::WriteOptions = opts(options)?;
         Ok(ops::write_json(parse_result, &o)?.into())

@@ -7,6 +7,17 @@
 //! distinct one is created once per call. `bench/parse-paths.mjs` measures
 //! it against `JSON.parse` of the same bytes; the public `parse` uses
 //! whichever is faster (see README, "Performance").
+//!
+//! Safety: every Node-API call goes through [`Napi`], whose only
+//! constructor is `unsafe` (the env must be the live env of the current
+//! callback, on its thread, for as long as the value lives). Handles: a
+//! `napi_value` is valid until the handle scope it was made in closes. The
+//! builder keeps one only (a) on the stack of the recursion inside the
+//! scope that made it, or escaped into the parent scope (`scoped`), and (b)
+//! in the caches, stamped with the scope it was made in (its level and a
+//! serial number that never repeats), and a cached value is used only while
+//! that very scope is still open ([`Builder::live`]). So no handle outlives
+//! its scope.
 
 use napi::bindgen_prelude::{ToNapiValue, TypeName, ValueType};
 use napi::{Error, Result, Status, sys};
@@ -27,9 +38,12 @@ impl TypeName for JsonObjects {
 
 impl ToNapiValue for JsonObjects {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
-        let mut b = Builder::new(env, &val.0);
-        // SAFETY: called by napi on the JS thread with a live env.
-        let v = unsafe { b.value(0)? };
+        // SAFETY: napi calls `to_napi_value` on the JS thread with the live
+        // env of the current callback, and the builder is dropped before it
+        // returns.
+        let napi = unsafe { Napi::new(env) };
+        let mut b = Builder::new(napi, &val.0);
+        let v = b.value(0)?;
         b.ws();
         if b.pos != b.json.len() {
             return Err(b.bad("trailing bytes"));
@@ -61,7 +75,7 @@ struct Slot<'j> {
     bytes: &'j [u8],
     value: sys::napi_value,
     level: usize,
-    serial: u32,
+    serial: u64,
 }
 
 impl<'j> Cache<'j> {
@@ -91,15 +105,18 @@ impl<'j> Cache<'j> {
 }
 
 struct Builder<'j> {
-    env: sys::napi_env,
+    napi: Napi,
     json: &'j [u8],
     pos: usize,
     keys: Cache<'j>,
     values: Cache<'j>,
     scratch: Vec<u16>,
     /// Serial numbers of the open item scopes, outermost first.
-    scopes: Vec<u32>,
-    serial: u32,
+    scopes: Vec<u64>,
+    /// The last serial number given to a scope (never repeats: a u64).
+    serial: u64,
+    /// The last string read is `__proto__` (after escapes).
+    proto_key: bool,
 }
 
 fn check(s: sys::napi_status) -> Result<()> {
@@ -114,9 +131,9 @@ fn check(s: sys::napi_status) -> Result<()> {
 }
 
 impl<'j> Builder<'j> {
-    fn new(env: sys::napi_env, json: &'j [u8]) -> Self {
+    fn new(napi: Napi, json: &'j [u8]) -> Self {
         Builder {
-            env,
+            napi,
             json,
             pos: 0,
             keys: Cache::new(),
@@ -124,6 +141,7 @@ impl<'j> Builder<'j> {
             scratch: Vec::new(),
             scopes: Vec::new(),
             serial: 0,
+            proto_key: false,
         }
     }
 
@@ -153,17 +171,15 @@ impl<'j> Builder<'j> {
     }
 
     /// One JSON value at nesting `depth`.
-    unsafe fn value(&mut self, depth: usize) -> Result<sys::napi_value> {
+    fn value(&mut self, depth: usize) -> Result<sys::napi_value> {
         if depth > MAX_DEPTH {
             return Err(self.bad("nested too deeply"));
         }
         self.ws();
-        let env = self.env;
-        let mut out = ptr::null_mut();
         match self.json.get(self.pos) {
-            Some(b'{') => unsafe {
+            Some(b'{') => {
                 self.pos += 1;
-                check(sys::napi_create_object(env, &mut out))?;
+                let out = self.napi.object()?;
                 self.ws();
                 if self.json.get(self.pos) == Some(&b'}') {
                     self.pos += 1;
@@ -172,9 +188,16 @@ impl<'j> Builder<'j> {
                 loop {
                     self.expect(b'"')?;
                     let key = self.string(true)?;
+                    let proto = self.proto_key;
                     self.expect(b':')?;
                     let v = self.value(depth + 1)?;
-                    check(sys::napi_set_property(env, out, key, v))?;
+                    if proto {
+                        // An own property, as JSON.parse makes: setting
+                        // `__proto__` would change the object's prototype.
+                        self.napi.define_property(out, key, v)?;
+                    } else {
+                        self.napi.set_property(out, key, v)?;
+                    }
                     self.ws();
                     match self.json.get(self.pos) {
                         Some(b',') => self.pos += 1,
@@ -185,10 +208,10 @@ impl<'j> Builder<'j> {
                         _ => return Err(self.bad("expected ',' or '}'")),
                     }
                 }
-            },
-            Some(b'[') => unsafe {
+            }
+            Some(b'[') => {
                 self.pos += 1;
-                check(sys::napi_create_array(env, &mut out))?;
+                let out = self.napi.array()?;
                 self.ws();
                 if self.json.get(self.pos) == Some(&b']') {
                     self.pos += 1;
@@ -201,7 +224,7 @@ impl<'j> Builder<'j> {
                     } else {
                         self.value(depth + 1)?
                     };
-                    check(sys::napi_set_element(env, out, i, v))?;
+                    self.napi.set_element(out, i, v)?;
                     i += 1;
                     self.ws();
                     match self.json.get(self.pos) {
@@ -213,66 +236,64 @@ impl<'j> Builder<'j> {
                         _ => return Err(self.bad("expected ',' or ']'")),
                     }
                 }
-            },
-            Some(b'"') => unsafe {
+            }
+            Some(b'"') => {
                 self.pos += 1;
                 self.string(false)
-            },
-            Some(b't') => unsafe { self.word(b"true", |o| sys::napi_get_boolean(env, true, o)) },
-            Some(b'f') => unsafe { self.word(b"false", |o| sys::napi_get_boolean(env, false, o)) },
-            Some(b'n') => unsafe { self.word(b"null", |o| sys::napi_get_null(env, o)) },
-            Some(b'-' | b'0'..=b'9') => unsafe { self.number() },
+            }
+            Some(b't') => self.word(b"true", |n| n.boolean(true)),
+            Some(b'f') => self.word(b"false", |n| n.boolean(false)),
+            Some(b'n') => self.word(b"null", Napi::null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
             _ => Err(self.bad("expected a value")),
         }
     }
 
-    /// A value built in its own handle scope (its handles are freed after).
-    unsafe fn scoped(&mut self, depth: usize) -> Result<sys::napi_value> {
-        let env = self.env;
-        let mut scope = ptr::null_mut();
-        unsafe {
-            check(sys::napi_open_escapable_handle_scope(env, &mut scope))?;
-            self.serial = self.serial.wrapping_add(1);
-            self.scopes.push(self.serial);
-            let r = self.value(depth).and_then(|v| {
-                let mut escaped = ptr::null_mut();
-                check(sys::napi_escape_handle(env, scope, v, &mut escaped))?;
-                Ok(escaped)
-            });
-            self.scopes.pop();
-            check(sys::napi_close_escapable_handle_scope(env, scope))?;
-            r
-        }
+    /// A value built in its own handle scope (its handles are freed after;
+    /// the value itself is escaped into the enclosing scope).
+    fn scoped(&mut self, depth: usize) -> Result<sys::napi_value> {
+        let scope = self.napi.open_escapable_scope()?;
+        self.serial += 1;
+        self.scopes.push(self.serial);
+        let r = self.value(depth).and_then(|v| self.napi.escape(scope, v));
+        self.scopes.pop();
+        // Closed whatever happened, so that scopes nest as they were opened.
+        self.napi.close_escapable_scope(scope)?;
+        r
     }
 
-    unsafe fn word(
+    fn word(
         &mut self,
         w: &[u8],
-        make: impl FnOnce(*mut sys::napi_value) -> sys::napi_status,
+        make: impl FnOnce(&Napi) -> Result<sys::napi_value>,
     ) -> Result<sys::napi_value> {
         if !self.json[self.pos..].starts_with(w) {
             return Err(self.bad("expected true, false or null"));
         }
         self.pos += w.len();
-        let mut out = ptr::null_mut();
-        check(make(&mut out))?;
-        Ok(out)
+        make(&self.napi)
     }
 
-    unsafe fn number(&mut self) -> Result<sys::napi_value> {
+    fn number(&mut self) -> Result<sys::napi_value> {
         let start = self.pos;
         while let Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') = self.json.get(self.pos) {
             self.pos += 1;
         }
         let text = std::str::from_utf8(&self.json[start..self.pos]).unwrap_or("");
         let n: f64 = text.parse().map_err(|_| self.bad("not a number"))?;
-        let mut out = ptr::null_mut();
-        check(unsafe { sys::napi_create_double(self.env, n, &mut out) })?;
-        Ok(out)
+        self.napi.double(n)
+    }
+
+    /// Whether a cache entry made at `level` in the scope numbered `serial`
+    /// can be used now: that scope is still open (level 0 is the callback's
+    /// own scope, open until the builder is done).
+    #[inline]
+    fn live(&self, level: usize, serial: u64) -> bool {
+        level == 0 || (level <= self.scopes.len() && self.scopes[level - 1] == serial)
     }
 
     /// A string whose opening quote was just read; `key`: an object key.
-    unsafe fn string(&mut self, key: bool) -> Result<sys::napi_value> {
+    fn string(&mut self, key: bool) -> Result<sys::napi_value> {
         let json = self.json;
         let start = self.pos;
         let mut high = false;
@@ -280,7 +301,7 @@ impl<'j> Builder<'j> {
         loop {
             match json.get(i) {
                 Some(b'"') => break,
-                Some(b'\\') => return unsafe { self.escaped(start) },
+                Some(b'\\') => return self.escaped(start),
                 Some(&c) => {
                     high |= c >= 0x80;
                     i += 1;
@@ -290,38 +311,25 @@ impl<'j> Builder<'j> {
         }
         self.pos = i + 1;
         let b = &json[start..i];
+        self.proto_key = b == b"__proto__";
         let cached = key || b.len() <= SHORT;
         let slot = Cache::slot(b);
         if cached {
             let cache = if key { &self.keys } else { &self.values };
             let e = cache.slots[slot];
-            let live = e.level == 0
-                || (e.level <= self.scopes.len() && self.scopes[e.level - 1] == e.serial);
-            if live && !e.value.is_null() && e.bytes == b {
+            if !e.value.is_null() && e.bytes == b && self.live(e.level, e.serial) {
                 return Ok(e.value);
             }
         }
-        let mut out = ptr::null_mut();
-        unsafe {
-            if high {
-                check(sys::napi_create_string_utf8(
-                    self.env,
-                    b.as_ptr().cast(),
-                    b.len() as isize,
-                    &mut out,
-                ))?;
-            } else {
-                check(sys::napi_create_string_latin1(
-                    self.env,
-                    b.as_ptr().cast(),
-                    b.len() as isize,
-                    &mut out,
-                ))?;
-            }
-        }
+        let out = if high {
+            self.napi.string_utf8(b)?
+        } else {
+            self.napi.string_latin1(b)?
+        };
         if cached {
             let level = self.scopes.len();
             let serial = self.scopes.last().copied().unwrap_or(0);
+            debug_assert!(self.live(level, serial));
             let cache = if key {
                 &mut self.keys
             } else {
@@ -339,7 +347,7 @@ impl<'j> Builder<'j> {
 
     /// A string with escapes (never cached), built as UTF-16 so that a
     /// `\uD800` without its pair stays what `JSON.parse` makes of it.
-    unsafe fn escaped(&mut self, start: usize) -> Result<sys::napi_value> {
+    fn escaped(&mut self, start: usize) -> Result<sys::napi_value> {
         let json = self.json;
         let mut s = std::mem::take(&mut self.scratch);
         s.clear();
@@ -377,12 +385,10 @@ impl<'j> Builder<'j> {
         }
         self.utf16(run, i, &mut s)?;
         self.pos = i + 1;
-        let mut out = ptr::null_mut();
-        let r = check(unsafe {
-            sys::napi_create_string_utf16(self.env, s.as_ptr(), s.len() as isize, &mut out)
-        });
+        self.proto_key = s.iter().copied().eq("__proto__".encode_utf16());
+        let r = self.napi.string_utf16(&s);
         self.scratch = s;
-        r.map(|()| out)
+        r
     }
 
     /// Appends `json[from..to]` (UTF-8 without escapes) as UTF-16.
@@ -399,5 +405,154 @@ impl<'j> Builder<'j> {
             .and_then(|h| std::str::from_utf8(h).ok())
             .and_then(|h| u16::from_str_radix(h, 16).ok());
         h.ok_or_else(|| self.bad("bad \\u escape"))
+    }
+}
+
+/// The Node-API calls of the builder, each one safe to call: the env is the
+/// live env of the current callback (the contract of [`Napi::new`]), every
+/// out-pointer is a local, and the handles passed in are live ones (the
+/// builder's rule, in the module docs).
+struct Napi {
+    env: sys::napi_env,
+}
+
+impl Napi {
+    /// # Safety
+    ///
+    /// `env` is the live env of the Node-API callback running now, on its
+    /// thread, and the value is dropped before that callback returns.
+    unsafe fn new(env: sys::napi_env) -> Self {
+        Napi { env }
+    }
+
+    fn object(&self) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: live env (see `Napi`); `out` is a local out-pointer.
+        check(unsafe { sys::napi_create_object(self.env, &mut out) })?;
+        Ok(out)
+    }
+
+    fn array(&self) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: live env; `out` is a local out-pointer.
+        check(unsafe { sys::napi_create_array(self.env, &mut out) })?;
+        Ok(out)
+    }
+
+    fn set_property(
+        &self,
+        object: sys::napi_value,
+        key: sys::napi_value,
+        v: sys::napi_value,
+    ) -> Result<()> {
+        // SAFETY: live env; the three handles are live (the builder's rule).
+        check(unsafe { sys::napi_set_property(self.env, object, key, v) })
+    }
+
+    /// An own data property (writable, enumerable, configurable), as an
+    /// object literal's or JSON.parse's, whatever the key.
+    fn define_property(
+        &self,
+        object: sys::napi_value,
+        key: sys::napi_value,
+        v: sys::napi_value,
+    ) -> Result<()> {
+        let d = sys::napi_property_descriptor {
+            utf8name: ptr::null(),
+            name: key,
+            method: None,
+            getter: None,
+            setter: None,
+            value: v,
+            attributes: sys::PropertyAttributes::writable
+                | sys::PropertyAttributes::enumerable
+                | sys::PropertyAttributes::configurable,
+            data: ptr::null_mut(),
+        };
+        // SAFETY: live env; one descriptor read from `d`, a local, whose
+        // handles are live (the builder's rule) and callbacks none.
+        check(unsafe { sys::napi_define_properties(self.env, object, 1, &d) })
+    }
+
+    fn set_element(&self, array: sys::napi_value, i: u32, v: sys::napi_value) -> Result<()> {
+        // SAFETY: live env; both handles are live (the builder's rule).
+        check(unsafe { sys::napi_set_element(self.env, array, i, v) })
+    }
+
+    fn boolean(&self, b: bool) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: live env; `out` is a local out-pointer.
+        check(unsafe { sys::napi_get_boolean(self.env, b, &mut out) })?;
+        Ok(out)
+    }
+
+    fn null(&self) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: live env; `out` is a local out-pointer.
+        check(unsafe { sys::napi_get_null(self.env, &mut out) })?;
+        Ok(out)
+    }
+
+    fn double(&self, n: f64) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: live env; `out` is a local out-pointer.
+        check(unsafe { sys::napi_create_double(self.env, n, &mut out) })?;
+        Ok(out)
+    }
+
+    fn string_latin1(&self, b: &[u8]) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: live env; Node reads exactly `b.len()` bytes from `b`,
+        // which outlives the call (a JSON string is far below isize::MAX).
+        check(unsafe {
+            sys::napi_create_string_latin1(self.env, b.as_ptr().cast(), b.len() as isize, &mut out)
+        })?;
+        Ok(out)
+    }
+
+    fn string_utf8(&self, b: &[u8]) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: as `string_latin1`; Node decodes the bytes as UTF-8
+        // (replacing what is not), so any bytes are sound.
+        check(unsafe {
+            sys::napi_create_string_utf8(self.env, b.as_ptr().cast(), b.len() as isize, &mut out)
+        })?;
+        Ok(out)
+    }
+
+    fn string_utf16(&self, s: &[u16]) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: live env; Node reads exactly `s.len()` code units from `s`,
+        // which outlives the call.
+        check(unsafe {
+            sys::napi_create_string_utf16(self.env, s.as_ptr(), s.len() as isize, &mut out)
+        })?;
+        Ok(out)
+    }
+
+    fn open_escapable_scope(&self) -> Result<sys::napi_escapable_handle_scope> {
+        let mut scope = ptr::null_mut();
+        // SAFETY: live env; `scope` is a local out-pointer; the caller
+        // closes the scope (`close_escapable_scope`) before its parent.
+        check(unsafe { sys::napi_open_escapable_handle_scope(self.env, &mut scope) })?;
+        Ok(scope)
+    }
+
+    fn escape(
+        &self,
+        scope: sys::napi_escapable_handle_scope,
+        v: sys::napi_value,
+    ) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: live env; `scope` is the innermost open scope and `v` a
+        // live handle made in it; Node refuses a second escape from a scope.
+        check(unsafe { sys::napi_escape_handle(self.env, scope, v, &mut out) })?;
+        Ok(out)
+    }
+
+    fn close_escapable_scope(&self, scope: sys::napi_escapable_handle_scope) -> Result<()> {
+        // SAFETY: live env; `scope` was opened by `open_escapable_scope` and
+        // every scope opened inside it is closed already (they nest).
+        check(unsafe { sys::napi_close_escapable_handle_scope(self.env, scope) })
     }
 }

@@ -7,7 +7,10 @@
 //! JS buffer and ask the core for an element or its components on demand.
 
 use crate::Core;
+use crate::bytes::{JsBytes, JsNumbers};
 use crate::errors::guard;
+use crate::held::{self, Handle, State};
+use napi::Env;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use x12kit::{Delimiters, Pull, Segment, StreamTokenizer, Token};
@@ -19,8 +22,9 @@ use x12kit::{Delimiters, Pull, Segment, StreamTokenizer, Token};
 /// can look the identifier string up instead of decoding it.
 pub const FIELDS: usize = 8;
 
-/// How much of a whole input the cursor feeds its tokenizer at a time.
-const SLICE: usize = 1 << 20;
+/// How much of a whole input the cursor feeds its tokenizer at a time (what
+/// it copies and holds at most, with the segment it has not finished).
+const SLICE: usize = 64 << 10;
 
 /// Delimiters and the terminated flag packed into one exact f64 integer.
 fn pack(d: Delimiters, terminated: bool) -> f64 {
@@ -159,75 +163,106 @@ pub fn segment_repetitions(
     })
 }
 
-/// Walks the segments of a whole input held by JS (zero copy for the views).
-#[napi]
-pub struct SegmentCursor {
-    input: Uint8Array,
+/// Where a `segments()` iteration is: the core's tokenizer, fed the input
+/// slice by slice. It does not keep the input: JS passes the same buffer to
+/// every [`segment_cursor_fill`] (the views index into it, with no copy).
+/// It lives in the registry of `held.rs`, freed when the iteration ends
+/// (or stops early), or once V8 has collected an abandoned iterator.
+pub(crate) struct Cursor {
     tokens: StreamTokenizer,
     fed: usize,
 }
 
-#[napi]
-impl SegmentCursor {
-    /// A cursor over `input` (the views index into this same buffer).
-    #[napi(constructor)]
-    pub fn new(input: Uint8Array) -> Self {
-        SegmentCursor {
-            input,
-            tokens: StreamTokenizer::new(),
-            fed: 0,
-        }
-    }
+/// What a cursor holds natively, for V8's accounting: about one slice.
+const CURSOR_BYTES: usize = SLICE + 1024;
 
-    /// Fills `out` with the next segments ([`FIELDS`] numbers each); returns
-    /// how many (0 at the end).
-    #[napi(ts_args_type = "out: Float64Array")]
-    pub fn fill(&mut self, mut out: Float64ArraySlice<'_>) -> Result<u32> {
-        // SAFETY: the call is synchronous on the JS thread, so nothing else
-        // reads or writes the array while this slice lives.
-        let out: &mut [f64] = unsafe { out.as_mut() };
-        let input: &[u8] = &self.input;
-        let (tokens, fed) = (&mut self.tokens, &mut self.fed);
-        guard(|| {
-            let mut n = 0;
-            while (n + 1) * FIELDS <= out.len() {
-                match tokens.next() {
-                    Pull::Token(Token::Segment(s)) => {
-                        let start = s.offset();
-                        emit(&mut out[n * FIELDS..(n + 1) * FIELDS], &s, start);
-                        n += 1;
-                    }
-                    Pull::Token(Token::Diagnostic(_)) => {}
-                    Pull::NeedInput => {
-                        let end = input.len().min(*fed + SLICE);
-                        tokens.feed(&input[*fed..end]);
-                        *fed = end;
-                        if end == input.len() {
-                            tokens.finish();
-                        }
-                    }
-                    Pull::End => break,
+/// A cursor at the start of an input: its handle.
+#[napi(ts_return_type = "object")]
+pub fn segment_cursor_new(env: Env) -> Result<Handle> {
+    let cursor = Cursor {
+        tokens: StreamTokenizer::new(),
+        fed: 0,
+    };
+    held::with(&env, |h| {
+        h.insert(&env, State::Cursor(cursor), CURSOR_BYTES)
+    })
+}
+
+/// Fills `out` with the next segments of `input` ([`FIELDS`] numbers each)
+/// for the cursor of `handle`; returns how many. At the end it returns 0 and
+/// frees the cursor (its handle is then used up).
+#[napi(ts_args_type = "handle: object, input: Uint8Array, out: Float64Array")]
+pub fn segment_cursor_fill(
+    env: Env,
+    handle: Handle,
+    input: &[u8],
+    mut out: Float64ArraySlice<'_>,
+) -> Result<u32> {
+    // SAFETY: the call is synchronous on the JS thread, so nothing else
+    // reads or writes the array while this slice lives.
+    let out: &mut [f64] = unsafe { out.as_mut() };
+    held::with(&env, |h| {
+        let State::Cursor(cursor) = h.get(&env, &handle)? else {
+            return Err(held::not_a_handle());
+        };
+        let n = guard(|| fill(cursor, input, out))?;
+        if n == 0 {
+            h.take(&env, &handle)?;
+        }
+        Ok(n)
+    })
+}
+
+/// Frees the cursor of `handle` (an iteration stopped early).
+#[napi(ts_args_type = "handle: object")]
+pub fn segment_cursor_close(env: Env, handle: Handle) -> Result<()> {
+    held::with(&env, |h| h.take(&env, &handle).map(drop))
+}
+
+/// The next segments of `input` after what `cursor` has seen, into `out`.
+fn fill(cursor: &mut Cursor, input: &[u8], out: &mut [f64]) -> Core<u32> {
+    let (tokens, fed) = (&mut cursor.tokens, &mut cursor.fed);
+    let mut n = 0;
+    while (n + 1) * FIELDS <= out.len() {
+        match tokens.next() {
+            Pull::Token(Token::Segment(s)) => {
+                let start = s.offset();
+                emit(&mut out[n * FIELDS..(n + 1) * FIELDS], &s, start);
+                n += 1;
+            }
+            Pull::Token(Token::Diagnostic(_)) => {}
+            Pull::NeedInput => {
+                let end = input.len().min(*fed + SLICE);
+                let slice = input.get(*fed..end).ok_or_else(|| bad("the input"))?;
+                tokens.feed(slice);
+                *fed = end;
+                if end == input.len() {
+                    tokens.finish();
                 }
             }
-            Ok(n as u32)
-        })
+            Pull::End => break,
+        }
     }
+    Ok(n as u32)
 }
 
 /// Splits a stream of chunks into segments, with memory bounded by the
-/// longest segment plus one chunk.
+/// longest segment plus one chunk. Its tokenizer is freed when the input
+/// ends (`push(null)`), not only when Node finalizes the splitter.
 #[napi]
 pub struct SegmentSplitter {
-    tokens: StreamTokenizer,
+    tokens: Option<StreamTokenizer>,
 }
 
-/// Segments split from the chunks fed so far.
-#[napi(object)]
+/// Segments split from the chunks fed so far (in memory V8 allocates).
+#[napi(object, object_from_js = false)]
 pub struct SplitBatch {
     /// The raw bytes (and suffixes) of the segments, one after another.
-    pub bytes: Buffer,
+    #[napi(ts_type = "Buffer")]
+    pub bytes: JsBytes,
     /// [`FIELDS`] numbers per segment, starts relative to `bytes`.
-    pub fields: Float64Array,
+    #[napi(ts_type = "Float64Array")]
+    pub fields: JsNumbers,
 }
 
 #[napi]
@@ -237,15 +272,22 @@ impl SegmentSplitter {
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         SegmentSplitter {
-            tokens: StreamTokenizer::new(),
+            tokens: Some(StreamTokenizer::new()),
         }
     }
 
     /// Feeds a chunk (`null` ends the input); returns the segments completed.
     #[napi]
     pub fn push(&mut self, chunk: Option<&[u8]>) -> Result<SplitBatch> {
+        let last = chunk.is_none();
         let tokens = &mut self.tokens;
         let (bytes, fields) = guard(|| {
+            let tokens = tokens.as_mut().ok_or_else(|| {
+                x12kit::Error::new(
+                    x12kit::ErrorCode::InvalidArgument,
+                    "this segment splitter has ended; create a new one",
+                )
+            })?;
             match chunk {
                 Some(c) => tokens.feed(c),
                 None => tokens.finish(),
@@ -270,6 +312,9 @@ impl SegmentSplitter {
             }
             Ok((bytes, fields))
         })?;
+        if last {
+            self.tokens = None;
+        }
         Ok(SplitBatch {
             bytes: bytes.into(),
             fields: fields.into(),

@@ -1,70 +1,91 @@
 //! Push validation of a stream of chunks (bounded memory).
+//!
+//! The core's `StreamValidator` lives in the registry of `held.rs`, owned
+//! by a token that `index.js`'s `StreamValidator` class keeps: `finish()`
+//! frees it at once, and a validator dropped unfinished is freed once V8
+//! has collected its token, even inside a synchronous loop.
 
-use crate::errors::guard;
-use crate::{ValidationHandle, opts};
+use crate::errors::{guard, to_napi};
+use crate::held::{self, Handle, State};
+use crate::{Validated, opts, validated};
+use napi::Env;
 use napi::bindgen_prelude::Result;
 use napi_derive::napi;
 use serde_json::Value;
 use x12kit::ops;
 
-/// The core's `StreamValidator`: feed chunks of any size, then finish.
-#[napi]
-pub struct StreamValidator {
-    inner: Option<x12kit::StreamValidator>,
-}
-
-fn finished() -> x12kit::Error {
-    x12kit::Error::new(
+fn finished() -> napi::Error {
+    to_napi(&x12kit::Error::new(
         x12kit::ErrorCode::InvalidArgument,
         "this stream validator is finished; create a new one",
-    )
+    ))
 }
 
-#[napi]
-impl StreamValidator {
-    /// A validator with the options of `validate` (`{ structure }`).
-    #[napi(constructor)]
-    pub fn new(options: Option<Value>) -> Result<Self> {
-        guard(|| {
-            let o: ops::ValidateOptions = opts(options)?;
-            Ok(StreamValidator {
-                inner: Some(ops::stream_validator(&o)),
-            })
-        })
-    }
+/// What a validator holds natively, for V8's accounting.
+fn footprint(v: &x12kit::StreamValidator) -> usize {
+    v.retained_bytes() + (64 << 10)
+}
 
-    /// Feeds the next chunk of input.
-    #[napi]
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<()> {
-        let inner = &mut self.inner;
-        guard(|| {
-            inner.as_mut().ok_or_else(finished)?.feed(chunk);
-            Ok(())
-        })
-    }
+/// A validator with the options of `validate` (`{ structure, retain }`): its handle.
+#[napi(ts_return_type = "object")]
+pub fn stream_validator_new(env: Env, options: Option<Value>) -> Result<Handle> {
+    let v = guard(|| {
+        let o: ops::ValidateOptions = opts(options)?;
+        Ok(ops::stream_validator(&o))
+    })?;
+    let bytes = footprint(&v);
+    held::with(&env, |h| {
+        h.insert(&env, State::Validator(Box::new(v)), bytes)
+    })
+}
 
-    /// Input bytes consumed so far.
-    #[napi(getter)]
-    pub fn consumed(&self) -> f64 {
-        self.inner.as_ref().map_or(0.0, |v| v.consumed() as f64)
-    }
+/// Feeds the next chunk of input to the validator of `handle`.
+#[napi(ts_args_type = "handle: object, chunk: Uint8Array")]
+pub fn stream_validator_feed(env: Env, handle: Handle, chunk: &[u8]) -> Result<()> {
+    held::with(&env, |h| {
+        let bytes = match h.get(&env, &handle)? {
+            State::Validator(v) => {
+                guard(|| {
+                    v.feed(chunk);
+                    Ok(())
+                })?;
+                footprint(v)
+            }
+            State::Finished => return Err(finished()),
+            _ => return Err(held::not_a_handle()),
+        };
+        h.resize(&env, &handle, bytes)
+    })
+}
 
-    /// Bytes held for findings still open (memory accounting).
-    #[napi(getter)]
-    pub fn retained_bytes(&self) -> f64 {
-        self.inner
-            .as_ref()
-            .map_or(0.0, |v| v.retained_bytes() as f64)
-    }
+/// `[consumed, retainedBytes]` of the validator of `handle` (zeros once finished).
+#[napi(ts_args_type = "handle: object")]
+pub fn stream_validator_counts(env: Env, handle: Handle) -> Result<Vec<f64>> {
+    held::with(&env, |h| match h.get(&env, &handle)? {
+        State::Validator(v) => Ok(vec![v.consumed() as f64, v.retained_bytes() as f64]),
+        State::Finished => Ok(vec![0.0, 0.0]),
+        _ => Err(held::not_a_handle()),
+    })
+}
 
-    /// Ends the input; the validation result (its JSON and `acknowledge`).
-    #[napi]
-    pub fn finish(&mut self) -> Result<ValidationHandle> {
-        let inner = &mut self.inner;
-        guard(|| {
-            Ok(ValidationHandle {
-                inner: inner.take().ok_or_else(finished)?.finish(),
-            })
-        })
-    }
+/// Ends the input of the validator of `handle`; the validation result. The
+/// validator's memory is freed now; its handle only says "finished" after.
+#[napi(ts_args_type = "handle: object")]
+pub fn stream_validator_finish(env: Env, handle: Handle) -> Result<Validated> {
+    let v = held::with(&env, |h| {
+        let state = h.get(&env, &handle)?;
+        match std::mem::replace(state, State::Finished) {
+            State::Validator(v) => {
+                h.resize(&env, &handle, 0)?;
+                Ok(v)
+            }
+            State::Finished => Err(finished()),
+            other => {
+                *state = other;
+                Err(held::not_a_handle())
+            }
+        }
+    })?;
+    let v = guard(|| Ok((*v).finish()))?;
+    validated(&env, v)
 }

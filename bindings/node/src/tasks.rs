@@ -2,9 +2,10 @@
 //! large input does not block the event loop. Each task owns a copy of its
 //! input (JS may change or free the buffer while the task runs).
 
+use crate::bytes::{JsBytes, JsNumbers};
 use crate::errors::{internal, to_napi};
 use crate::{
-    Core, RenderOutput, ValidationHandle, into_string, now_from, opts, render_output, split,
+    Core, RenderOutput, Validated, into_string, now_from, opts, render_output, split, validated,
 };
 use napi::bindgen_prelude::*;
 use napi::{Env, Task};
@@ -31,14 +32,16 @@ pub struct ParseTask {
 /// JSON text split into a skeleton and runs of array items (see `split.rs`):
 /// JS parses the skeleton, then each run, yielding to the event loop between
 /// runs, and splices the runs' items into place.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct SplitJson {
     /// The JSON with each run replaced by `{"\u0000": k}`.
     pub skeleton: String,
     /// The whole JSON (UTF-8), which the runs index.
-    pub json: Buffer,
+    #[napi(ts_type = "Buffer")]
+    pub json: JsBytes,
     /// Start and end byte offsets in `json` of each run, in pairs.
-    pub runs: Float64Array,
+    #[napi(ts_type = "Float64Array")]
+    pub runs: JsNumbers,
 }
 
 pub(crate) fn split_json(json: Vec<u8>, limit: usize) -> SplitJson {
@@ -72,7 +75,7 @@ impl Task for ParseTask {
     }
 }
 
-/// `validateAsync`: the validation result, kept native for `acknowledge`.
+/// `validateAsync`: the validation result (its JSON and handle).
 pub struct ValidateTask {
     input: Vec<u8>,
     options: ops::ValidateOptions,
@@ -80,15 +83,15 @@ pub struct ValidateTask {
 
 impl Task for ValidateTask {
     type Output = x12kit::Validation;
-    type JsValue = ValidationHandle;
+    type JsValue = Validated;
 
     fn compute(&mut self) -> Result<x12kit::Validation> {
         let (input, o) = (std::mem::take(&mut self.input), self.options);
         run(|| Ok(ops::validate(&input, &o)))
     }
 
-    fn resolve(&mut self, _env: Env, output: x12kit::Validation) -> Result<ValidationHandle> {
-        Ok(ValidationHandle { inner: output })
+    fn resolve(&mut self, env: Env, output: x12kit::Validation) -> Result<Validated> {
+        validated(&env, output)
     }
 }
 
@@ -140,9 +143,9 @@ pub fn parse_split_async(
     ))
 }
 
-/// Validates X12 on the thread pool; resolves to a handle on the result.
-#[napi(ts_return_type = "Promise<ValidationHandle>")]
-pub fn validate_handle_async(
+/// Validates X12 on the thread pool; resolves to the result's JSON and handle.
+#[napi(ts_return_type = "Promise<Validated>")]
+pub fn validate_async(
     input: &[u8],
     options: Option<Value>,
     signal: Option<AbortSignal>,

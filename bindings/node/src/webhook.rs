@@ -1,5 +1,6 @@
 //! Webhook signing and verification (`X-Service-Signature`).
 
+use crate::bytes::JsBytes;
 use crate::errors::guard;
 use crate::{Core, opts, unix_from};
 use napi::bindgen_prelude::*;
@@ -103,7 +104,7 @@ impl Verifier {
 }
 
 /// A signed delivery: the exact body and the headers signed over it.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct Delivery {
     /// The delivery id (a UUIDv7), shared by every attempt.
     pub id: String,
@@ -112,7 +113,8 @@ pub struct Delivery {
     /// The signing timestamp (Unix seconds).
     pub timestamp: f64,
     /// The body to send, byte for byte.
-    pub body: Buffer,
+    #[napi(ts_type = "Buffer")]
+    pub body: JsBytes,
     /// The headers to send, in a fixed order, as `[name, value]` pairs.
     pub headers: Vec<Vec<String>>,
 }

@@ -16,20 +16,48 @@ pub fn bytes_arg(v: &JsValue, name: &str) -> Result<Vec<u8>> {
     } else if let Some(b) = v.dyn_ref::<ArrayBuffer>() {
         Ok(Uint8Array::new(b).to_vec())
     } else if ArrayBuffer::is_view(v) {
-        let buf = Reflect::get(v, &"buffer".into())?;
-        let off = Reflect::get(v, &"byteOffset".into())?
-            .as_f64()
-            .unwrap_or(0.0);
-        let len = Reflect::get(v, &"byteLength".into())?
-            .as_f64()
-            .unwrap_or(0.0);
-        Ok(Uint8Array::new_with_byte_offset_and_length(&buf, off as u32, len as u32).to_vec())
+        Ok(byte_view(v)?.to_vec())
     } else {
         Err(argument(format!(
             "{name} must be a Uint8Array, an ArrayBuffer or a string; found {}",
             type_name(v)
         )))
     }
+}
+
+/// A copy of bytes input made in JS memory (no wasm memory used): a string
+/// as it is (strings are immutable), any byte array or `ArrayBuffer` as a
+/// new `Uint8Array` (the caller may change theirs later).
+pub fn js_copy(v: &JsValue, name: &str) -> Result<JsValue> {
+    if v.is_string() {
+        Ok(v.clone())
+    } else if let Some(a) = v.dyn_ref::<Uint8Array>() {
+        Ok(a.slice(0, a.length()).into())
+    } else if let Some(b) = v.dyn_ref::<ArrayBuffer>() {
+        Ok(Uint8Array::new(b).slice(0, b.byte_length()).into())
+    } else if ArrayBuffer::is_view(v) {
+        let view = byte_view(v)?;
+        Ok(view.slice(0, view.length()).into())
+    } else {
+        Err(argument(format!(
+            "{name} must be a Uint8Array, an ArrayBuffer or a string; found {}",
+            type_name(v)
+        )))
+    }
+}
+
+/// A `Uint8Array` over the bytes of any typed-array view or `DataView`.
+fn byte_view(v: &JsValue) -> Result<Uint8Array> {
+    let buf = Reflect::get(v, &"buffer".into())?;
+    let off = Reflect::get(v, &"byteOffset".into())?
+        .as_f64()
+        .unwrap_or(0.0);
+    let len = Reflect::get(v, &"byteLength".into())?
+        .as_f64()
+        .unwrap_or(0.0);
+    Ok(Uint8Array::new_with_byte_offset_and_length(
+        &buf, off as u32, len as u32,
+    ))
 }
 
 /// A string argument.

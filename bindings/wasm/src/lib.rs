@@ -117,6 +117,20 @@ fn start() {
     panic::install();
 }
 
+/// Internal, for the tests only (not in the `.d.ts`): the size of the
+/// module's linear memory in bytes (it grows in 64 KiB pages and never shrinks).
+#[wasm_bindgen(js_name = __memoryBytes, skip_typescript)]
+pub fn memory_bytes() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        (core::arch::wasm32::memory_size(0) * 65536) as f64
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}
+
 /// Internal, for the tests only (not in the `.d.ts`): panics inside a call,
 /// which must reach JS as an `INTERNAL` error and leave later calls working.
 #[wasm_bindgen(js_name = __panicForTests, skip_typescript)]
@@ -141,8 +155,8 @@ pub fn parse_to_json(input: &JsValue, options: &JsValue) -> Result<Uint8Array> {
 }
 
 /// The segments of the input as a lazy iterator of `Segment` views (the
-/// core's tokenizer runs as the iterator advances; the views read the one
-/// copy of the input in wasm memory).
+/// core's tokenizer runs as the iterator advances; the views are plain JS
+/// objects over one copy of the input in JS memory: see [`segments`]).
 #[wasm_bindgen(skip_typescript)]
 pub fn segments(input: &JsValue) -> Result<JsValue> {
     segments::segments(input)
@@ -151,9 +165,12 @@ pub fn segments(input: &JsValue) -> Result<JsValue> {
 /// Validates the envelopes (and with `structure`, the 18 known sets); the validation result object.
 #[wasm_bindgen(skip_typescript)]
 pub fn validate(input: &JsValue, options: &JsValue) -> Result<JsValue> {
+    validation::forget_latest();
     let bytes = bytes_arg(input, "input")?;
     let o: ops::ValidateOptions = options_arg(options)?;
-    validation::result(std::rc::Rc::new(ops::validate(&bytes, &o)))
+    let v = std::rc::Rc::new(ops::validate(&bytes, &o));
+    drop(bytes);
+    validation::result(v, validation::Source::Input(input, options))
 }
 
 /// Like `validate`, as UTF-8 JSON bytes (identical to `x12kit validate --json`).
@@ -165,7 +182,7 @@ pub fn validate_to_json(input: &JsValue, options: &JsValue) -> Result<Uint8Array
 }
 
 /// The TA1 / 997 / 999 acknowledging a validation result of `validate` or
-/// `StreamValidator.finish` (not validated again), or the X12 input, as X12
+/// `StreamValidator.finish` (see [`validation`]), or the X12 input, as X12
 /// bytes (empty when nothing is to be acknowledged). `options.now` (a `Date`
 /// or Unix seconds) defaults to `Date.now()`.
 #[wasm_bindgen(skip_typescript)]
@@ -344,7 +361,10 @@ impl StreamValidator {
 
     /// Ends the input: the validation result object (the same as `validate` on the whole input).
     pub fn finish(&mut self) -> Result<JsValue> {
-        validation::result(self.finish_validation()?.clone())
+        validation::result(
+            self.finish_validation()?.clone(),
+            validation::Source::Stream,
+        )
     }
 
     /// Like `finish`, as UTF-8 JSON bytes.
@@ -416,18 +436,27 @@ export function parse(input: X12Input, options?: ParseOptions): ParseResult;
 export function parseToJson(input: X12Input, options?: ParseOptions): Uint8Array;
 /** The segments of the input, lazily: the core's tokenizer finds each one as the iterator advances. */
 export function segments(input: X12Input): SegmentIterator;
-/** What `segments` returns: an iterator (and iterable) of `Segment` views. */
+/**
+ * What `segments` returns: an iterator (and iterable) of `Segment` views. It
+ * frees its wasm memory when it is done or stopped (`return()`, which
+ * `for…of` calls on `break`); `free()` does it at once.
+ */
 export class SegmentIterator implements IterableIterator<Segment> {
   private constructor();
   free(): void;
   next(): IteratorResult<Segment, undefined>;
+  /** Stops the iteration early: frees what the iterator holds. */
+  return(value?: unknown): IteratorResult<Segment, undefined>;
   [Symbol.iterator](): SegmentIterator;
   /** Consumes the remaining segments without making views; how many there were. */
   skipRest(): number;
 }
-/** A lazy view of one segment; its text and elements are read from the input when asked for. */
-export class Segment {
-  private constructor();
+/**
+ * A lazy view of one segment, a plain object holding no wasm memory: its
+ * text and elements are read from the (JS) copy of the input when asked for.
+ */
+export interface Segment {
+  /** Does nothing (a view holds no wasm memory); kept for code written for earlier versions. */
   free(): void;
   /** The identifier (`ISA`, `BEG`, ...). */
   readonly id: string;

@@ -135,6 +135,49 @@ test('chromium: a 100 MB stream validates with bounded wasm memory', async () =>
   console.log(`# 100 MB stream in Chromium: ${(r.total / 1e6 / (r.ms / 1000)).toFixed(0)} MB/s, wasm memory ${r.before} -> ${r.after} bytes`);
 });
 
+test('chromium: ten 10 MB files validated one after another leave the wasm memory where one left it', async () => {
+  const r = await page.evaluate(() => {
+    const enc = new TextEncoder();
+    // A 10 MB 850 (about 1,500 sets of 20 lines), its control numbers from `k`.
+    const file = (k) => {
+      const isa = String(k).padStart(9, '0');
+      let body = '';
+      for (let i = 1; i <= 20; i++) body += `PO1*${i}*24*EA*12.50**VP*WIDGET-${String(i).padStart(6, '0')}*UP*012345678905~\nPID*F****A BLUE WIDGET OF SOME SIZE~\n`;
+      const parts = [`ISA*00*          *00*          *ZZ*ACMERETAIL     *ZZ*WIDGETCO       *261122*0930*U*00401*${isa}*0*P*>~\nGS*PO*ACMERETAIL*WIDGETCO*20261122*0930*${k}*X*004010~\n`];
+      let size = 0;
+      let n = 0;
+      while (size < 10_000_000) {
+        const cn = String(++n).padStart(9, '0');
+        const set = `ST*850*${cn}~\nBEG*00*SA*PO-${cn}**20261122~\n${body}CTT*20~\nSE*${3 + 40 + 1}*${cn}~\n`;
+        parts.push(set);
+        size += set.length;
+      }
+      parts.push(`GE*${n}*${k}~\nIEA*1*${isa}~\n`);
+      return enc.encode(parts.join(''));
+    };
+    const x12 = window.x12;
+    const after = [];
+    let valid = 0;
+    let acks = 0;
+    // One after another, as a page checks the files a user drops (each file
+    // made just before it is validated, then dropped).
+    for (let k = 1; k <= 10; k++) {
+      const bytes = file(k);
+      const v = x12.validate(bytes, { structure: true });
+      if (v.valid) valid++;
+      acks += x12.acknowledge(v, { kind: '997', now: 1700000000 }).length > 0 ? 1 : 0;
+      after.push(window.wasmMemory.buffer.byteLength);
+    }
+    return { after, valid, acks };
+  });
+  assert.equal(r.valid, 10);
+  assert.equal(r.acks, 10);
+  console.log(`# ten 10 MB files in Chromium: wasm memory ${r.after.join(', ')} bytes after each`);
+  // Linear memory cannot shrink: what one 10 MB validation needed is kept,
+  // and the nine after it fit in the same pages.
+  assert.deepEqual(r.after, r.after.map(() => r.after[0]), `wasm memory after each file: ${r.after.join(', ')}`);
+});
+
 // Last: it resets the module. A panic in the web build (README, Panics).
 test('chromium: a panic is an INTERNAL X12kitError, and the calls after it work', async () => {
   const r = await page.evaluate(async () => {

@@ -302,11 +302,32 @@ test('segments: 200 000 segments iterate in bounded steps (the views are made on
   const body = Array.from({ length: 200_000 }, (_, i) => `REF*ZZ*${i}~`).join('');
   const it = x12.segments(`ISA*00*          *00*          *ZZ*A              *ZZ*B              *230101*1200*U*00401*000000001*0*T*:~${body}`);
   let n = 0;
-  for (const s of it) {
-    if (n === 100_000) assert.equal(s.element(2), '99999');
+  for (let r = it.next(); !r.done; r = it.next()) {
+    if (n === 100_000) assert.equal(r.value.element(2), '99999');
     if (++n === 150_000) break;
   }
   assert.equal(it.skipRest(), 200_001 - 150_000);
+  assert.deepEqual(it.next(), { value: undefined, done: true });
+});
+
+test('segments: break out of for…of closes the iterator (return(), as in the Node addon), and the views stay valid', () => {
+  const it = x12.segments(SAMPLE);
+  const seen = [];
+  for (const s of it) {
+    seen.push(s);
+    if (seen.length === 3) break;
+  }
+  // The iterator let go of its tokenizer and input; the views keep the input.
+  assert.deepEqual(it.next(), { value: undefined, done: true });
+  assert.equal(it.skipRest(), 0);
+  assert.deepEqual(seen.map((s) => s.id), ['ISA', 'GS', 'ST']);
+  assert.equal(seen[2].element(1), '850');
+  assert.deepEqual(it.return('v'), { value: 'v', done: true });
+  // A view is a plain object: no wasm memory, free() is a no-op, JSON is toJSON.
+  assert.equal(seen[0].free(), undefined);
+  assert.equal(seen[0].element(1), '00');
+  assert.deepEqual(Object.keys(seen[1]), ['id', 'index', 'offset', 'length']);
+  assert.throws(() => Object.getPrototypeOf(seen[0]).element.call({}, 1), (e) => e.code === 'INVALID_ARGUMENT');
 });
 
 test('render and documentSchema: every document type has a schema; render gives X12 that maps back', () => {
@@ -491,8 +512,12 @@ test('panic: a panic is an INTERNAL X12kitError, and the calls after it work', (
   for (const m of ['second', 'third']) assert.match(thrown(() => x12.__panicForTests(m)).message, new RegExp(`: ${m} \\(at `));
   assert.equal(x12.describeSegment('850', '004010', 'BEG').segmentName, 'Beginning Segment for Purchase Order');
 
-  // Objects of the discarded instance: INTERNAL, and free() is harmless.
-  for (const stale of [() => sv.feed(SAMPLE.subarray(200)), () => sv.finish(), () => seg.id, () => it.next()]) {
+  // Objects of the discarded instance: INTERNAL, and free() is harmless. A
+  // segment view holds no wasm state: it keeps working.
+  assert.equal(seg.id, 'ISA');
+  assert.equal(seg.element(1), '00');
+  assert.ok(seg.raw.startsWith('ISA*00*'));
+  for (const stale of [() => sv.feed(SAMPLE.subarray(200)), () => sv.finish(), () => it.next()]) {
     const s = thrown(stale);
     assert.equal(s.code, 'INTERNAL', s.message);
     assert.match(s.message, /made before an internal error/);

@@ -7,18 +7,27 @@ export function parse(input: X12Input, options?: ParseOptions): ParseResult;
 export function parseToJson(input: X12Input, options?: ParseOptions): Uint8Array;
 /** The segments of the input, lazily: the core's tokenizer finds each one as the iterator advances. */
 export function segments(input: X12Input): SegmentIterator;
-/** What `segments` returns: an iterator (and iterable) of `Segment` views. */
+/**
+ * What `segments` returns: an iterator (and iterable) of `Segment` views. It
+ * frees its wasm memory when it is done or stopped (`return()`, which
+ * `for…of` calls on `break`); `free()` does it at once.
+ */
 export class SegmentIterator implements IterableIterator<Segment> {
     private constructor();
     free(): void;
     next(): IteratorResult<Segment, undefined>;
+    /** Stops the iteration early: frees what the iterator holds. */
+    return(value?: unknown): IteratorResult<Segment, undefined>;
     [Symbol.iterator](): SegmentIterator;
     /** Consumes the remaining segments without making views; how many there were. */
     skipRest(): number;
 }
-/** A lazy view of one segment; its text and elements are read from the input when asked for. */
-export class Segment {
-    private constructor();
+/**
+ * A lazy view of one segment, a plain object holding no wasm memory: its
+ * text and elements are read from the (JS) copy of the input when asked for.
+ */
+export interface Segment {
+    /** Does nothing (a view holds no wasm memory); kept for code written for earlier versions. */
     free(): void;
     /** The identifier (`ISA`, `BEG`, ...). */
     readonly id: string;

@@ -7,18 +7,27 @@ export function parse(input: X12Input, options?: ParseOptions): ParseResult;
 export function parseToJson(input: X12Input, options?: ParseOptions): Uint8Array;
 /** The segments of the input, lazily: the core's tokenizer finds each one as the iterator advances. */
 export function segments(input: X12Input): SegmentIterator;
-/** What `segments` returns: an iterator (and iterable) of `Segment` views. */
+/**
+ * What `segments` returns: an iterator (and iterable) of `Segment` views. It
+ * frees its wasm memory when it is done or stopped (`return()`, which
+ * `for…of` calls on `break`); `free()` does it at once.
+ */
 export class SegmentIterator implements IterableIterator<Segment> {
     private constructor();
     free(): void;
     next(): IteratorResult<Segment, undefined>;
+    /** Stops the iteration early: frees what the iterator holds. */
+    return(value?: unknown): IteratorResult<Segment, undefined>;
     [Symbol.iterator](): SegmentIterator;
     /** Consumes the remaining segments without making views; how many there were. */
     skipRest(): number;
 }
-/** A lazy view of one segment; its text and elements are read from the input when asked for. */
-export class Segment {
-    private constructor();
+/**
+ * A lazy view of one segment, a plain object holding no wasm memory: its
+ * text and elements are read from the (JS) copy of the input when asked for.
+ */
+export interface Segment {
+    /** Does nothing (a view holds no wasm memory); kept for code written for earlier versions. */
     free(): void;
     /** The identifier (`ISA`, `BEG`, ...). */
     readonly id: string;
@@ -233,11 +242,9 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
+    readonly __memoryBytes: () => number;
     readonly __panicForTests: (a: number, b: number) => void;
     readonly __start: () => void;
-    readonly __validation_acknowledge: (a: number, b: any) => [number, number, number];
-    readonly __wbg___validation_free: (a: number, b: number) => void;
-    readonly __wbg_segment_free: (a: number, b: number) => void;
     readonly __wbg_segmentiterator_free: (a: number, b: number) => void;
     readonly __wbg_streamvalidator_free: (a: number, b: number) => void;
     readonly __wbg_webhook_free: (a: number, b: number) => void;
@@ -254,17 +261,14 @@ export interface InitOutput {
     readonly readAcknowledgementToJson: (a: any) => [number, number, number];
     readonly render: (a: any, b: any, c: any, d: any) => [number, number, number];
     readonly renderResult: (a: any, b: any, c: any, d: any) => [number, number, number];
-    readonly segment_components: (a: number, b: any) => [number, number, number];
-    readonly segment_element: (a: number, b: any) => [number, number, number, number];
-    readonly segment_elements: (a: number) => any;
-    readonly segment_id: (a: number) => [number, number];
-    readonly segment_index: (a: number) => number;
-    readonly segment_length: (a: number) => number;
-    readonly segment_offset: (a: number) => number;
-    readonly segment_raw_text: (a: number) => [number, number];
-    readonly segment_repetitions: (a: number, b: any) => [number, number, number];
-    readonly segment_toJSON: (a: number) => [number, number, number];
+    readonly segmentiterator___components: (a: any, b: any, c: any) => [number, number, number];
+    readonly segmentiterator___element: (a: any, b: any, c: any) => [number, number, number];
+    readonly segmentiterator___elements: (a: any, b: any, c: any) => [number, number, number];
+    readonly segmentiterator___raw: (a: any, b: any, c: any) => [number, number, number];
+    readonly segmentiterator___repetitions: (a: any, b: any, c: any) => [number, number, number];
+    readonly segmentiterator___toJSON: (a: any, b: any, c: any) => [number, number, number];
     readonly segmentiterator_next: (a: number) => [number, number, number];
+    readonly segmentiterator_return: (a: number, b: any) => [number, number, number];
     readonly segmentiterator_skipRest: (a: number) => number;
     readonly segments: (a: any) => [number, number, number];
     readonly streamvalidator_acknowledge: (a: number, b: any) => [number, number, number];

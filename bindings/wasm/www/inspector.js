@@ -16,10 +16,12 @@ export function rawSegments(x12, bytes, limit = 5000) {
   let version = '';
   let type = '';
   let icVersion = ''; // ISA12, the version of the interchange's own segments (ISA, TA1, IEA)
-  for (const s of it) {
+  // next() rather than for…of: `break` would close the iterator, and the
+  // segments after the ones shown are still to be counted (skipRest).
+  for (let r = it.next(); !r.done; r = it.next()) {
+    const s = r.value;
     const { id, index, offset, length } = s;
     const elements = s.elements();
-    s.free();
     if (id === 'ISA') icVersion = elements[11] || '';
     if (id === 'GS') version = elements[7] || '';
     if (id === 'ST') type = elements[0] || '';

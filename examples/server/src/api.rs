@@ -68,6 +68,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/validate", post(validate))
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(crate::serve::capacity::admit))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard));
     use crate::settings_api as s;
     // The routes of a signed-in person, behind the session guard (API keys refused).
@@ -122,12 +123,17 @@ pub fn router(app: Arc<App>) -> Router {
             "/api/deliveries/{id}/redeliver",
             post(crate::actions::redeliver),
         )
+        .route_layer(axum::middleware::from_fn(crate::serve::capacity::admit))
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
             crate::auth::guard,
         ));
     Router::new()
-        .route("/api/auth/login", post(crate::auth::login))
+        .route(
+            "/api/auth/login",
+            post(crate::auth::login)
+                .layer(axum::middleware::from_fn(crate::serve::capacity::admit)),
+        )
         .merge(session)
         .merge(crate::dashboard::router())
         // AS2 partners: authenticated by their signature, not by a key (src/as2/inbound.rs).
@@ -992,23 +998,41 @@ async fn healthz() -> Json<Value> {
     Json(json!({"ok": true}))
 }
 
-/// `GET /readyz`: the database answers and the writer runs.
+/// `GET /readyz`: the database answers, the writer runs and its writes succeed, and the
+/// process is not shedding work.
 #[utoipa::path(get, path = "/readyz", tag = "service",
     responses(
         (status = 200, description = "Ready to serve.", body = crate::openapi::Health),
-        (status = 503, description = "The store is not usable.", body = crate::openapi::ErrorBody),
+        (status = 503, description = "Not ready: the store is not usable (`NOT_READY`), its writes fail (`STORE_UNAVAILABLE`: a full disk, the database restarting), or the process is shedding work (`OVERLOADED`: each route group or limit refusing requests is a detail).", body = crate::openapi::ErrorBody),
     ))]
-async fn readyz(State(app): AppState) -> Response {
-    if app.store.ready().await {
-        Json(json!({"ok": true})).into_response()
-    } else {
-        ApiError::new(
+async fn readyz(
+    State(app): AppState,
+    serving: Option<Extension<Arc<crate::serve::Serving>>>,
+) -> Response {
+    if !app.store.ready().await {
+        return ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "NOT_READY",
             "the database is not usable",
         )
-        .into_response()
+        .into_response();
     }
+    if let Some(fault) = app.store.write_fault() {
+        tracing::debug!(%fault, "not ready: the store cannot take writes");
+        return ApiError::store_unavailable().into_response();
+    }
+    let pressure = serving.map(|s| s.pressure()).unwrap_or_default();
+    if !pressure.is_empty() {
+        let e = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "OVERLOADED",
+            "the process is shedding work: send traffic elsewhere for a moment",
+        )
+        .with_details(pressure)
+        .with_header(header::RETRY_AFTER, HeaderValue::from(1u64));
+        return e.into_response();
+    }
+    Json(json!({"ok": true})).into_response()
 }
 
 /// `GET /api/v1/openapi.json`.

@@ -29,6 +29,9 @@ pub struct FileConfig {
     /// Background workers (lifecycle, routing, webhooks).
     #[serde(default)]
     pub workers: Workers,
+    /// Connection limits, timeouts and the capacity of each route group.
+    #[serde(default)]
+    pub server: crate::serve::Settings,
     /// Sign-in: session lifetimes and the lockout.
     #[serde(default)]
     pub auth: Auth,
@@ -115,6 +118,13 @@ pub struct Workers {
     /// Partner transfers and webhook deliveries in flight at once (each).
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
+    /// Transfers to one partner in flight at once, so that a partner that stalls (accepts
+    /// and never answers) holds no more than this many of `concurrency`.
+    #[serde(default = "default_per_peer")]
+    pub concurrency_per_partner: usize,
+    /// Deliveries to one webhook endpoint in flight at once (the same, for endpoints).
+    #[serde(default = "default_per_peer")]
+    pub concurrency_per_endpoint: usize,
     /// Waits before each webhook retry, in milliseconds; after the last one fails the
     /// delivery is `failed`. Default: the Standard Webhooks schedule (5 s, 5 min, 30 min, 2 h,
     /// 5 h, 10 h, 10 h: 8 attempts over about 27.6 hours).
@@ -131,6 +141,8 @@ impl Default for Workers {
             enabled: true,
             poll_ms: default_poll_ms(),
             concurrency: default_concurrency(),
+            concurrency_per_partner: default_per_peer(),
+            concurrency_per_endpoint: default_per_peer(),
             webhook_retry_ms: default_webhook_retry_ms(),
             webhook_timeout_ms: default_webhook_timeout_ms(),
         }
@@ -145,6 +157,9 @@ fn default_poll_ms() -> u64 {
 }
 fn default_concurrency() -> usize {
     64
+}
+fn default_per_peer() -> usize {
+    8
 }
 fn default_webhook_retry_ms() -> Vec<u64> {
     vec![
@@ -419,6 +434,8 @@ pub struct Config {
     pub sign_in_hint: Option<String>,
     /// The accounts to import into an empty store.
     pub bootstrap: Vec<AccountImport>,
+    /// The serving layer's settings, resolved.
+    pub server: crate::serve::settings::Resolved,
 }
 
 /// Reads and checks the configuration file.
@@ -447,12 +464,20 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
             return Err("limits: every limit must be at least 1 per minute".into());
         }
     }
-    if file.workers.poll_ms == 0 || file.workers.concurrency == 0 {
-        return Err("workers: poll_ms and concurrency must be at least 1".into());
+    if file.workers.poll_ms == 0
+        || file.workers.concurrency == 0
+        || file.workers.concurrency_per_partner == 0
+        || file.workers.concurrency_per_endpoint == 0
+    {
+        return Err(
+            "workers: poll_ms, concurrency, concurrency_per_partner and concurrency_per_endpoint must be at least 1"
+                .into(),
+        );
     }
     if file.max_body_bytes == 0 {
         return Err("max_body_bytes must be at least 1".into());
     }
+    let server = file.server.resolve(file.max_body_bytes)?;
     let a = &file.auth;
     if a.session_idle_seconds == 0
         || a.session_absolute_seconds == 0
@@ -630,6 +655,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         max_body_bytes: file.max_body_bytes,
         limits: file.limits,
         workers: file.workers,
+        server,
         auth: file.auth,
         secret_key_file: file.secret_key_file.map(|f| base.join(f)),
         create_secret_key_file: file.create_secret_key_file,

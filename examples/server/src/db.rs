@@ -9,32 +9,88 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-/// A store failure (logged by the caller; answered as a 500).
-#[derive(Debug)]
-pub struct DbError(pub String);
+/// A store failure (logged by the caller): a 503 `STORE_UNAVAILABLE` when the store
+/// cannot work now (a full disk, an I/O error, the database restarting or out of
+/// reach: [`DbError::unavailable`]), else a 500.
+#[derive(Debug, Clone)]
+pub struct DbError {
+    /// What failed, for the log.
+    pub message: String,
+    /// True when the failure is the store's state rather than the statement: writes
+    /// succeed again once it passes (the disk has room, the database is back).
+    pub unavailable: bool,
+}
+
+impl DbError {
+    /// A failure of the statement or of the data (a bug: a 500).
+    pub fn new(message: impl Into<String>) -> Self {
+        DbError {
+            message: message.into(),
+            unavailable: false,
+        }
+    }
+}
 
 impl std::fmt::Display for DbError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl From<rusqlite::Error> for DbError {
     fn from(e: rusqlite::Error) -> Self {
-        DbError(format!("sqlite: {e}"))
+        use rusqlite::ErrorCode::*;
+        let unavailable = matches!(
+            e.sqlite_error_code(),
+            Some(
+                DiskFull
+                    | SystemIoFailure
+                    | CannotOpen
+                    | DatabaseBusy
+                    | DatabaseLocked
+                    | OutOfMemory
+                    | ReadOnly
+                    | FileLockingProtocolFailed
+            )
+        );
+        DbError {
+            message: format!("sqlite: {e}"),
+            unavailable,
+        }
     }
+}
+
+/// SQLSTATEs of a PostgreSQL that cannot work now: connection exceptions (08), shutting
+/// down or starting up (57P01-57P03), out of disk, memory or connections (53),
+/// serialization failures and deadlocks (40001, 40P01: the same work may pass again).
+fn pg_unavailable(code: &str) -> bool {
+    code.starts_with("08")
+        || code.starts_with("53")
+        || matches!(code, "57P01" | "57P02" | "57P03" | "40001" | "40P01")
 }
 
 impl From<postgres::Error> for DbError {
     fn from(e: postgres::Error) -> Self {
         match e.as_db_error() {
-            Some(d) => DbError(format!(
-                "postgres: {} ({}): {}",
-                d.message(),
-                d.code().code(),
-                d.detail().unwrap_or("")
-            )),
-            None => DbError(format!("postgres: {e}")),
+            Some(d) => DbError {
+                message: format!(
+                    "postgres: {} ({}): {}",
+                    d.message(),
+                    d.code().code(),
+                    d.detail().unwrap_or("")
+                ),
+                unavailable: pg_unavailable(d.code().code()),
+            },
+            None => {
+                // No answer from the server: the connection is closed or cannot be made
+                // (I/O), as opposed to a value that does not convert (a bug).
+                let io = std::error::Error::source(&e)
+                    .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());
+                DbError {
+                    unavailable: e.is_closed() || io,
+                    message: format!("postgres: {e}"),
+                }
+            }
         }
     }
 }
@@ -176,9 +232,9 @@ impl Row {
         match self.0.get_mut(i).map(std::mem::take) {
             Some(Val::Text(s)) => Ok(s),
             Some(Val::Blob(b)) => {
-                String::from_utf8(b).map_err(|_| DbError(format!("column {i} is not UTF-8")))
+                String::from_utf8(b).map_err(|_| DbError::new(format!("column {i} is not UTF-8")))
             }
-            other => Err(DbError(format!("column {i} is {other:?}, not text"))),
+            other => Err(DbError::new(format!("column {i} is {other:?}, not text"))),
         }
     }
 
@@ -187,8 +243,9 @@ impl Row {
         let v = self
             .0
             .get(i)
-            .ok_or_else(|| DbError(format!("no column {i}")))?;
-        T::from_val(v).ok_or_else(|| DbError(format!("column {i} is {v:?}, not the type asked")))
+            .ok_or_else(|| DbError::new(format!("no column {i}")))?;
+        T::from_val(v)
+            .ok_or_else(|| DbError::new(format!("column {i} is {v:?}, not the type asked")))
     }
 }
 
@@ -219,6 +276,22 @@ pub trait Db {
     }
 }
 
+/// `expr IN (the texts of parameter ?n)` on either store, and the parameter's value: a
+/// JSON array read with `json_each` on SQLite, a `text[]` on PostgreSQL.
+pub fn in_texts(db: &dyn Db, expr: &str, n: usize, items: &[String]) -> (String, Val) {
+    if db.skip_locked().is_empty() {
+        (
+            format!("{expr} IN (SELECT value FROM json_each(?{n}))"),
+            Val::Text(serde_json::to_string(items).unwrap_or_else(|_| "[]".into())),
+        )
+    } else {
+        (
+            format!("{expr} = ANY(?{n}::text[])"),
+            Val::Texts(items.iter().cloned().map(Some).collect()),
+        )
+    }
+}
+
 // ---------------------------------------------------------------- SQLite
 
 fn to_sqlite(v: &Val) -> DbResult<rusqlite::types::Value> {
@@ -229,7 +302,7 @@ fn to_sqlite(v: &Val) -> DbResult<rusqlite::types::Value> {
         Val::Text(s) => Value::Text(s.clone()),
         Val::Blob(b) => Value::Blob(b.clone()),
         Val::Ints(_) | Val::Texts(_) | Val::Blobs(_) => {
-            return Err(DbError("array parameters are for PostgreSQL only".into()));
+            return Err(DbError::new("array parameters are for PostgreSQL only"));
         }
     })
 }
@@ -419,7 +492,7 @@ fn pg_literal(v: &Val, out: &mut String) -> DbResult<()> {
         Val::Int(i) => out.push_str(&format!("({i})")),
         Val::Text(t) => {
             if t.contains('\0') {
-                return Err(DbError("text with a NUL character".into()));
+                return Err(DbError::new("text with a NUL character"));
             }
             out.push_str("E'");
             for c in t.chars() {
@@ -437,7 +510,7 @@ fn pg_literal(v: &Val, out: &mut String) -> DbResult<()> {
             out.push_str("', 'hex')");
         }
         Val::Ints(_) | Val::Texts(_) | Val::Blobs(_) => {
-            return Err(DbError("array parameters cannot be inlined".into()));
+            return Err(DbError::new("array parameters cannot be inlined"));
         }
     }
     Ok(())
@@ -457,7 +530,7 @@ pub fn pg_inline(sql: &str, params: &[Val]) -> DbResult<String> {
             let v = n
                 .checked_sub(1)
                 .and_then(|i| params.get(i))
-                .ok_or_else(|| DbError(format!("no parameter ?{n}")))?;
+                .ok_or_else(|| DbError::new(format!("no parameter ?{n}")))?;
             pg_literal(v, &mut out)?;
         } else {
             out.push(c);

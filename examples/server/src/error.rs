@@ -130,6 +130,25 @@ impl ApiError {
         )
     }
 
+    /// 503 `STORE_UNAVAILABLE`: the store cannot take the request now (a full disk, the
+    /// database restarting or out of reach); nothing of the request was written. The
+    /// cause is logged, not shown.
+    pub fn store_unavailable() -> Self {
+        let mut e = Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "STORE_UNAVAILABLE",
+            "the store cannot take this request now (the server logged why); nothing of it was written; retry after 5 seconds",
+        )
+        .with_header(header::RETRY_AFTER, HeaderValue::from(5u64));
+        e.extra = Some(("retryAfterSeconds", json!(5)));
+        e
+    }
+
+    /// True for [`ApiError::store_unavailable`].
+    pub fn is_store_unavailable(&self) -> bool {
+        self.code == "STORE_UNAVAILABLE"
+    }
+
     /// 413 for a body over the configured limit.
     pub fn too_large(limit: usize) -> Self {
         Self::new(

@@ -298,7 +298,7 @@ impl Outbox {
         for (k, event) in events.iter().enumerate() {
             let body = event_body(doc, status, *event, at);
             for hook in account.webhooks.iter().filter(|h| h.wants(*event)) {
-                let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
+                let id = DeliveryId::generate(at).map_err(|e| DbError::new(e.message()))?;
                 self.ids.push(Some(id.to_string()));
                 self.documents.push(Some(doc.id.clone()));
                 self.events.push(Some(event.as_str().to_string()));
@@ -352,23 +352,29 @@ impl<T: Send + Sync + 'static> Batcher<T> {
             while rx.recv_many(&mut waiting, BATCH).await > 0 {
                 let (items, answers): (Vec<T>, Vec<_>) = waiting.drain(..).unzip();
                 let items = Arc::new(items);
-                let mut result = Err(ApiError::internal());
                 // A failed batch (a deadlock with another process's transaction, a lost
                 // connection) is written again: each item's change is conditional on the
-                // state it came from, so a retry applies it at most once.
-                for wait in [0, 50, 200, 1000, 3000] {
-                    tokio::time::sleep(Duration::from_millis(wait)).await;
+                // state it came from, so a retry applies it at most once. While the store
+                // cannot take writes (a full disk, the database restarting) it is written
+                // again until it can: these are outcomes of work already done (a document
+                // the partner has, a webhook delivered), which must not be forgotten.
+                let mut tries = 0;
+                let result = loop {
                     let write = write.clone();
                     let items = items.clone();
                     let app2 = app.clone();
-                    result = app
+                    let result = app
                         .store
                         .write(move |c| write(c, &app2.settings.current(), &items).map_err(db))
                         .await;
-                    if result.is_ok() {
-                        break;
+                    match result {
+                        Err(e) if e.is_store_unavailable() || tries < 4 => {
+                            tokio::time::sleep(retry_wait(tries)).await;
+                            tries += 1;
+                        }
+                        r => break r,
                     }
-                }
+                };
                 match result {
                     Ok(applied) => {
                         for (answer, ok) in answers.into_iter().zip(applied) {
@@ -396,6 +402,17 @@ impl<T: Send + Sync + 'static> Batcher<T> {
     }
 }
 
+/// The wait before the retry after `tries` failed writes: 50 ms, 200 ms, 1 s, 3 s, then 5 s.
+fn retry_wait(tries: u32) -> Duration {
+    Duration::from_millis(match tries {
+        0 => 50,
+        1 => 200,
+        2 => 1000,
+        3 => 3000,
+        _ => 5000,
+    })
+}
+
 /// Writes the outbox rows of `events` (status `status`) for every webhook endpoint of the account.
 pub fn enqueue_events(
     c: &dyn Db,
@@ -412,7 +429,7 @@ pub fn enqueue_events(
     for event in events {
         let body = event_body(doc, status, *event, at);
         for hook in account.webhooks.iter().filter(|h| h.wants(*event)) {
-            let id = DeliveryId::generate(at).map_err(|e| DbError(e.message().to_string()))?;
+            let id = DeliveryId::generate(at).map_err(|e| DbError::new(e.message()))?;
             // Events of one document are written one transition at a time (the status
             // compare-and-set serializes them), so this number orders them.
             c.defer(
@@ -437,8 +454,7 @@ pub fn enqueue_events(
 }
 
 fn db(e: DbError) -> ApiError {
-    tracing::error!(error = %e, "store write failed");
-    ApiError::internal()
+    crate::store::store_error(e)
 }
 
 /// True for the acknowledgement set types, which are not acknowledged in turn.
@@ -465,6 +481,14 @@ pub fn event_status(event: EventKind) -> &'static str {
 /// How the failure reason of a document whose acknowledgement window closed begins (the
 /// overview counts them as overdue acknowledgements).
 pub const NO_ACK: &str = "no acknowledgement from the partner within";
+
+/// Between the account and the partner id in [`partner_key`] (a control character, in no id).
+const KEY_SEPARATOR: &str = "\u{1f}";
+
+/// An account's partner as one text, for the per-partner share of the routing worker.
+fn partner_key(account: &str, partner: &str) -> String {
+    format!("{account}{KEY_SEPARATOR}{partner}")
+}
 
 /// A claim is void once its owner's heartbeat is older than this (the owner is gone).
 const HEARTBEAT_STALE_MS: i64 = 15_000;
@@ -644,7 +668,10 @@ const RESENT: &str = "sent again: a process stopped while this document was bein
 /// that began before it finished.
 #[derive(Debug, Default)]
 struct Claims {
-    running: HashSet<String>,
+    /// Running ids, with the partner (or endpoint) each is for.
+    running: std::collections::HashMap<String, String>,
+    /// Running transfers (deliveries) per partner (endpoint).
+    busy: std::collections::HashMap<String, usize>,
     finished: std::collections::HashMap<String, std::time::Instant>,
     /// Documents routed whose outcome could not be recorded (a store failure): the next
     /// attempt is a resend, though the claim stays this process's.
@@ -653,27 +680,91 @@ struct Claims {
 
 type InFlight = Arc<Mutex<Claims>>;
 
+/// What [`Claims::room`] says: the partners (endpoints) at their share, the running count
+/// of each busy one, and the ids running.
+type Room = (
+    Vec<String>,
+    std::collections::HashMap<String, usize>,
+    Vec<String>,
+);
+
 impl Claims {
-    /// Keeps the ids of a read begun at `began` that are not running nor finished since.
+    /// Keeps the ids of a read begun at `began` that are not running nor finished since;
+    /// `key` is the partner (endpoint) of a row.
     fn take<T>(
         &mut self,
         began: std::time::Instant,
         rows: Vec<T>,
         id: impl Fn(&T) -> &str,
+        key: impl Fn(&T) -> String,
     ) -> Vec<T> {
         self.finished.retain(|_, done| *done >= began);
         rows.into_iter()
             .filter(|r| {
                 let id = id(r);
-                !self.finished.contains_key(id) && self.running.insert(id.to_string())
+                if self.finished.contains_key(id) || self.running.contains_key(id) {
+                    return false;
+                }
+                let key = key(r);
+                *self.busy.entry(key.clone()).or_insert(0) += 1;
+                self.running.insert(id.to_string(), key);
+                true
             })
             .collect()
     }
 
     fn done(&mut self, id: String) {
-        self.running.remove(&id);
+        if let Some(key) = self.running.remove(&id) {
+            if let Some(n) = self.busy.get_mut(&key) {
+                *n -= 1;
+                if *n == 0 {
+                    self.busy.remove(&key);
+                }
+            }
+        }
         self.finished.insert(id, std::time::Instant::now());
     }
+
+    /// The partners (endpoints) at `cap` running, what each busy one runs, and the ids
+    /// running.
+    fn room(&self, cap: usize) -> Room {
+        let full = self
+            .busy
+            .iter()
+            .filter(|(_, n)| **n >= cap)
+            .map(|(k, _)| k.clone())
+            .collect();
+        (
+            full,
+            self.busy.clone(),
+            self.running.keys().cloned().collect(),
+        )
+    }
+}
+
+/// The ids to claim among `candidates` (id, partner or endpoint; oldest first): at most
+/// `free`, and at most `cap` running per partner (endpoint) counting `busy`, so that one
+/// partner that stalls never holds more than its share of the transfers.
+fn pick(
+    candidates: impl Iterator<Item = (String, String)>,
+    busy: &std::collections::HashMap<String, usize>,
+    cap: usize,
+    free: usize,
+) -> Vec<String> {
+    let mut taken: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for (id, key) in candidates {
+        if out.len() >= free {
+            break;
+        }
+        let running = busy.get(&key).copied().unwrap_or(0);
+        let t = taken.entry(key).or_insert(0);
+        if running + *t < cap {
+            *t += 1;
+            out.push(id);
+        }
+    }
+    out
 }
 
 async fn route_loop(app: Arc<App>, client: reqwest::Client) {
@@ -688,32 +779,76 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
             drop(p);
         }
         let free = permits.available_permits();
-        // Only rows that no live process holds, this one included: a claim never takes
-        // (and so never locks) a row whose outcome this process is about to record from
-        // another writer connection, which could otherwise wait on each other.
-        let limit = free as i64;
+        // Only rows that no live process holds, this one included (its rows being routed
+        // are left out by id): a claim never takes (and so never locks) a row whose outcome
+        // this process is about to record from another writer connection, which could
+        // otherwise wait on each other. A row this process holds but does not work on (a
+        // claim whose commit was lost with the database connection, though it committed)
+        // is taken again: claimed by this process, it was never sent.
         let began = std::time::Instant::now();
         let owner = app.worker_id.clone();
+        let cap = app.config.workers.concurrency_per_partner;
+        let (full, busy, mine) = in_flight.lock().map(|c| c.room(cap)).unwrap_or_default();
         let batch = app
             .store
             .write(move |c| {
-                // Claim: unclaimed, or claimed by a process whose heartbeat stopped.
-                // Committed before the transfer starts; a claim of a document another owner
-                // held or gave back counts (`route_claims`), so a resend is known as one.
+                // Candidates: unclaimed, or claimed by a process whose heartbeat stopped, of
+                // partners not at their share (`concurrency_per_partner`); a few more than
+                // there is room for, so that the share of each can be kept in `pick`.
+                let (other, partners) = crate::db::in_texts(
+                    c,
+                    "(account || ?3 || partner_id)",
+                    4,
+                    &full,
+                );
+                let (working, running) = crate::db::in_texts(c, "id", 6, &mine);
+                let candidates = c
+                    .query(
+                        &format!(
+                            "SELECT id, account, partner_id FROM documents
+                             WHERE status = 'validated'
+                               AND (lease_owner IS NULL OR lease_owner = ?5
+                                    OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?1))
+                               AND NOT ({other}) AND NOT ({working})
+                             ORDER BY seq LIMIT ?2 {}",
+                            c.skip_locked()
+                        ),
+                        &[
+                            (now_ms() - HEARTBEAT_STALE_MS).into(),
+                            (free.max(16) as i64 * 4).into(),
+                            KEY_SEPARATOR.into(),
+                            partners,
+                            owner.as_str().into(),
+                            running,
+                        ],
+                    )
+                    .map_err(db)?;
+                let ids = pick(
+                    candidates.iter().filter_map(|r| {
+                        Some((
+                            r.get(0).ok()?,
+                            partner_key(&r.get::<String>(1).ok()?, &r.get::<String>(2).ok()?),
+                        ))
+                    }),
+                    &busy,
+                    cap,
+                    free,
+                );
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                // Claim: committed before the transfer starts; a claim of a document another
+                // owner held or gave back counts (`route_claims`), so a resend is known as one.
+                let (chosen, ids) = crate::db::in_texts(c, "id", 2, &ids);
                 let sql = format!(
                     "UPDATE documents SET lease_owner = ?1,
                          route_claims = route_claims + CASE WHEN lease_owner = ?1 THEN 0 ELSE 1 END
-                     WHERE id IN (SELECT id FROM documents
-                         WHERE status = 'validated'
-                           AND (lease_owner IS NULL
-                                OR lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
-                         ORDER BY seq LIMIT ?3 {})
+                     WHERE {chosen}
                      RETURNING id, account, partner_id, document_type, x12, interchange_control, seq,
-                         route_claims, resends, route_attempts",
-                    c.skip_locked()
+                         route_claims, resends, route_attempts"
                 );
                 let mut rows = c
-                    .query(&sql, vals![&owner, now_ms() - HEARTBEAT_STALE_MS, limit])
+                    .query(&sql, &[owner.as_str().into(), ids])
                     .map_err(db)?
                     .iter()
                     .map(|r| {
@@ -740,7 +875,12 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
             let Ok(mut claims) = in_flight.lock() else {
                 continue;
             };
-            claims.take(began, batch, |d| &d.key.id)
+            claims.take(
+                began,
+                batch,
+                |d| &d.key.id,
+                |d| partner_key(&d.key.account, &d.key.partner_id),
+            )
         };
         if fresh.is_empty() {
             idle(&app, &app.wake.route).await;
@@ -926,10 +1066,22 @@ async fn give_back(app: &App, lease: Lease, id: String) {
         }
     };
     let me = app.worker_id.clone();
-    let given = app
-        .store
-        .write(move |c| c.exec(sql, vals![&id, &me]).map_err(db))
-        .await;
+    let mut tries = 0;
+    let given = loop {
+        let (id, me) = (id.clone(), me.clone());
+        match app
+            .store
+            .write(move |c| c.exec(sql, vals![&id, &me]).map_err(db))
+            .await
+        {
+            // Not given back, the row would wait for this process to stop.
+            Err(e) if e.is_store_unavailable() => {
+                tokio::time::sleep(retry_wait(tries)).await;
+                tries += 1;
+            }
+            r => break r,
+        }
+    };
     if given.is_err() {
         tracing::error!(
             ?lease,
@@ -1036,29 +1188,61 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
         // Only rows that no live process holds, this one included: a claim never takes
         // (and so never locks) a row whose outcome this process is about to record from
         // another writer connection, which could otherwise wait on each other.
-        let limit = free as i64;
         let now = now_ms();
         let began = std::time::Instant::now();
         let owner = app.worker_id.clone();
+        let cap = app.config.workers.concurrency_per_endpoint;
+        let (full, busy, mine) = in_flight.lock().map(|c| c.room(cap)).unwrap_or_default();
         let batch = app
             .store
             .write(move |c| {
                 // Due, not waiting for an earlier event of its document to the same endpoint,
-                // and not claimed by a live process.
-                let sql = format!(
-                    "UPDATE webhook_deliveries SET lease_owner = ?1
-                     WHERE id IN (SELECT d.id FROM webhook_deliveries d
-                         WHERE d.state = 'pending' AND d.next_at <= ?2
-                           AND (d.lease_owner IS NULL
-                                OR d.lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?3))
-                           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                               WHERE e.document_id = d.document_id AND e.url = d.url
-                                 AND e.state = 'pending' AND e.event_no < d.event_no)
-                         ORDER BY d.next_at, d.id LIMIT ?4 {})
-                     RETURNING id, account, url, body, attempts, document_id, endpoint_id",
-                    c.skip_locked()
+                // not claimed by a live process (this one's rows not being delivered
+                // excepted, as for routing), to endpoints not at their share
+                // (`concurrency_per_endpoint`).
+                let (other, endpoints) = crate::db::in_texts(c, "d.url", 4, &full);
+                let (working, running) = crate::db::in_texts(c, "d.id", 6, &mine);
+                let candidates = c
+                    .query(
+                        &format!(
+                            "SELECT d.id, d.url FROM webhook_deliveries d
+                             WHERE d.state = 'pending' AND d.next_at <= ?1
+                               AND (d.lease_owner IS NULL OR d.lease_owner = ?5
+                                    OR d.lease_owner NOT IN (SELECT id FROM workers WHERE heartbeat_at > ?2))
+                               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                                   WHERE e.document_id = d.document_id AND e.url = d.url
+                                     AND e.state = 'pending' AND e.event_no < d.event_no)
+                               AND NOT ({other}) AND NOT ({working})
+                             ORDER BY d.next_at, d.id LIMIT ?3 {}",
+                            c.skip_locked()
+                        ),
+                        &[
+                            now.into(),
+                            (now_ms() - HEARTBEAT_STALE_MS).into(),
+                            (free.max(16) as i64 * 4).into(),
+                            endpoints,
+                            owner.as_str().into(),
+                            running,
+                        ],
+                    )
+                    .map_err(db)?;
+                let ids = pick(
+                    candidates
+                        .iter()
+                        .filter_map(|r| Some((r.get(0).ok()?, r.get(1).ok()?))),
+                    &busy,
+                    cap,
+                    free,
                 );
-                c.query(&sql, vals![&owner, now, now_ms() - HEARTBEAT_STALE_MS, limit])
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let (chosen, ids) = crate::db::in_texts(c, "id", 2, &ids);
+                let sql = format!(
+                    "UPDATE webhook_deliveries SET lease_owner = ?1 WHERE {chosen}
+                     RETURNING id, account, url, body, attempts, document_id, endpoint_id"
+                );
+                c.query(&sql, &[owner.as_str().into(), ids])
                     .and_then(|rows| {
                         rows.iter()
                             .map(|r| {
@@ -1082,7 +1266,7 @@ async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
             let Ok(mut claims) = in_flight.lock() else {
                 continue;
             };
-            claims.take(began, batch, |d| &d.id)
+            claims.take(began, batch, |d| &d.id, |d| d.url.clone())
         };
         if fresh.is_empty() {
             idle(&app, &app.wake.deliver).await;

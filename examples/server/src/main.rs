@@ -20,6 +20,7 @@ mod openapi;
 mod password;
 mod pool;
 mod secrets;
+mod serve;
 mod settings;
 mod settings_api;
 mod store;
@@ -418,6 +419,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
             app.config.wasm_package.display()
         )
     };
+    let server = app.config.server.clone();
     let router = with_layers(api::router(app));
     {
         let mut out = std::io::stdout().lock();
@@ -429,13 +431,9 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         );
         let _ = out.flush();
     }
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown())
-    .await
-    .map_err(|e| (1, format!("server error: {e}")))
+    serve::run(listener, router, server, shutdown())
+        .await
+        .map_err(|e| (1, e))
 }
 
 /// The middleware around every route, outermost last: a request id is made (or the

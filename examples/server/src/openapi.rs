@@ -1213,6 +1213,7 @@ struct Doc;
 pub fn json() -> String {
     let mut doc = Doc::openapi();
     doc.merge(<crate::api::Paths as OpenApi>::openapi());
+    crate::serve::openapi::add_responses(&mut doc);
     let mut s = doc.to_pretty_json().unwrap_or_else(|_| "{}".into());
     s.push('\n');
     s

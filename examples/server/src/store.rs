@@ -131,6 +131,57 @@ pub struct Store {
     /// process (a lock per key hash), so that with several writers the second still finds
     /// the first's committed document and replays it.
     keyed: Arc<Vec<tokio::sync::Mutex<()>>>,
+    /// Whether the writes succeed (a full disk, a database restarting: see [`Health`]).
+    health: Arc<Health>,
+}
+
+/// Whether the store takes writes: set by the writer when a group fails because the store
+/// cannot work (a full disk, an I/O error, the database restarting), cleared by the first
+/// group committed at least a second after the last such failure (so that a group that
+/// wrote nothing does not clear it while writes still fail). The change is logged once
+/// each way; `/readyz` answers 503 `STORE_UNAVAILABLE` meanwhile.
+#[derive(Debug, Default)]
+pub struct Health {
+    /// The cause and when it was last seen (`crate::serve::now_ms`).
+    fault: Mutex<Option<(String, u64)>>,
+}
+
+impl Health {
+    fn failed(&self, e: &DbError) {
+        if !e.unavailable {
+            return;
+        }
+        let mut f = self
+            .fault
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if f.is_none() {
+            tracing::error!(error = %e, "the store cannot take writes; requests that write answer 503 STORE_UNAVAILABLE and the workers wait until it can");
+        }
+        *f = Some((e.message.clone(), crate::serve::now_ms()));
+    }
+
+    fn committed(&self) {
+        let mut f = self
+            .fault
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((cause, at)) = f.as_ref() {
+            if crate::serve::now_ms().saturating_sub(*at) >= 1000 {
+                tracing::info!(was = %cause, "the store takes writes again");
+                *f = None;
+            }
+        }
+    }
+
+    /// The cause, while the store cannot take writes.
+    pub fn fault(&self) -> Option<String> {
+        self.fault
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map(|(c, _)| c.clone())
+    }
 }
 
 /// Where a batched accept's answer goes.
@@ -204,7 +255,7 @@ pub struct Accepted {
 /// savepoint): it returns whether it succeeded (else its savepoint is rolled
 /// back) and what to do once the group's commit is known (`true`: durable).
 type Work = Box<dyn FnOnce(&dyn Db) -> (bool, Finish) + Send>;
-type Finish = Box<dyn FnOnce(bool) + Send>;
+type Finish = Box<dyn FnOnce(Result<(), DbError>) + Send>;
 
 struct Job(Work);
 
@@ -385,15 +436,17 @@ impl Store {
     /// Opens (creating and migrating) the database and starts the writer thread.
     pub fn open(location: Location) -> Result<Store, String> {
         let (tx, rx) = mpsc::channel(4096);
+        let health = Arc::new(Health::default());
         let shown = location.display();
         let idle = match &location {
             Location::Sqlite(path) => {
                 let mut conn =
                     open(path).map_err(|e| format!("cannot open database {shown}: {e}"))?;
                 migrate(&mut conn).map_err(|e| format!("database {shown}: {e}"))?;
+                let h = health.clone();
                 std::thread::Builder::new()
                     .name("x12kit-store-writer".into())
-                    .spawn(move || writer_sqlite(conn, rx))
+                    .spawn(move || writer_sqlite(conn, rx, &h))
                     .map_err(|e| format!("cannot start the store writer: {e}"))?;
                 Idle::Sqlite(Vec::new())
             }
@@ -411,9 +464,10 @@ impl Store {
                 let rx = Arc::new(Mutex::new(rx));
                 for conn in conns {
                     let rx = rx.clone();
+                    let h = health.clone();
                     std::thread::Builder::new()
                         .name("x12kit-store-writer".into())
-                        .spawn(move || writer_pg(conn, &rx))
+                        .spawn(move || writer_pg(conn, &rx, &h))
                         .map_err(|e| format!("cannot start the store writer: {e}"))?;
                 }
                 Idle::Postgres(Vec::new())
@@ -429,7 +483,23 @@ impl Store {
             location,
             accepts: Arc::default(),
             keyed: Arc::new((0..64).map(|_| tokio::sync::Mutex::new(())).collect()),
+            health,
         })
+    }
+
+    /// Why the store cannot take writes now, if it cannot (see [`Health`]).
+    pub fn write_fault(&self) -> Option<String> {
+        self.health.fault()
+    }
+
+    /// The error of a write whose job was dropped unrun (its group's transaction failed).
+    fn not_run(&self) -> ApiError {
+        if self.health.fault().is_some() {
+            ApiError::store_unavailable()
+        } else {
+            tracing::error!("the store writer dropped a job");
+            ApiError::internal()
+        }
     }
 
     /// Where the data lives.
@@ -471,7 +541,7 @@ impl Store {
             .get_or_init(|| self.start_accepts())
             .send((job, answer))
             .map_err(|_| ApiError::internal())?;
-        rx.await.unwrap_or_else(|_| Err(ApiError::internal()))
+        rx.await.unwrap_or_else(|_| Err(self.not_run()))
     }
 
     /// The task that writes waiting accepts in batches: everything waiting when the
@@ -505,9 +575,14 @@ impl Store {
                                     let _ = answer.send(r);
                                 }
                             }
-                            Err(_) => {
+                            Err(e) => {
+                                let unavailable = e.is_store_unavailable();
                                 for answer in answers {
-                                    let _ = answer.send(Err(ApiError::internal()));
+                                    let _ = answer.send(Err(if unavailable {
+                                        ApiError::store_unavailable()
+                                    } else {
+                                        ApiError::internal()
+                                    }));
                                 }
                             }
                         }
@@ -532,10 +607,9 @@ impl Store {
             let r = f(c);
             let ok = r.is_ok();
             let finish: Finish = Box::new(move |committed| {
-                let _ = tx.send(if committed {
-                    r
-                } else {
-                    r.and(Err(ApiError::internal()))
+                let _ = tx.send(match committed {
+                    Ok(()) => r,
+                    Err(e) => r.and(Err(store_error(e))),
                 });
             });
             (ok, finish)
@@ -544,10 +618,7 @@ impl Store {
             tracing::error!("the store writer has stopped");
             ApiError::internal()
         })?;
-        let r = rx.await.unwrap_or_else(|_| {
-            tracing::error!("the store writer dropped a job");
-            Err(ApiError::internal())
-        });
+        let r = rx.await.unwrap_or_else(|_| Err(self.not_run()));
         crate::metrics::WRITE_WAIT.add(started.elapsed());
         r
     }
@@ -592,11 +663,13 @@ impl Store {
                     };
                     let PgConn { client, cache, .. } = &mut conn;
                     let r = f(&crate::db::Pg::new(client, cache));
-                    if r.is_ok() && !conn.client.is_closed() {
-                        if let Ok(Idle::Postgres(idle)) = readers.idle.lock().as_deref_mut() {
-                            if idle.len() < READERS {
-                                idle.push(conn);
-                            }
+                    if let Ok(Idle::Postgres(idle)) = readers.idle.lock().as_deref_mut() {
+                        if conn.client.is_closed() {
+                            // The database went away (a restart): the other idle
+                            // connections are as dead; the next reads connect afresh.
+                            idle.clear();
+                        } else if r.is_ok() && idle.len() < READERS {
+                            idle.push(conn);
                         }
                     }
                     r
@@ -607,10 +680,7 @@ impl Store {
         crate::metrics::READ.add(started.elapsed());
         match result {
             Ok(Ok(r)) => Ok(r),
-            Ok(Err(e)) => {
-                tracing::error!(error = %e, "store read failed");
-                Err(ApiError::internal())
-            }
+            Ok(Err(e)) => Err(store_error(e)),
             Err(e) => {
                 tracing::error!(error = %e, "store read task failed");
                 Err(ApiError::internal())
@@ -694,11 +764,13 @@ fn run_group(db: &dyn Db, batch: &mut Vec<Job>, finishers: &mut Vec<Finish>) -> 
                 (false, None)
             }
         };
+        let mut deferred_error = None;
         let ok = if ok && postgres {
             match db.batch(&format!("{deferred}RELEASE SAVEPOINT job; SAVEPOINT job")) {
                 Ok(()) => true,
                 Err(e) => {
                     tracing::error!(error = %e, "a store job's deferred statements failed");
+                    deferred_error = Some(e);
                     false
                 }
             }
@@ -713,11 +785,10 @@ fn run_group(db: &dyn Db, batch: &mut Vec<Job>, finishers: &mut Vec<Finish>) -> 
             db.exec("RELEASE SAVEPOINT job", &[])?;
         }
         if let Some(finish) = finish {
-            finishers.push(if ok || !postgres {
-                finish
-            } else {
+            finishers.push(match deferred_error {
+                None => finish,
                 // The job's own result was Ok, but its deferred statements failed.
-                Box::new(move |_| finish(false))
+                Some(e) => Box::new(move |_| finish(Err(e))),
             });
         }
     }
@@ -738,18 +809,32 @@ fn next_group(rx: &mut mpsc::Receiver<Job>, batch: &mut Vec<Job>) -> bool {
     true
 }
 
-fn finish_group(committed: DbResult<()>, batch: &mut Vec<Job>, finishers: Vec<Finish>) {
-    if let Err(e) = &committed {
-        tracing::error!(error = %e, "store commit failed");
+fn finish_group(
+    committed: DbResult<()>,
+    batch: &mut Vec<Job>,
+    finishers: Vec<Finish>,
+    health: &Health,
+) {
+    match &committed {
+        Ok(()) => health.committed(),
+        Err(e) => {
+            if e.unavailable {
+                tracing::warn!(error = %e, "store commit failed");
+            } else {
+                tracing::error!(error = %e, "store commit failed");
+            }
+            health.failed(e);
+        }
     }
-    // Jobs never run (the transaction failed early) are dropped: their callers get a 500.
+    // Jobs never run (the transaction failed early) are dropped: their callers get a 503
+    // when the store is unavailable, else a 500 (`Store::not_run`).
     batch.clear();
     for finish in finishers {
-        finish(committed.is_ok());
+        finish(committed.clone());
     }
 }
 
-fn writer_sqlite(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
+fn writer_sqlite(mut conn: Connection, mut rx: mpsc::Receiver<Job>, health: &Health) {
     let mut batch = Vec::with_capacity(GROUP);
     while next_group(&mut rx, &mut batch) {
         let mut finishers: Vec<Finish> = Vec::with_capacity(batch.len());
@@ -759,7 +844,7 @@ fn writer_sqlite(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
             crate::metrics::COMMIT.time(|| tx.commit())?;
             Ok(())
         })();
-        finish_group(committed, &mut batch, finishers);
+        finish_group(committed, &mut batch, finishers, health);
     }
 }
 
@@ -772,7 +857,7 @@ fn writer_sqlite(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
 /// (SQLite has one writer: it admits one writing transaction at a time.)
 const PG_WRITERS: usize = 3;
 
-fn writer_pg(mut conn: PgConn, rx: &Mutex<mpsc::Receiver<Job>>) {
+fn writer_pg(mut conn: PgConn, rx: &Mutex<mpsc::Receiver<Job>>, health: &Health) {
     let mut batch = Vec::with_capacity(GROUP);
     loop {
         let more = {
@@ -785,7 +870,7 @@ fn writer_pg(mut conn: PgConn, rx: &Mutex<mpsc::Receiver<Job>>) {
         if conn.client.is_closed() {
             match PgConn::connect(&conn.url.clone()) {
                 Ok(c) => conn = c,
-                Err(e) => tracing::error!(error = %e, "cannot reconnect to the database"),
+                Err(e) => tracing::warn!(error = %e, "cannot reconnect to the database"),
             }
         }
         let mut finishers: Vec<Finish> = Vec::with_capacity(batch.len());
@@ -800,13 +885,24 @@ fn writer_pg(mut conn: PgConn, rx: &Mutex<mpsc::Receiver<Job>>) {
             crate::metrics::COMMIT.time(|| tx.commit())?;
             Ok(())
         })();
-        finish_group(committed, &mut batch, finishers);
+        finish_group(committed, &mut batch, finishers, health);
     }
 }
 
 fn db_error(e: DbError) -> ApiError {
-    tracing::error!(error = %e, "store write failed");
-    ApiError::internal()
+    store_error(e)
+}
+
+/// The answer to a store failure: 503 `STORE_UNAVAILABLE` when the store cannot work now
+/// (logged as a warning: `Health` logs the state once), else a 500 (logged as an error).
+pub fn store_error(e: DbError) -> ApiError {
+    if e.unavailable {
+        tracing::warn!(error = %e, "store unavailable");
+        ApiError::store_unavailable()
+    } else {
+        tracing::error!(error = %e, "store call failed");
+        ApiError::internal()
+    }
 }
 
 /// The PostgreSQL sequence of an account's partner's control numbers.
@@ -841,7 +937,7 @@ pub fn next_control(c: &dyn Db, account: &str, partner: &str) -> ApiResult<i64> 
             &[],
         )
     }
-    .and_then(|r| r.ok_or_else(|| DbError("no control number returned".into())))
+    .and_then(|r| r.ok_or_else(|| DbError::new("no control number returned")))
     .and_then(|r| r.get(0))
     .map_err(db_error)?;
     if number > MAX_CONTROL {
@@ -1295,7 +1391,7 @@ pub fn list_page(
             ok: true,
         },
     )
-    .map_err(|e| DbError(format!("cannot write the page: {e}")))?;
+    .map_err(|e| DbError::new(format!("cannot write the page: {e}")))?;
     Ok(out)
 }
 
@@ -1352,7 +1448,7 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
              FROM documents WHERE id = ?1",
             vals![id],
         )?
-        .ok_or_else(|| DbError("document vanished".into()))?;
+        .ok_or_else(|| DbError::new("document vanished"))?;
     let x12: Option<Vec<u8>> = r.get(0)?;
     let warnings: String = r.get(1)?;
     let diagnostics: Option<String> = r.get(2)?;

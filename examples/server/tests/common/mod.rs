@@ -67,6 +67,10 @@ pub struct Options {
     /// The database URL (PostgreSQL); `None`: a SQLite file in the server's folder, or a fresh
     /// PostgreSQL database when `X12KIT_TEST_POSTGRES` is set.
     pub database: Option<String>,
+    /// Replaces the `[server]` table's settings (timeouts, connection limits, capacity).
+    pub server_toml: Option<String>,
+    /// Appended to the configuration (more accounts, with their keys and partners).
+    pub append: String,
     /// Replaces the `[auth]` table's settings (session lifetimes, lockout).
     pub auth_toml: Option<String>,
     /// Sign-ins per client address and minute.
@@ -137,6 +141,8 @@ impl Default for Options {
             secrets: None,
             workers_toml: FAST_WORKERS.to_string(),
             database: None,
+            server_toml: None,
+            append: String::new(),
             auth_toml: None,
             login_per_ip: 100_000,
             log_to_file: false,
@@ -200,6 +206,14 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
                 text.push_str(&o.workers_toml);
                 continue;
             }
+            if section == "[server]" {
+                if let Some(server) = &o.server_toml {
+                    text.push_str("[server]\n");
+                    text.push_str(server);
+                    text.push('\n');
+                    continue;
+                }
+            }
             if section == "[auth]" {
                 if let Some(a) = &o.auth_toml {
                     text.push_str("[auth]\n");
@@ -209,7 +223,10 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
                 }
             }
         }
-        if section == "[workers]" || (section == "[auth]" && o.auth_toml.is_some()) {
+        if section == "[workers]"
+            || (section == "[auth]" && o.auth_toml.is_some())
+            || (section == "[server]" && o.server_toml.is_some())
+        {
             continue;
         }
         if in_partner && o.partner.is_some() {
@@ -252,6 +269,7 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
         text.push_str(&line);
         text.push('\n');
     }
+    text.push_str(&o.append);
     let path = dir.join("server.toml");
     std::fs::write(&path, text).unwrap();
     path
