@@ -9,7 +9,8 @@
 # bad inputs, error codes, streaming, corpus), the soak tests (every
 # operation 300 times in a synchronous loop: wasm memory flat), the Chromium
 # tests (vectors, errors, clock, a 100 MB stream, ten 10 MB files in a row)
-# and the page test (screenshots).
+# and the page test (screenshots, into a temporary folder:
+# scripts/refresh-screenshots.sh refreshes www/screenshots/).
 # Last line: `wasm: N passed, N failed, N skipped`.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -2,7 +2,7 @@
 //! through the core's chunk tokenizer and envelope machine, so memory stays
 //! bounded whatever the file size.
 
-use crate::{fail, show};
+use crate::files::{fail, show};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -250,7 +250,7 @@ pub fn run(file: &Path, progress: bool, max_sets: usize) -> ExitCode {
             Ok(Some(token)) => {
                 env.push(token, &mut outline);
                 tick = tick.wrapping_add(1);
-                if tick % 65536 == 0 {
+                if tick.is_multiple_of(65536) {
                     bar.set_position(reader.consumed() as u64);
                 }
             }

@@ -58,7 +58,7 @@ pub struct SchemaArgs {
 
 /// A JSON file's text; `INVALID_UTF8` (exit 1) when it is not UTF-8.
 fn read_text(path: &std::path::Path) -> Result<String, ExitCode> {
-    let bytes = crate::read_input(path).map_err(|e| crate::fail(path, e))?;
+    let bytes = crate::files::read_input(path).map_err(|e| crate::files::fail(path, e))?;
     String::from_utf8(bytes).map_err(|e| {
         let e = x12kit::Error::new(
             x12kit::ErrorCode::InvalidUtf8,
@@ -67,7 +67,7 @@ fn read_text(path: &std::path::Path) -> Result<String, ExitCode> {
                 e.utf8_error().valid_up_to()
             ),
         );
-        crate::report(path, &e);
+        crate::files::report(path, &e);
         ExitCode::from(1)
     })
 }
@@ -93,7 +93,7 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
             time: a.time,
         },
         Some(Ok(o)) => o,
-        Some(Err(e)) => return crate::usage_error(&e),
+        Some(Err(e)) => return crate::files::usage_error(&e),
     };
     let now = a
         .now
@@ -103,7 +103,7 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
             for w in &r.warnings {
                 eprintln!(
                     "x12kit: {}: warning {} {}: {}",
-                    crate::show(&a.payload),
+                    crate::files::show(&a.payload),
                     w.code,
                     w.pointer,
                     w.message
@@ -116,7 +116,7 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
             } else {
                 r.x12
             };
-            crate::emit(&a.payload, &bytes)
+            crate::files::emit(&a.payload, &bytes)
         }
         Err(e) => {
             let at = if e.code() == x12kit::ErrorCode::InvalidPartner
@@ -126,7 +126,7 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
             } else {
                 &a.payload
             };
-            crate::report(at, &e);
+            crate::files::report(at, &e);
             ExitCode::from(1)
         }
     }
@@ -145,5 +145,5 @@ pub fn run_schema(a: SchemaArgs) -> ExitCode {
             }
         }
     };
-    crate::emit(&PathBuf::from("-"), text.as_bytes())
+    crate::files::emit(&PathBuf::from("-"), text.as_bytes())
 }

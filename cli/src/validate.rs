@@ -1,7 +1,7 @@
 //! `x12kit validate` (envelope rules, human or JSON output) and `x12kit ack`
 //! (TA1 / 997 / 999 acknowledgements to stdout).
 
-use crate::{fail, map_input, show};
+use crate::files::{fail, map_input, show};
 use clap::{Args, ValueEnum};
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -368,7 +368,7 @@ pub fn run_validate(args: ValidateArgs) -> ExitCode {
             ..Default::default()
         },
         Some(Ok(o)) => o,
-        Some(Err(e)) => return crate::usage_error(&e),
+        Some(Err(e)) => return crate::files::usage_error(&e),
     };
     if args.stream {
         return stream(file, args.max_sets, options.structure);
@@ -538,7 +538,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
     {
         None => flags,
         Some(Ok(o)) => o,
-        Some(Err(e)) => return crate::usage_error(&e),
+        Some(Err(e)) => return crate::files::usage_error(&e),
     };
     let now = args
         .now
@@ -557,7 +557,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
     let x12 = match ops::acknowledge_validation(&v, &options, now) {
         Ok(x12) => x12,
         Err(e) => {
-            crate::report(file, &e);
+            crate::files::report(file, &e);
             return ExitCode::from(2);
         }
     };
@@ -583,7 +583,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
         }
         return ExitCode::from(1);
     }
-    let status = crate::emit(file, &x12);
+    let status = crate::files::emit(file, &x12);
     if status == ExitCode::SUCCESS && !errors.is_empty() {
         eprintln!(
             "x12kit: {}: the input has {} error diagnostic{}; the acknowledgement reports {}",

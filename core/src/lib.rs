@@ -21,7 +21,7 @@
 //! - [`diagnostics`]: the one diagnostic type every check reports with;
 //! - [`json`]: the stable JSON contract of parse results;
 //! - [`write`](mod@write): turning a parse result back into X12 bytes;
-//! - [`documents`]: the 18 outbound transaction sets, declared once: render, map back, validate;
+//! - [`documents`]: the outbound transaction sets, declared once: render, map back, validate;
 //! - [`render`](mod@render) and [`partner`]: complete interchanges for a trading partner profile;
 //! - [`error`]: typed errors with stable codes for calls that fail outright;
 //! - [`webhook`]: webhook signing and verification;
@@ -32,31 +32,27 @@
 //! - [`time`](mod@time): validated dates and times ([`DateTime`]); the core never reads the
 //!   clock except in [`clock`], which exists only off `wasm32-unknown-unknown`.
 
-// Only SIMD kernels (std::arch intrinsics: `index`, the segment separator
-// mask) and the JSON writer's checked copies use `unsafe`.
-#![deny(unsafe_code)]
+// No unsafe code here: what there is lives in x12kit-syntax (the SIMD
+// kernels) and x12kit-json (the writer's fast path and copies).
+#![forbid(unsafe_code)]
 
-pub mod ack;
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-pub mod clock;
-pub mod delimiters;
-pub mod diagnostics;
-pub mod documents;
-pub mod envelope;
-pub mod error;
-pub mod index;
+pub use x12kit_syntax::clock;
 pub mod json;
-pub mod lexer;
 pub mod ops;
-pub mod partner;
-pub mod render;
-pub mod segment;
-pub mod stream;
-pub mod time;
 pub mod validate;
+pub use x12kit_edi::{ack, documents, partner, render};
+pub use x12kit_json::write;
+pub use x12kit_syntax::{
+    delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,
+};
 #[cfg(feature = "webhook")]
-pub mod webhook;
-pub mod write;
+pub use x12kit_webhook as webhook;
+
+/// Compiles and runs the Rust examples of `docs/webhooks.md` as doctests.
+#[cfg(all(doctest, feature = "webhook"))]
+#[doc = include_str!("../../docs/webhooks.md")]
+pub struct WebhooksGuide;
 
 pub use ack::{AckKind, AckOptions, acknowledge};
 pub use delimiters::Delimiters;
@@ -71,4 +67,4 @@ pub use segment::{Element, Segment};
 pub use stream::{Pull, Reader, StreamTokenizer};
 pub use time::DateTime;
 pub use validate::{StreamValidator, Validation, Validator, validate, validate_reader};
-pub use write::{WriteOptions, write, write_str};
+pub use x12kit_json::{WriteOptions, write_str};

@@ -30,9 +30,8 @@
 use crate::ack::{self, AckKind, AckOptions, Acknowledgements};
 use crate::delimiters::Delimiters;
 use crate::error::{Error, ErrorCode};
-use crate::json::JsonOptions;
 use crate::partner::Partner;
-use crate::render::{ControlNumbers, Rendered};
+use crate::render::Rendered;
 use crate::time::DateTime;
 use crate::validate::{self, Validation};
 #[cfg(feature = "webhook")]
@@ -43,12 +42,14 @@ use serde_json::Value;
 #[cfg(feature = "webhook")]
 use std::time::Duration;
 
-/// The 18 transaction set codes that x12kit renders, maps back and validates.
+/// The transaction set codes that x12kit renders, maps back and validates
+/// (the registry of `x12kit-edi`'s `sets`).
 pub const DOCUMENT_TYPES: &[&str] = &crate::documents::TYPES;
 
-/// Builds an options struct from a JSON object; `INVALID_OPTIONS` (with the
-/// pointer of the offending key where known) for an unknown key or a value
-/// of the wrong type. `null` is the defaults.
+/// Builds an options struct from a JSON object; `INVALID_OPTIONS` with the
+/// pointer of the offending member (the unknown key, the value of the wrong
+/// type, the missing key) for an options object that cannot be read. `null`
+/// is the defaults.
 pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
     if v.is_null() {
         return Ok(T::default());
@@ -58,117 +59,18 @@ pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
             ErrorCode::InvalidOptions,
             format!(
                 "options must be an object, found {}",
-                crate::json::value_kind(&v)
+                x12kit_json::value_kind(&v)
             ),
         )
         .at("/"));
     }
-    T::deserialize(&v).map_err(|e| {
-        let message = e.to_string();
-        let pointer = serde_pointer(&message, &v, |v| T::deserialize(v).is_ok());
+    x12kit_json::de::from_value(&v).map_err(|e| {
         Error::new(
             ErrorCode::InvalidOptions,
-            format!("invalid options: {message}"),
+            format!("invalid options: {}", e.message),
         )
-        .at(pointer)
+        .at(e.pointer)
     })
-}
-
-/// The JSON pointer of what a serde error of deserializing `v` is about:
-/// the key it names (`unknown field`, `missing field`) found in `v`, else
-/// the deepest member whose removal lets `v` deserialize (`ok`). serde_json
-/// reports no path for a `Value`, and these objects are small.
-pub(crate) fn serde_pointer(message: &str, v: &Value, ok: impl Fn(&Value) -> bool) -> String {
-    fn escape(k: &str) -> String {
-        k.replace('~', "~0").replace('/', "~1")
-    }
-    fn find(v: &Value, key: &str, at: &str) -> Option<String> {
-        let o = v.as_object()?;
-        if o.contains_key(key) {
-            return Some(format!("{at}/{}", escape(key)));
-        }
-        o.iter()
-            .find_map(|(k, child)| find(child, key, &format!("{at}/{}", escape(k))))
-    }
-    fn deepest(root: &Value, path: &mut Vec<String>, ok: &dyn Fn(&Value) -> bool) -> bool {
-        let mut cur = root;
-        for k in path.iter() {
-            match cur.get(k) {
-                Some(c) => cur = c,
-                None => return false,
-            }
-        }
-        let Some(o) = cur.as_object() else {
-            return false;
-        };
-        for k in o.keys() {
-            let mut trial = root.clone();
-            let mut t = &mut trial;
-            for p in path.iter() {
-                t = &mut t[p.as_str()];
-            }
-            if let Some(obj) = t.as_object_mut() {
-                obj.remove(k);
-            }
-            if ok(&trial) {
-                path.push(k.clone());
-                deepest(root, path, ok);
-                return true;
-            }
-        }
-        false
-    }
-    let named = |prefix: &str| {
-        message
-            .strip_prefix(prefix)
-            .and_then(|rest| rest.split('`').next())
-            .map(str::to_string)
-    };
-    if let Some(key) = named("unknown field `") {
-        if let Some(p) = find(v, &key, "") {
-            return p;
-        }
-    }
-    let mut path = Vec::new();
-    let found = deepest(v, &mut path, &ok);
-    let at =
-        |path: &[String]| -> String { path.iter().map(|k| format!("/{}", escape(k))).collect() };
-    if let Some(key) = named("missing field `") {
-        // The innermost member that cannot be read, when it lacks the key.
-        let mut cur = v;
-        for k in &path {
-            cur = &cur[k.as_str()];
-        }
-        if cur.is_object() && cur.get(&key).is_none() {
-            return format!("{}/{}", at(&path), escape(&key));
-        }
-    }
-    if found {
-        return at(&path);
-    }
-    // A required member with a bad value: the leaf serde quotes (`5`, "x").
-    fn leaf(v: &Value, shown: &str, at: &str) -> Option<String> {
-        match v {
-            Value::Object(o) => o
-                .iter()
-                .find_map(|(k, c)| leaf(c, shown, &format!("{at}/{}", escape(k)))),
-            Value::Array(a) => a
-                .iter()
-                .enumerate()
-                .find_map(|(i, c)| leaf(c, shown, &format!("{at}/{i}"))),
-            Value::String(s) if format!("{s:?}") == shown => Some(at.to_string()),
-            Value::Number(_) | Value::Bool(_) if format!("`{v}`") == shown => Some(at.to_string()),
-            _ => None,
-        }
-    }
-    let shown = message
-        .strip_prefix("invalid type: ")
-        .or_else(|| message.strip_prefix("invalid value: "))
-        .and_then(|rest| rest.split_once(' '))
-        .and_then(|(_, rest)| rest.split(", expected").next());
-    shown
-        .and_then(|shown| leaf(v, shown, ""))
-        .unwrap_or_else(|| "/".to_string())
 }
 
 /// Builds an options struct from JSON text (see [`options`]).
@@ -190,21 +92,9 @@ fn one() -> u64 {
     1
 }
 
-/// Options of [`parse_json`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct ParseOptions {
-    /// Map the 18 known transaction set types back to their payload
-    /// (`document` beside `segments`). Default true.
-    #[serde(default = "yes")]
-    pub documents: bool,
-}
-
-impl Default for ParseOptions {
-    fn default() -> Self {
-        ParseOptions { documents: true }
-    }
-}
+/// Options of [`parse_json`]: the one type, [`crate::json::ParseOptions`]
+/// (`JsonOptions` is its other name).
+pub use crate::json::ParseOptions;
 
 /// Parses X12 into the JSON contract (`schema/parse-result.schema.json`),
 /// the bytes `x12kit parse` prints. Never fails: problems are diagnostics.
@@ -217,13 +107,7 @@ pub fn parse_json(input: &[u8], o: &ParseOptions) -> Vec<u8> {
 /// [`parse_json`] appended to a reusable buffer (a server or a binding that
 /// parses many inputs avoids the page faults of a fresh allocation each time).
 pub fn parse_json_into(input: &[u8], o: &ParseOptions, out: &mut Vec<u8>) {
-    crate::json::parse_to_json_into(
-        input,
-        &JsonOptions {
-            documents: o.documents,
-        },
-        out,
-    )
+    crate::json::parse_to_json_into(input, o, out)
 }
 
 /// [`parse_json`] written to `out` as it is produced, in chunks of about
@@ -238,15 +122,7 @@ pub fn parse_json_to_writer<W: std::io::Write>(
     o: &ParseOptions,
     out: W,
 ) -> std::io::Result<Vec<crate::Diagnostic>> {
-    crate::json::to_json_stream(
-        input,
-        out,
-        false,
-        &JsonOptions {
-            documents: o.documents,
-        },
-        &mut |_| {},
-    )
+    crate::json::to_json_stream(input, out, false, o, &mut |_| {})
 }
 
 /// The mapped `document` of one transaction set of a parsed input (from
@@ -256,7 +132,7 @@ pub fn parse_json_to_writer<W: std::io::Write>(
 /// per-set accessor. The set is the `set`-th of group `group` of
 /// interchange `interchange` (0-based, as in the parse result's arrays).
 ///
-/// `Ok(None)`: a set that is not one of the 18 of [`DOCUMENT_TYPES`] (the
+/// `Ok(None)`: a set that is not one of [`DOCUMENT_TYPES`] (the
 /// parse result has no `document` for it). `INVALID_ARGUMENT` when an index
 /// is out of range.
 pub fn transaction_document_json(
@@ -286,11 +162,11 @@ pub fn transaction_document_json(
     Ok(crate::documents::document_json(doc, g, t))
 }
 
-/// Options of [`validate`].
+/// Options of [`validate()`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ValidateOptions {
-    /// Also check each set of the 18 known types against its structure
+    /// Also check each set of the declared types against its structure
     /// (segment order, loops, mandatory segments and elements, types,
     /// lengths, codes), as an acknowledgement does. Default false: the
     /// envelope rules only.
@@ -317,7 +193,7 @@ pub fn validate(input: &[u8], o: &ValidateOptions) -> Validation {
     validate::validate_with(&crate::parse(input), &validate_options(o))
 }
 
-/// [`validate`] as JSON (`schema/validation-result.schema.json`), the bytes
+/// [`validate()`] as JSON (`schema/validation-result.schema.json`), the bytes
 /// of `x12kit validate --json`.
 pub fn validate_json(input: &[u8], o: &ValidateOptions) -> Vec<u8> {
     validate(input, o).to_json()
@@ -470,42 +346,15 @@ pub fn read_acknowledgement(input: &[u8]) -> Acknowledgements {
 
 /// [`read_acknowledgement`] as JSON.
 pub fn read_acknowledgement_json(input: &[u8]) -> Vec<u8> {
-    crate::json::to_vec(&read_acknowledgement(input))
+    x12kit_json::to_vec(&read_acknowledgement(input))
 }
 
-/// Control numbers of a rendered interchange (each 1–999999999; default 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct RenderControlNumbers {
-    /// ISA13/IEA02.
-    pub interchange: u32,
-    /// GS06/GE02.
-    pub group: u32,
-    /// ST02/SE02 (written with at least 4 digits).
-    pub transaction: u32,
-}
-
-impl Default for RenderControlNumbers {
-    fn default() -> Self {
-        RenderControlNumbers {
-            interchange: 1,
-            group: 1,
-            transaction: 1,
-        }
-    }
-}
-
-/// Options of [`render`].
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct RenderOptions {
-    /// Control numbers of the interchange, group and set.
-    pub control_numbers: RenderControlNumbers,
-    /// Date of the interchange, CCYYMMDD (with `time`); default: `now`.
-    pub date: Option<String>,
-    /// Time of the interchange, HHMM (with `date`); default: `now`.
-    pub time: Option<String>,
-}
+/// Control numbers of a rendered interchange (each 1–999999999; default 1):
+/// the one type, [`crate::render::ControlNumbers`], under the name the
+/// bindings use.
+pub use crate::render::ControlNumbers as RenderControlNumbers;
+/// Options of [`render()`]: the one type, [`crate::render::RenderOptions`].
+pub use crate::render::RenderOptions;
 
 /// Renders one document of `document_type` from its payload for a partner
 /// profile (`schema/partner.schema.json`) into a complete interchange.
@@ -518,21 +367,7 @@ pub fn render(
     now: DateTime,
 ) -> Result<Rendered, Error> {
     let partner = Partner::from_value(partner)?;
-    let timestamp = DateTime::from_options(o.date.as_deref(), o.time.as_deref(), now)?;
-    let c = o.control_numbers;
-    crate::render::render(
-        document_type,
-        payload,
-        &partner,
-        &crate::render::RenderOptions {
-            control: ControlNumbers {
-                interchange: c.interchange,
-                group: c.group,
-                transaction: c.transaction,
-            },
-            timestamp,
-        },
-    )
+    crate::render::render(document_type, payload, &partner, o, now)
 }
 
 /// [`render`] with the payload and partner as JSON text (`INVALID_JSON`
@@ -544,20 +379,10 @@ pub fn render_str(
     o: &RenderOptions,
     now: DateTime,
 ) -> Result<Rendered, Error> {
-    let payload: Value = serde_json::from_str(payload).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("the payload is not valid JSON: {e}"),
-        )
-        .at("/payload")
-    })?;
-    let partner: Value = serde_json::from_str(partner).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("the partner profile is not valid JSON: {e}"),
-        )
-        .at("/partner")
-    })?;
+    let payload: Value = serde_json::from_str(payload)
+        .map_err(|e| Error::invalid_json("payload", e).at("/payload"))?;
+    let partner: Value = serde_json::from_str(partner)
+        .map_err(|e| Error::invalid_json("partner profile", e).at("/partner"))?;
     render(document_type, &payload, &partner, o, now)
 }
 
@@ -587,7 +412,7 @@ pub fn partner_schema() -> Value {
 /// ([`crate::documents::describe_segment`] has the whole shape).
 ///
 /// - `set_type`: the transaction set (ST01: `850`, …); any text, `""` for
-///   none. Only the 18 of [`DOCUMENT_TYPES`] have declarations; the
+///   none. Only [`DOCUMENT_TYPES`] have declarations; the
 ///   envelope and acknowledgment segments (ISA, IEA, GS, GE, ST, SE, TA1,
 ///   AK1–AK9, IK3–IK5, CTX) are described for any set.
 /// - `version`: picks the edition: a group's version (GS08: `004010`,
@@ -648,34 +473,20 @@ pub fn describe_segment_json(
         .map(|d| d.map_or_else(|| b"null".to_vec(), |v| v.to_string().into_bytes()))
 }
 
-/// Options of [`write`].
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct WriteOptions {
-    /// `None` keeps the line breaks (and BOM) recorded in the parse result;
-    /// a string of CR and LF (`""`, `"\n"`, `"\r\n"`) is written after every
-    /// terminator, except in an interchange whose delimiters include CR or LF
-    /// (e.g. a terminator that is a line break): there nothing is added.
-    pub line_break: Option<String>,
-}
-
-fn write_options(o: &WriteOptions) -> crate::write::WriteOptions {
-    crate::write::WriteOptions {
-        line_break: o.line_break.clone(),
-    }
-}
+/// Options of [`write()`]: the one type, [`crate::write::WriteOptions`].
+pub use crate::write::WriteOptions;
 
 /// Writes a parse result (the JSON contract, possibly edited) back to X12.
 pub fn write(parse_result: &Value, o: &WriteOptions) -> Result<Vec<u8>, Error> {
-    crate::write::write(parse_result, &write_options(o))
+    crate::write::write(parse_result, o)
 }
 
-/// [`write`] from JSON text (`INVALID_JSON` when it does not parse).
+/// [`write()`] from JSON text (`INVALID_JSON` when it does not parse).
 pub fn write_str(parse_result: &str, o: &WriteOptions) -> Result<Vec<u8>, Error> {
-    crate::write::write_str(parse_result, &write_options(o))
+    crate::write::write_str(parse_result, o)
 }
 
-/// [`write`] from JSON bytes: `INVALID_UTF8` when they are not UTF-8 text.
+/// [`write()`] from JSON bytes: `INVALID_UTF8` when they are not UTF-8 text.
 pub fn write_json(parse_result: &[u8], o: &WriteOptions) -> Result<Vec<u8>, Error> {
     let text = std::str::from_utf8(parse_result).map_err(|e| {
         Error::new(

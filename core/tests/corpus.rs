@@ -16,10 +16,11 @@
 mod common;
 
 use common::{corpus_dir, corpus_files};
+use x12kit_syntax::testing::{stream_tokens, whole_tokens};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use x12kit::{Pull, StreamTokenizer, Token, Tokenizer, WriteOptions};
+use x12kit::WriteOptions;
 
 fn expectations_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus-expectations.tsv")
@@ -53,33 +54,25 @@ fn codes(doc: &x12kit::Document<'_>, errors: bool) -> String {
     v.join(",")
 }
 
-fn owned(t: &Token<'_>) -> String {
-    match t {
-        Token::Segment(s) => format!(
-            "S {} {} {:?} {:?} {}",
-            s.index(),
-            s.offset(),
-            s.raw(),
-            s.suffix(),
-            s.terminated()
-        ),
-        Token::Diagnostic(d) => format!("D {d}"),
+/// The stream tokenizer in chunks of 1, 2, 7 and 4096 bytes yields the
+/// whole-buffer tokens of `bytes`.
+fn stream_equals_whole(name: &str, bytes: &[u8]) {
+    let whole = whole_tokens(bytes);
+    for size in [1, 2, 7, 4096] {
+        assert!(
+            stream_tokens(bytes, &[size]) == whole,
+            "{name}: chunk size {size} differs from the whole-buffer tokens"
+        );
     }
 }
 
-fn chunked(input: &[u8], size: usize) -> Vec<String> {
-    let mut st = StreamTokenizer::new();
-    let mut out = Vec::new();
-    let mut chunks = input.chunks(size);
-    loop {
-        match st.next() {
-            Pull::Token(t) => out.push(owned(&t)),
-            Pull::End => return out,
-            Pull::NeedInput => match chunks.next() {
-                Some(c) => st.feed(c),
-                None => st.finish(),
-            },
-        }
+/// The comparison that always runs: every committed input and its variants.
+#[test]
+fn committed_streaming_equals_whole_buffer() {
+    let inputs = common::committed_inputs();
+    assert!(inputs.len() > 300, "only {} inputs", inputs.len());
+    for (name, bytes) in &inputs {
+        stream_equals_whole(name, bytes);
     }
 }
 
@@ -89,14 +82,7 @@ fn corpus_streaming_equals_whole_buffer() {
     let files = corpus_files(&dir);
     assert!(files.len() > 400, "only {} corpus files found", files.len());
     for (name, path) in files {
-        let bytes = std::fs::read(&path).unwrap();
-        let whole: Vec<String> = Tokenizer::new(&bytes).map(|t| owned(&t)).collect();
-        for size in [1, 2, 7, 4096] {
-            assert!(
-                chunked(&bytes, size) == whole,
-                "{name}: chunk size {size} differs from the whole-buffer tokens"
-            );
-        }
+        stream_equals_whole(&name, &std::fs::read(&path).unwrap());
     }
 }
 

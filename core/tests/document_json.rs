@@ -197,7 +197,7 @@ fn sets_without_a_document_and_indices_out_of_range() {
         d.as_deref(),
         Some(&br#"{"purpose":"00","orderType":"SA","purchaseOrderNumber":"PO-1","orderDate":"2023-01-01"}"#[..])
     );
-    // A 999 is not one of the 18: no document, as in the parse result.
+    // A 999 is not a declared set: no document, as in the parse result.
     assert_eq!(ops::transaction_document_json(&doc, 0, 0, 1).unwrap(), None);
     for (i, g, t, says) in [
         (1, 0, 0, "no interchange 1: the parse result has 1"),

@@ -1,4 +1,4 @@
-//! The 18 transaction sets: golden renders of the example payloads (004010
+//! The declared transaction sets: golden renders of the example payloads (004010
 //! and 005010), map back and structure validation of every golden, the
 //! payload error cases and partner profile rules (the declarations
 //! themselves are checked by the core's `declarations_compile_and_resolve`).
@@ -6,10 +6,13 @@
 //! `X12KIT_BLESS=1` rewrites `tests/golden/` from the current output, for
 //! review in `git diff`.
 
+mod common;
+
+use common::render;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use x12kit::documents::{self, TYPES};
-use x12kit::{Partner, RenderOptions, render};
+use x12kit::{Partner, RenderOptions};
 use x12kit::{Problem as Issue, Severity};
 
 fn root() -> PathBuf {
@@ -38,14 +41,7 @@ fn example(code: &str) -> Value {
 }
 
 fn options() -> RenderOptions {
-    RenderOptions {
-        timestamp: x12kit::DateTime::parse("20261122", "0930").unwrap(),
-        control: x12kit::ControlNumbers {
-            interchange: 905,
-            group: 905,
-            transaction: 1,
-        },
-    }
+    common::render_options("20261122", "0930", Some(905))
 }
 
 fn golden_path(code: &str, v5010: bool) -> PathBuf {

@@ -7,10 +7,11 @@
 
 mod common;
 
+use common::render;
 use serde_json::{Value, json};
 use std::path::Path;
 use x12kit::documents::{self, Coverage, Edition, Finding};
-use x12kit::{Code, Partner, RenderOptions, Severity, parse, render};
+use x12kit::{Code, Partner, RenderOptions, Severity, parse};
 
 const ISA: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *261122*0930*U*00401*000000001*0*P*>~";
 
@@ -515,7 +516,7 @@ fn strings(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// Checks every set of the 18 types in `input`: each body segment is either
+/// Checks every set of a declared type in `input`: each body segment is either
 /// listed under `unmapped` at its position, or each of its non-empty AN/ID
 /// elements that the declaration maps to a field is a string of the
 /// document (each string used once). Returns the number of segments checked.
@@ -638,14 +639,7 @@ fn partner() -> Partner {
 }
 
 fn options() -> RenderOptions {
-    RenderOptions {
-        timestamp: x12kit::DateTime::parse("20261122", "0930").unwrap(),
-        control: x12kit::ControlNumbers {
-            interchange: 905,
-            group: 905,
-            transaction: 1,
-        },
-    }
+    common::render_options("20261122", "0930", Some(905))
 }
 
 fn render_body(code: &str, payload: &Value) -> String {

@@ -1,4 +1,4 @@
-//! The round-trip property of the 18 transaction sets, on payloads generated
+//! The round-trip property of the declared transaction sets, on payloads generated
 //! from each set's own payload shape (both editions): render → parse →
 //! `document` equals the payload after normalisation (defaults filled in,
 //! numbers canonical), the rendered set validates clean, and rendering the
@@ -10,12 +10,15 @@
 //! every case that reaches the property is a valid payload. Any other
 //! render error fails the test.
 
+mod common;
+
+use common::render;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use x12kit::documents::schema::{FieldRule, Leaf, RuleKind, Shape, shape_for};
 use x12kit::documents::{self, TYPES};
 use x12kit::documents::{Edition, PType, XType};
-use x12kit::{Partner, RenderOptions, render};
+use x12kit::{Partner, RenderOptions};
 
 struct Rng(u64);
 
@@ -273,7 +276,7 @@ fn partner(ed: Edition) -> Partner {
 }
 
 fn options() -> RenderOptions {
-    RenderOptions::at(x12kit::DateTime::parse("20261122", "0930").unwrap())
+    common::render_options("20261122", "0930", None)
 }
 
 /// Generates a valid payload of `code` from `seed`, repairing it from the renderer's MISSING_FIELD reports.

@@ -1,4 +1,4 @@
-//! Structure validation of received sets of the 18 types: segment order,
+//! Structure validation of received sets of the declared types: segment order,
 //! loop repeats, mandatory segments and elements, types, lengths, code
 //! values and syntax rules, each reported with its AK3/AK4 (997) and
 //! IK3/IK4 (999) codes.

@@ -6,20 +6,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use x12kit::Delimiters;
 use x12kit::index::{self, Kernel, classify_with};
-
-fn vector_inputs() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/inputs");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/vectors/inputs")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    files
-}
 
 /// Every 64-byte window of `input` (at every offset modulo 64 for small
 /// inputs, at block offsets for large ones) classified by every kernel.
@@ -44,28 +32,28 @@ fn every_kernel_splits_every_corpus_file_and_vector_alike() {
     let kernels = Kernel::available();
     #[cfg(target_arch = "x86_64")]
     assert!(kernels.contains(&Kernel::Sse2), "{kernels:?}");
-    let mut files: Vec<(String, PathBuf)> = vector_inputs()
-        .into_iter()
-        .map(|p| (format!("vector {}", p.display()), p))
-        .collect();
-    assert!(files.len() >= 50, "only {} vector inputs", files.len());
+    // Every committed input and its variants (always), and the corpus when it is there.
+    let mut files: Vec<(String, Vec<u8>)> = common::committed_inputs();
+    assert!(files.len() >= 300, "only {} committed inputs", files.len());
     let corpus = common::corpus_dir();
     if let Some(dir) = &corpus {
-        files.extend(common::corpus_files(dir));
+        for (name, path) in common::corpus_files(dir) {
+            files.push((name, std::fs::read(path).unwrap()));
+        }
     }
     let mut blocks = 0;
-    for (name, path) in &files {
-        let input = std::fs::read(path).unwrap();
+    for (name, input) in &files {
+        let input = input.as_slice();
         // The file's own delimiters (first interchange), and the default ones.
-        let own = x12kit::segments(&input).next().map(|s| s.delimiters());
+        let own = x12kit::segments(input).next().map(|s| s.delimiters());
         for d in own.iter().chain([&Delimiters::default()]) {
-            blocks += same_masks(name, &input, d, &kernels);
+            blocks += same_masks(name, input, d, &kernels);
         }
         let mut seen: Vec<(Kernel, String)> = Vec::new();
         for &k in &kernels {
             assert!(index::set_kernel(k));
             assert_eq!(index::kernel(), k);
-            seen.push((k, common::observe(&input, &[7, 64, 1, 4093])));
+            seen.push((k, common::observe(input, &[7, 64, 1, 4093])));
         }
         let (_, want) = &seen[0];
         for (k, got) in &seen[1..] {

@@ -36,32 +36,7 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
 fn build(d: (u8, u8, Option<u8>, u8), segs: &[(u8, Vec<Vec<u8>>, u8)]) -> Vec<u8> {
     let (e, c, r, s) = d;
     let delim = [e, c, r.unwrap_or(e), s];
-    let isa11 = r.unwrap_or(b'U');
-    let version: &[u8] = if r.is_some() { b"00501" } else { b"00401" };
-    let fields: [&[u8]; 16] = [
-        b"00",
-        b"          ",
-        b"00",
-        b"          ",
-        b"ZZ",
-        b"SENDER         ",
-        b"ZZ",
-        b"RECEIVER       ",
-        b"230101",
-        b"1200",
-        &[isa11],
-        version,
-        b"000000001",
-        b"0",
-        b"T",
-        &[c],
-    ];
-    let mut out = b"ISA".to_vec();
-    for f in fields {
-        out.push(e);
-        out.extend_from_slice(f);
-    }
-    out.push(s);
+    let mut out = x12kit_syntax::testing::isa(e, c, r, s);
     let ids: [&[u8]; 6] = [b"GS", b"ST", b"N1", b"PO1", b"SE", b"GE"];
     for (id, pieces, brk) in segs {
         out.extend_from_slice(ids[*id as usize % ids.len()]);

@@ -89,6 +89,16 @@ fn vector_inputs_stream_equals_the_whole_tree() {
     assert!(n > 10, "{n} inputs");
 }
 
+/// The comparison that always runs: every committed input and its variants.
+#[test]
+fn committed_stream_equals_the_whole_tree() {
+    let inputs = common::committed_inputs();
+    assert!(inputs.len() > 300, "only {} inputs", inputs.len());
+    for (name, input) in &inputs {
+        check(name, input);
+    }
+}
+
 #[test]
 fn corpus_stream_equals_the_whole_tree() {
     let Some(dir) = corpus_dir() else { return };

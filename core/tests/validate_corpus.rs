@@ -214,7 +214,7 @@ fn corpus_acknowledgements_parse_validate_clean_and_read_back() {
     assert!(built > 1000, "only {built} acknowledgements built");
 }
 
-/// With the transaction-set structure rules of the 18 known types plugged in,
+/// With the transaction-set structure rules of the declared types plugged in,
 /// the acknowledgements carry AK3/AK4 and IK3/IK4 (copies of bad values
 /// included) and are still clean.
 #[test]

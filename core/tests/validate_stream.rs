@@ -86,7 +86,11 @@ impl Generated {
                             .as_bytes(),
                     );
                 }
-                let count = if self.sets % 100 == 0 { 99 } else { 12 };
+                let count = if self.sets.is_multiple_of(100) {
+                    99
+                } else {
+                    12
+                };
                 out.extend_from_slice(format!("CTT*8~\nSE*{count}*{s:04}~\n").as_bytes());
             }
             out.extend_from_slice(format!("GE*40*{g}~\n").as_bytes());
@@ -169,7 +173,7 @@ fn stream(size: usize, max_control_numbers: usize) -> Run {
     while let Some(t) = reader.next_token().unwrap() {
         env.push(t, &mut validator);
         tokens += 1;
-        if tokens % 4096 == 0 {
+        if tokens.is_multiple_of(4096) {
             peak_state = peak_state.max(validator.retained_bytes());
         }
     }

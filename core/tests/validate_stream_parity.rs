@@ -141,6 +141,18 @@ fn the_cases_that_differed_are_covered() {
     assert_eq!(utf8, [Some(219), Some(220)]);
 }
 
+/// The comparison that always runs: every committed input and its variants.
+#[test]
+fn committed_stream_equals_whole_validation() {
+    let inputs = common::committed_inputs();
+    assert!(inputs.len() > 300, "only {} inputs", inputs.len());
+    let mut runs = 0;
+    for (name, input) in &inputs {
+        runs += check(name, input);
+    }
+    assert_eq!(runs, inputs.len() * SIZES.len() * 2);
+}
+
 #[test]
 fn corpus_stream_equals_whole_validation() {
     let Some(dir) = corpus_dir() else { return };

@@ -1,4 +1,4 @@
-//! Fuzzes the reading side of the 18 transaction sets: `to_json` with the
+//! Fuzzes the reading side of the declared transaction sets: `to_json` with the
 //! document mapping on gives JSON, `documents::map_back` of each set, and
 //! the structure checks (`documents::diagnostics`, `validate_document`,
 //! `validate_transaction`) never panic.

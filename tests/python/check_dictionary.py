@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent check of x12kit's X12 dictionary (core/src/documents/sets/
+"""Independent check of x12kit's X12 dictionary (core/edi/src/documents/sets/
 dictionary.x12d: the data element number at each position, and each data
 element's type, lengths and name) against pyx12 (PyPI `pyx12`, BSD license,
 by John Holland; shares no code or data with x12kit):
@@ -10,7 +10,7 @@ by John Holland; shares no code or data with x12kit):
   005010 lengths), and the same name (compared without case and
   punctuation; the few names pyx12 spells differently are listed below
   with the reason);
-- every element a set's declaration declares (core/src/documents/sets/
+- every element a set's declaration declares (core/edi/src/documents/sets/
   <set>.x12d), looked up in the dictionary at its segment and position,
   has the type pyx12 gives that data element number and one of the
   declaration's lengths (004010 or 005010) is pyx12's;
@@ -38,7 +38,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from check_designators import SETS, blocks, expand, lines  # noqa: E402 (the .x12d reader)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DICTIONARY = ROOT / "core/src/documents/sets/dictionary.x12d"
+DICTIONARY = ROOT / "core/edi/src/documents/sets/dictionary.x12d"
 MAPS = pathlib.Path(pyx12.__file__).parent / "map"
 
 # Names pyx12 spells differently from the X12 dictionary, and why.

@@ -18,8 +18,8 @@ pub struct Raised<'a> {
     pub kind: &'a str,
     pub message: &'a str,
     pub pointer: Option<&'a str>,
-    /// The `details` list as JSON (problems: severity, code, pointer, message).
-    pub details: Option<&'a serde_json::Value>,
+    /// The problems of the `details` list.
+    pub details: &'a [x12kit::Problem],
     /// Raise the `TypeError` flavour of `InvalidArgument` (a wrong Python type).
     pub wrong_type: bool,
 }
@@ -42,14 +42,38 @@ fn build(py: Python<'_>, r: &Raised<'_>) -> PyResult<PyErr> {
     kw.set_item("kind", r.kind)?;
     kw.set_item("message", r.message)?;
     kw.set_item("pointer", r.pointer)?;
-    let details = match r.details {
-        Some(v) => crate::pyjson::value_to_py(py, v)?,
-        None => PyList::empty(py).into_any(),
-    };
+    // Each problem as a dict with the keys in the order the core's JSON
+    // of a problem gives them when read into a sorted map.
+    let details = PyList::empty(py);
+    for p in r.details {
+        let d = PyDict::new(py);
+        d.set_item("code", p.code.as_str())?;
+        d.set_item("message", &p.message)?;
+        d.set_item("pointer", &p.pointer)?;
+        d.set_item("severity", p.severity.as_str())?;
+        details.append(d)?;
+    }
     kw.set_item("details", details)?;
     kw.set_item("wrong_type", r.wrong_type)?;
     let exc = f.bind(py).call((), Some(&kw))?;
     Ok(PyErr::from_value(exc))
+}
+
+/// The core error as its Python exception.
+pub fn core_err(e: x12kit::Error) -> PyErr {
+    Python::attach(|py| {
+        raise(
+            py,
+            Raised {
+                code: e.code().as_str(),
+                kind: e.kind().as_str(),
+                message: e.message(),
+                pointer: e.pointer(),
+                details: e.details(),
+                wrong_type: false,
+            },
+        )
+    })
 }
 
 /// A bug (a caught panic, an impossible state): code `INTERNAL`.
@@ -62,7 +86,7 @@ pub fn internal(message: impl AsRef<str>) -> PyErr {
                 kind: "internal",
                 message: message.as_ref(),
                 pointer: None,
-                details: None,
+                details: &[],
                 wrong_type: false,
             },
         )
@@ -79,7 +103,7 @@ pub fn invalid_argument(code: &str, message: impl AsRef<str>, wrong_type: bool) 
                 kind: "invalid_input",
                 message: message.as_ref(),
                 pointer: None,
-                details: None,
+                details: &[],
                 wrong_type,
             },
         )
@@ -96,7 +120,7 @@ pub fn io(e: &std::io::Error, what: &str) -> PyErr {
                 kind: "io",
                 message: &format!("{what}: {e}"),
                 pointer: None,
-                details: None,
+                details: &[],
                 wrong_type: false,
             },
         )

@@ -11,6 +11,7 @@ mod ops;
 mod pyjson;
 mod pyser;
 mod stream;
+mod text;
 mod tree;
 mod webhook;
 

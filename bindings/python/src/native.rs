@@ -140,9 +140,11 @@ struct Builder<'py> {
     /// Line break of the current interchange, and the segments whose differs.
     line_break: Vec<u8>,
     overrides: Vec<(usize, Vec<u8>)>,
-    /// Component and repetition separators of the current interchange.
+    /// Component, repetition (as `Delimiters::repetition_byte` gives it: the
+    /// element separator without one, which never occurs inside an element)
+    /// and element separators of the current interchange.
     component: u8,
-    repetition: Option<u8>,
+    repetition: u8,
     element: u8,
 }
 
@@ -157,7 +159,7 @@ impl<'py> Builder<'py> {
             line_break: Vec::new(),
             overrides: Vec::new(),
             component: b':',
-            repetition: None,
+            repetition: b'*',
             element: b'*',
         }
     }
@@ -204,7 +206,7 @@ impl<'py> Builder<'py> {
         let py = self.py;
         let d = i.isa.delimiters();
         self.component = d.component;
-        self.repetition = d.repetition;
+        self.repetition = d.repetition_byte();
         self.element = d.element;
         self.line_break.clear();
         self.line_break.extend_from_slice(i.isa.suffix());
@@ -397,9 +399,8 @@ impl<'py> Builder<'py> {
     /// One element: string, components list, or `{"repeat": [...]}`.
     #[inline]
     fn element(&mut self, e: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-        // One pass counts both separators (no repetition separator: the element
-        // separator stands in, it never occurs inside an element).
-        let r = self.repetition.unwrap_or(self.element);
+        // One pass counts both separators.
+        let r = self.repetition;
         let c = self.component;
         let (mut reps, mut parts) = (0usize, 0usize);
         for &b in e {

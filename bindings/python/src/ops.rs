@@ -3,7 +3,7 @@
 //! out when the argument is `None`), checked by the core's own options
 //! struct, so names, defaults and `INVALID_OPTIONS` errors are the core's.
 
-use crate::errors::{Raised, guard};
+use crate::errors::{core_err, guard};
 use crate::input::{self, Owner};
 use crate::pyjson;
 use crate::tree::{ParseResult, PyDiagnostic};
@@ -12,24 +12,6 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use x12kit::ops;
-
-/// The core error as its Python exception.
-pub fn core_err(e: x12kit::Error) -> PyErr {
-    Python::attach(|py| {
-        let details = serde_json::to_value(e.details()).ok();
-        crate::errors::raise(
-            py,
-            Raised {
-                code: e.code().as_str(),
-                kind: e.kind().as_str(),
-                message: e.message(),
-                pointer: e.pointer(),
-                details: details.as_ref(),
-                wrong_type: false,
-            },
-        )
-    })
-}
 
 /// Builds an options struct from the `options=` mapping (the core's option
 /// object, camelCase keys) and `(camelCaseName, value)` keyword pairs on top

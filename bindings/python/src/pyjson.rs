@@ -284,17 +284,17 @@ impl<'py> ShortStrings<'py> {
             {
                 return s.clone();
             }
-            let s = crate::tree::text(self.py, b);
+            let s = crate::text::text(self.py, b);
             *e = (w, len, Some(s.clone()));
             return s;
         }
         if b.len() > SHARED_MAX {
-            return crate::tree::text(self.py, b);
+            return crate::text::text(self.py, b);
         }
         if let Some(s) = self.longer.get(b) {
             return s.clone();
         }
-        let s = crate::tree::text(self.py, b);
+        let s = crate::text::text(self.py, b);
         if self.longer.len() < SHARED_ENTRIES {
             self.longer.insert(b.into(), s.clone());
         }
@@ -724,7 +724,7 @@ impl<'py> Reader<'_, '_, 'py> {
             }
             b'"' => {
                 let span = self.raw_string()?;
-                // ShortStrings decodes with tree::text: no separate UTF-8 check here
+                // ShortStrings decodes with text::text: no separate UTF-8 check here
                 // (the core writes UTF-8; invalid bytes would become U+FFFD as in its text).
                 Ok(self
                     .cache

@@ -7,6 +7,7 @@
 use crate::errors::guard;
 use crate::input::Owner;
 use crate::pyjson;
+use crate::text::text;
 use pyo3::exceptions::{PyIndexError, PyStopIteration};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -34,14 +35,6 @@ impl Parsed {
     }
     fn input(&self) -> &[u8] {
         self.borrow_owner().as_slice()
-    }
-}
-
-/// Lossy UTF-8 text of X12 bytes (invalid bytes become U+FFFD, as in the JSON contract).
-pub fn text<'py>(py: Python<'py>, b: &[u8]) -> Bound<'py, PyString> {
-    match std::str::from_utf8(b) {
-        Ok(s) => PyString::new(py, s),
-        Err(_) => PyString::new(py, &String::from_utf8_lossy(b)),
     }
 }
 
@@ -930,7 +923,7 @@ impl PyTransaction {
         let json = py.detach(|| {
             guard(|| {
                 x12kit::ops::transaction_document_json(p.doc(), i, g, t)
-                    .map_err(crate::ops::core_err)
+                    .map_err(crate::errors::core_err)
             })
         })?;
         json.map(|json| pyjson::loads(py, &json)).transpose()

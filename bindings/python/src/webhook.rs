@@ -1,9 +1,9 @@
 //! `x12kit.webhook`: signing and verifying webhook deliveries (the core's
 //! `x12kit::webhook`, HMAC-SHA256 over `timestamp + "." + raw_body`).
 
-use crate::errors::guard;
+use crate::errors::{core_err, guard};
 use crate::input::{self, Owner};
-use crate::ops::{core_err, options};
+use crate::ops::options;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use std::time::Duration;

@@ -161,7 +161,8 @@ fn options_with_now<T: DeserializeOwned + Default>(
             now = Some(u64_arg(&n, "options.now")?);
         }
     }
-    let mut value: serde_json::Value = serde_json::from_str(&text).map_err(|e| to_js(e.into()))?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| to_js(x12kit::Error::invalid_json("input", e)))?;
     if take_now && let Some(o) = value.as_object_mut() {
         o.remove("now");
     }

@@ -190,3 +190,63 @@ pub fn observe(input: &[u8], chunks: &[usize]) -> String {
     ))));
     out
 }
+
+/// Render options dated `date` and `time`, with the interchange and group
+/// control numbers `control` (the set's is 1), or the default ones.
+pub fn render_options(date: &str, time: &str, control: Option<u32>) -> x12kit::RenderOptions {
+    x12kit::RenderOptions {
+        control_numbers: control.map_or_else(Default::default, |n| x12kit::ControlNumbers {
+            interchange: n,
+            group: n,
+            transaction: 1,
+        }),
+        date: Some(date.into()),
+        time: Some(time.into()),
+    }
+}
+
+/// `x12kit::render` dated as its options say (their date and time: "now"
+/// is not read).
+pub fn render(
+    code: &str,
+    payload: &serde_json::Value,
+    partner: &x12kit::Partner,
+    options: &x12kit::RenderOptions,
+) -> x12kit::error::Result<x12kit::Rendered> {
+    x12kit::render(
+        code,
+        payload,
+        partner,
+        options,
+        x12kit::DateTime::from_unix(0),
+    )
+}
+
+/// The X12 committed to the repository, as the comparisons of a fast path
+/// with its reference read it when the corpus is not there (and beside it
+/// when it is): every vector input and golden render, and each of them
+/// re-delimited with `x12kit_syntax::testing::VARIANTS` (other separators,
+/// line breaks or none, no repetition separator), named `FILE` or
+/// `FILE (variant N)`.
+pub fn committed_inputs() -> Vec<(String, Vec<u8>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests");
+    let mut files: Vec<PathBuf> = ["vectors/inputs", "golden"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).expect("committed inputs"))
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "json"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for p in files {
+        let name = p.strip_prefix(&root).unwrap_or(&p).display().to_string();
+        let input = std::fs::read(&p).expect("readable");
+        for (n, (to, rep, lb)) in x12kit_syntax::testing::VARIANTS.into_iter().enumerate() {
+            if let Some(v) = x12kit_syntax::testing::redelimit(&input, to, rep, lb) {
+                out.push((format!("{name} (variant {n})"), v));
+            }
+        }
+        out.push((name, input));
+    }
+    out
+}

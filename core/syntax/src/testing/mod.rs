@@ -1,0 +1,9 @@
+//! What the tests of this workspace's crates share (not part of the API):
+//! committed inputs re-delimited, token streams as text, ISA segments
+//! ([`inputs`]), and pseudo-random numbers ([`random`]).
+
+pub mod inputs;
+pub mod random;
+
+pub use inputs::{VARIANTS, isa, redelimit, stream_tokens, token_text, whole_tokens};
+pub use random::xorshift;
