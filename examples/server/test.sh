@@ -221,6 +221,8 @@ sed -e 's/^transactions_per_minute.*/transactions_per_minute = 1000000/' \
     -e 's/^other_per_minute.*/other_per_minute = 1000000/' \
     -e 's/^session_per_minute.*/session_per_minute = 1000000/' \
     -e 's/^auth_per_ip_per_minute.*/auth_per_ip_per_minute = 1000000/' \
+    -e 's/^upload_per_user_per_minute.*/upload_per_user_per_minute = 1000000/' \
+    -e 's/^upload_per_network_per_minute.*/upload_per_network_per_minute = 1000000/' \
     -e "s#^profile = .*#profile = \"$root/examples/partners/acme-retail.json\"#" \
     examples/server/demo.toml > "$work/server.toml"
 X12KIT_LOG=warn "$bin" --config "$work/server.toml" --listen 127.0.0.1:0 --database "$work/server.db" \
@@ -264,6 +266,26 @@ checks.positive_data_acceptance.expected-statuses = [200, 400, 401, 429]
 [[operations]]
 include-path = "/api/v1/documents/inbound"
 checks.positive_data_acceptance.expected-statuses = [200, 401, 404, 422, 429]
+
+# A random id is no document (404); the document made above is not routed or failed yet
+# (resend: 409) and, once canceled, not waiting any more (cancel: 409).
+[[operations]]
+include-path = "/api/v1/transactions/{id}/resend"
+checks.positive_data_acceptance.expected-statuses = [202, 404, 409, 429]
+
+[[operations]]
+include-path = "/api/v1/transactions/{id}/cancel"
+checks.positive_data_acceptance.expected-statuses = [200, 404, 409, 429]
+
+# A random code is no document type (422 UNKNOWN_DOCUMENT_TYPE, the core's).
+[[operations]]
+include-path = "/api/v1/document-types/{code}/csv-template"
+checks.positive_data_acceptance.expected-statuses = [200, 422, 429]
+
+# A time of the pattern that is no time (month 13): 400.
+[[operations]]
+include-path = "/api/v1/stats"
+checks.positive_data_acceptance.expected-statuses = [200, 400, 401, 429]
 TOML
 # The settings routes take a session, never a key: sign in as the demo admin first.
 read -r cookie csrf < <(python3 - "$base" <<'PY'
@@ -335,6 +357,20 @@ checks.positive_data_acceptance.expected-statuses = [200, 404, 409, 422]
 [[operations]]
 include-path = "/api/settings/audit"
 checks.positive_data_acceptance.expected-statuses = [200, 400]
+
+[[operations]]
+include-path = "/api/deliveries"
+checks.positive_data_acceptance.expected-statuses = [200, 400]
+
+[[operations]]
+include-path = "/api/deliveries/{id}/redeliver"
+checks.positive_data_acceptance.expected-statuses = [200, 404, 409]
+
+# CSV intake: a random type is not one (422), a random partner is not one (404), random
+# text is a CSV with problems (dry run: 200; else 422).
+[[operations]]
+include-path = "/api/upload"
+checks.positive_data_acceptance.expected-statuses = [200, 201, 400, 404, 409, 413, 415, 422]
 TOML
 st_status=0
 st_run() {

@@ -236,10 +236,14 @@ pub async fn cancel(
             {
                 return Err(conflict(
                     "NOT_CANCELABLE",
-                    format!(
-                        "only a document waiting to be sent (queued or validated) can be canceled; this one is {} {}",
-                        doc.direction, doc.status
-                    ),
+                    if doc.direction != "outbound" {
+                        "only an outbound document waiting to be sent can be canceled; this one came from the partner".to_string()
+                    } else {
+                        format!(
+                            "only a document waiting to be sent (queued or validated) can be canceled; this one is {}",
+                            doc.status
+                        )
+                    },
                 ));
             }
             if doc.in_flight {
@@ -276,6 +280,7 @@ pub async fn cancel(
                 account: account.clone(),
                 partner_id: doc.partner_id.clone(),
                 document_type: doc.document_type.clone(),
+                resend: false,
             };
             enqueue_events(
                 c,

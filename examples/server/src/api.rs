@@ -60,6 +60,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/documents/outbound", post(outbound))
         .route("/documents/inbound", post(inbound))
         .route("/stats", get(stats))
+        .route("/document-types", get(document_types))
+        .route("/document-types/{code}/csv-template", get(csv_template))
         .route("/transactions", get(list_transactions))
         .route("/transactions/{id}", get(get_transaction))
         .route("/transactions/{id}/resend", post(crate::actions::resend))
@@ -119,6 +121,7 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/api/settings/audit", get(s::audit))
         .route("/api/deliveries", get(crate::actions::deliveries))
+        .route("/api/upload", post(crate::upload::upload))
         .route(
             "/api/deliveries/{id}/redeliver",
             post(crate::actions::redeliver),
@@ -463,7 +466,7 @@ async fn outbound(
         .accept(Accept {
             account: caller.account.id.clone(),
             partner,
-            reference: None,
+            reference: crate::x12::reference(&document_type, &payload),
             document_type,
             payload,
             idempotency,
@@ -588,8 +591,8 @@ pub(crate) fn decode_cursor(c: &str) -> Option<i64> {
         ("partnerId" = Option<String>, Query, description = "Only this trading partner's documents.", min_length = 1, max_length = 256),
         ("documentTypeCode" = Option<String>, Query, description = "Only this type (850, 997 ...).", min_length = 1, max_length = 256),
         ("direction" = Option<crate::openapi::Direction>, Query, description = "Only `outbound` or `inbound` documents."),
-        ("since" = Option<String>, Query, description = "Only documents created at or after this time: RFC 3339, or a date (its midnight UTC)."),
-        ("until" = Option<String>, Query, description = "Only documents created before this time: RFC 3339, or a date (its midnight UTC)."),
+        ("since" = Option<String>, Query, description = "Only documents created at or after this time: RFC 3339, or a date (its midnight UTC).", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"),
+        ("until" = Option<String>, Query, description = "Only documents created before this time: RFC 3339, or a date (its midnight UTC).", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"),
         ("limit" = Option<i64>, Query, description = "1 to 500, default 50.", minimum = 1, maximum = 500),
         ("cursor" = Option<String>, Query, description = "nextCursor of the previous page (send the same filters with it)."),
     ),
@@ -959,7 +962,7 @@ async fn inbound(
     get,
     path = "/api/v1/stats",
     tag = "service",
-    params(("since" = Option<String>, Query, description = "Also count the documents created at or after this time by status (`created`): RFC 3339, or a date (its midnight UTC). The dashboard sends the person's midnight of today and of 6 days before.")),
+    params(("since" = Option<String>, Query, description = "Also count the documents created at or after this time by status (`created`): RFC 3339, or a date (its midnight UTC). The dashboard sends the person's midnight of today and of 6 days before.", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$")),
     responses(
         (status = 200, description = "Counts by status, what needs attention, queue depths and webhook deliveries of the caller's account.", body = crate::openapi::Stats),
         (status = 400, description = "A `since` that is not a time, or an unknown parameter.", body = crate::openapi::ErrorBody),
@@ -987,6 +990,75 @@ async fn stats(
 #[serde(deny_unknown_fields)]
 struct StatsQuery {
     since: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoQuery {}
+
+/// `GET /document-types`: the core's registry of the sets it renders and reads.
+#[utoipa::path(
+    get,
+    path = "/api/v1/document-types",
+    tag = "documents",
+    responses(
+        (status = 200, description = "The document types the server renders and reads, in the core's order: `code`, `name`, `functionalId` (GS01) and `referenceField`, the JSON pointer of the payload field that is the type's business reference (what `?reference=` of the transaction list matches).", body = crate::openapi::DocumentTypes),
+        (status = 400, description = "An unknown parameter.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []), ("session" = []))
+)]
+async fn document_types(uri: Uri) -> ApiResult<Response> {
+    let _: NoQuery = query(&uri)?;
+    let data: Vec<Value> = x12kit::ops::DOCUMENT_TYPES
+        .iter()
+        .map(|code| {
+            json!({
+                "code": code,
+                "name": x12kit::documents::name(code),
+                "functionalId": x12kit::documents::functional_id(code),
+                "referenceField": x12kit::ops::reference_field(code).ok(),
+            })
+        })
+        .collect();
+    Ok(Json(json!({"ok": true, "data": data})).into_response())
+}
+
+/// `GET /document-types/{code}/csv-template`: the header row of a CSV for the type.
+#[utoipa::path(
+    get,
+    path = "/api/v1/document-types/{code}/csv-template",
+    tag = "documents",
+    params(("code" = String, Path, description = "A document type code (850, ...).")),
+    responses(
+        (status = 200, description = "A CSV header row for CSV intake of the type (`text/csv`, as a download): the business reference first, then every payload field a column can name (a `*` for the items of a list).", content_type = "text/csv", body = String),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`UNKNOWN_DOCUMENT_TYPE`.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []), ("session" = []))
+)]
+async fn csv_template(Path(code): Path<String>, uri: Uri) -> ApiResult<Response> {
+    let _: NoQuery = query(&uri)?;
+    let text = x12kit::ops::csv_template(&code).map_err(|e| ApiError::from_core(&e))?;
+    let disposition = format!(
+        "attachment; filename=\"{}-template.csv\"",
+        code.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    );
+    let mut resp = (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/csv; charset=utf-8"),
+        )],
+        text,
+    )
+        .into_response();
+    if let Ok(v) = HeaderValue::from_str(&disposition) {
+        resp.headers_mut().insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(resp)
 }
 
 // ---------------------------------------------------------------- service routes
@@ -1088,6 +1160,9 @@ async fn method_not_allowed() -> ApiError {
     crate::actions::redeliver,
     crate::actions::resend,
     crate::actions::cancel,
+    crate::upload::upload,
+    document_types,
+    csv_template,
     outbound,
     inbound,
     stats,

@@ -165,7 +165,7 @@ fn no_keys_here(headers: &HeaderMap) -> ApiResult<()> {
     if headers.contains_key(header::AUTHORIZATION) {
         return Err(unauthorized(
             "UNAUTHORIZED",
-            "API keys are not accepted on /api/auth and /api/settings: sign in (POST /api/auth/login) and send the session cookie",
+            "API keys are not accepted on /api/auth, /api/settings, /api/upload and /api/deliveries: sign in (POST /api/auth/login) and send the session cookie",
         ));
     }
     Ok(())

@@ -189,6 +189,7 @@ fn find(c: &dyn Db, sql: &str, p: &[Val]) -> DbResult<Vec<Target>> {
                     account: r.get(1)?,
                     partner_id: r.get(2)?,
                     document_type: r.get(3)?,
+                    resend: false,
                 },
                 status: r.get(4)?,
                 partner_ack: r.get(5)?,
@@ -446,10 +447,11 @@ fn apply(
                     continue;
                 }
                 let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
+                let document = t.get("document").cloned().unwrap_or(Value::Null);
                 c.exec(
                     "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
-                        updated_at, interchange_control, group_control, transaction_control, payload, x12)
-                     VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10)",
+                        updated_at, interchange_control, group_control, transaction_control, payload, x12, reference)
+                     VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                     vals![
                         &id,
                         account,
@@ -459,8 +461,9 @@ fn apply(
                         number(&i["header"]["controlNumber"]),
                         number(&g["header"]["controlNumber"]),
                         number(&t["controlNumber"]),
-                        t.get("document").cloned().unwrap_or(Value::Null).to_string(),
-                        input
+                        document.to_string(),
+                        input,
+                        crate::x12::reference(&kind, &document)
                     ],
                 )
                 .map_err(db)?;

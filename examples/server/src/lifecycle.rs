@@ -49,6 +49,8 @@ pub struct DocKey {
     pub partner_id: String,
     /// Type code.
     pub document_type: String,
+    /// The events report a resend someone asked for (`data.resend` of its `document.routed`).
+    pub resend: bool,
 }
 
 /// Column changes that go with a state change (`None`: unchanged).
@@ -323,6 +325,7 @@ fn event_body(doc: &DocKey, status: &str, event: EventKind, at: Duration) -> Vec
             partner_id: doc.partner_id.clone(),
             document_type_code: doc.document_type.clone(),
             status: status.to_string(),
+            resend: doc.resend && event == EventKind::DocumentRouted,
         },
     )
     .to_bytes()
@@ -499,6 +502,7 @@ fn doc_key(r: &Row) -> DbResult<DocKey> {
         account: r.get(1)?,
         partner_id: r.get(2)?,
         document_type: r.get(3)?,
+        resend: false,
     })
 }
 
@@ -926,9 +930,11 @@ async fn route_one(
     app: &Arc<App>,
     client: &reqwest::Client,
     record: &Batcher<Move>,
-    doc: Validated,
+    mut doc: Validated,
 ) -> bool {
     crate::metrics::worked(1);
+    // A resend someone asked for: its document.routed says so (data.resend).
+    doc.key.resend = doc.resends > 0;
     let partner = partner(app, &doc.key.account, &doc.key.partner_id);
     let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
         None => crate::transport::Outcome {

@@ -25,6 +25,7 @@ mod settings;
 mod settings_api;
 mod store;
 mod transport;
+mod upload;
 mod x12;
 
 use axum::http::{HeaderValue, Request};

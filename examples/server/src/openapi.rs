@@ -1205,7 +1205,7 @@ impl Modify for Security {
         (name = "service", description = "Probes, statistics and this document."),
         (name = "as2", description = "AS2 (RFC 4130) messages and asynchronous MDNs from trading partners, authenticated by their signature (no API key)."),
     ),
-    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam, InboundResult, Stats))
+    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam, Direction, CsvDelimiter, InboundResult, Stats))
 )]
 struct Doc;
 

@@ -634,6 +634,7 @@ pub async fn test_webhook(
                     partner_id: "x12kit-test".into(),
                     document_type_code: "850".into(),
                     status: status.into(),
+                    resend: false,
                 },
             )
         })

@@ -55,10 +55,7 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
         8,
         include_str!("../migrations/postgres/0008_partner_links.sql"),
     ),
-    (
-        9,
-        include_str!("../migrations/postgres/0009_dashboard.sql"),
-    ),
+    (9, include_str!("../migrations/postgres/0009_dashboard.sql")),
 ];
 
 /// Largest number of jobs committed in one transaction.

@@ -79,9 +79,7 @@ async fn file(app: &App, req: Request) -> ApiResult<Bytes> {
                 }
                 found = Some(part.bytes().await.map_err(error)?);
             }
-            found.ok_or_else(|| {
-                ApiError::bad_request("INVALID_BODY", "the form has no file part")
-            })
+            found.ok_or_else(|| ApiError::bad_request("INVALID_BODY", "the form has no file part"))
         }
         _ => Err(ApiError::unsupported_media_type(
             req.headers()
@@ -155,18 +153,18 @@ pub async fn upload(
         .client
         .parse()
         .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
-    for (verdict, whose) in [
-        (app.limits.upload_user.check(&user.user_id), "for this user"),
-        (
-            app.limits.upload_network.check(&crate::guard::network(ip)),
-            "from this network",
-        ),
-    ] {
-        if let Some(e) = verdict.refusal(&format!("(uploads) {whose}")) {
-            let mut resp = e.into_response();
-            verdict.apply(&mut resp);
-            return Ok(resp);
-        }
+    // The person's limit first: a request it refuses takes nothing of the network's.
+    let verdict = app.limits.upload_user.check(&user.user_id);
+    if let Some(e) = verdict.refusal("(uploads) for this user") {
+        let mut resp = e.into_response();
+        verdict.apply(&mut resp);
+        return Ok(resp);
+    }
+    let verdict = app.limits.upload_network.check(&crate::guard::network(ip));
+    if let Some(e) = verdict.refusal("(uploads) from this network") {
+        let mut resp = e.into_response();
+        verdict.apply(&mut resp);
+        return Ok(resp);
     }
     let document_type = q
         .document_type_code
@@ -202,8 +200,10 @@ pub async fn upload(
         options["documentKey"] = json!(k);
     }
     let ty = document_type.clone();
-    let read = crate::api::off_thread(csv.len(), move || crate::x12::payloads_from_csv(&ty, &csv, options))
-        .await?;
+    let read = crate::api::off_thread(csv.len(), move || {
+        crate::x12::payloads_from_csv(&ty, &csv, options)
+    })
+    .await?;
     let problems = read["problems"].as_array().cloned().unwrap_or_default();
     let documents = read["documents"].as_array().cloned().unwrap_or_default();
     if dry_run {

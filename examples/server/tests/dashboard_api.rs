@@ -77,8 +77,9 @@ fn the_first_lines_say_where_the_dashboard_is_and_how_to_sign_in_or_make_the_fir
             s.base
         )
     );
+    // (Then, when bindings/wasm/pkg/web is not built, a line saying the inspector needs it.)
     assert!(
-        s.first_lines[2].starts_with("try: curl "),
+        s.first_lines.last().unwrap().starts_with("try: curl "),
         "{:?}",
         s.first_lines
     );
@@ -213,6 +214,23 @@ fn transactions_are_filtered_by_partner_type_direction_and_creation_time() {
     assert_eq!(all.len(), 5);
     assert_eq!(ids(&list(&s, "?documentTypeCode=997")).len(), 1);
     assert_eq!(ids(&list(&s, "?partnerId=globex")), vec![g810.clone()]);
+    // The business reference: the core's field of each type, outbound and inbound alike.
+    assert_eq!(ids(&list(&s, "?reference=PO-F1")), vec![a850.clone()]);
+    assert_eq!(
+        list(&s, "?reference=PO-F1")["data"][0]["reference"],
+        "PO-F1"
+    );
+    assert_eq!(
+        list(&s, "?reference=INV-20931")["data"][0]["documentId"],
+        g810.as_str(),
+        "an 810's reference is its invoice number"
+    );
+    let received = list(&s, "?reference=PO-2026-0042&direction=inbound");
+    assert_eq!(ids(&received), vec![inbound[0].clone()]);
+    assert!(
+        ids(&list(&s, "?reference=po-f1")).is_empty(),
+        "exact, case and all"
+    );
     assert_eq!(
         ids(&list(&s, "?documentTypeCode=850&direction=outbound")),
         vec![a850.clone()]
@@ -345,6 +363,25 @@ fn resend_routes_a_failed_document_again_marked_as_a_resend_in_history_attempts_
         partner.received()[0].body,
         "the same interchange"
     );
+    // Each routing after a resend is a resend in its document.routed webhook (data.resend).
+    let routed = wait_for(30, "the two document.routed webhooks", || {
+        let r: Vec<Value> = receiver
+            .received()
+            .into_iter()
+            .filter(|d| d["event"] == "document.routed" && d["data"]["documentId"] == id.as_str())
+            .collect();
+        (r.len() == 2).then_some(r)
+    });
+    assert!(
+        routed.iter().all(|d| d["data"]["resend"] == true),
+        "{routed:?}"
+    );
+    let validated = receiver
+        .received()
+        .into_iter()
+        .find(|d| d["event"] == "document.validated")
+        .unwrap();
+    assert!(validated["data"].get("resend").is_none(), "{validated}");
     let audit = audited(&admin, "document.resend");
     assert_eq!(audit.len(), 2, "{audit:?}");
     assert_eq!(audit[0]["actor"]["name"], "API key demo");

@@ -77,6 +77,8 @@ pub struct Options {
     pub login_per_ip: u32,
     /// Writes the server's stderr to `server.log` in its folder (at debug level).
     pub log_to_file: bool,
+    /// Replaces the upload limits (per person, per network and minute).
+    pub upload_limits: Option<(u32, u32)>,
     /// Uses the configuration's own key file (the demo's, made beside it) instead of the
     /// test key every test server shares (servers sharing a store must share its key).
     pub own_key: bool,
@@ -146,6 +148,7 @@ impl Default for Options {
             auth_toml: None,
             login_per_ip: 100_000,
             log_to_file: false,
+            upload_limits: None,
             own_key: false,
         }
     }
@@ -243,6 +246,16 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
             format!("session_per_minute = {}", o.limits.2)
         } else if in_limits && line.starts_with("auth_per_ip_per_minute") {
             format!("auth_per_ip_per_minute = {}", o.login_per_ip)
+        } else if in_limits && line.starts_with("upload_per_user_per_minute") {
+            match o.upload_limits {
+                Some((user, _)) => format!("upload_per_user_per_minute = {user}"),
+                None => line.to_string(),
+            }
+        } else if in_limits && line.starts_with("upload_per_network_per_minute") {
+            match o.upload_limits {
+                Some((_, network)) => format!("upload_per_network_per_minute = {network}"),
+                None => line.to_string(),
+            }
         } else if line.starts_with("max_body_bytes") {
             format!("max_body_bytes = {}", o.max_body_bytes)
         } else if line.starts_with("profile = ") {

@@ -231,7 +231,10 @@ async function shot(name, options = {}) {
 
 /** Goes to a route of the dashboard and waits for its heading. */
 async function open(hash, heading) {
-  await page.goto(`${base}/${hash}`);
+  const url = `${base}/${hash}`;
+  // The same address again is no navigation (no hashchange): load the page anew.
+  if (page.url() === url) await page.reload();
+  else await page.goto(url);
   await page.waitForFunction((h) => {
     const t = document.getElementById('page-title');
     return t && (h ? t.textContent.startsWith(h) : true) && !document.querySelector('main [role=status].muted');
@@ -442,8 +445,9 @@ test('resend a failed document: confirmed, routed afterwards, said so in its tim
   await shot('resend-confirm');
   await dialog.locator('button', { hasText: 'Resend' }).click();
   await page.waitForSelector('#notice .notice-ok');
-  await waitFor('the resent document to be routed', async () => (await statusOf(docs.fail)) === 'routed');
-  await open(`#/documents/${docs.fail}`, '850');
+  // The page looks again while the document is on its way and shows it routed.
+  await page.waitForFunction(() => /^Routed/.test(document.querySelector('.doc-status')?.textContent || ''), null, { timeout: 15_000 });
+  assert.equal(await statusOf(docs.fail), 'routed');
   assert.match(await page.textContent('.doc-status'), /^Routed to acme-retail$/);
   const timeline = await page.textContent('.timeline');
   assert.match(timeline, /resend 1 asked for by admin@alpha\.example/);
@@ -556,6 +560,67 @@ test('webhooks: an endpoint created, its secret shown once, a test delivery to a
   assert.ok(await page.locator('#log-h ~ .table-wrap tbody tr').count() >= 6);
 });
 
+test('CSV intake: a bad row shown at its row and column, fixed in the page, three documents made and found', async () => {
+  await open('#/upload', 'CSV intake');
+  await page.selectOption('#u-type', '850');
+  await page.selectOption('#u-partner', 'acme-retail');
+  const header = '/purchaseOrderNumber,/shipTo/id,/shipTo/name,/lines/*/lineNumber,/lines/*/sku,/lines/*/quantity,/lines/*/unitPrice';
+  const csv = [
+    header,
+    'PO-CSV-1,0003947268292,ACME Distribution Center,1,WID-100,120,9.25',
+    'PO-CSV-1,,,2,WID-200,12x,13.79',
+    'PO-CSV-2,0003947268292,ACME Distribution Center,1,WID-100,60,9.25',
+    'PO-CSV-3,0003947268292,ACME Distribution Center,1,WID-300,6,1.50',
+    '',
+  ].join('\r\n');
+  await page.setInputFiles('#u-file', { name: 'orders.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  await page.waitForSelector('#u-problems');
+  assert.match(await page.textContent('#u-problems'), /1 problem: nothing can be created/);
+  assert.match(await page.textContent('#u-problems'), /Row 3, \/lines\/\*\/quantity \(\/lines\/1\/quantity\): expected a number/);
+  const cell = page.locator('#csv-table input[data-row="3"][data-column="/lines/*/quantity"]');
+  assert.equal(await cell.getAttribute('aria-invalid'), 'true');
+  assert.equal(await cell.inputValue(), '12x');
+  assert.equal(await page.locator('#u-submit').isDisabled(), true);
+  assert.equal((await call('GET', '/api/v1/transactions?reference=PO-CSV-2')).body.data.length, 0, 'a dry run stores nothing');
+  await axe(page, 'CSV intake with a problem');
+  await cell.scrollIntoViewIfNeeded();
+  await shot('upload-problem');
+  // Fixed in the page, checked again, created.
+  await cell.fill('12');
+  await cell.press('Tab');
+  await page.click('#u-check');
+  await page.waitForSelector('#u-ready');
+  assert.match(await page.textContent('#u-ready'), /Ready: 3 documents for acme-retail/);
+  await page.click('#u-submit');
+  await page.waitForSelector('#u-done');
+  assert.match(await page.textContent('#u-done'), /Queued: 3 documents for acme-retail/);
+  const made = await page.$$eval('#u-result table tbody tr', (trs) => trs.map((tr) => tr.cells[0].textContent));
+  assert.deepEqual(made, ['PO-CSV-1', 'PO-CSV-2', 'PO-CSV-3']);
+  await axe(page, 'CSV intake done');
+  await shot('upload-done');
+  // Found in the documents list by their references; the fixed quantity is in the document.
+  for (const ref of ['PO-CSV-1', 'PO-CSV-2', 'PO-CSV-3']) {
+    const found = (await call('GET', `/api/v1/transactions?reference=${ref}`)).body.data;
+    assert.equal(found.length, 1, ref);
+  }
+  await page.click('#u-result a.button');
+  await page.waitForFunction(() => location.hash.startsWith('#/documents?') && document.querySelectorAll('main table tbody tr').length >= 3);
+  assert.match(await page.textContent('main table'), /PO-CSV-3/);
+  const first = (await call('GET', '/api/v1/transactions?reference=PO-CSV-1')).body.data[0];
+  const detail = (await call('GET', `/api/v1/transactions/${first.documentId}`)).body.data;
+  assert.equal(detail.payload.lines[1].quantity, 12);
+  // The same file again makes nothing twice.
+  const again = await page.evaluate(async (text) => {
+    const me = await fetch('/api/auth/me').then((r) => r.json());
+    const r = await fetch('/api/upload?documentTypeCode=850&partnerId=acme-retail', {
+      method: 'POST', headers: { 'Content-Type': 'text/csv', 'X-CSRF-Token': me.data.csrfToken }, body: text,
+    });
+    return { status: r.status, body: await r.json() };
+  }, csv.replace('12x', '12'));
+  assert.equal(again.status, 200);
+  assert.equal(again.body.data.replayed, true);
+});
+
 test('users and the audit log', async () => {
   await open('#/users', 'Users');
   await page.fill('#u-email', 'ops@alpha.example');
@@ -569,7 +634,7 @@ test('users and the audit log', async () => {
   await shot('users');
   await open('#/audit', 'Audit log');
   const text = await page.textContent('main table');
-  for (const action of ['user.create', 'webhook.create', 'key.revoke', 'key.create', 'partner.update', 'partner.create', 'document.resend']) {
+  for (const action of ['user.create', 'upload.create', 'webhook.create', 'key.revoke', 'key.create', 'partner.update', 'partner.create', 'document.resend']) {
     assert.match(text, new RegExp(action.replace('.', '\\.')), action);
   }
   await axe(page, 'audit');
