@@ -1,6 +1,7 @@
-//! `x12kit render` (payload JSON → a complete interchange for a partner) and
-//! `x12kit schema` (the JSON Schema of a document type's payload, or of the
-//! partner profile).
+//! `x12kit render` (payload JSON → a complete interchange for a partner),
+//! `x12kit csv` (a CSV → the payloads of its documents and every problem, as
+//! JSON) and `x12kit schema` (the JSON Schema of a document type's payload, or
+//! of the partner profile).
 
 use clap::Args;
 use std::path::PathBuf;
@@ -59,6 +60,41 @@ pub struct RenderArgs {
     /// dates the interchange unless a date and time are given.
     #[arg(long, value_name = "UNIX_SECONDS")]
     now: Option<u64>,
+}
+
+/// Arguments of `x12kit csv`.
+#[derive(Args, Debug)]
+pub struct CsvArgs {
+    /// Document type: 850, 810, … (see `x12kit render --help`).
+    #[arg(long = "type", short = 't')]
+    kind: String,
+    /// CSV file, or `-` for standard input: its header row names JSON pointers into the
+    /// payload (see `x12kit schema TYPE --csv-template`).
+    #[arg(default_value = "-")]
+    file: PathBuf,
+    /// A trading partner profile (JSON): its implementation guide's required fields are checked too.
+    #[arg(long, short = 'p')]
+    partner: Option<PathBuf>,
+    /// The field separator, `,` or `;`.
+    #[arg(long)]
+    delimiter: Option<String>,
+    /// The header cell of the document key column (default: the first column).
+    #[arg(long, value_name = "COLUMN")]
+    document_key: Option<String>,
+    /// Rows under the header read at most (default 10000).
+    #[arg(long, value_name = "N")]
+    max_rows: Option<usize>,
+    /// Also print the rows as read (`table`: each row's cells as text).
+    #[arg(long)]
+    table: bool,
+    /// Indent the JSON.
+    #[arg(long)]
+    pretty: bool,
+    /// The options as JSON, with the names every language uses
+    /// (`{"delimiter": ";", "documentKey": "/purchaseOrderNumber", "maxRows": 500, "table": true}`,
+    /// `partner` a profile object), instead of the flags.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["partner", "delimiter", "document_key", "max_rows", "table"])]
+    options: Option<String>,
 }
 
 /// Arguments of `x12kit schema`.
@@ -160,21 +196,78 @@ fn options_of(a: &RenderArgs) -> Result<(ops::RenderOptions, x12kit::DateTime), 
     Ok((options, now))
 }
 
-/// `x12kit render --csv`: every document of the CSV in one interchange, or every problem.
-fn render_csv(a: RenderArgs, csv: &std::path::Path) -> ExitCode {
-    let partner_text = match read_text(&a.partner) {
-        Ok(p) => p,
-        Err(code) => return code,
+/// A partner profile file as JSON; `INVALID_UTF8` or `INVALID_JSON` (exit 1) when it is not.
+fn read_partner(path: &std::path::Path) -> Result<serde_json::Value, ExitCode> {
+    serde_json::from_str(&read_text(path)?).map_err(|e| {
+        crate::files::report(path, &x12kit::Error::invalid_json("partner profile", e));
+        ExitCode::from(1)
+    })
+}
+
+/// Runs `x12kit csv`: the core's `payloads_from_csv` as JSON on stdout; exit 1 when the
+/// file has problems (they are in the JSON), 2 for options that cannot be used.
+pub fn run_csv(a: CsvArgs) -> ExitCode {
+    let options = match a
+        .options
+        .as_deref()
+        .map(ops::options_str::<ops::CsvOptions>)
+    {
+        Some(Ok(o)) => o,
+        Some(Err(e)) => return crate::files::usage_error(&e),
+        None => ops::CsvOptions {
+            delimiter: a.delimiter.clone(),
+            document_key: a.document_key.clone(),
+            max_rows: a.max_rows,
+            partner: match a.partner.as_deref().map(read_partner).transpose() {
+                Ok(p) => p,
+                Err(code) => return code,
+            },
+            table: a.table,
+        },
     };
-    let partner: serde_json::Value = match serde_json::from_str(&partner_text) {
-        Ok(p) => p,
+    let bytes = match crate::files::read_input(&a.file) {
+        Ok(b) => b,
+        Err(e) => return crate::files::fail(&a.file, e),
+    };
+    let read = match ops::payloads_from_csv(&a.kind, &bytes, &options) {
+        Ok(r) => r,
         Err(e) => {
-            crate::files::report(
-                &a.partner,
-                &x12kit::Error::invalid_json("partner profile", e),
-            );
+            let at = match (&a.partner, e.pointer()) {
+                (Some(p), Some("/partner")) => p,
+                _ => &a.file,
+            };
+            crate::files::report(at, &e);
             return ExitCode::from(1);
         }
+    };
+    let json = if a.pretty {
+        serde_json::to_vec_pretty(&read)
+    } else {
+        serde_json::to_vec(&read)
+    };
+    let mut out = match json {
+        Ok(v) => v,
+        Err(e) => {
+            crate::files::report(
+                &a.file,
+                &x12kit::Error::internal(format!("the CSV result: {e}")),
+            );
+            return ExitCode::from(2);
+        }
+    };
+    out.push(b'\n');
+    match crate::files::emit(&a.file, &out) {
+        code if code != ExitCode::SUCCESS => code,
+        _ if read.problems.is_empty() => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    }
+}
+
+/// `x12kit render --csv`: every document of the CSV in one interchange, or every problem.
+fn render_csv(a: RenderArgs, csv: &std::path::Path) -> ExitCode {
+    let partner = match read_partner(&a.partner) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
     let bytes = match crate::files::read_input(csv) {
         Ok(b) => b,
