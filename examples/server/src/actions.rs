@@ -15,6 +15,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
 use crate::lifecycle::{DocKey, enqueue_events};
 use crate::settings::write::{self, Actor};
+use crate::status::{Delivery, Status, Step};
 use crate::store::{DELIVERY_COLUMNS, now_ms};
 use crate::vals;
 use axum::extract::{Path, State};
@@ -24,7 +25,6 @@ use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use x12kit::webhook::EventKind;
 
 type AppState = State<Arc<App>>;
 
@@ -135,7 +135,7 @@ pub async fn resend(
                     "an inbound document came from the partner: there is nothing to resend",
                 ));
             }
-            if doc.status != "routed" && doc.status != "failed" {
+            let Some(step) = Status::parse(&doc.status).and_then(Step::resend) else {
                 return Err(conflict(
                     "NOT_RESENDABLE",
                     format!(
@@ -143,7 +143,8 @@ pub async fn resend(
                         doc.status
                     ),
                 ));
-            }
+            };
+            let t = step.transition();
             if !doc.validated_once {
                 return Err(conflict(
                     "NOT_RESENDABLE",
@@ -154,10 +155,10 @@ pub async fn resend(
             let now = now_ms();
             let changed = c
                 .exec(
-                    "UPDATE documents SET status = 'validated', updated_at = ?3, failure = NULL,
+                    "UPDATE documents SET status = ?6, updated_at = ?3, failure = NULL,
                         ack_deadline = NULL, lease_owner = NULL, route_claims = 0, resends = ?4
                      WHERE account = ?1 AND id = ?2 AND status = ?5",
-                    vals![&account, &id, now, n, &doc.status],
+                    vals![&account, &id, now, n, t.from.as_str(), t.to.as_str()],
                 )
                 .map_err(write::db)?;
             if changed == 0 {
@@ -170,14 +171,15 @@ pub async fn resend(
                 .interchange_control
                 .map_or_else(String::new, |c| format!(", ISA13 {c}"));
             c.exec(
-                "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'validated', ?2, ?3)",
+                "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, ?4, ?2, ?3)",
                 vals![
                     &id,
                     format!(
                         "resend {n} asked for by {}: the same interchange{control} is routed to the partner again",
                         actor.name
                     ),
-                    now
+                    now,
+                    t.to.as_str()
                 ],
             )
             .map_err(write::db)?;
@@ -188,7 +190,7 @@ pub async fn resend(
                 "document.resend",
                 &id,
                 Some(&json!({"status": doc.status, "resends": doc.resends})),
-                Some(&json!({"status": "validated", "resends": n})),
+                Some(&json!({"status": t.to.as_str(), "resends": n})),
             )?;
             summary(c, &account, &id)
         })
@@ -231,9 +233,8 @@ pub async fn cancel(
         .store
         .write(move |c| {
             let doc = load(c, &account, &id)?.ok_or_else(|| no_document(&id))?;
-            if doc.direction != "outbound"
-                || (doc.status != "queued" && doc.status != "validated")
-            {
+            let step = Status::parse(&doc.status).and_then(Step::cancel);
+            let (Some(step), "outbound") = (step, doc.direction.as_str()) else {
                 return Err(conflict(
                     "NOT_CANCELABLE",
                     if doc.direction != "outbound" {
@@ -245,7 +246,8 @@ pub async fn cancel(
                         )
                     },
                 ));
-            }
+            };
+            let t = step.transition();
             if doc.in_flight {
                 return Err(conflict(
                     "NOT_CANCELABLE",
@@ -256,12 +258,12 @@ pub async fn cancel(
             let reason = format!("canceled by {}", actor.name);
             let changed = c
                 .exec(
-                    "UPDATE documents SET status = 'canceled', updated_at = ?3, failure = ?4,
+                    "UPDATE documents SET status = ?7, updated_at = ?3, failure = ?4,
                         ack_deadline = NULL, lease_owner = NULL
                      WHERE account = ?1 AND id = ?2 AND status = ?5
                        AND (lease_owner IS NULL OR lease_owner NOT IN
                             (SELECT id FROM workers WHERE heartbeat_at > ?6))",
-                    vals![&account, &id, now, &reason, &doc.status, now - LIVE_MS],
+                    vals![&account, &id, now, &reason, t.from.as_str(), now - LIVE_MS, t.to.as_str()],
                 )
                 .map_err(write::db)?;
             if changed == 0 {
@@ -271,8 +273,8 @@ pub async fn cancel(
                 ));
             }
             c.exec(
-                "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'canceled', ?2, ?3)",
-                vals![&id, &reason, now],
+                "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, ?4, ?2, ?3)",
+                vals![&id, &reason, now, t.to.as_str()],
             )
             .map_err(write::db)?;
             let key = DocKey {
@@ -286,8 +288,8 @@ pub async fn cancel(
                 c,
                 &app2.settings.current(),
                 &key,
-                "canceled",
-                &[EventKind::DocumentError],
+                t.to,
+                t.events,
                 now,
             )
             .map_err(write::db)?;
@@ -298,7 +300,7 @@ pub async fn cancel(
                 "document.cancel",
                 &id,
                 Some(&json!({"status": doc.status})),
-                Some(&json!({"status": "canceled"})),
+                Some(&json!({"status": t.to.as_str()})),
             )?;
             summary(c, &account, &id)
         })
@@ -343,7 +345,7 @@ pub async fn deliveries(
     let q: DeliveriesQuery = query(&uri)?;
     let limit = limit_param(q.limit.as_deref(), 200)?;
     if let Some(s) = q.state.as_deref() {
-        if !matches!(s, "pending" | "delivered" | "failed") {
+        if Delivery::parse(s).is_none() {
             return Err(query_error(
                 "state",
                 format!("state must be pending, delivered or failed, found {s:?}"),

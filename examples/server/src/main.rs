@@ -23,6 +23,7 @@ mod secrets;
 mod serve;
 mod settings;
 mod settings_api;
+mod status;
 mod store;
 mod transport;
 mod upload;

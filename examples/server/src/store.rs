@@ -12,6 +12,7 @@
 use crate::db::{Db, DbError, DbResult, PgConn, Row};
 use crate::error::{ApiError, ApiResult};
 use crate::settings::Partner;
+use crate::status::{Delivery, Status};
 use crate::vals;
 use crate::x12;
 use rusqlite::Connection;
@@ -66,17 +67,6 @@ pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
 
 /// Largest X12 control number.
 const MAX_CONTROL: i64 = 999_999_999;
-
-/// Statuses a transaction can have (lower case in the store and the API).
-pub const STATUSES: &[&str] = &[
-    "queued",
-    "validated",
-    "routed",
-    "acknowledged",
-    "failed",
-    "canceled",
-    "received",
-];
 
 /// Where the data lives.
 #[derive(Debug, Clone)]
@@ -1081,7 +1071,7 @@ pub fn accept_in(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
         document_type_code: a.document_type.clone(),
         partner_id: a.partner.id.clone(),
         reference: a.reference.clone(),
-        status: "queued".into(),
+        status: Status::Queued.as_str().into(),
         updated_at: at,
     }
     .to_value();
@@ -1171,7 +1161,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
                 document_type_code: a.document_type.clone(),
                 partner_id: a.partner.id.clone(),
                 reference: a.reference.clone(),
-                status: "queued".into(),
+                status: Status::Queued.as_str().into(),
                 updated_at: at,
             }
             .to_value(),
@@ -1427,7 +1417,7 @@ pub fn delivery(c: &dyn Db, r: &Row) -> DbResult<Value> {
         "attempts": r.get::<i64>(6)?,
         "lastResult": r.get::<Option<String>>(7)?,
         "createdAt": rfc3339(r.get(8)?),
-        "nextAttemptAt": if state == "pending" { r.get::<Option<i64>>(9)?.map(rfc3339) } else { None },
+        "nextAttemptAt": if Delivery::parse(&state) == Some(Delivery::Pending) { r.get::<Option<i64>>(9)?.map(rfc3339) } else { None },
         "deliveredAt": r.get::<Option<i64>>(10)?.map(rfc3339),
         "attemptLog": log,
     }))
