@@ -10,9 +10,13 @@
 //!   `documentKey` column) are one document; a key that comes back after
 //!   other documents is a problem. A document's other columns without a `*`
 //!   take the value of its rows (empty or the same in each).
-//! - Values become the declaration's JSON types (strings, integers, numbers;
-//!   dates and times stay text for the renderer to check); an empty cell is
-//!   an absent field.
+//! - Values become the declaration's JSON types (strings, integers, numbers);
+//!   a date written as X12 writes it (`CCYYMMDD`) or with slashes
+//!   (`YYYY/MM/DD`) becomes the payload's `YYYY-MM-DD`, a time written `HHMM`
+//!   or `HHMMSS` becomes `HH:MM` or `HH:MM:SS`; any other date or time stays
+//!   text for the renderer to check (so `11/22/2026`, which could be either
+//!   day-first or month-first, is a problem at its cell, never a guess); an
+//!   empty cell is an absent field.
 //! - Each document is then checked as the renderer checks a payload (the
 //!   partner's implementation guide too, when a partner is given), and each
 //!   problem's pointer is traced back to the row and column it came from.
@@ -230,10 +234,47 @@ fn column(cell: &str, root: &Shape) -> Result<Column, (ErrorCode, String)> {
     }
 }
 
+/// A date cell in the payload's `YYYY-MM-DD` when it is written in one of the
+/// unambiguous forms `CCYYMMDD` or `YYYY/MM/DD`; else the text as it is (the
+/// renderer then says what it expects).
+fn date_text(text: &str) -> String {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() == 8 && digits(0..8) {
+        format!("{}-{}-{}", &text[..4], &text[4..6], &text[6..])
+    } else if b.len() == 10
+        && b[4] == b'/'
+        && b[7] == b'/'
+        && digits(0..4)
+        && digits(5..7)
+        && digits(8..10)
+    {
+        text.replace('/', "-")
+    } else {
+        text.to_string()
+    }
+}
+
+/// A time cell in the payload's `HH:MM` or `HH:MM:SS` when it is written as
+/// X12 writes it (`HHMM`, `HHMMSS`); else the text as it is.
+fn time_text(text: &str) -> String {
+    let b = text.as_bytes();
+    if !b.iter().all(u8::is_ascii_digit) {
+        return text.to_string();
+    }
+    match b.len() {
+        4 => format!("{}:{}", &text[..2], &text[2..]),
+        6 => format!("{}:{}:{}", &text[..2], &text[2..4], &text[4..]),
+        _ => text.to_string(),
+    }
+}
+
 /// A cell as the declaration's JSON type.
 fn convert(text: &str, ptype: PType) -> Result<Value, String> {
     match ptype {
-        PType::Str | PType::StrOrInt | PType::Date | PType::Time => Ok(Value::String(text.to_string())),
+        PType::Str | PType::StrOrInt => Ok(Value::String(text.to_string())),
+        PType::Date => Ok(Value::String(date_text(text))),
+        PType::Time => Ok(Value::String(time_text(text))),
         PType::Int => text
             .parse::<i64>()
             .map(Value::from)
@@ -791,6 +832,29 @@ mod tests {
     }
 
     const HEADER: &str = "/purchaseOrderNumber,/shipTo/id,/shipTo/name,/lines/*/lineNumber,/lines/*/sku,/lines/*/quantity,/lines/*/unitPrice\n";
+
+    #[test]
+    fn dates_and_times_in_their_unambiguous_forms_become_the_payloads() {
+        for (cell, want) in [
+            ("20261122", "2026-11-22"),
+            ("2026/11/22", "2026-11-22"),
+            ("2026-11-22", "2026-11-22"),
+            // day-first or month-first: left for the renderer to refuse
+            ("11/22/2026", "11/22/2026"),
+            ("261122", "261122"),
+            ("2026112", "2026112"),
+        ] {
+            assert_eq!(convert(cell, PType::Date), Ok(Value::from(want)), "{cell}");
+        }
+        for (cell, want) in [
+            ("0930", "09:30"),
+            ("093015", "09:30:15"),
+            ("09:30", "09:30"),
+            ("930", "930"),
+        ] {
+            assert_eq!(convert(cell, PType::Time), Ok(Value::from(want)), "{cell}");
+        }
+    }
 
     #[test]
     fn each_declared_sets_reference_is_a_value_of_its_payload() {
