@@ -67,7 +67,8 @@ pub fn router(app: Arc<App>) -> Router {
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn(crate::serve::capacity::admit))
-        .layer(axum::middleware::from_fn_with_state(app.clone(), guard));
+        .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
+        .layer(axum::middleware::from_fn(crate::serve::observe::note_route));
     use crate::settings_api as s;
     // The routes of a signed-in person, behind the session guard (API keys refused).
     let session = Router::new()
@@ -141,6 +142,7 @@ pub fn router(app: Arc<App>) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(
             app.config.max_body_bytes,
         ))
+        .layer(axum::middleware::from_fn(crate::serve::observe::note_route))
         .with_state(app)
 }
 
@@ -153,6 +155,7 @@ async fn guard(State(app): AppState, mut req: Request, next: Next) -> Response {
         Err(e) => return e.into_response(),
     };
     drop(settings);
+    crate::serve::observe::note_account(req.extensions(), &caller.account.id);
     app.settings.used(&caller.key_id);
     let path = req.uri().path();
     let rest = path

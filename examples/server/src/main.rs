@@ -10,6 +10,7 @@ mod config;
 mod console;
 mod db;
 mod error;
+mod exporter;
 mod guard;
 mod inbound;
 mod lifecycle;
@@ -231,13 +232,32 @@ fn main() -> ExitCode {
         None => None,
     };
     let default_level = if console.is_some() { "warn" } else { "info" };
-    tracing_subscriber::fmt()
+    let filter = tracing_subscriber::EnvFilter::try_from_env("X12KIT_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("X12KIT_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
-        )
-        .init();
+        .with_env_filter(filter);
+    match std::env::var("X12KIT_LOG_FORMAT").as_deref() {
+        Ok("json") => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+        Ok("text") | Ok("") | Err(std::env::VarError::NotPresent) => logs.init(),
+        Ok(other) => {
+            eprintln!(
+                "x12kit-server: X12KIT_LOG_FORMAT={other:?}: the log format is \"text\" (the default) or \"json\""
+            );
+            return ExitCode::from(2);
+        }
+        Err(std::env::VarError::NotUnicode(_)) => {
+            eprintln!(
+                "x12kit-server: X12KIT_LOG_FORMAT is not UTF-8: the log format is \"text\" or \"json\""
+            );
+            return ExitCode::from(2);
+        }
+    }
     let Some(path) = cli.config else {
         eprintln!("x12kit-server: --config <FILE> is required (try examples/server/demo.toml)");
         return ExitCode::from(2);
@@ -394,7 +414,47 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         tracing::info!("workers started");
     }
     let server = app.config.server.clone();
-    let router = with_layers(api::router(app));
+    let serving = serve::prepare(server.clone());
+    let exporter = exporter::Exporter {
+        app: app.clone(),
+        serving: serving.clone(),
+        token: app.config.metrics.token.as_deref().map(Arc::from),
+    };
+    let metrics_listener = match &app.config.metrics.listen {
+        Some(l) => Some(
+            tokio::net::TcpListener::bind(l)
+                .await
+                .map_err(|e| (1, format!("cannot listen on {l} (metrics.listen): {e}")))?,
+        ),
+        None => None,
+    };
+    let mut router = api::router(app);
+    if metrics_listener.is_none() {
+        router = router.merge(exporter::router(exporter.clone()));
+    }
+    let router = with_layers(router);
+    // One shutdown signal for every listener.
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown().await;
+        let _ = stop_tx.send(true);
+    });
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|v| *v).await;
+    };
+    let mut metrics_addr = None;
+    if let Some(l) = metrics_listener {
+        metrics_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
+        // Its own connection counts, so that scrapes are never refused for API traffic.
+        let serving = serve::Serving::new(server);
+        let router = with_layers(exporter::router(exporter));
+        let stop = stopped(stop_rx.clone());
+        tokio::spawn(async move {
+            if let Err(e) = serve::run(l, router, serving, stop).await {
+                tracing::error!(error = %e, "the metrics listener stopped");
+            }
+        });
+    }
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{addr}");
@@ -402,9 +462,12 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
             out,
             "try: curl -H 'Authorization: Bearer <API key>' http://{addr}/api/v1/transactions"
         );
+        if let Some(m) = metrics_addr {
+            let _ = writeln!(out, "metrics on http://{m}/metrics");
+        }
         let _ = out.flush();
     }
-    serve::run(listener, router, server, shutdown())
+    serve::run(listener, router, serving, stopped(stop_rx))
         .await
         .map_err(|e| (1, e))
 }
