@@ -8,7 +8,8 @@
 # (Debian's postgresql package, installed when missing; a throwaway cluster on
 # 127.0.0.1 in a temporary folder, owned by the postgres user when run as root).
 # The SFTP and AS2 transports are tested against Debian's OpenSSH server and pyas2lib
-# (PyPI), both installed here when missing (.venv-as2 at the repository root).
+# (PyPI), both installed here when missing (.venv-as2 at the repository root); /metrics
+# against the parser of PyPI's prometheus-client (.venv-deploy).
 # Usage: examples/server/test.sh (from anywhere). Last line:
 #   server: N passed, N failed, N skipped
 # Env: X12KIT_CORPUS (default ../shared/corpus from the repo root); X12KIT_REQUIRE_CORPUS=1
@@ -62,6 +63,15 @@ if ! "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' 2>/dev/nul
   "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' || fatal "pyas2lib does not import"
 fi
 export X12KIT_TEST_PYAS2="$as2_venv/bin/python" X12KIT_TEST_SSHD=/usr/sbin/sshd
+
+echo "== the Prometheus text parser of PyPI's prometheus-client in a venv (tests/deploy.rs)"
+prom_venv="$root/.venv-deploy"
+prom_want="0.26.0"
+if ! "$prom_venv/bin/pip" show prometheus-client 2>/dev/null | grep -qx "Version: $prom_want"; then
+  python3 -m venv "$prom_venv" || fatal "cannot create $prom_venv"
+  "$prom_venv/bin/pip" install -q "prometheus-client==$prom_want" || fatal "cannot install prometheus-client $prom_want"
+fi
+export X12KIT_TEST_PROM_PYTHON="$prom_venv/bin/python"
 
 echo "== build"
 cargo build -p x12kit-server --bins --tests || fatal "cargo build failed"

@@ -91,7 +91,7 @@ impl Collector for Snapshot {
         gauge_family(
             &mut encoder,
             "documents",
-            "Outbound documents in the store, by status",
+            "Outbound documents in the store, by status.",
             s.documents
                 .iter()
                 .map(|(k, v)| (vec![("status", k.as_str())], *v)),
@@ -99,7 +99,7 @@ impl Collector for Snapshot {
         gauge_family(
             &mut encoder,
             "webhook_deliveries_in_store",
-            "Webhook deliveries in the store, by state (pending: queued or waiting to be retried)",
+            "Webhook deliveries in the store, by state (pending: queued or waiting to be retried).",
             s.deliveries
                 .iter()
                 .map(|(k, v)| (vec![("state", k.as_str())], *v)),
@@ -107,13 +107,13 @@ impl Collector for Snapshot {
         gauge_family(
             &mut encoder,
             "store_up",
-            "1 when the store answered this scrape's counts, else 0",
+            "1 when the store answered this scrape's counts, else 0.",
             [(vec![], i64::from(s.store_up))],
         )?;
         gauge_family(
             &mut encoder,
             "route_group_in_flight",
-            "API requests being handled, by route group and body size lane",
+            "API requests being handled, by route group and body size lane.",
             s.lanes
                 .iter()
                 .map(|l| (vec![("group", l.0), ("lane", l.1)], l.2 as i64)),
@@ -121,14 +121,14 @@ impl Collector for Snapshot {
         gauge_family(
             &mut encoder,
             "route_group_queued",
-            "API requests waiting for a slot of their route group (the request queue depth)",
+            "API requests waiting for a slot of their route group (the request queue depth).",
             s.lanes
                 .iter()
                 .map(|l| (vec![("group", l.0), ("lane", l.1)], l.3 as i64)),
         )?;
         let mut shed = encoder.encode_descriptor(
             "route_group_shed",
-            "API requests refused 503 OVERLOADED by their route group since start",
+            "API requests refused 503 OVERLOADED by their route group since start.",
             None,
             MetricType::Counter,
         )?;
@@ -139,19 +139,19 @@ impl Collector for Snapshot {
         gauge_family(
             &mut encoder,
             "connections_open",
-            "Client connections open on the API listener",
+            "Client connections open on the API listener.",
             [(vec![], s.connections.0 as i64)],
         )?;
         gauge_family(
             &mut encoder,
             "connections_max",
-            "The API listener's max_connections",
+            "The API listener's max_connections.",
             [(vec![], s.connections.1 as i64)],
         )?;
         gauge_family(
             &mut encoder,
             "build_info",
-            "The server's build: always 1, with its version as a label",
+            "The server's build: always 1, with its version as a label.",
             [(vec![("version", env!("CARGO_PKG_VERSION"))], 1i64)],
         )?;
         Ok(())

@@ -152,7 +152,7 @@ pub const EXPORTED: [(&Timer, &str, Option<&str>, &str); 10] = [
         None,
         "Store writes as their callers see them: queued, run in a group, committed",
     ),
-    (&READ, "store_read_seconds", None, "Store reads"),
+    (&READ, "store_read_seconds", None, "Store reads."),
     (
         &RENDER,
         "core_seconds",

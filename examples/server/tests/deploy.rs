@@ -343,6 +343,9 @@ fn start_fails(config_tail: &str, files: &[(&str, &str)]) -> (Option<i32>, Strin
     )
 }
 
+/// (configuration added, files beside it, message expected).
+type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+
 #[test]
 fn bad_deployment_settings_stop_the_start_with_exit_2_naming_the_setting() {
     let demo = std::fs::read_to_string(common::server_dir().join("demo.toml")).unwrap();
@@ -350,7 +353,7 @@ fn bad_deployment_settings_stop_the_start_with_exit_2_naming_the_setting() {
         demo.contains("\n[server]\n"),
         "the demo has a [server] table"
     );
-    let cases: [(&str, &[(&str, &str)], &str); 4] = [
+    let cases: [Case; 4] = [
         (
             "[metrics]\ntoken_file = \"missing.token\"",
             &[],
