@@ -48,6 +48,8 @@ pub struct FileConfig {
     /// `GET /metrics` (Prometheus): where and behind what token.
     #[serde(default)]
     pub metrics: MetricsFile,
+    /// HTTPS on the listener (`cert_file`, `key_file`; see src/serve/tls.rs).
+    pub tls: Option<crate::serve::tls::TlsFile>,
     /// The accounts: imported into an empty store at the first start, then ignored.
     #[serde(default)]
     pub accounts: Vec<AccountConfig>,
@@ -470,6 +472,8 @@ pub struct Config {
     pub server: crate::serve::settings::Resolved,
     /// `/metrics`.
     pub metrics: Metrics,
+    /// HTTPS, when `[tls]` is set (its files checked by loading them).
+    pub tls: Option<crate::serve::tls::Tls>,
 }
 
 /// Reads and checks the configuration file.
@@ -510,6 +514,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         return Err("max_body_bytes must be at least 1".into());
     }
     let server = file.server.resolve(file.max_body_bytes)?;
+    let tls = file.tls.as_ref().map(|t| t.resolve(base)).transpose()?;
     let metrics = Metrics {
         listen: file.metrics.listen.clone(),
         token: match &file.metrics.token_file {
@@ -696,6 +701,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         workers: file.workers,
         server,
         metrics,
+        tls,
         auth: file.auth,
         secret_key_file: file.secret_key_file.map(|f| base.join(f)),
         create_secret_key_file: file.create_secret_key_file,

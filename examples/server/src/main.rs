@@ -428,6 +428,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         ),
         None => None,
     };
+    let app_tls = app.config.tls.clone();
     let mut router = api::router(app);
     if metrics_listener.is_none() {
         router = router.merge(exporter::router(exporter.clone()));
@@ -442,6 +443,37 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|v| *v).await;
     };
+    let tls = match &app_tls {
+        Some(t) => {
+            let (acceptor, current) = serve::tls::acceptor(t).map_err(|e| (2, e))?;
+            tokio::spawn(serve::tls::watch(t.clone(), current));
+            let hsts = (t.hsts_max_age_seconds > 0)
+                .then(|| HeaderValue::from_str(&format!("max-age={}", t.hsts_max_age_seconds)))
+                .transpose()
+                .map_err(|e| (2, format!("tls.hsts_max_age_seconds: {e}")))?;
+            Some((acceptor, serve::Transport::Tls(hsts)))
+        }
+        None => None,
+    };
+    let mut redirect_addr = None;
+    if let Some(r) = app_tls.as_ref().and_then(|t| t.redirect_listen.clone()) {
+        let l = tokio::net::TcpListener::bind(&r).await.map_err(|e| {
+            (
+                1,
+                format!("cannot listen on {r} (tls.redirect_listen): {e}"),
+            )
+        })?;
+        redirect_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
+        let serving = serve::Serving::new(server.clone());
+        let router = with_layers(serve::tls::redirect_router(addr.port()));
+        let stop = stopped(stop_rx.clone());
+        tokio::spawn(async move {
+            if let Err(e) = serve::run(l, router, serving, None, stop).await {
+                tracing::error!(error = %e, "the redirect listener stopped");
+            }
+        });
+    }
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let mut metrics_addr = None;
     if let Some(l) = metrics_listener {
         metrics_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
@@ -450,24 +482,27 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         let router = with_layers(exporter::router(exporter));
         let stop = stopped(stop_rx.clone());
         tokio::spawn(async move {
-            if let Err(e) = serve::run(l, router, serving, stop).await {
+            if let Err(e) = serve::run(l, router, serving, None, stop).await {
                 tracing::error!(error = %e, "the metrics listener stopped");
             }
         });
     }
     {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on http://{addr}");
+        let _ = writeln!(out, "listening on {scheme}://{addr}");
         let _ = writeln!(
             out,
-            "try: curl -H 'Authorization: Bearer <API key>' http://{addr}/api/v1/transactions"
+            "try: curl -H 'Authorization: Bearer <API key>' {scheme}://{addr}/api/v1/transactions"
         );
+        if let Some(r) = redirect_addr {
+            let _ = writeln!(out, "redirecting http://{r} to https");
+        }
         if let Some(m) = metrics_addr {
             let _ = writeln!(out, "metrics on http://{m}/metrics");
         }
         let _ = out.flush();
     }
-    serve::run(listener, router, serving, stopped(stop_rx))
+    serve::run(listener, router, serving, tls, stopped(stop_rx))
         .await
         .map_err(|e| (1, e))
 }

@@ -114,8 +114,17 @@ struct ConnService {
     serving: Arc<Serving>,
     activity: Arc<Activity>,
     peer: SocketAddr,
-    /// The connection is TLS.
-    tls: bool,
+    /// Plain or TLS.
+    transport: Transport,
+}
+
+/// What a connection runs over.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    /// Plain TCP.
+    Plain,
+    /// TLS, and the `Strict-Transport-Security` value of its answers (none: not sent).
+    Tls(Option<HeaderValue>),
 }
 
 /// A request id (UUIDv7) for a request that has none, so that an answer made here (a
@@ -157,7 +166,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
         let phase = Phase::default();
         let client = crate::client::resolve(
             self.peer,
-            self.tls,
+            matches!(self.transport, Transport::Tls(_)),
             req.headers(),
             &self.serving.settings.proxies,
         );
@@ -170,6 +179,10 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
         let router = self.router.clone();
         let timeout = self.serving.settings.request_timeout;
         let started = std::time::Instant::now();
+        let hsts = match &self.transport {
+            Transport::Tls(h) => h.clone(),
+            Transport::Plain => None,
+        };
         Box::pin(async move {
             let method = req.method().clone();
             let path = req.uri().path().to_string();
@@ -184,11 +197,11 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
                     r
                 }
             };
-            if client.tls {
+            if let Some(hsts) = &hsts {
                 response
                     .headers_mut()
                     .entry(header::STRICT_TRANSPORT_SECURITY)
-                    .or_insert(HeaderValue::from_static("max-age=31536000"));
+                    .or_insert(hsts.clone());
             }
             super::observe::answered(
                 &note,
@@ -256,7 +269,7 @@ fn verdict(a: &Activity, serving: &Serving, now: u64) -> Result<u64, &'static st
 pub async fn serve<I>(
     io: I,
     peer: SocketAddr,
-    tls: bool,
+    transport: Transport,
     router: Router,
     serving: Arc<Serving>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
@@ -275,7 +288,7 @@ pub async fn serve<I>(
         serving: serving.clone(),
         activity: activity.clone(),
         peer,
-        tls,
+        transport,
     };
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder

@@ -19,8 +19,9 @@
 //! - **A request** ([`capacity`]): its body's memory, its body's rate and its route
 //!   group's slot, after authentication.
 //!
-//! A TLS acceptor goes between the accept and [`conn::serve`], which takes any
-//! `AsyncRead + AsyncWrite` stream; the client address a connection counts against is
+//! With `[tls]`, the rustls handshake ([`tls`], within `header_read_timeout_ms`) goes
+//! between the accept and [`conn::serve`], which takes any `AsyncRead + AsyncWrite`
+//! stream; the client address a connection counts against is
 //! [`crate::client::connection_key`] (none for a trusted proxy), and each request's
 //! client is [`crate::client::resolve`]d there. [`observe`] counts each answer for
 //! `/metrics` and writes its access log line.
@@ -31,7 +32,9 @@ pub mod limit;
 pub mod observe;
 pub mod openapi;
 pub mod settings;
+pub mod tls;
 
+pub use conn::Transport;
 pub use settings::Settings;
 
 use crate::error::Detail;
@@ -186,6 +189,7 @@ pub async fn run(
     listener: tokio::net::TcpListener,
     router: Router,
     serving: Arc<Serving>,
+    tls: Option<(tokio_rustls::TlsAcceptor, Transport)>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), String> {
     let busy = conn::refusal(
@@ -237,8 +241,30 @@ pub async fn run(
                 let router = router.clone();
                 let serving = serving.clone();
                 let stop = stop_rx.clone();
+                let tls = tls.clone();
                 tokio::spawn(async move {
-                    conn::serve(stream, peer, false, router, serving, stop).await;
+                    match tls {
+                        None => {
+                            conn::serve(stream, peer, Transport::Plain, router, serving, stop)
+                                .await;
+                        }
+                        Some((acceptor, transport)) => {
+                            // The handshake within the header timeout: a client that
+                            // opens and says nothing holds a slot no longer than that.
+                            let within = serving.settings.header_read_timeout;
+                            match tokio::time::timeout(within, acceptor.accept(stream)).await {
+                                Ok(Ok(s)) => {
+                                    conn::serve(s, peer, transport, router, serving, stop).await;
+                                }
+                                Ok(Err(e)) => {
+                                    tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                                }
+                                Err(_) => {
+                                    tracing::debug!(%peer, "TLS handshake timed out");
+                                }
+                            }
+                        }
+                    }
                     drop(admitted);
                 });
             }
