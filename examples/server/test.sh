@@ -106,7 +106,7 @@ p=$(sum passed) f=$(sum failed) i=$(sum ignored)
 passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + i))
 if [ "$status" -ne 0 ] && [ "$f" = 0 ]; then echo "cargo test exited $status"; failed=$((failed + 1)); fi
 
-echo "== PostgreSQL: the lifecycle, crash, two-process and settings tests on a throwaway cluster"
+echo "== PostgreSQL: the lifecycle, crash, two-process, settings and TLS tests on a throwaway cluster"
 pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 if [ -z "$pgbin" ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
@@ -128,14 +128,32 @@ fi
 pgport="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 "${pgas[@]}" "$pgbin/initdb" -D "$pgdir/data" -A trust -U x12kit -E UTF8 > "$pgdir/initdb.log" 2>&1 \
   || { cat "$pgdir/initdb.log"; fatal "initdb failed"; }
+# TLS (tests/postgres_tls.rs): a test CA and a server certificate for 127.0.0.1 and
+# localhost; the cluster takes TLS and plain connections alike. A second CA is the wrong
+# root a verify-full client must refuse.
+pgtls="$pgdir/tls"
+mkdir -p "$pgtls"
+for ca in ca wrong-ca; do
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=x12kit test $ca" \
+    -keyout "$pgtls/$ca.key" -out "$pgtls/$ca.crt" 2>/dev/null || fatal "openssl could not make the test CA"
+done
+printf 'subjectAltName = IP:127.0.0.1, DNS:localhost\n' > "$pgtls/san.ext"
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+  -keyout "$pgtls/server.key" -out "$pgtls/server.csr" 2>/dev/null \
+  && openssl x509 -req -in "$pgtls/server.csr" -CA "$pgtls/ca.crt" -CAkey "$pgtls/ca.key" -CAcreateserial \
+    -days 2 -extfile "$pgtls/san.ext" -out "$pgtls/server.crt" 2>/dev/null \
+  || fatal "openssl could not make the PostgreSQL server certificate"
+chmod 600 "$pgtls/server.key"
+if [ "$(id -u)" = 0 ]; then chown -R postgres "$pgtls"; fi
 pgctl="$pgbin/pg_ctl"
 "${pgas[@]}" "$pgctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=500" start >/dev/null \
+  -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=500 -c ssl=on -c ssl_cert_file=$pgtls/server.crt -c ssl_key_file=$pgtls/server.key" start >/dev/null \
   || { cat "$pgdir/server.log"; fatal "PostgreSQL did not start"; }
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1:$pgport"
 pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings 2>&1 | tee "$pglog"
+X12KIT_TEST_PG_ROOT="$pgtls/ca.crt" X12KIT_TEST_PG_WRONG_ROOT="$pgtls/wrong-ca.crt" \
+  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings --test postgres_tls 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 # The SFTP and AS2 records (migration 8) on PostgreSQL: files taken, messages received.
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \

@@ -323,6 +323,10 @@ async fn open(
     config: &config::Config,
 ) -> Result<(store::Store, Option<secrets::SecretBox>), (u8, String)> {
     let secrets = secret_box(config).map_err(|e| (2, e))?;
+    if let store::Location::Postgres(url) = store::Location::of(&config.database) {
+        // A malformed URL or TLS setting is the operator's to fix (exit 2).
+        db::PgTarget::parse(&url).map_err(|e| (2, e))?;
+    }
     // Off the async threads: the PostgreSQL client blocks on its own runtime.
     let location = store::Location::of(&config.database);
     let store = tokio::task::spawn_blocking(move || store::Store::open(location))
