@@ -4,7 +4,8 @@
 # over HTTP), checks that the committed OpenAPI document has not drifted from
 # the code, runs the curl transcripts of examples/server/README.md against a fresh
 # server (tests/docs/check_docs.py), and runs schemathesis against the live server.
-# Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
+# HTTPS, nginx in front (Debian's nginx) and /metrics are tested by tests/tls.rs, proxy.rs
+# and deploy.rs. Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
 # (Debian's postgresql package, installed when missing; a throwaway cluster on
 # 127.0.0.1 in a temporary folder, owned by the postgres user when run as root).
 # The SFTP and AS2 transports are tested against Debian's OpenSSH server and pyas2lib
@@ -40,19 +41,21 @@ command -v python3 >/dev/null || fatal "python3 not found (schemathesis needs it
 target="${CARGO_TARGET_DIR:-$root/target}"
 bin="$target/debug/x12kit-server"
 
-echo "== protocol peers: Debian's OpenSSH server, pyas2lib in a venv"
+echo "== protocol peers: Debian's OpenSSH server and nginx, pyas2lib in a venv"
 # The SFTP tests start sshd themselves (tests/common/peers.rs); the AS2 tests drive
 # pyas2lib (tests/as2_peer.py). oscrypto 1.3.0, which pyas2lib pins, cannot read an
 # OpenSSL version with a two-digit patch number (3.0.19) and fails at import;
 # elements-oscrypto 1.4.0b1 carries the fix under the same module name, so it goes in
 # after pyas2lib.
-if [ ! -x /usr/sbin/sshd ] || ! command -v openssl >/dev/null; then
+# nginx is the reverse proxy of tests/proxy.rs (run in the foreground on loopback ports by
+# the test itself; the package's own service is not used).
+if [ ! -x /usr/sbin/sshd ] || ! command -v openssl >/dev/null || [ ! -x /usr/sbin/nginx ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "installing Debian's openssh-server and openssl"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server openssl; } >/dev/null \
-      || fatal "apt-get install openssh-server openssl failed"
+    echo "installing Debian's openssh-server, nginx and openssl"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server nginx openssl; } >/dev/null \
+      || fatal "apt-get install openssh-server nginx openssl failed"
   else
-    fatal "sshd is not installed: run apt-get install -y openssh-server (as root)"
+    fatal "sshd, nginx or openssl is not installed: run apt-get install -y openssh-server nginx openssl (as root)"
   fi
 fi
 as2_venv="$root/.venv-as2"
@@ -62,7 +65,7 @@ if ! "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' 2>/dev/nul
   "$as2_venv/bin/pip" install -q "elements-oscrypto==1.4.0b1" || fatal "cannot install elements-oscrypto"
   "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' || fatal "pyas2lib does not import"
 fi
-export X12KIT_TEST_PYAS2="$as2_venv/bin/python" X12KIT_TEST_SSHD=/usr/sbin/sshd
+export X12KIT_TEST_PYAS2="$as2_venv/bin/python" X12KIT_TEST_SSHD=/usr/sbin/sshd X12KIT_TEST_NGINX=/usr/sbin/nginx
 
 echo "== the Prometheus text parser of PyPI's prometheus-client in a venv (tests/deploy.rs)"
 prom_venv="$root/.venv-deploy"
