@@ -5,6 +5,8 @@
 //! from trusted proxies only; JSON log lines without secrets; the settings refused at start.
 
 mod common;
+#[path = "common/deploy.rs"]
+mod helpers;
 
 use common::{ALPHA, Options, Server};
 use serde_json::{Value, json};
@@ -119,14 +121,7 @@ fn metrics_are_prometheus_text_and_move_with_the_requests_sent() {
     );
     assert_eq!(s.get("/api/v1/transactions", "x12k_wrong").status(), 401);
     assert_eq!(s.get("/no/such/secret-path", ALPHA).status(), 404);
-    let r = s.send(
-        "/api/v1",
-        ALPHA,
-        "acme-retail",
-        "850",
-        &common::payload("850"),
-    );
-    assert_eq!(r.status(), 202, "{}", r.text().unwrap());
+    helpers::send_850(&s);
     let after = scrape(&url, None);
     let delta = |name: &str, labels: &[(&str, &str)]| {
         value(&after, name, labels) - value(&before, name, labels)
@@ -235,14 +230,7 @@ fn routing_and_webhook_outcomes_are_counted_by_result() {
         ..Options::default()
     });
     let url = format!("{}/metrics", s.base);
-    let r = s.send(
-        "/api/v1",
-        ALPHA,
-        "acme-retail",
-        "850",
-        &common::payload("850"),
-    );
-    assert_eq!(r.status(), 202, "{}", r.text().unwrap());
+    helpers::send_850(&s);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let m = scrape(&url, None);
@@ -329,18 +317,7 @@ fn start_fails(config_tail: &str, files: &[(&str, &str)]) -> (Option<i32>, Strin
     };
     let config = dir.path().join("server.toml");
     std::fs::write(&config, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
-        .arg("--config")
-        .arg(&config)
-        .args(["--listen", "127.0.0.1:0", "--database"])
-        .arg(dir.path().join("server.db"))
-        .env("X12KIT_SECRET_KEY_FILE", common::test_key_file())
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    helpers::exit_of(&config, &dir.path().join("server.db"))
 }
 
 /// (configuration added, files beside it, message expected).
@@ -387,16 +364,8 @@ fn bad_deployment_settings_stop_the_start_with_exit_2_naming_the_setting() {
         ),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
-        .arg("--config")
-        .arg(&config)
-        .args(["--listen", "127.0.0.1:0", "--database"])
-        .arg(dir.path().join("server.db"))
-        .env("X12KIT_SECRET_KEY_FILE", common::test_key_file())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (code, stderr) = helpers::exit_of(&config, &dir.path().join("server.db"));
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(
             "server: trusted_proxies[1]: \"10.0.0.0/40\" is not an address or a CIDR block"

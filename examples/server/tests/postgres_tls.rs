@@ -6,6 +6,8 @@
 //! The tests' names end in `on_postgresql`: the SQLite pass of test.sh skips them.
 
 mod common;
+#[path = "common/deploy.rs"]
+mod helpers;
 
 use common::{ALPHA, Options, Server};
 use std::process::Command;
@@ -42,14 +44,7 @@ fn serves_over_tls(query: &str) {
         database: Some(format!("{url}?{query}")),
         ..Options::default()
     });
-    let r = s.send(
-        "/api/v1",
-        ALPHA,
-        "acme-retail",
-        "850",
-        &common::payload("850"),
-    );
-    assert_eq!(r.status(), 202, "{}", r.text().unwrap());
+    helpers::send_850(&s);
     assert_eq!(s.get("/api/v1/transactions", ALPHA).status(), 200);
     let (tls, plain) = connections(&name);
     assert!(tls >= 1, "no TLS connection from the server");

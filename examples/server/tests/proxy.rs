@@ -6,9 +6,9 @@
 //! believed. Clients bind to other loopback addresses (127.0.0.2, 127.0.0.3) so that
 //! nginx sees distinct clients.
 
-#[path = "common/certs.rs"]
-mod certs;
 mod common;
+#[path = "common/deploy.rs"]
+mod helpers;
 
 use common::{Options, Server};
 use serde_json::json;
@@ -48,7 +48,7 @@ fn nginx(upstream: &str) -> Nginx {
     });
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    certs::make_ca_and_server(d, "proxy");
+    helpers::make_ca_and_server(d, "proxy");
     let (http, https) = (free_port(), free_port());
     let site = format!(
         r#"

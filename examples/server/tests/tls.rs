@@ -4,11 +4,11 @@
 //! that does not load keeping the old certificate serving, old protocols and plain HTTP
 //! refused without harm, the redirect listener, and bad `[tls]` settings refused at start.
 
-#[path = "common/certs.rs"]
-mod certs;
 mod common;
+#[path = "common/deploy.rs"]
+mod helpers;
 
-use certs::make_ca_and_server;
+use helpers::make_ca_and_server;
 
 use common::ALPHA;
 use std::io::{BufRead, BufReader};
@@ -353,16 +353,8 @@ fn bad_tls_settings_stop_the_start_with_exit_2_naming_the_setting() {
     ];
     for (extra, message) in cases {
         let config = config(dir.path(), extra);
-        let out = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
-            .arg("--config")
-            .arg(&config)
-            .args(["--listen", "127.0.0.1:0", "--database"])
-            .arg(dir.path().join("server.db"))
-            .env("X12KIT_SECRET_KEY_FILE", common::test_key_file())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{extra}: {stderr}");
+        let (code, stderr) = helpers::exit_of(&config, &dir.path().join("server.db"));
+        assert_eq!(code, Some(2), "{extra}: {stderr}");
         assert!(stderr.contains(message), "{extra}: {stderr}");
     }
 }

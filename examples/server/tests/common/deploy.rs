@@ -1,5 +1,6 @@
-//! Test certificates made by Debian's openssl command, as the README shows them (shared by
-//! tests/tls.rs and tests/proxy.rs).
+//! What the deployment tests share (tests/deploy.rs, tls.rs, proxy.rs, postgres_tls.rs):
+//! test certificates made by Debian's openssl command as the README shows them, a start
+//! that must fail, a document sent. Included with `#[path]` beside `mod common`.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -84,4 +85,32 @@ pub fn make_ca_and_server(dir: &Path, name: &str) {
             &format!("{name}.crt"),
         ],
     );
+}
+
+/// Runs the binary on `config` and `database` until it exits: (exit code, stderr).
+pub fn exit_of(config: &Path, database: &Path) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
+        .arg("--config")
+        .arg(config)
+        .args(["--listen", "127.0.0.1:0", "--database"])
+        .arg(database)
+        .env("X12KIT_SECRET_KEY_FILE", crate::common::test_key_file())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Sends the example 850 to alpha's partner and checks that it is accepted.
+pub fn send_850(s: &crate::common::Server) {
+    let r = s.send(
+        "/api/v1",
+        crate::common::ALPHA,
+        "acme-retail",
+        "850",
+        &crate::common::payload("850"),
+    );
+    assert_eq!(r.status(), 202, "{}", r.text().unwrap());
 }
