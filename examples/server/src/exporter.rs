@@ -211,12 +211,12 @@ async fn scrape(e: &Exporter) -> Scraped {
     let store_up = counts.is_ok();
     let (mut documents, mut deliveries) = counts.unwrap_or_default();
     // Every status appears, at 0 when no document has it, so that a rate over it is defined.
-    for s in crate::store::STATUSES {
+    for s in crate::status::Status::ALL.map(|s| s.as_str()) {
         if !documents.iter().any(|(k, _)| k == s) {
-            documents.push(((*s).to_string(), 0));
+            documents.push((s.to_string(), 0));
         }
     }
-    for s in ["pending", "delivered", "failed"] {
+    for s in crate::status::Delivery::ALL.map(|s| s.as_str()) {
         if !deliveries.iter().any(|(k, _)| k == s) {
             deliveries.push((s.to_string(), 0));
         }
