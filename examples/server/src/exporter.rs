@@ -31,7 +31,15 @@ pub struct Exporter {
     pub serving: Arc<Serving>,
     /// The bearer token a scrape must send, if any.
     pub token: Option<Arc<str>>,
+    /// The last store counts and when their query started: scrapes query one at a time,
+    /// and one that waited takes a result whose query started after it arrived, so that a
+    /// flood of scrapes costs the store one query at a time and no scrape sees stale counts.
+    pub counts: Arc<tokio::sync::Mutex<Option<(std::time::Instant, Counts)>>>,
 }
+
+/// The store's counts of a scrape: documents by status, deliveries by state (`None`: the
+/// store did not answer).
+pub type Counts = Option<(Vec<(String, i64)>, Vec<(String, i64)>)>;
 
 /// What is read at each scrape, besides the process's counters.
 #[derive(Debug, Default)]
@@ -191,7 +199,16 @@ fn encode(scraped: Scraped) -> String {
     out
 }
 
-async fn scrape(e: &Exporter) -> Scraped {
+/// The store's counts, queried one scrape at a time (see [`Exporter::counts`]).
+async fn counts(e: &Exporter) -> Counts {
+    let arrived = std::time::Instant::now();
+    let mut last = e.counts.lock().await;
+    if let Some((started, counts)) = last.as_ref() {
+        if *started >= arrived {
+            return counts.clone();
+        }
+    }
+    let started = std::time::Instant::now();
     let counts = e
         .app
         .store
@@ -207,8 +224,15 @@ async fn scrape(e: &Exporter) -> Scraped {
                 rows("SELECT state, COUNT(*) FROM webhook_deliveries GROUP BY state")?,
             ))
         })
-        .await;
-    let store_up = counts.is_ok();
+        .await
+        .ok();
+    *last = Some((started, counts.clone()));
+    counts
+}
+
+async fn scrape(e: &Exporter) -> Scraped {
+    let counts = counts(e).await;
+    let store_up = counts.is_some();
     let (mut documents, mut deliveries) = counts.unwrap_or_default();
     // Every status appears, at 0 when no document has it, so that a rate over it is defined.
     for s in crate::status::Status::ALL.map(|s| s.as_str()) {

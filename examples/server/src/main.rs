@@ -424,6 +424,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         app: app.clone(),
         serving: serving.clone(),
         token: app.config.metrics.token.as_deref().map(Arc::from),
+        counts: Arc::default(),
     };
     let metrics_listener = match &app.config.metrics.listen {
         Some(l) => Some(

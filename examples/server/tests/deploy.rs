@@ -589,3 +589,25 @@ fn unsafe_kill(pid: u32) {
         .unwrap();
     assert!(status.success());
 }
+
+#[test]
+fn concurrent_scrapes_all_answer_with_current_counts() {
+    let s = Server::start();
+    let url = format!("{}/metrics", s.base);
+    helpers::send_850(&s);
+    let scrapes: Vec<_> = (0..16)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || scrape(&url, None))
+        })
+        .collect();
+    for t in scrapes {
+        let m = t.join().unwrap();
+        // Each saw the document sent before it started.
+        assert_eq!(value(&m, "x12kit_documents", &[("status", "queued")]), 1.0);
+        assert_eq!(value(&m, "x12kit_store_up", &[]), 1.0);
+    }
+    helpers::send_850(&s);
+    let m = scrape(&url, None);
+    assert_eq!(value(&m, "x12kit_documents", &[("status", "queued")]), 2.0);
+}
