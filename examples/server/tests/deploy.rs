@@ -467,50 +467,14 @@ fn forwarding_headers_from_a_trusted_proxy_give_the_client() {
 fn json_logs_are_one_object_per_line_with_the_request_and_no_secrets() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("stderr.json");
-    let config = {
-        let demo = std::fs::read_to_string(common::server_dir().join("demo.toml")).unwrap();
-        let p = dir.path().join("server.toml");
-        std::fs::write(
-            &p,
-            demo.replace(
-                "\n[server]\n",
-                "\n[server]\ntrusted_proxies = [\"127.0.0.1\"]\n",
-            )
-            .replace(
-                "profile = \"../partners/acme-retail.json\"",
-                &format!(
-                    "profile = {:?}",
-                    common::repo_root()
-                        .join("examples/partners/acme-retail.json")
-                        .to_string_lossy()
-                ),
-            ),
+    let config = helpers::demo_config(dir.path(), |demo| {
+        demo.replace(
+            "\n[server]\n",
+            "\n[server]\ntrusted_proxies = [\"127.0.0.1\"]\n",
         )
-        .unwrap();
-        p
-    };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
-        .arg("--config")
-        .arg(&config)
-        .args(["--listen", "127.0.0.1:0", "--no-workers", "--database"])
-        .arg(dir.path().join("server.db"))
-        .env("X12KIT_SECRET_KEY_FILE", common::test_key_file())
-        .env("X12KIT_LOG_FORMAT", "json")
-        .env("X12KIT_LOG", "info")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    use std::io::BufRead;
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let base = first
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_string();
+    });
+    let (mut child, _out, base) =
+        helpers::spawn(&config, dir.path(), &log, &[("X12KIT_LOG_FORMAT", "json")]);
     let client = reqwest::blocking::Client::new();
     let password = "alpha-demo-password";
     let payload = common::payload("850");

@@ -11,7 +11,7 @@ mod helpers;
 use helpers::make_ca_and_server;
 
 use common::ALPHA;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -35,43 +35,14 @@ impl Drop for Tls {
 
 /// The demo configuration (its profile path made absolute) with `extra` at the end.
 fn config(dir: &Path, extra: &str) -> PathBuf {
-    let demo = std::fs::read_to_string(common::server_dir().join("demo.toml")).unwrap();
-    let text = demo.replace(
-        "profile = \"../partners/acme-retail.json\"",
-        &format!(
-            "profile = {:?}",
-            common::repo_root()
-                .join("examples/partners/acme-retail.json")
-                .to_string_lossy()
-        ),
-    );
-    let p = dir.join("server.toml");
-    std::fs::write(&p, format!("{text}\n{extra}\n")).unwrap();
-    p
+    helpers::demo_config(dir, |demo| format!("{demo}\n{extra}\n"))
 }
 
 fn start(dir: tempfile::TempDir, extra: &str, redirect: bool) -> Tls {
     let config = config(dir.path(), extra);
     let stderr = dir.path().join("stderr.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_x12kit-server"))
-        .arg("--config")
-        .arg(&config)
-        .args(["--listen", "127.0.0.1:0", "--no-workers", "--database"])
-        .arg(dir.path().join("server.db"))
-        .env("X12KIT_SECRET_KEY_FILE", common::test_key_file())
-        .env("X12KIT_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&stderr).unwrap())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (child, mut out, base) = helpers::spawn(&config, dir.path(), &stderr, &[]);
     let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("{line:?}: {}", std::fs::read_to_string(&stderr).unwrap()))
-        .to_string();
     assert!(base.starts_with("https://127.0.0.1:"), "{base}");
     let mut redirect_base = None;
     if redirect {

@@ -3,8 +3,9 @@
 //! that must fail, a document sent. Included with `#[path]` beside `mod common`.
 #![allow(dead_code)]
 
-use std::path::Path;
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
 
 pub fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")
@@ -113,4 +114,58 @@ pub fn send_850(s: &crate::common::Server) {
         &crate::common::payload("850"),
     );
     assert_eq!(r.status(), 202, "{}", r.text().unwrap());
+}
+
+/// demo.toml with its partner profile path made absolute, changed by `edit`, written as
+/// `server.toml` in `dir`.
+pub fn demo_config(dir: &Path, edit: impl FnOnce(String) -> String) -> PathBuf {
+    let demo = std::fs::read_to_string(crate::common::server_dir().join("demo.toml")).unwrap();
+    let text = demo.replace(
+        "profile = \"../partners/acme-retail.json\"",
+        &format!(
+            "profile = {:?}",
+            crate::common::repo_root()
+                .join("examples/partners/acme-retail.json")
+                .to_string_lossy()
+        ),
+    );
+    let p = dir.join("server.toml");
+    std::fs::write(&p, edit(text)).unwrap();
+    p
+}
+
+/// Starts the binary without workers on `config`, its database in `dir`, its stderr into
+/// `stderr`, with `env` (`X12KIT_LOG=info` unless given): the child, the rest of its stdout
+/// and the address of its first line.
+pub fn spawn(
+    config: &Path,
+    dir: &Path,
+    stderr: &Path,
+    env: &[(&str, &str)],
+) -> (Child, BufReader<ChildStdout>, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_x12kit-server"));
+    command
+        .arg("--config")
+        .arg(config)
+        .args(["--listen", "127.0.0.1:0", "--no-workers", "--database"])
+        .arg(dir.join("server.db"))
+        .env("X12KIT_SECRET_KEY_FILE", crate::common::test_key_file())
+        .env("X12KIT_LOG", "info");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("{line:?}: {}", std::fs::read_to_string(stderr).unwrap()))
+        .to_string();
+    (child, out, base)
 }
