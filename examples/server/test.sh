@@ -6,11 +6,13 @@
 # server (tests/docs/check_docs.py), drives the dashboard in headless Chromium
 # (tests/dashboard/dashboard.test.mjs, screenshots outside the tree), and runs
 # schemathesis against the live server.
-# Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
+# HTTPS, nginx in front (Debian's nginx) and /metrics are tested by tests/tls.rs, proxy.rs
+# and deploy.rs. Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
 # (Debian's postgresql package, installed when missing; a throwaway cluster on
 # 127.0.0.1 in a temporary folder, owned by the postgres user when run as root).
 # The SFTP and AS2 transports are tested against Debian's OpenSSH server and pyas2lib
-# (PyPI), both installed here when missing (.venv-as2 at the repository root).
+# (PyPI), both installed here when missing (.venv-as2 at the repository root); /metrics
+# against the parser of PyPI's prometheus-client (.venv-deploy).
 # Usage: examples/server/test.sh (from anywhere). Last line:
 #   server: N passed, N failed, N skipped
 # Env: X12KIT_CORPUS (default ../shared/corpus from the repo root); X12KIT_REQUIRE_CORPUS=1
@@ -41,19 +43,21 @@ command -v python3 >/dev/null || fatal "python3 not found (schemathesis needs it
 target="${CARGO_TARGET_DIR:-$root/target}"
 bin="$target/debug/x12kit-server"
 
-echo "== protocol peers: Debian's OpenSSH server, pyas2lib in a venv"
+echo "== protocol peers: Debian's OpenSSH server and nginx, pyas2lib in a venv"
 # The SFTP tests start sshd themselves (tests/common/peers.rs); the AS2 tests drive
 # pyas2lib (tests/as2_peer.py). oscrypto 1.3.0, which pyas2lib pins, cannot read an
 # OpenSSL version with a two-digit patch number (3.0.19) and fails at import;
 # elements-oscrypto 1.4.0b1 carries the fix under the same module name, so it goes in
 # after pyas2lib.
-if [ ! -x /usr/sbin/sshd ] || ! command -v openssl >/dev/null; then
+# nginx is the reverse proxy of tests/proxy.rs (run in the foreground on loopback ports by
+# the test itself; the package's own service is not used).
+if [ ! -x /usr/sbin/sshd ] || ! command -v openssl >/dev/null || [ ! -x /usr/sbin/nginx ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "installing Debian's openssh-server and openssl"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server openssl; } >/dev/null \
-      || fatal "apt-get install openssh-server openssl failed"
+    echo "installing Debian's openssh-server, nginx and openssl"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server nginx openssl; } >/dev/null \
+      || fatal "apt-get install openssh-server nginx openssl failed"
   else
-    fatal "sshd is not installed: run apt-get install -y openssh-server (as root)"
+    fatal "sshd, nginx or openssl is not installed: run apt-get install -y openssh-server nginx openssl (as root)"
   fi
 fi
 as2_venv="$root/.venv-as2"
@@ -63,7 +67,16 @@ if ! "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' 2>/dev/nul
   "$as2_venv/bin/pip" install -q "elements-oscrypto==1.4.0b1" || fatal "cannot install elements-oscrypto"
   "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' || fatal "pyas2lib does not import"
 fi
-export X12KIT_TEST_PYAS2="$as2_venv/bin/python" X12KIT_TEST_SSHD=/usr/sbin/sshd
+export X12KIT_TEST_PYAS2="$as2_venv/bin/python" X12KIT_TEST_SSHD=/usr/sbin/sshd X12KIT_TEST_NGINX=/usr/sbin/nginx
+
+echo "== the Prometheus text parser of PyPI's prometheus-client in a venv (tests/deploy.rs)"
+prom_venv="$root/.venv-deploy"
+prom_want="0.26.0"
+if ! "$prom_venv/bin/pip" show prometheus-client 2>/dev/null | grep -qx "Version: $prom_want"; then
+  python3 -m venv "$prom_venv" || fatal "cannot create $prom_venv"
+  "$prom_venv/bin/pip" install -q "prometheus-client==$prom_want" || fatal "cannot install prometheus-client $prom_want"
+fi
+export X12KIT_TEST_PROM_PYTHON="$prom_venv/bin/python"
 
 echo "== build"
 cargo build -p x12kit-server --bins --tests || fatal "cargo build failed"
@@ -98,7 +111,7 @@ p=$(sum passed) f=$(sum failed) i=$(sum ignored)
 passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + i))
 if [ "$status" -ne 0 ] && [ "$f" = 0 ]; then echo "cargo test exited $status"; failed=$((failed + 1)); fi
 
-echo "== PostgreSQL: the lifecycle, crash, two-process and settings tests on a throwaway cluster"
+echo "== PostgreSQL: the lifecycle, crash, two-process, settings and TLS tests on a throwaway cluster"
 pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 if [ -z "$pgbin" ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
@@ -120,14 +133,32 @@ fi
 pgport="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 "${pgas[@]}" "$pgbin/initdb" -D "$pgdir/data" -A trust -U x12kit -E UTF8 > "$pgdir/initdb.log" 2>&1 \
   || { cat "$pgdir/initdb.log"; fatal "initdb failed"; }
+# TLS (tests/postgres_tls.rs): a test CA and a server certificate for 127.0.0.1 and
+# localhost; the cluster takes TLS and plain connections alike. A second CA is the wrong
+# root a verify-full client must refuse.
+pgtls="$pgdir/tls"
+mkdir -p "$pgtls"
+for ca in ca wrong-ca; do
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=x12kit test $ca" \
+    -keyout "$pgtls/$ca.key" -out "$pgtls/$ca.crt" 2>/dev/null || fatal "openssl could not make the test CA"
+done
+printf 'subjectAltName = IP:127.0.0.1, DNS:localhost\n' > "$pgtls/san.ext"
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+  -keyout "$pgtls/server.key" -out "$pgtls/server.csr" 2>/dev/null \
+  && openssl x509 -req -in "$pgtls/server.csr" -CA "$pgtls/ca.crt" -CAkey "$pgtls/ca.key" -CAcreateserial \
+    -days 2 -extfile "$pgtls/san.ext" -out "$pgtls/server.crt" 2>/dev/null \
+  || fatal "openssl could not make the PostgreSQL server certificate"
+chmod 600 "$pgtls/server.key"
+if [ "$(id -u)" = 0 ]; then chown -R postgres "$pgtls"; fi
 pgctl="$pgbin/pg_ctl"
 "${pgas[@]}" "$pgctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=500" start >/dev/null \
+  -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=500 -c ssl=on -c ssl_cert_file=$pgtls/server.crt -c ssl_key_file=$pgtls/server.key" start >/dev/null \
   || { cat "$pgdir/server.log"; fatal "PostgreSQL did not start"; }
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1:$pgport"
 pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api 2>&1 | tee "$pglog"
+X12KIT_TEST_PG_ROOT="$pgtls/ca.crt" X12KIT_TEST_PG_WRONG_ROOT="$pgtls/wrong-ca.crt" \
+  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api --test postgres_tls 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 # The SFTP and AS2 records (migration 8) on PostgreSQL: files taken, messages received.
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \

@@ -72,7 +72,8 @@ pub fn router(app: Arc<App>) -> Router {
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn(crate::serve::capacity::admit))
-        .layer(axum::middleware::from_fn_with_state(app.clone(), guard));
+        .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
+        .layer(axum::middleware::from_fn(crate::serve::observe::note_route));
     use crate::settings_api as s;
     // The routes of a signed-in person, behind the session guard (API keys refused).
     let session = Router::new()
@@ -153,6 +154,7 @@ pub fn router(app: Arc<App>) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(
             app.config.max_body_bytes,
         ))
+        .layer(axum::middleware::from_fn(crate::serve::observe::note_route))
         .with_state(app)
 }
 
@@ -175,12 +177,13 @@ async fn guard(State(app): AppState, mut req: Request, next: Next) -> Response {
         match guard::authenticate(&settings.keys, req.headers()) {
             Ok(mut c) => {
                 app.settings.used(&c.key_id);
-                c.client = crate::client::peer(req.extensions());
+                c.client = crate::client::of(req.extensions()).address;
                 c
             }
             Err(e) => return e.into_response(),
         }
     };
+    crate::serve::observe::note_account(req.extensions(), &caller.account.id);
     let path = req.uri().path();
     let rest = path
         .strip_prefix("/api/v1")

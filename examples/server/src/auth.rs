@@ -193,6 +193,7 @@ pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
             return e.into_response();
         }
     };
+    crate::serve::observe::note_account(&parts.extensions, &user.account);
     let verdict = app.limits.session.check(&user.user_id);
     if let Some(e) = verdict.refusal("for this user") {
         let mut resp = e.into_response();

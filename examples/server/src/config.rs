@@ -53,9 +53,58 @@ pub struct FileConfig {
     /// configurations name their public demo user); without it, the first lines say how
     /// many people can sign in, or how to make the first one.
     pub sign_in_hint: Option<String>,
+    /// `GET /metrics` (Prometheus): where and behind what token.
+    #[serde(default)]
+    pub metrics: MetricsFile,
+    /// HTTPS on the listener (`cert_file`, `key_file`; see src/serve/tls.rs).
+    pub tls: Option<crate::serve::tls::TlsFile>,
     /// The accounts: imported into an empty store at the first start, then ignored.
     #[serde(default)]
     pub accounts: Vec<AccountConfig>,
+}
+
+/// `[metrics]`: where `GET /metrics` is served, and the token it asks for.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsFile {
+    /// Serve `/metrics` on this address only (such as `127.0.0.1:9464`), instead of on the
+    /// API's listener.
+    pub listen: Option<String>,
+    /// A file holding the bearer token a scrape must send (`Authorization: Bearer …`;
+    /// relative to the configuration file). Without it `/metrics` asks for none.
+    pub token_file: Option<PathBuf>,
+}
+
+/// `[metrics]`, resolved: the token read.
+#[derive(Clone, Default)]
+pub struct Metrics {
+    /// See [`MetricsFile::listen`].
+    pub listen: Option<String>,
+    /// The token of [`MetricsFile::token_file`].
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics")
+            .field("listen", &self.listen)
+            .field("token", &self.token.as_ref().map(|_| "<hidden>"))
+            .finish()
+    }
+}
+
+/// The token of `[metrics] token_file`: its first line, at least 16 characters.
+fn metrics_token(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("metrics.token_file: cannot read {}: {e}", path.display()))?;
+    let token = text.lines().next().unwrap_or("").trim().to_string();
+    if token.len() < 16 || !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!(
+            "metrics.token_file: {} must hold a token of at least 16 printable characters on its first line (such as the output of `openssl rand -hex 32`)",
+            path.display()
+        ));
+    }
+    Ok(token)
 }
 
 /// Sign-in settings (`[auth]`).
@@ -330,6 +379,18 @@ pub enum TransportConfig {
     As2(Box<crate::transport::as2::As2Config>),
 }
 
+impl TransportConfig {
+    /// The kind's name (`http`, `directory`, `sftp`, `as2`), as in the configuration.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportConfig::Http { .. } => "http",
+            TransportConfig::Directory { .. } => "directory",
+            TransportConfig::Sftp(_) => "sftp",
+            TransportConfig::As2(_) => "as2",
+        }
+    }
+}
+
 fn default_retries() -> u32 {
     3
 }
@@ -436,6 +497,10 @@ pub struct Config {
     pub bootstrap: Vec<AccountImport>,
     /// The serving layer's settings, resolved.
     pub server: crate::serve::settings::Resolved,
+    /// `/metrics`.
+    pub metrics: Metrics,
+    /// HTTPS, when `[tls]` is set (its files checked by loading them).
+    pub tls: Option<crate::serve::tls::Tls>,
 }
 
 /// Reads and checks the configuration file.
@@ -478,6 +543,14 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         return Err("max_body_bytes must be at least 1".into());
     }
     let server = file.server.resolve(file.max_body_bytes)?;
+    let tls = file.tls.as_ref().map(|t| t.resolve(base)).transpose()?;
+    let metrics = Metrics {
+        listen: file.metrics.listen.clone(),
+        token: match &file.metrics.token_file {
+            Some(p) => Some(metrics_token(&base.join(p))?),
+            None => None,
+        },
+    };
     let a = &file.auth;
     if a.session_idle_seconds == 0
         || a.session_absolute_seconds == 0
@@ -656,6 +729,8 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         limits: file.limits,
         workers: file.workers,
         server,
+        metrics,
+        tls,
         auth: file.auth,
         secret_key_file: file.secret_key_file.map(|f| base.join(f)),
         create_secret_key_file: file.create_secret_key_file,

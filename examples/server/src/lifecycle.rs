@@ -962,6 +962,17 @@ async fn route_one(
     }
     let resend = resend.unwrap_or_default();
     let attempts = Value::Array(attempts).to_string();
+    crate::metrics::routing_attempt(
+        match &partner {
+            Some(p) => p.transport.as_ref().map_or("none", |t| t.kind()),
+            None => "none",
+        },
+        if outcome.result.is_ok() {
+            "routed"
+        } else {
+            "failed"
+        },
+    );
     let (step, reason, deadline, failure) = match outcome.result {
         Ok(where_) => (
             Step::Route,
@@ -1441,6 +1452,14 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
         }
     };
     crate::metrics::WEBHOOK.add(started.elapsed());
+    crate::metrics::webhook_attempt(match (&result, status) {
+        (Ok(_), _) => "delivered",
+        (Err(_), _) if end_now => "not_sent",
+        (Err(_), Some(_)) => "http_error",
+        (Err(e), None) if e == "timeout" => "timeout",
+        (Err(e), None) if e == "connection failed" => "connection_failed",
+        (Err(_), None) => "error",
+    });
     let duration = started.elapsed().as_millis() as i64;
     let attempt = d.attempts + 1;
     let (text, ok) = match result {

@@ -108,6 +108,24 @@ impl Capacity {
         }
     }
 
+    /// Per route group lane (for `/metrics`): (group, `small` or `large` bodies, requests
+    /// being handled, requests waiting, requests refused since start).
+    pub fn lanes(&self) -> Vec<(&'static str, &'static str, usize, usize, u64)> {
+        self.gates
+            .iter()
+            .flatten()
+            .map(|g| {
+                (
+                    g.kind.name(),
+                    if g.small { "small" } else { "large" },
+                    g.concurrency - g.slots.available_permits(),
+                    g.waiting.load(Relaxed),
+                    g.shed.load(Relaxed),
+                )
+            })
+            .collect()
+    }
+
     /// What is shedding now (refused work in the last few seconds), for `/readyz`: one
     /// detail per route group (and the body budget), empty when nothing is.
     pub fn shedding(&self) -> Vec<Detail> {
