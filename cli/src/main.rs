@@ -88,6 +88,10 @@ enum Command {
     Webhook(webhook::WebhookCommand),
     /// Render a payload JSON into a complete interchange for a trading partner (X12 on stdout).
     Render(render::RenderArgs),
+    /// Read a CSV of documents of one type into their payloads, with every problem at its
+    /// row, column and JSON pointer (JSON on stdout; exit 1 when there are problems):
+    /// what `render --csv` renders.
+    Csv(render::CsvArgs),
     /// Print the JSON Schema of a document type's payload (`850`, …) or of the partner profile (`partner`).
     Schema(render::SchemaArgs),
     /// Print what x12kit knows of a segment as JSON (`null` when it does not
@@ -171,6 +175,7 @@ fn main() -> ExitCode {
         Command::Ack(args) => validate::run_ack(args),
         Command::Webhook(cmd) => webhook::run(cmd),
         Command::Render(args) => render::run_render(args),
+        Command::Csv(args) => render::run_csv(args),
         Command::Schema(args) => render::run_schema(args),
         Command::Describe {
             segment,

@@ -41,7 +41,7 @@ pub use x12kit_syntax::clock;
 pub mod json;
 pub mod ops;
 pub mod validate;
-pub use x12kit_edi::{ack, documents, guide, partner, render};
+pub use x12kit_edi::{ack, csv, documents, guide, partner, render, sets};
 pub use x12kit_json::write;
 pub use x12kit_syntax::{
     delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,

@@ -488,6 +488,10 @@ static int call(const char *op, const jv *args, const jv *options, outcome *o) {
         if (set_type == NULL || version == NULL || segment == NULL) return 0;
         o->status = x12kit_describe_segment(set_type->str, set_type->len, version->str, version->len, segment->str,
                                             segment->len, &o->out, err);
+    } else if (strcmp(op, "payloadsFromCsv") == 0) {
+        const jv *type = str_arg(args, "documentType");
+        if (type == NULL || !file_arg(args, "input", &in)) return 0;
+        o->status = x12kit_payloads_from_csv(type->str, type->len, in.data, in.len, opt, opt_len, &o->out, err);
     } else if (strcmp(op, "webhookSign") == 0) {
         const jv *secret = str_arg(args, "secret");
         int owned;

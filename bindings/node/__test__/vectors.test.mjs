@@ -81,6 +81,13 @@ function run(c) {
       assert.deepStrictEqual(d, JSON.parse(text))
       return Buffer.from(text)
     }
+    case 'payloadsFromCsv': {
+      const input = file(a.input)
+      const r = x12kit.payloadsFromCsv(a.documentType, input, o)
+      const text = native.payloadsFromCsvJson(a.documentType, input, o ?? null)
+      assert.deepStrictEqual(r, JSON.parse(text))
+      return Buffer.from(text)
+    }
     case 'webhookSign': {
       const body = a.bodyFile !== undefined ? file(a.bodyFile) : a.body
       const sig = x12kit.webhook.sign(a.secret, a.timestamp, body)

@@ -46,6 +46,13 @@ async function call(api, c, read) {
       return utf8.encode(JSON.stringify(api.partnerSchema()));
     case 'describeSegment':
       return utf8.encode(JSON.stringify(api.describeSegment(a.setType, a.version, a.segment)));
+    case 'payloadsFromCsv': {
+      const input = await read(a.input);
+      const json = api.payloadsFromCsvToJson(a.documentType, input, o);
+      const same = JSON.stringify(api.payloadsFromCsv(a.documentType, input, o)) === text(json);
+      if (!same) throw new Error('payloadsFromCsv and payloadsFromCsvToJson disagree');
+      return json;
+    }
     case 'webhookSign': {
       const body = a.bodyFile !== undefined ? await read(a.bodyFile) : a.body;
       return utf8.encode(api.webhook.sign(a.secret, a.timestamp, body));

@@ -70,6 +70,57 @@ export function renderResult(documentType: string, payload: object | string | Ui
 export function documentSchema(documentType: string): Record<string, unknown>;
 /** The JSON Schema of a trading partner profile. */
 export function partnerSchema(): Record<string, unknown>;
+/**
+ * CSV intake: the documents of `documentType` a CSV holds and every problem at its
+ * row, column and pointer. The header row names JSON pointers into the payload
+ * (`/purchaseOrderNumber`, `/shipTo/id`; a `*` step names the items of a list, one
+ * item per row); consecutive rows with one document key are one document.
+ */
+export function payloadsFromCsv(documentType: string, csv: X12Input, options?: CsvOptions): CsvPayloads;
+/** Like `payloadsFromCsv`, as UTF-8 JSON bytes (byte-identical to the core). */
+export function payloadsFromCsvToJson(documentType: string, csv: X12Input, options?: CsvOptions): Uint8Array;
+/** Options of `payloadsFromCsv` (the names every language uses). */
+export interface CsvOptions {
+    /** The field separator: `","` (default) or `";"`. */
+    delimiter?: string | null;
+    /** The header cell of the column whose value groups rows into documents (default: the first column). */
+    documentKey?: string | null;
+    /** Rows under the header read at most (default 10000). */
+    maxRows?: number | null;
+    /** A partner profile: its implementation guide's required fields are checked too. */
+    partner?: Record<string, unknown> | null;
+    /** Also answer the rows as read (`table`). */
+    table?: boolean | null;
+}
+/** One document of a CSV. */
+export interface CsvDocument {
+    key: string;
+    /** Its business reference (the type's reference field), or null. */
+    reference: string | null;
+    /** Its first and last rows (1-based; the header is row 1). */
+    rows: [number, number];
+    payload: Record<string, unknown>;
+}
+/** One problem of a CSV. */
+export interface CsvProblem {
+    /** 1-based; the header is row 1. */
+    row: number;
+    /** The header cell (or the pointer with `*` of a field the file has no column of; empty for a whole row). */
+    column: string;
+    /** JSON pointer into the document's payload (empty when none). */
+    pointer: string;
+    code: string;
+    message: string;
+}
+/** What a CSV makes. */
+export interface CsvPayloads {
+    documentTypeCode: string;
+    header: string[];
+    documents: CsvDocument[];
+    problems: CsvProblem[];
+    /** With `table: true`: the rows under the header as read. */
+    table?: string[][];
+}
 /** The 18 document types x12kit renders and maps. */
 export function documentTypes(): string[];
 /** Turns a parse result (object or JSON text) back into X12 bytes. */
@@ -267,6 +318,8 @@ export interface InitOutput {
     readonly parse: (a: any, b: any) => [number, number, number];
     readonly parseToJson: (a: any, b: any) => [number, number, number];
     readonly partnerSchema: () => [number, number, number];
+    readonly payloadsFromCsv: (a: any, b: any, c: any) => [number, number, number];
+    readonly payloadsFromCsvToJson: (a: any, b: any, c: any) => [number, number, number];
     readonly readAcknowledgement: (a: any) => [number, number, number];
     readonly readAcknowledgementToJson: (a: any) => [number, number, number];
     readonly render: (a: any, b: any, c: any, d: any) => [number, number, number];

@@ -7,7 +7,8 @@
 //!   outcomes; [`validation`]: the validator with the declared sets' structure rules;
 //! - [`codes`]: the code lists and acknowledgement codes validate and ack share;
 //! - [`guide`]: partners' implementation guides, which validation applies;
-//! - [`sets`]: the registry of transaction set types;
+//! - [`sets`]: the registry of transaction set types (and each one's business reference);
+//! - [`mod@csv`]: CSV intake, a spreadsheet of documents → their payloads and every problem;
 //! - [`received`]: the acknowledgements an input carries;
 //! - [`ack`]: building TA1 / 997 / 999 acknowledgements and reading received ones;
 //! - [`render`](mod@render) and [`partner`]: complete interchanges for a trading partner profile.
@@ -19,6 +20,7 @@
 
 pub mod ack;
 pub mod codes;
+pub mod csv;
 pub mod documents;
 pub mod guide;
 pub mod partner;

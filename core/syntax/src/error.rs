@@ -134,6 +134,22 @@ error_codes! {
     InvalidCode = "INVALID_CODE", Rejected;
     /// A field that is not part of the document (a warning: it is ignored).
     UnknownField = "UNKNOWN_FIELD", Rejected;
+    /// CSV intake: the file is not UTF-8 text.
+    CsvNotUtf8 = "CSV_NOT_UTF8", Rejected;
+    /// CSV intake: the file is empty (its first row names the columns).
+    CsvEmpty = "CSV_EMPTY", Rejected;
+    /// CSV intake: a row the CSV reader cannot read (another number of fields than the header, a broken quote).
+    CsvMalformed = "CSV_MALFORMED", Rejected;
+    /// CSV intake: a header cell that is not a JSON pointer to a value of the payload (no `/`, an object, two `*`, twice the same).
+    CsvUnknownColumn = "CSV_UNKNOWN_COLUMN", Rejected;
+    /// CSV intake: a row without its document key.
+    CsvMissingKey = "CSV_MISSING_KEY", Rejected;
+    /// CSV intake: a document key that comes back after other documents (a document's rows are consecutive).
+    CsvMixedKeys = "CSV_MIXED_KEYS", Rejected;
+    /// CSV intake: a field of the document (not of a `*` item) with two values in its rows.
+    CsvConflictingValue = "CSV_CONFLICTING_VALUE", Rejected;
+    /// CSV intake: more rows than the limit.
+    CsvTooManyRows = "CSV_TOO_MANY_ROWS", Rejected;
     /// No webhook signing secret was given, or one is empty.
     EmptySecret = "EMPTY_SECRET", InvalidInput;
     /// A Standard Webhooks secret is not `whsec_` followed by base64.

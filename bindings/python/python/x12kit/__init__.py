@@ -8,7 +8,8 @@
 
 The operations: ``parse`` / ``parse_json`` / ``iter_segments``, ``validate`` /
 ``validate_stream``, ``acknowledge`` / ``read_acknowledgement``, ``render`` /
-``document_schema`` / ``partner_schema``, ``describe_segment``, ``write``, and
+``document_schema`` / ``partner_schema``, ``describe_segment``, ``payloads_from_csv``
+(CSV intake), ``write``, and
 ``x12kit.webhook``.
 Errors are ``X12kitError`` subclasses with the core's stable ``code``.
 """
@@ -51,6 +52,8 @@ from ._x12kit import (
     acknowledge as acknowledge,
     describe_segment as describe_segment,
     describe_segment_json as describe_segment_json,
+    payloads_from_csv as payloads_from_csv,
+    payloads_from_csv_json as payloads_from_csv_json,
     document_schema as document_schema,
     document_schema_json as document_schema_json,
     iter_segments as iter_segments,
@@ -86,6 +89,8 @@ __all__ = [
     "partner_schema_json",
     "describe_segment",
     "describe_segment_json",
+    "payloads_from_csv",
+    "payloads_from_csv_json",
     "write",
     "webhook",
     "ParseResult",

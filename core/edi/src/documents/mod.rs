@@ -54,7 +54,7 @@ pub(crate) mod value;
 
 pub use crate::sets::{TYPES, is_known};
 pub use body::canonical;
-pub(crate) use body::{render_body, unescape};
+pub(crate) use body::{Body, render_body, unescape};
 pub use compiled::{Coverage, coverage, edition, functional_id, name, since, versions};
 pub use describe::describe_segment;
 pub use dictionary::ENVELOPE_SEGMENTS;
