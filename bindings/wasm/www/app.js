@@ -217,21 +217,28 @@ function showJson(r) {
   }
 }
 
+/** The mapped documents, shown together once every set's name is known (the
+ * names come from the worker); `#documents` then has `data-ready`. */
 async function showDocuments(r) {
   const box = $('documents');
   box.replaceChildren();
-  if (!r.parse) return;
-  for (const ic of r.parse.interchanges) {
+  delete box.dataset.ready;
+  const shown = current;
+  const items = [];
+  for (const ic of r.parse ? r.parse.interchanges : []) {
     for (const g of ic.groups) {
       for (const t of g.transactions) {
         if (t.document === undefined) continue;
         const first = t.segments[0] && t.segments[0].id;
         const info = first ? (await describe(t.type, g.header.version, first)).info : null;
-        box.append(el('details', { class: 'document' },
+        items.push(el('details', { class: 'document' },
           el('summary', {}, `${t.type} ${t.controlNumber}${info ? ' — ' + info.setName : ''}`),
           el('pre', { class: 'block' }, JSON.stringify(t.document, null, 2))));
       }
     }
   }
-  if (!box.children.length) box.append(el('p', { class: 'hint' }, 'No set of the 18 known types in this input.'));
+  if (current !== shown) return; // another file was checked meanwhile
+  if (!items.length) items.push(el('p', { class: 'hint' }, 'No set of a type x12kit maps in this input.'));
+  box.replaceChildren(...items);
+  box.dataset.ready = '';
 }

@@ -220,3 +220,61 @@ fn a_server_that_trusts_no_proxy_sees_nginx_as_the_one_client() {
         "both clients count as nginx"
     );
 }
+
+/// The audit log names the client behind the proxy, not nginx, and not the address the
+/// client wrote in `X-Forwarded-For` itself.
+#[test]
+fn behind_nginx_the_audit_log_names_the_client_not_the_address_it_claims() {
+    let s = Server::start_with(Options {
+        server_toml: Some("trusted_proxies = [\"127.0.0.1\"]".into()),
+        ..Options::default()
+    });
+    let upstream = s.base.strip_prefix("http://").unwrap().to_string();
+    let n = nginx(&upstream);
+    let ca = n.dir.path().join("proxy-ca.crt");
+    let c = client("127.0.0.3", &ca);
+    let spoof = ("x-forwarded-for", "198.51.100.9");
+    let r = c
+        .post(format!("{}/api/auth/login", n.https))
+        .header("content-type", "application/json")
+        .header(spoof.0, spoof.1)
+        .body(
+            json!({"email": "admin@alpha.example", "password": "alpha-demo-password"}).to_string(),
+        )
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let cookie = r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let me: serde_json::Value = r.json().unwrap();
+    let csrf = me["data"]["csrfToken"].as_str().unwrap().to_string();
+    let r = c
+        .post(format!("{}/api/settings/keys", n.https))
+        .header("cookie", &cookie)
+        .header("x-csrf-token", &csrf)
+        .header("content-type", "application/json")
+        .header(spoof.0, spoof.1)
+        .body(r#"{"name": "made behind nginx"}"#)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    let audit: serde_json::Value = c
+        .get(format!("{}/api/settings/audit", n.https))
+        .header("cookie", &cookie)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let made = audit["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["action"] == "key.create")
+        .unwrap_or_else(|| panic!("no key.create entry: {audit}"));
+    assert_eq!(made["client"], "127.0.0.3", "{made}");
+}

@@ -46,11 +46,13 @@ fn start(dir: tempfile::TempDir, extra: &str, redirect: bool) -> Tls {
     assert!(base.starts_with("https://127.0.0.1:"), "{base}");
     let mut redirect_base = None;
     if redirect {
-        for _ in 0..2 {
+        // The first lines: listening, the dashboard, a call to try, then the redirect.
+        for _ in 0..6 {
             line.clear();
             out.read_line(&mut line).unwrap();
             if let Some(r) = line.trim().strip_prefix("redirecting ") {
                 redirect_base = Some(r.strip_suffix(" to https").unwrap().to_string());
+                break;
             }
         }
         assert!(redirect_base.is_some(), "no redirect line");
