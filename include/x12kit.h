@@ -1321,7 +1321,10 @@ enum x12kit_status x12kit_render(const char *document_type,
  * Arguments and outputs as for `x12kit_render`, except:
  * - `options[0..options_len]`: a JSON object (UTF-8) with any of
  *   `controlNumbers` (`{"interchange", "group", "transaction"}`, each 1 to
- *   999999999, default 1), `date` (`CCYYMMDD`) with `time` (`HHMM`); NULL
+ *   999999999, default 1), `date` (`CCYYMMDD`) with `time` (`HHMM`),
+ *   `guides` (partners' implementation guides: a payload that breaks the
+ *   one of its type and version is `INVALID_PAYLOAD` with every `GUIDE_*`
+ *   problem at its pointer; an unusable guide is `INVALID_GUIDE`); NULL
  *   with length 0 (or the text `null`) for the defaults.
  * - `now`: dates the interchange unless `date` and `time` are given: Unix
  *   seconds (UTC), or 0 for the system clock.
@@ -1334,7 +1337,7 @@ enum x12kit_status x12kit_render(const char *document_type,
  * wrong type; `x12kit_error_path` names it), `INVALID_TIMESTAMP`,
  * `INVALID_CONTROL_NUMBER`, `INVALID_JSON` (path `/payload` or `/partner`);
  * `X12KIT_STATUS_REJECTED` with `INVALID_PAYLOAD`, `INVALID_PARTNER`,
- * `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
+ * `INVALID_GUIDE`, `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
  * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
  * `X12KIT_STATUS_INVALID_ARGUMENT`. `*issues_out` is NULL after these last
  * three and after `INVALID_OPTIONS`.

@@ -173,6 +173,13 @@ export interface RenderOptions {
   date?: string
   /** HHMM (with `date`); default: `now`. */
   time?: string
+  /**
+   * Partners' implementation guides (objects of `schema/guide.schema.json`): the one of the
+   * document type and the partner's version (before the profile's own `guides`) is applied, and
+   * a payload that breaks it throws `INVALID_PAYLOAD` with every `GUIDE_*` problem at its payload
+   * pointer. An unusable guide throws `INVALID_GUIDE`.
+   */
+  guides?: object[]
   /** The interchange's date and time unless `date`/`time` are given. */
   now?: Now
 }

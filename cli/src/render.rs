@@ -60,6 +60,13 @@ pub struct RenderArgs {
     /// dates the interchange unless a date and time are given.
     #[arg(long, value_name = "UNIX_SECONDS")]
     now: Option<u64>,
+    /// A partner's implementation guide (JSON, `schema/guide.schema.json`)
+    /// the payload must keep: a payload that breaks it is refused with every
+    /// problem (`GUIDE_*`) at its pointer. Repeat for several; the one of
+    /// the document type and the partner's version applies, before the
+    /// profile's own `guides`.
+    #[arg(long = "guide", value_name = "GUIDE.json")]
+    guides: Vec<PathBuf>,
 }
 
 /// Arguments of `x12kit csv`.
@@ -133,8 +140,16 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
         (Ok(p), Ok(v)) => (p, v),
         (Err(code), _) | (_, Err(code)) => return code,
     };
+    let partner = match resolved_partner(&a.partner, partner) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     let (options, now) = match options_of(&a) {
         Ok(o) => o,
+        Err(code) => return code,
+    };
+    let options = match crate::guides::with_files(&options.guides, &a.guides) {
+        Ok(guides) => ops::RenderOptions { guides, ..options },
         Err(code) => return code,
     };
     match ops::render_str(&a.kind, &payload, &partner, &options, now) {
@@ -171,6 +186,20 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
     }
 }
 
+/// The partner profile's text with its guides given as paths read
+/// (relative to the profile); text that is not JSON is left for the core
+/// to report.
+fn resolved_partner(path: &std::path::Path, text: String) -> Result<String, ExitCode> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(text);
+    };
+    if !v.get("guides").is_some_and(serde_json::Value::is_object) {
+        return Ok(text);
+    }
+    let v = crate::guides::resolve_profile(path, v)?;
+    Ok(v.to_string())
+}
+
 /// The render options and "now" of the flags (or of `--options`).
 fn options_of(a: &RenderArgs) -> Result<(ops::RenderOptions, x12kit::DateTime), ExitCode> {
     let options = match a
@@ -186,6 +215,7 @@ fn options_of(a: &RenderArgs) -> Result<(ops::RenderOptions, x12kit::DateTime), 
             },
             date: a.date.clone(),
             time: a.time.clone(),
+            guides: ops::Guides::default(),
         },
         Some(Ok(o)) => o,
         Some(Err(e)) => return Err(crate::files::usage_error(&e)),

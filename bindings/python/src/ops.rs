@@ -390,6 +390,7 @@ fn render_impl(
     control_numbers: Option<&Bound<'_, PyAny>>,
     date: Option<&Bound<'_, PyAny>>,
     time: Option<&Bound<'_, PyAny>>,
+    guides: Option<&Bound<'_, PyAny>>,
     now: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<x12kit::Rendered> {
@@ -400,6 +401,7 @@ fn render_impl(
             ("controlNumbers", control_numbers),
             ("date", date),
             ("time", time),
+            ("guides", guides),
         ],
     )?;
     let now = x12kit::DateTime::from_unix(now_secs(now)?);
@@ -416,7 +418,7 @@ fn render_impl(
 
 /// Renders one document (`"850"`, ...) from its payload for a partner profile: the interchange's X12 bytes.
 #[pyfunction]
-#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None, options = None))]
+#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, guides = None, now = None, options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn render<'py>(
     py: Python<'py>,
@@ -426,6 +428,7 @@ pub fn render<'py>(
     control_numbers: Option<&Bound<'py, PyAny>>,
     date: Option<&Bound<'py, PyAny>>,
     time: Option<&Bound<'py, PyAny>>,
+    guides: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
@@ -437,6 +440,7 @@ pub fn render<'py>(
         control_numbers,
         date,
         time,
+        guides,
         now,
         options,
     )?;
@@ -445,7 +449,7 @@ pub fn render<'py>(
 
 /// `render()` that also returns the payload as mapped back and the warnings.
 #[pyfunction]
-#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None, options = None))]
+#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, guides = None, now = None, options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn render_document<'py>(
     py: Python<'py>,
@@ -455,6 +459,7 @@ pub fn render_document<'py>(
     control_numbers: Option<&Bound<'py, PyAny>>,
     date: Option<&Bound<'py, PyAny>>,
     time: Option<&Bound<'py, PyAny>>,
+    guides: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<PyRendered> {
@@ -466,6 +471,7 @@ pub fn render_document<'py>(
         control_numbers,
         date,
         time,
+        guides,
         now,
         options,
     )?;

@@ -239,6 +239,8 @@ export interface AcknowledgeOptions extends WithNow {
 export interface RenderOptions extends WithNow {
     controlNumbers?: { interchange?: number; group?: number; transaction?: number };
     date?: string; time?: string;
+    /** Partners' implementation guides: the one of the type and the partner's version (before the profile's own `guides`) is applied; a payload that breaks it throws `INVALID_PAYLOAD` with every `GUIDE_*` problem at its payload pointer. */
+    guides?: object[];
 }
 /** `write` options (all optional). */
 export interface WriteOptions { lineBreak?: string }

@@ -294,6 +294,7 @@ def render(
     control_numbers: Optional[Mapping[str, int]] = ...,
     date: Optional[str] = ...,
     time: Optional[str] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
     now: Optional[int] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> bytes: ...
@@ -305,6 +306,7 @@ def render_document(
     control_numbers: Optional[Mapping[str, int]] = ...,
     date: Optional[str] = ...,
     time: Optional[str] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
     now: Optional[int] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> Rendered: ...
