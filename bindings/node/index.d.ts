@@ -340,7 +340,12 @@ export declare function renderAsync(
   options?: RenderOptions & AsyncOptions,
 ): Promise<Buffer>
 /** The JSON Schema of a document type's payload (`UNKNOWN_DOCUMENT_TYPE` otherwise). */
-export declare function documentSchema(documentType: string): Record<string, unknown>
+/**
+ * With `partner` (a profile object or JSON text): the schema narrowed for it, by its version
+ * for the type, its guide of the type (enums, const, lengths, patterns, required, not-used
+ * fields left out) and its required fields (`INVALID_PARTNER` for an unusable profile).
+ */
+export declare function documentSchema(documentType: string, partner?: object | string): Record<string, unknown>
 /** The JSON Schema of the partner profile. */
 export declare function partnerSchema(): Record<string, unknown>
 /** One element of a described segment (the core's declaration and X12 dictionary). */

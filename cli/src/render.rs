@@ -113,6 +113,16 @@ pub struct SchemaArgs {
     /// its business reference first, then every field a column can name.
     #[arg(long)]
     csv_template: bool,
+    /// A trading partner profile (JSON): the payload schema narrowed for it, by
+    /// its version for the type, its guide of the type (codes, lengths,
+    /// patterns, fixed values, required and not-used fields) and its required fields.
+    #[arg(
+        long,
+        short = 'p',
+        value_name = "PARTNER.json",
+        conflicts_with = "csv_template"
+    )]
+    partner: Option<PathBuf>,
 }
 
 /// A JSON file's text; `INVALID_UTF8` (exit 1) when it is not UTF-8.
@@ -390,7 +400,33 @@ pub fn run_schema(a: SchemaArgs) -> ExitCode {
         };
     }
     let text = if a.what == "partner" {
+        if a.partner.is_some() {
+            eprintln!(
+                "x12kit: schema: --partner narrows a document type's schema, not the profile's"
+            );
+            return ExitCode::from(2);
+        }
         x12kit::partner::SCHEMA_JSON.to_string()
+    } else if let Some(path) = &a.partner {
+        let profile = match read_partner(path) {
+            Ok(v) => v,
+            Err(code) => return code,
+        };
+        let profile = match crate::guides::resolve_profile(path, profile) {
+            Ok(v) => v,
+            Err(code) => return code,
+        };
+        match ops::document_schema_for_partner(&a.what, &profile) {
+            Ok(s) => serde_json::to_string_pretty(&s).unwrap_or_default() + "\n",
+            Err(e) if e.code() == x12kit::ErrorCode::UnknownDocumentType => {
+                eprintln!("x12kit: schema: {e}");
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                crate::files::report(path, &e);
+                return ExitCode::from(1);
+            }
+        }
     } else {
         match ops::document_schema(&a.what) {
             Ok(s) => serde_json::to_string_pretty(&s).unwrap_or_default() + "\n",

@@ -416,3 +416,48 @@ fn render_refuses_what_the_partners_guide_does_not_allow() {
     assert_ne!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-guide.json"));
 }
+
+/// `schema TYPE --partner`: the core's narrowed schema (the profile's guide
+/// paths read), and an unusable profile reported at its path.
+#[test]
+fn schema_narrowed_for_a_partner() {
+    let o = run(
+        &[
+            "schema",
+            "850",
+            "--partner",
+            "examples/partners/acme-retail-guided.json",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        s["properties"]["orderType"]["enum"],
+        serde_json::json!(["SA", "NE"])
+    );
+    assert!(s["properties"].get("currency").is_none());
+    // The same as the library's, given the guides inline.
+    let inline: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/vectors/partners/acme-guided.json")).unwrap(),
+    )
+    .unwrap();
+    let lib = x12kit::ops::document_schema_for_partner("850", &inline).unwrap();
+    assert_eq!(s["properties"], lib["properties"]);
+    let o = run(
+        &[
+            "schema",
+            "850",
+            "--partner",
+            "tests/vectors/partners/bad-guide.json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("INVALID_GUIDE /guides/850/segments/N3"));
+}

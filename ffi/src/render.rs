@@ -342,6 +342,61 @@ pub unsafe extern "C" fn x12kit_document_schema(
     })
 }
 
+/// The JSON Schema (draft 2020-12) of a document type's payload narrowed for
+/// a trading partner (`x12kit schema TYPE --partner`): the edition of the
+/// partner's version for the type, its implementation guide of the type
+/// (the profile's `guides`: codes as enums, fixed values as const, its
+/// lengths and patterns, required elements and segments, not-used ones left
+/// out) and its required fields.
+///
+/// `document_type[0..document_type_len]` is the transaction set code and
+/// `partner[0..partner_len]` the profile's JSON text (UTF-8), its guides
+/// given inline. On success `*json_out` receives the schema as compact JSON
+/// (free with `x12kit_string_free`), byte for byte the core's
+/// `ops::document_schema_for_partner_str` serialized.
+///
+/// Errors: `X12KIT_STATUS_REJECTED` with `UNKNOWN_DOCUMENT_TYPE` or
+/// `INVALID_PARTNER` (the message lists every problem, a guide's as
+/// `INVALID_GUIDE` at its pointer); `X12KIT_STATUS_INVALID_INPUT` with
+/// `INVALID_JSON` (path `/partner`); `X12KIT_STATUS_INVALID_UTF8`,
+/// `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`;
+/// `*json_out` is then empty. Thread safety: may be called from many threads
+/// at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to
+/// the inputs. Lifetime: until `x12kit_string_free`.
+///
+/// # Safety
+/// `document_type` and `partner` must point to their lengths in readable
+/// bytes (or be NULL with length 0); `json_out` must be valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_document_schema_for_partner(
+    document_type: *const c_char,
+    document_type_len: usize,
+    partner: *const c_char,
+    partner_len: usize,
+    json_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let json_out = unsafe { out(json_out, "json_out") }?;
+        *json_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let (code, partner) = unsafe {
+            (
+                text(document_type, document_type_len, "document_type")?,
+                text(partner, partner_len, "partner")?,
+            )
+        };
+        give(
+            json_out,
+            to_json(&ops::document_schema_for_partner_str(code, partner)?),
+        );
+        Ok(())
+    })
+}
+
 /// The JSON Schema (draft 2020-12) of the partner profile `x12kit_render`
 /// takes (`schema/partner.schema.json`).
 ///

@@ -484,25 +484,46 @@ pub fn render_document<'py>(
     })
 }
 
-/// The JSON Schema of a document type's payload, as a dict.
+/// The schema of a document type's payload; with a partner profile (a dict or JSON
+/// text), narrowed for it (`ops::document_schema_for_partner`).
+fn schema_of(
+    document_type: &Bound<'_, PyAny>,
+    partner: Option<&Bound<'_, PyAny>>,
+) -> PyResult<serde_json::Value> {
+    let t = str_arg(document_type, "document_type")?;
+    match partner.filter(|p| !p.is_none()) {
+        None => ops::document_schema(&t).map_err(core_err),
+        Some(p) => {
+            let p = json_value(json_arg(p, "partner")?, "/partner", "partner profile")
+                .map_err(core_err)?;
+            ops::document_schema_for_partner(&t, &p).map_err(core_err)
+        }
+    }
+}
+
+/// The JSON Schema of a document type's payload, as a dict; with `partner` (a
+/// profile), narrowed by its guide of the type and its required fields.
 #[pyfunction]
+#[pyo3(signature = (document_type, partner = None))]
 pub fn document_schema<'py>(
     py: Python<'py>,
     document_type: &Bound<'py, PyAny>,
+    partner: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let t = str_arg(document_type, "document_type")?;
-    let v = ops::document_schema(&t).map_err(core_err)?;
+    let v = schema_of(document_type, partner)?;
     pyjson::value_to_py(py, &v)
 }
 
-/// The JSON Schema of a document type's payload, as the core's JSON bytes.
+/// The JSON Schema of a document type's payload, as the core's JSON bytes; with
+/// `partner`, narrowed for it.
 #[pyfunction]
+#[pyo3(signature = (document_type, partner = None))]
 pub fn document_schema_json<'py>(
     py: Python<'py>,
     document_type: &Bound<'py, PyAny>,
+    partner: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let t = str_arg(document_type, "document_type")?;
-    let v = ops::document_schema(&t).map_err(core_err)?;
+    let v = schema_of(document_type, partner)?;
     let b = serde_json::to_vec(&v).map_err(|e| crate::errors::internal(e.to_string()))?;
     Ok(to_py_bytes(py, &b))
 }

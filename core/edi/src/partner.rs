@@ -461,6 +461,58 @@ impl Partner {
         out
     }
 
+    /// The JSON Schema of a document type's payload for this partner: the
+    /// edition of its version for the type, narrowed by its guide of the
+    /// type and its required fields (see `x12kit schema TYPE --partner`).
+    /// `UNKNOWN_DOCUMENT_TYPE` for a type x12kit does not declare,
+    /// `INVALID_PARTNER` when the guide is a path not read yet.
+    pub fn document_schema(&self, code: &str) -> Result<serde_json::Value, Error> {
+        let guide = match self.guides.get(code) {
+            None => None,
+            Some(PartnerGuide::Guide(g)) => Some(g),
+            Some(PartnerGuide::Path(path)) => {
+                return Err(Error::from_problems(
+                    ErrorCode::InvalidPartner,
+                    vec![Problem::error(
+                        ErrorCode::InvalidGuide,
+                        format!("/guides/{code}"),
+                        format!(
+                            "the {code} guide is the path {path:?}, which the CLI and the server read; a library call gives the guide itself"
+                        ),
+                    )],
+                ));
+            }
+        };
+        let mut fields: Vec<String> = self.required_fields.get(code).cloned().unwrap_or_default();
+        for f in guide.map(Guide::required_fields).unwrap_or_default() {
+            if !fields.contains(f) {
+                fields.push(f.clone());
+            }
+        }
+        let who = match (&self.id, guide) {
+            (Some(id), Some(g)) => format!("partner {id} under its guide {}", g.id()),
+            (Some(id), None) => format!("partner {id}"),
+            (None, Some(g)) => format!("the guide {}", g.id()),
+            (None, None) => format!("the partner {}", self.receiver.id),
+        };
+        crate::documents::schema::schema_narrowed(
+            code,
+            &self.version_for(code),
+            guide.map(Guide::compiled),
+            &fields,
+            &who,
+        )
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::UnknownDocumentType,
+                format!(
+                    "x12kit has no schema for transaction set \"{code}\"; known: {}",
+                    TYPES.join(", ")
+                ),
+            )
+        })
+    }
+
     /// GS02/GS03 of a party.
     pub fn application_code<'p>(&self, party: &'p PartyIds) -> &'p str {
         party.application_code.as_deref().unwrap_or(&party.id)

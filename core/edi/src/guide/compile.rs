@@ -65,6 +65,18 @@ pub(crate) struct Compiled {
     pub by_node: HashMap<usize, Vec<Count>>,
 }
 
+impl Compiled {
+    /// The element rules of a segment node (by its address).
+    pub(crate) fn element_rules(&self, n: &Node) -> &[ElementRule] {
+        self.elements.get(&node_key(n)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The count rules of a segment or loop node (by its address).
+    pub(crate) fn count_rules(&self, n: &Node) -> &[Count] {
+        self.by_node.get(&node_key(n)).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// The address of a node, which identifies it (declarations are static).
 pub(super) fn node_key(n: &Node) -> usize {
     n as *const Node as usize

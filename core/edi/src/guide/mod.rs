@@ -28,7 +28,7 @@ mod compile;
 mod format;
 pub(crate) mod render;
 
-pub(crate) use compile::Compiled;
+pub(crate) use compile::{Compiled, ElementRule};
 
 pub use format::Usage;
 
