@@ -1337,7 +1337,8 @@ enum x12kit_status x12kit_render(const char *document_type,
  * wrong type; `x12kit_error_path` names it), `INVALID_TIMESTAMP`,
  * `INVALID_CONTROL_NUMBER`, `INVALID_JSON` (path `/payload` or `/partner`);
  * `X12KIT_STATUS_REJECTED` with `INVALID_PAYLOAD`, `INVALID_PARTNER`,
- * `INVALID_GUIDE`, `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
+ * `INVALID_GUIDE` (an unusable guide in the options: `*issues_out` lists its
+ * problems), `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
  * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
  * `X12KIT_STATUS_INVALID_ARGUMENT`. `*issues_out` is NULL after these last
  * three and after `INVALID_OPTIONS`.

@@ -4,7 +4,7 @@
 
 use crate::diagnostics::x12kit_severity;
 use crate::error::{
-    Failure, c_string, call, free_box, guard, json_options, now_or_clock, out, text, x12kit_error,
+    Failure, c_string, call, free_box, guard, now_or_clock, out, text, text_or_empty, x12kit_error,
     x12kit_status,
 };
 use crate::string::{give, x12kit_string};
@@ -248,7 +248,8 @@ fn give_rendered(
 /// wrong type; `x12kit_error_path` names it), `INVALID_TIMESTAMP`,
 /// `INVALID_CONTROL_NUMBER`, `INVALID_JSON` (path `/payload` or `/partner`);
 /// `X12KIT_STATUS_REJECTED` with `INVALID_PAYLOAD`, `INVALID_PARTNER`,
-/// `INVALID_GUIDE`, `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
+/// `INVALID_GUIDE` (an unusable guide in the options: `*issues_out` lists its
+/// problems), `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
 /// `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
 /// `X12KIT_STATUS_INVALID_ARGUMENT`. `*issues_out` is NULL after these last
 /// three and after `INVALID_OPTIONS`.
@@ -293,7 +294,19 @@ pub unsafe extern "C" fn x12kit_render_with_json_options(
             )
         };
         // SAFETY: forwarded to the caller.
-        let options: RenderOptions = unsafe { json_options(options, options_len) }?;
+        let options = unsafe { text_or_empty(options, options_len) }?;
+        // An unusable guide in the options: its problems are the issues, as
+        // a refused payload's are.
+        let options: RenderOptions = match options {
+            None => RenderOptions::default(),
+            Some(text) => match ops::options_str(text) {
+                Ok(o) => o,
+                Err(e) if e.code() == x12kit_core::ErrorCode::InvalidGuide => {
+                    return give_rendered(Err(e), x12_out, issues_out);
+                }
+                Err(e) => return Err(e.into()),
+            },
+        };
         give_rendered(
             ops::render_str(code, payload, partner, &options, now_or_clock(now)),
             x12_out,
