@@ -66,8 +66,8 @@ function run(c) {
     case 'documentSchema': {
       // Narrowed for a partner profile when the case names one (as text, and as an object).
       const partner = a.partner === undefined ? undefined : fileText(a.partner)
-      const text = native.documentSchemaJson(a.documentType, partner)
       const s = x12kit.documentSchema(a.documentType, partner)
+      const text = native.documentSchemaJson(a.documentType, partner)
       assert.deepStrictEqual(s, JSON.parse(text))
       let profile
       try {

@@ -313,7 +313,7 @@ export interface InitOutput {
     readonly __wbg_webhook_free: (a: number, b: number) => void;
     readonly acknowledge: (a: any, b: any) => [number, number, number];
     readonly describeSegment: (a: any, b: any, c: any) => [number, number, number];
-    readonly documentSchema: (a: any) => [number, number, number];
+    readonly documentSchema: (a: any, b: any) => [number, number, number];
     readonly documentTypes: () => any;
     readonly errorCodes: () => [number, number, number];
     readonly errorForCode: (a: number, b: number) => [number, number, number];

@@ -14,6 +14,7 @@ mod db;
 mod error;
 mod exporter;
 mod guard;
+mod guides;
 mod inbound;
 mod lifecycle;
 mod metrics;
