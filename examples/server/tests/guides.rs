@@ -119,3 +119,59 @@ fn without_guides_inbound_documents_have_no_guide_findings() {
         .unwrap();
     assert_eq!(doc["data"]["diagnostics"], Value::Null, "{doc}");
 }
+
+#[test]
+fn the_settings_api_takes_guides_inline_and_refuses_a_path() {
+    use common::session::*;
+    use reqwest::Method;
+    let s = Server::start();
+    let admin = sign_in(&s, ALPHA_ADMIN);
+    let read = |rel: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(repo_root().join(rel)).unwrap()).unwrap()
+    };
+    let mut profile = read("examples/partners/acme-retail.json");
+    profile["guides"] = json!({"850": "../guides/acme-retail-850.json"});
+    let v = error_body(
+        admin.call(
+            Method::POST,
+            "/api/settings/partners",
+            Some(json!({"id": "guided", "profile": profile})),
+        ),
+        422,
+        "INVALID_SETTINGS",
+    );
+    let d = &v["error"]["details"][0];
+    assert_eq!(d["pointer"], "/profile/guides/850", "{v}");
+    assert_eq!(d["code"], "INVALID_GUIDE", "{v}");
+    // A guide that widens the standard: every problem at its pointer.
+    profile["guides"] = json!({"850": {"id": "bad", "documentType": "850", "version": "004010",
+        "segments": {"BEG": {"elements": {"BEG02": {"codes": ["SA", "NEW"]}}}}}});
+    let v = error_body(
+        admin.call(
+            Method::POST,
+            "/api/settings/partners",
+            Some(json!({"id": "guided", "profile": profile})),
+        ),
+        422,
+        "INVALID_SETTINGS",
+    );
+    assert_eq!(
+        v["error"]["details"][0]["pointer"],
+        "/profile/guides/850/segments/BEG/elements/BEG02/codes/1",
+        "{v}"
+    );
+    // Inline: taken, and kept as given.
+    let mut guide = read("examples/guides/acme-retail-850.json");
+    guide.as_object_mut().unwrap().remove("$schema");
+    profile["guides"] = json!({ "850": guide });
+    let p = admin.ok(
+        Method::POST,
+        "/api/settings/partners",
+        Some(json!({"id": "guided", "profile": profile})),
+        201,
+    );
+    assert_eq!(
+        p["profile"]["guides"]["850"]["id"], "acme-retail-850",
+        "{p}"
+    );
+}
