@@ -245,7 +245,7 @@ test('a partner guide beside the X12: its findings with their rules, the 999 wit
   const row = await page.textContent('#guide-findings tbody tr');
   assert.match(row, /GUIDE_SEGMENT_NOT_USED/);
   assert.match(row, /the partner's guide marks it not used/);
-  assert.match(row, /#3 CUR/);
+  assert.match(row, /#4 CUR/); // its index in the input (ISA is 0)
   assert.match(row, /IK304 I4/);
   assert.match(row, /\/segments\/CUR\/usage/);
   assert.match(await page.textContent('#diagnostics'), /\(guide rule \/segments\/CUR\/usage\)/);
@@ -253,7 +253,7 @@ test('a partner guide beside the X12: its findings with their rules, the 999 wit
   await page.selectOption('#ack-kind', '999');
   await page.waitForFunction(() => /IK3\*CUR\*3\*\*I4/.test(document.getElementById('ack').textContent));
   assert.match(await page.textContent('#ack'), /IK5\*R\*I5/);
-  await page.locator('#guide-h').scrollIntoViewIfNeeded();
+  await page.evaluate(() => document.getElementById('guide-section').scrollIntoView());
   await page.screenshot({ path: join(shots, 'guide-findings.png') });
   // A guide that widens the standard: refused with every problem at its pointer, the list unchanged.
   const draft = { id: 'draft', documentType: '850', version: '004010', segments: { BEG: { elements: { BEG02: { codes: ['SA', 'NEW'] } } }, N3: {} } };
