@@ -274,3 +274,50 @@ fn the_narrowed_schemas_accept_the_demo_payloads_and_refuse_what_the_guides_do_n
         assert!(at.contains(&p.to_string()), "{p} in {at:?}");
     }
 }
+
+/// A profile's guides are checked when it is read: its key is the guide's
+/// type, its version the partner's for the type; a path is for the CLI and
+/// the server to read; options' guides of another version only warn.
+#[test]
+fn a_profiles_guides_are_checked_with_it() {
+    let mut p = read_json("examples/partners/acme-retail.json");
+    let problems = |p: &Value| -> Vec<(String, String)> {
+        match x12kit::Partner::from_value(p) {
+            Ok(_) => Vec::new(),
+            Err(e) => e
+                .details()
+                .iter()
+                .map(|d| (d.code.as_str().to_string(), d.pointer.clone()))
+                .collect(),
+        }
+    };
+    p["guides"] = json!({"810": guide_json("850")});
+    assert_eq!(
+        problems(&p),
+        [("INVALID_FIELD".into(), "/guides/810/documentType".into())]
+    );
+    let mut g = guide_json("850");
+    g["version"] = json!("005010");
+    p["guides"] = json!({ "850": g });
+    assert_eq!(
+        problems(&p),
+        [("INVALID_FIELD".into(), "/guides/850/version".into())]
+    );
+    p["guides"] = json!("guides.json");
+    assert_eq!(problems(&p), [("INVALID_FIELD".into(), "/guides".into())]);
+    p["guides"] = json!({"850": "../guides/acme-retail-850.json"});
+    assert!(problems(&p).is_empty(), "a path is read later");
+    let e = render(
+        "850",
+        &read_json("examples/payloads/850.json"),
+        Guides::default(),
+    );
+    assert!(e.is_ok());
+    // Options' guides of another version: rendered against the standard, with a warning.
+    let mut g = guide_json("850");
+    g["version"] = json!("005010");
+    let other = Guides::new(vec![Guide::from_value(&g).unwrap()]).unwrap();
+    let r = render("850", &read_json("examples/payloads/850.json"), other).unwrap();
+    assert_eq!(r.warnings.len(), 1);
+    assert_eq!(r.warnings[0].code.as_str(), "GUIDE_NOT_APPLIED");
+}
