@@ -71,7 +71,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/validate", post(validate))
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn(crate::serve::capacity::admit))
+        .layer(axum::middleware::from_fn(crate::serve::admit::admit))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
         .layer(axum::middleware::from_fn(crate::serve::observe::note_route));
     use crate::settings_api as s;
@@ -128,7 +128,7 @@ pub fn router(app: Arc<App>) -> Router {
             "/api/deliveries/{id}/redeliver",
             post(crate::actions::redeliver),
         )
-        .route_layer(axum::middleware::from_fn(crate::serve::capacity::admit))
+        .route_layer(axum::middleware::from_fn(crate::serve::admit::admit))
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
             crate::auth::guard,
@@ -136,8 +136,7 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route(
             "/api/auth/login",
-            post(crate::auth::login)
-                .layer(axum::middleware::from_fn(crate::serve::capacity::admit)),
+            post(crate::auth::login).layer(axum::middleware::from_fn(crate::serve::admit::admit)),
         )
         .merge(session)
         .merge(crate::dashboard::router())
@@ -1080,7 +1079,7 @@ async fn healthz() -> Json<Value> {
     ))]
 async fn readyz(
     State(app): AppState,
-    serving: Option<Extension<Arc<crate::serve::Serving>>>,
+    serving: Option<Extension<Arc<crate::serve::serving::Serving>>>,
 ) -> Response {
     if !app.store.ready().await {
         return ApiError::new(

@@ -10,7 +10,7 @@
 use crate::api::App;
 use crate::error::ApiError;
 use crate::metrics::{EXPORTED, HTTP_DURATION, HTTP_REQUESTS, ROUTING, WEBHOOK_DELIVERIES};
-use crate::serve::Serving;
+use crate::serve::serving::Serving;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

@@ -446,7 +446,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
             )
         })?;
         redirect_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
-        let serving = serve::Serving::new(server.clone());
+        let serving = serve::serving::Serving::new(server.clone());
         let router = with_layers(serve::tls::redirect_router(addr.port()));
         let stop = stopped(stop_rx.clone());
         tokio::spawn(async move {
@@ -460,7 +460,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
     if let Some(l) = metrics_listener {
         metrics_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
         // Its own connection counts, so that scrapes are never refused for API traffic.
-        let serving = serve::Serving::new(server);
+        let serving = serve::serving::Serving::new(server);
         let router = with_layers(exporter::router(exporter));
         let stop = stopped(stop_rx.clone());
         tokio::spawn(async move {

@@ -129,7 +129,7 @@ pub struct Store {
 /// each way; `/readyz` answers 503 `STORE_UNAVAILABLE` meanwhile.
 #[derive(Debug, Default)]
 pub struct Health {
-    /// The cause and when it was last seen (`crate::serve::now_ms`).
+    /// The cause and when it was last seen (`crate::serve::clock::now_ms`).
     fault: Mutex<Option<(String, u64)>>,
 }
 
@@ -145,7 +145,7 @@ impl Health {
         if f.is_none() {
             tracing::error!(error = %e, "the store cannot take writes; requests that write answer 503 STORE_UNAVAILABLE and the workers wait until it can");
         }
-        *f = Some((e.message.clone(), crate::serve::now_ms()));
+        *f = Some((e.message.clone(), crate::serve::clock::now_ms()));
     }
 
     fn committed(&self) {
@@ -154,7 +154,7 @@ impl Health {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((cause, at)) = f.as_ref() {
-            if crate::serve::now_ms().saturating_sub(*at) >= 1000 {
+            if crate::serve::clock::now_ms().saturating_sub(*at) >= 1000 {
                 tracing::info!(was = %cause, "the store takes writes again");
                 *f = None;
             }
