@@ -8,7 +8,8 @@
 //! `document.resend`, `document.cancel`, `delivery.redeliver`). None of them
 //! changes a setting, so the settings version stays.
 
-use crate::api::{App, decode_cursor_text, encode_cursor_text, limit_param, query, query_error};
+use crate::api::{decode_cursor_text, encode_cursor_text, limit_param, query, query_error};
+use crate::app::App;
 use crate::auth::SessionUser;
 use crate::db::{Db, Row};
 use crate::error::{ApiError, ApiResult};

@@ -1,11 +1,11 @@
 //! The HTTP API: routes under `/api/v1` and the alias `/v1` (same handlers),
 //! plus `/healthz`, `/readyz` and `/api/v1/openapi.json`.
 
-use crate::config::Config;
+use crate::app::App;
 use crate::error::{ApiError, ApiResult, Detail};
-use crate::guard::{self, Caller, Group, RateLimits};
+use crate::guard::{self, Caller, Group};
 use crate::status::Status;
-use crate::store::{self, Accept, Store};
+use crate::store::{self, Accept};
 use crate::x12;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -21,25 +21,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
-
-/// Shared state of the handlers.
-#[derive(Debug)]
-pub struct App {
-    /// The configuration.
-    pub config: Config,
-    /// The store.
-    pub store: Store,
-    /// The rate limiters.
-    pub limits: RateLimits,
-    /// Wake-ups of the background workers.
-    pub wake: Arc<crate::lifecycle::Wake>,
-    /// This process's id in claims and heartbeats (a UUIDv7 per start).
-    pub worker_id: String,
-    /// The settings (accounts, keys, partners, webhooks) as this process sees them.
-    pub settings: Arc<crate::settings::Settings>,
-    /// Outgoing HTTP of the settings routes (webhook test deliveries).
-    pub http: reqwest::Client,
-}
 
 type AppState = State<Arc<App>>;
 

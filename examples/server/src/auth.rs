@@ -31,7 +31,7 @@
 //! `SESSION_EXPIRED`), and it writes the store on every request of an idle-expiring
 //! session; what is left here is small: random ids, their hashes, and the checks.
 
-use crate::api::App;
+use crate::app::App;
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
 use crate::settings::write::{self, Actor};

@@ -7,7 +7,7 @@
 //! Served on the API port (behind `[metrics] token_file`'s bearer token when it is set), or
 //! only on `[metrics] listen` when that is set.
 
-use crate::api::App;
+use crate::app::App;
 use crate::error::ApiError;
 use crate::metrics::{EXPORTED, HTTP_DURATION, HTTP_REQUESTS, ROUTING, WEBHOOK_DELIVERIES};
 use crate::serve::serving::Serving;

@@ -14,7 +14,7 @@
 //! (by account, partner and ISA13): a file read again after a crash, or a
 //! resent interchange, is reported as a duplicate and not processed twice.
 
-use crate::api::App;
+use crate::app::App;
 use crate::db::{Db, DbError, DbResult, Val};
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Changes, DocKey, transition};

@@ -12,7 +12,7 @@
 //! one transaction: a change is never recorded without its webhooks, nor twice.
 //! The webhook worker delivers the outbox at least once (see [`deliver`]).
 
-use crate::api::App;
+use crate::app::App;
 use crate::config::TransportConfig;
 use crate::db::{Db, DbError, DbResult, Row};
 use crate::error::{ApiError, ApiResult};
@@ -28,17 +28,6 @@ use std::time::Duration;
 use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
 use tracing::Instrument;
 use x12kit::webhook::{DeliveryId, EventData, EventKind, Payload, Signer};
-
-/// Wake-ups of the workers when this process wrote work for them (they also poll).
-#[derive(Debug, Default)]
-pub struct Wake {
-    /// New `queued` documents.
-    pub validate: Notify,
-    /// New `validated` documents.
-    pub route: Notify,
-    /// New webhook outbox rows.
-    pub deliver: Notify,
-}
 
 /// The identity of a document, as its events report it.
 #[derive(Debug, Clone)]

@@ -3,6 +3,7 @@
 
 mod actions;
 mod api;
+mod app;
 mod as2;
 mod auth;
 mod body;
@@ -342,7 +343,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         .connect_timeout(std::time::Duration::from_secs(10))
         .build()
         .map_err(|e| (1, format!("cannot build the HTTP client: {e}")))?;
-    let app = Arc::new(api::App {
+    let app = Arc::new(app::App {
         config,
         store,
         limits,

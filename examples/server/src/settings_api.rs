@@ -5,7 +5,8 @@
 //! row, and this process loads it before answering (the others within a second).
 //! Another account's ids are 404, as unknown ones are.
 
-use crate::api::{App, body_bytes, decode_cursor, encode_cursor, limit_param, query};
+use crate::api::{body_bytes, decode_cursor, encode_cursor, limit_param, query};
+use crate::app::App;
 use crate::auth::SessionUser;
 use crate::body::{Fields, Problems};
 use crate::error::{ApiError, ApiResult};

@@ -13,7 +13,8 @@
 //! `csv:<the file's SHA-256>:<its document key>`, so the same file uploaded
 //! again answers the same documents instead of making them twice.
 
-use crate::api::{App, body_bytes, canonical, query, query_error};
+use crate::api::{body_bytes, canonical, query, query_error};
+use crate::app::App;
 use crate::auth::SessionUser;
 use crate::error::{ApiError, ApiResult};
 use crate::settings::write;

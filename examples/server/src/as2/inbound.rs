@@ -24,7 +24,7 @@
 use super::mdn::{self, Disposition, Receipt};
 use super::mime;
 use super::smime::{self, Digest};
-use crate::api::App;
+use crate::app::App;
 use crate::config::TransportConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::settings::Partner;

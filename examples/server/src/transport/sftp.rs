@@ -25,7 +25,7 @@
 //!   duplicate and never applied twice. Files the pipeline refuses (not X12, unknown
 //!   sender) stay where they are, recorded, and are not read again until they change.
 
-use crate::api::App;
+use crate::app::App;
 use crate::transport::Outcome;
 use crate::vals;
 use russh::client;
