@@ -8,13 +8,13 @@
 //! `document.resend`, `document.cancel`, `delivery.redeliver`). None of them
 //! changes a setting, so the settings version stays.
 
-use crate::api::{decode_cursor_text, encode_cursor_text, limit_param, query, query_error};
 use crate::app::App;
 use crate::auth::SessionUser;
 use crate::db::{Db, Row};
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
 use crate::lifecycle::{DocKey, enqueue_events};
+use crate::request::{decode_cursor_text, encode_cursor_text, limit_param, query, query_error};
 use crate::settings::write::{self, Actor};
 use crate::status::{Delivery, Status, Step};
 use crate::store::{DELIVERY_COLUMNS, now_ms};

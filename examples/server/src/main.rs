@@ -21,6 +21,7 @@ mod metrics;
 mod openapi;
 mod password;
 mod pool;
+mod request;
 mod secrets;
 mod serve;
 mod settings;

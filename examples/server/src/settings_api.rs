@@ -5,11 +5,11 @@
 //! row, and this process loads it before answering (the others within a second).
 //! Another account's ids are 404, as unknown ones are.
 
-use crate::api::{body_bytes, decode_cursor, encode_cursor, limit_param, query};
 use crate::app::App;
 use crate::auth::SessionUser;
 use crate::body::{Fields, Problems};
 use crate::error::{ApiError, ApiResult};
+use crate::request::{body_bytes, decode_cursor, encode_cursor, limit_param, query};
 use crate::settings::transport::Folders;
 use crate::settings::write::{self, Put, UserChange};
 use crate::settings::{Partner, valid_id};
