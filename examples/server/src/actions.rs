@@ -9,10 +9,10 @@
 //! changes a setting, so the settings version stays.
 
 use crate::app::App;
-use crate::auth::SessionUser;
 use crate::db::{Db, Row};
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
+use crate::guard::SessionUser;
 use crate::lifecycle::{DocKey, enqueue_events};
 use crate::request::{decode_cursor_text, encode_cursor_text, limit_param, query, query_error};
 use crate::settings::write::{self, Actor};

@@ -6,9 +6,9 @@
 //! Another account's ids are 404, as unknown ones are.
 
 use crate::app::App;
-use crate::auth::SessionUser;
 use crate::body::{Fields, Problems};
 use crate::error::{ApiError, ApiResult};
+use crate::guard::SessionUser;
 use crate::request::{body_bytes, decode_cursor, encode_cursor, limit_param, query};
 use crate::settings::transport::Folders;
 use crate::settings::write::{self, Put, UserChange};

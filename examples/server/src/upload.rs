@@ -14,8 +14,8 @@
 //! again answers the same documents instead of making them twice.
 
 use crate::app::App;
-use crate::auth::SessionUser;
 use crate::error::{ApiError, ApiResult};
+use crate::guard::SessionUser;
 use crate::request::{body_bytes, canonical, query, query_error};
 use crate::settings::write;
 use crate::store::Accept;
