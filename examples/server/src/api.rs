@@ -957,7 +957,7 @@ async fn readyz(
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "service",
     responses((status = 200, description = "This document (OpenAPI 3.1).", body = Object)))]
 async fn openapi() -> Response {
-    json_response(StatusCode::OK, crate::openapi::json().into_bytes())
+    json_response(StatusCode::OK, openapi_json().into_bytes())
 }
 
 async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
@@ -1022,3 +1022,13 @@ async fn method_not_allowed() -> ApiError {
     crate::as2::inbound::receive
 ))]
 pub struct Paths;
+
+/// The OpenAPI document as pretty JSON (with a final newline).
+pub fn openapi_json() -> String {
+    let mut doc = <crate::openapi::Doc as utoipa::OpenApi>::openapi();
+    doc.merge(<Paths as utoipa::OpenApi>::openapi());
+    crate::serve::openapi::add_responses(&mut doc);
+    let mut s = doc.to_pretty_json().unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}

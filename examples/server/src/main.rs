@@ -227,7 +227,7 @@ fn main() -> ExitCode {
         Some(Command::Partner(c)) => Some(console::Console::Partner(c)),
         Some(Command::Settings(c)) => Some(console::Console::Settings(c)),
         Some(Command::Openapi) => {
-            print!("{}", openapi::json());
+            print!("{}", api::openapi_json());
             return ExitCode::SUCCESS;
         }
         Some(Command::BenchParse {
