@@ -6,6 +6,9 @@
 //! the truth and these sections are ignored. Partner profiles are the core's
 //! JSON profiles, given inline or as a path relative to the configuration file.
 
+pub mod as2;
+pub mod sftp;
+
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -374,9 +377,9 @@ pub enum TransportConfig {
         inbox: Option<PathBuf>,
     },
     /// Upload to (and poll) the partner's SFTP server (`src/transport/sftp.rs`).
-    Sftp(Box<crate::transport::sftp::SftpConfig>),
+    Sftp(Box<sftp::SftpConfig>),
     /// Send AS2 (RFC 4130) messages to the partner's URL; receive theirs at `/as2/{account}`.
-    As2(Box<crate::transport::as2::As2Config>),
+    As2(Box<as2::As2Config>),
 }
 
 impl TransportConfig {

@@ -6,8 +6,8 @@
 
 use super::transport::REDACTED;
 use crate::body::{Fields, Problems, pointer};
-use crate::transport::as2::{self, As2Config};
-use crate::transport::sftp::{self, SftpConfig};
+use crate::config::as2::{self, As2Config};
+use crate::config::sftp::{self, SftpConfig};
 use serde_json::{Value, json};
 use std::path::Path;
 
