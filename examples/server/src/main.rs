@@ -269,7 +269,7 @@ fn main() -> ExitCode {
         eprintln!("x12kit-server: --config <FILE> is required (try examples/server/demo.toml)");
         return ExitCode::from(2);
     };
-    let mut config = match config::load(&path) {
+    let mut config = match config::load::load(&path) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("x12kit-server: {e}");

@@ -285,7 +285,7 @@ fn folder(text: &str, at: &str, folders: &Folders<'_>, p: &mut Problems) -> Opti
         return None;
     }
     match folders {
-        Folders::Operator => Some(crate::config::absolute(path)),
+        Folders::Operator => Some(crate::config::path::absolute(path)),
         Folders::Account { root, current } => {
             if path.is_absolute() {
                 if current.contains(&path) {
