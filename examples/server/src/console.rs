@@ -208,7 +208,7 @@ async fn console(config: Config, command: Console) -> Result<(), String> {
             create_account,
         }) => {
             let email = email.trim().to_lowercase();
-            if let Some(p) = crate::settings::email_problem(&email) {
+            if let Some(p) = crate::settings::rules::email_problem(&email) {
                 return Err(format!("--email {p}"));
             }
             if role != "admin" && role != "member" {

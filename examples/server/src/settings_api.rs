@@ -10,9 +10,10 @@ use crate::body::{Fields, Problems};
 use crate::error::{ApiError, ApiResult};
 use crate::guard::SessionUser;
 use crate::request::{body_bytes, decode_cursor, encode_cursor, limit_param, query};
+use crate::settings::Partner;
+use crate::settings::rules::valid_id;
 use crate::settings::transport::Folders;
 use crate::settings::write::{self, Put, UserChange};
-use crate::settings::{Partner, valid_id};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
@@ -731,7 +732,7 @@ fn user_fields(obj: &serde_json::Map<String, Value>, create: bool) -> ApiResult<
     };
     let password = f.string("password", false, &mut p);
     if let Some(e) = &email {
-        if let Some(problem) = crate::settings::email_problem(e) {
+        if let Some(problem) = crate::settings::rules::email_problem(e) {
             p.value("INVALID_EMAIL", "/email", format!("email {problem}"));
         }
     }

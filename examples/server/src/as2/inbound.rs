@@ -226,7 +226,7 @@ impl Asked {
             mdn: header(h, "disposition-notification-to").is_some(),
             signed,
             url: header(h, "receipt-delivery-option")
-                .filter(|u| crate::settings::url_problem(u).is_none()),
+                .filter(|u| crate::settings::rules::url_problem(u).is_none()),
         }
     }
 }

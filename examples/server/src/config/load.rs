@@ -64,7 +64,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         return Err("auth: every setting must be at least 1".into());
     }
     for (index, a) in file.accounts.into_iter().enumerate() {
-        if !crate::settings::valid_id(&a.id) || accounts.iter().any(|x| x.id == a.id) {
+        if !crate::settings::rules::valid_id(&a.id) || accounts.iter().any(|x| x.id == a.id) {
             return Err(format!(
                 "accounts[{index}]: account id {:?} is repeated or not 1 to 64 of A-Z a-z 0-9 . _ -",
                 a.id
@@ -85,7 +85,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         }
         for u in &a.users {
             let email = u.email.trim().to_lowercase();
-            if let Some(problem) = crate::settings::email_problem(&email) {
+            if let Some(problem) = crate::settings::rules::email_problem(&email) {
                 return Err(format!("account {}: user {:?}: {problem}", a.id, u.email));
             }
             if emails.contains(&email) {
@@ -112,7 +112,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         }
         let mut partners: Vec<PartnerImport> = Vec::new();
         for p in a.partners {
-            if !crate::settings::valid_id(&p.id) {
+            if !crate::settings::rules::valid_id(&p.id) {
                 return Err(format!(
                     "account {}: partner id {:?} is not 1 to 64 of A-Z a-z 0-9 . _ -",
                     a.id, p.id
@@ -182,7 +182,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         }
         let mut urls: Vec<&str> = Vec::new();
         for w in &a.webhooks {
-            if let Some(problem) = crate::settings::url_problem(&w.url) {
+            if let Some(problem) = crate::settings::rules::url_problem(&w.url) {
                 return Err(format!(
                     "account {}: webhook url {:?}: {problem}",
                     a.id, w.url

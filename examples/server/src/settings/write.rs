@@ -5,8 +5,9 @@
 //! fails writes nothing. The JSON views here are what the API answers and what
 //! the audit log keeps: none of them holds a secret.
 
+use super::rules::valid_id;
+use super::transport::transport_purpose;
 use super::transport::{self, Folders};
-use super::{secret_purpose, transport_purpose, valid_id};
 use crate::body::{Fields, Problems};
 use crate::config::TransportConfig;
 use crate::db::{Db, DbError, Row};
@@ -684,10 +685,12 @@ pub fn stored_transport(
     };
     let public: Option<String> = r.get(0).map_err(db)?;
     let sealed: Option<Vec<u8>> = r.get(1).map_err(db)?;
-    super::open_transport(secrets, account, id, public.as_deref(), sealed.as_deref()).map_err(|e| {
-        tracing::error!(error = %e, "cannot open a stored transport");
-        ApiError::internal()
-    })
+    transport::open_transport(secrets, account, id, public.as_deref(), sealed.as_deref()).map_err(
+        |e| {
+            tracing::error!(error = %e, "cannot open a stored transport");
+            ApiError::internal()
+        },
+    )
 }
 
 fn missing_key() -> ApiError {
@@ -881,7 +884,7 @@ pub fn parse_webhook(body: &Map<String, Value>) -> ApiResult<WebhookInput> {
     );
     let url = f.string("url", true, &mut p);
     if let Some(u) = &url {
-        if let Some(problem) = super::url_problem(u) {
+        if let Some(problem) = super::rules::url_problem(u) {
             p.value("INVALID_URL", "/url", format!("url {problem}"));
         }
     }
@@ -1210,4 +1213,9 @@ pub fn audit_page(
         }));
     }
     Ok((out, if rows.len() > limit { last } else { None }))
+}
+
+/// The purpose of a sealed webhook secret.
+pub fn secret_purpose(id: &str) -> String {
+    format!("webhook-secret:{id}")
 }
