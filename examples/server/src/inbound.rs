@@ -18,7 +18,7 @@ use crate::app::App;
 use crate::db::{Db, DbError, DbResult, Val};
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Changes, DocKey, transition};
-use crate::settings::Partner;
+use crate::settings::partner::Partner;
 use crate::status::{Status, Step};
 use crate::store::now_ms;
 use crate::vals;

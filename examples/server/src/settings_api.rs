@@ -10,7 +10,7 @@ use crate::body::{Fields, Problems};
 use crate::error::{ApiError, ApiResult};
 use crate::guard::SessionUser;
 use crate::request::{body_bytes, decode_cursor, encode_cursor, limit_param, query};
-use crate::settings::Partner;
+use crate::settings::partner::Partner;
 use crate::settings::rules::valid_id;
 use crate::settings::transport::Folders;
 use crate::settings::write::{self, Put, UserChange};

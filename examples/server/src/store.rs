@@ -11,7 +11,7 @@
 
 use crate::db::{Db, DbError, DbResult, PgConn, Row};
 use crate::error::{ApiError, ApiResult};
-use crate::settings::Partner;
+use crate::settings::partner::Partner;
 use crate::status::{Delivery, Status};
 use crate::vals;
 use crate::x12;

@@ -28,7 +28,7 @@ use crate::app::App;
 use crate::config::TransportConfig;
 use crate::config::as2::As2Config;
 use crate::error::{ApiError, ApiResult};
-use crate::settings::Partner;
+use crate::settings::partner::Partner;
 use crate::status::{Status, Step};
 use crate::store::now_ms;
 use crate::transport::as2::Keys;

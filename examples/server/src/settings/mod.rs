@@ -14,17 +14,18 @@
 //! from the configuration file and prints the settings back as TOML.
 
 pub mod import;
+pub mod partner;
 pub mod remote;
 pub mod rules;
 pub mod transport;
 pub mod write;
 
-use crate::config::TransportConfig;
 use crate::db::{Db, DbResult};
 use crate::error::ApiResult;
 use crate::secrets::SecretBox;
 use crate::store::{Store, now_ms};
 use crate::vals;
+use partner::Partner;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
@@ -33,23 +34,6 @@ use x12kit::webhook::EventKind;
 
 /// How often every process reads the settings version (ms).
 pub const POLL_MS: u64 = 250;
-
-/// A trading partner, as the workers and the API use it.
-#[derive(Debug)]
-pub struct Partner {
-    /// The `partnerId`.
-    pub id: String,
-    /// The core's partner profile (checked by the core when saved).
-    pub profile: Value,
-    /// How the partner is reached (credentials opened).
-    pub transport: Option<TransportConfig>,
-    /// Acknowledgement window in seconds.
-    pub ack_window_seconds: Option<u64>,
-    /// `997` or `999` to acknowledge inbound sets with.
-    pub acknowledge_inbound: Option<String>,
-    /// False: no new documents for it, its inbox is not read.
-    pub enabled: bool,
-}
 
 /// One signing secret of an endpoint (opened).
 #[derive(Debug)]
