@@ -897,14 +897,14 @@ async fn route_one(
     doc.key.resend = doc.resends > 0;
     let partner = partner(app, &doc.key.account, &doc.key.partner_id);
     let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
-        None => crate::transport::Outcome {
+        None => crate::transport::outcome::Outcome {
             result: Err(format!(
                 "partner {} is no longer configured for account {}",
                 doc.key.partner_id, doc.key.account
             )),
             attempts: Vec::new(),
         },
-        Some(None) => crate::transport::Outcome {
+        Some(None) => crate::transport::outcome::Outcome {
             result: Err(format!(
                 "partner {} has no transport configured",
                 doc.key.partner_id

@@ -24,7 +24,7 @@ use crate::as2::mdn::{self, Disposition};
 use crate::as2::mime;
 use crate::as2::smime::{self, Digest, Encryption};
 use crate::config::as2::As2Config;
-use crate::transport::Outcome;
+use crate::transport::outcome::Outcome;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -369,7 +369,7 @@ pub async fn send(
             }
         };
     }
-    crate::transport::exhausted(&format!("AS2 {}", cfg.url), attempts)
+    crate::transport::outcome::exhausted(&format!("AS2 {}", cfg.url), attempts)
 }
 
 fn attempt(

@@ -27,7 +27,7 @@
 
 use crate::app::App;
 use crate::config::sftp::SftpConfig;
-use crate::transport::Outcome;
+use crate::transport::outcome::Outcome;
 use crate::vals;
 use russh::client;
 use russh::keys::{HashAlg, PrivateKey, PrivateKeyWithHashAlg, PublicKeyOrCertificate};
@@ -536,7 +536,7 @@ pub async fn send(
             }
         }
     }
-    crate::transport::exhausted(&format!("SFTP {target}"), attempts)
+    crate::transport::outcome::exhausted(&format!("SFTP {target}"), attempts)
 }
 
 // ---------------------------------------------------------------- test connection
