@@ -538,7 +538,7 @@ pub async fn start(app: Arc<App>) {
     tokio::spawn(route_loop(app.clone(), client.clone()));
     tokio::spawn(deliver_loop(app.clone(), client));
     tokio::spawn(sweep_loop(app.clone()));
-    tokio::spawn(crate::transport::sftp::poll_loop(app.clone()));
+    tokio::spawn(crate::transport::sftp::poll::poll_loop(app.clone()));
     tokio::spawn(crate::as2::inbound::mdn_loop(app.clone()));
     tokio::spawn(crate::inbound::inbox_loop(app));
 }
