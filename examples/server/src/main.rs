@@ -31,6 +31,7 @@ mod status;
 mod store;
 mod transport;
 mod upload;
+mod workers;
 mod x12;
 
 use axum::http::{HeaderValue, Request};
@@ -369,7 +370,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         });
     }
     if app.config.workers.enabled {
-        lifecycle::start(app.clone()).await;
+        workers::start(app.clone()).await;
         tracing::info!("workers started");
     }
     let people = app
