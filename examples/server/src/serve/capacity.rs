@@ -20,7 +20,7 @@
 //! The body's reservation and the group's slot are held until the response's last byte
 //! has been handed to the socket (the response body owns them), so the result of a
 //! large parse being sent still counts. CPU is bounded inside the groups, by the core
-//! slots of `api.rs` (one core call per core on the blocking pool). The bound on memory
+//! slots of `request.rs` (one core call per core on the blocking pool). The bound on memory
 //! this gives is in the README ("Memory").
 
 use super::settings::{Kind, Resolved};
