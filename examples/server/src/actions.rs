@@ -345,13 +345,13 @@ pub async fn deliveries(
 ) -> ApiResult<Response> {
     let q: DeliveriesQuery = query(&uri)?;
     let limit = limit_param(q.limit.as_deref(), 200)?;
-    if let Some(s) = q.state.as_deref() {
-        if Delivery::parse(s).is_none() {
-            return Err(query_error(
-                "state",
-                format!("state must be pending, delivered or failed, found {s:?}"),
-            ));
-        }
+    if let Some(s) = q.state.as_deref()
+        && Delivery::parse(s).is_none()
+    {
+        return Err(query_error(
+            "state",
+            format!("state must be pending, delivered or failed, found {s:?}"),
+        ));
     }
     let before = match q.cursor.as_deref() {
         None => None,

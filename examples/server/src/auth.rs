@@ -159,12 +159,12 @@ pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
             verdict.apply(&mut resp);
             return resp;
         }
-        if parts.uri.path().starts_with("/api/settings") {
-            if let Err(e) = user.admin() {
-                let mut resp = e.into_response();
-                verdict.apply(&mut resp);
-                return resp;
-            }
+        if parts.uri.path().starts_with("/api/settings")
+            && let Err(e) = user.admin()
+        {
+            let mut resp = e.into_response();
+            verdict.apply(&mut resp);
+            return resp;
         }
     }
     parts.extensions.insert(user);

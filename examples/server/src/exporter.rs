@@ -203,10 +203,10 @@ fn encode(scraped: Scraped) -> String {
 async fn counts(e: &Exporter) -> Counts {
     let arrived = std::time::Instant::now();
     let mut last = e.counts.lock().await;
-    if let Some((started, counts)) = last.as_ref() {
-        if *started >= arrived {
-            return counts.clone();
-        }
+    if let Some((started, counts)) = last.as_ref()
+        && *started >= arrived
+    {
+        return counts.clone();
     }
     let started = std::time::Instant::now();
     let counts = e

@@ -533,17 +533,16 @@ fn apply(
         "acknowledgementReply": reply,
     });
     for i in &interchanges {
-        if i["duplicate"] == false {
-            if let Some(n) = i["controlNumber"]
+        if i["duplicate"] == false
+            && let Some(n) = i["controlNumber"]
                 .as_str()
                 .and_then(|s| s.parse::<i64>().ok())
-            {
-                c.exec(
+        {
+            c.exec(
                     "UPDATE inbound_interchanges SET result = ?4 WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
                     vals![account, &partner.id, n, result.to_string()],
                 )
                 .map_err(db)?;
-            }
         }
     }
     Ok(result)

@@ -633,12 +633,12 @@ impl Claims {
     }
 
     fn done(&mut self, id: String) {
-        if let Some(key) = self.running.remove(&id) {
-            if let Some(n) = self.busy.get_mut(&key) {
-                *n -= 1;
-                if *n == 0 {
-                    self.busy.remove(&key);
-                }
+        if let Some(key) = self.running.remove(&id)
+            && let Some(n) = self.busy.get_mut(&key)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.busy.remove(&key);
             }
         }
         self.finished.insert(id, std::time::Instant::now());

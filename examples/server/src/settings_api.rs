@@ -121,10 +121,10 @@ pub async fn create_key(
     let mut p = Problems::default();
     let f = Fields::of(&obj, "", &["name"], &mut p);
     let name = f.string("name", true, &mut p).unwrap_or_default();
-    if p.is_empty() {
-        if let Some(problem) = write::key_name_problem(&name) {
-            p.value("INVALID_FIELD", "/name", problem);
-        }
+    if p.is_empty()
+        && let Some(problem) = write::key_name_problem(&name)
+    {
+        p.value("INVALID_FIELD", "/name", problem);
     }
     p.check()?;
     let (actor, account) = (user.actor(), user.account.clone());
@@ -731,20 +731,21 @@ fn user_fields(obj: &serde_json::Map<String, Value>, create: bool) -> ApiResult<
         f.boolean("disabled", &mut p)
     };
     let password = f.string("password", false, &mut p);
-    if let Some(e) = &email {
-        if let Some(problem) = crate::settings::rules::email_problem(e) {
-            p.value("INVALID_EMAIL", "/email", format!("email {problem}"));
-        }
+    if let Some(e) = &email
+        && let Some(problem) = crate::settings::rules::email_problem(e)
+    {
+        p.value("INVALID_EMAIL", "/email", format!("email {problem}"));
     }
-    if let Some(r) = &role {
-        if r != "admin" && r != "member" {
-            p.value("INVALID_FIELD", "/role", "role is \"admin\" or \"member\"");
-        }
+    if let Some(r) = &role
+        && r != "admin"
+        && r != "member"
+    {
+        p.value("INVALID_FIELD", "/role", "role is \"admin\" or \"member\"");
     }
-    if let Some(pw) = &password {
-        if let Some(problem) = crate::password::problem(pw) {
-            p.value("PASSWORD_TOO_SHORT", "/password", problem);
-        }
+    if let Some(pw) = &password
+        && let Some(problem) = crate::password::problem(pw)
+    {
+        p.value("PASSWORD_TOO_SHORT", "/password", problem);
     }
     p.check()?;
     Ok((email, role, disabled, password))

@@ -153,11 +153,11 @@ impl Health {
             .fault
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((cause, at)) = f.as_ref() {
-            if crate::serve::clock::now_ms().saturating_sub(*at) >= 1000 {
-                tracing::info!(was = %cause, "the store takes writes again");
-                *f = None;
-            }
+        if let Some((cause, at)) = f.as_ref()
+            && crate::serve::clock::now_ms().saturating_sub(*at) >= 1000
+        {
+            tracing::info!(was = %cause, "the store takes writes again");
+            *f = None;
         }
     }
 
@@ -632,10 +632,10 @@ impl Store {
                         None => open(path)?,
                     };
                     let r = f(&conn);
-                    if let Ok(Idle::Sqlite(idle)) = readers.idle.lock().as_deref_mut() {
-                        if idle.len() < READERS {
-                            idle.push(conn);
-                        }
+                    if let Ok(Idle::Sqlite(idle)) = readers.idle.lock().as_deref_mut()
+                        && idle.len() < READERS
+                    {
+                        idle.push(conn);
                     }
                     r
                 }

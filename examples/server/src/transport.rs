@@ -183,10 +183,10 @@ pub async fn test_connection(client: &reqwest::Client, transport: &TransportConf
                     }
                     Err(e) => problems.push(format!("cannot write into {}: {e}", outbox.display())),
                 }
-                if let Some(i) = &inbox {
-                    if let Err(e) = std::fs::create_dir_all(i).and_then(|()| std::fs::read_dir(i)) {
-                        problems.push(format!("cannot read {}: {e}", i.display()));
-                    }
+                if let Some(i) = &inbox
+                    && let Err(e) = std::fs::create_dir_all(i).and_then(|()| std::fs::read_dir(i))
+                {
+                    problems.push(format!("cannot read {}: {e}", i.display()));
                 }
                 problems
             })

@@ -163,13 +163,14 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
                     return Err(format!("partner {}: transport: {}", p.id, d.message));
                 }
             }
-            if let Some(kind) = &p.acknowledge_inbound {
-                if kind != "997" && kind != "999" {
-                    return Err(format!(
-                        "partner {}: acknowledge_inbound must be \"997\" or \"999\", found {kind:?}",
-                        p.id
-                    ));
-                }
+            if let Some(kind) = &p.acknowledge_inbound
+                && kind != "997"
+                && kind != "999"
+            {
+                return Err(format!(
+                    "partner {}: acknowledge_inbound must be \"997\" or \"999\", found {kind:?}",
+                    p.id
+                ));
             }
             partners.push(PartnerImport {
                 id: p.id,

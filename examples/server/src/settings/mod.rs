@@ -322,13 +322,13 @@ pub async fn watch(settings: Arc<Settings>, store: Store, auth: crate::config::A
                     .map_or(Ok(0), |r| r.get::<i64>(0))
             })
             .await;
-        if let Ok(v) = version {
-            if v != settings.current().version {
-                if settings.reload(&store).await.is_err() {
-                    tracing::error!("cannot reload the settings; the old ones stay in use");
-                } else {
-                    tracing::info!(version = v, "settings reloaded");
-                }
+        if let Ok(v) = version
+            && v != settings.current().version
+        {
+            if settings.reload(&store).await.is_err() {
+                tracing::error!("cannot reload the settings; the old ones stay in use");
+            } else {
+                tracing::info!(version = v, "settings reloaded");
             }
         }
         if last_flush.elapsed() >= Duration::from_millis(USED_FLUSH_MS) {

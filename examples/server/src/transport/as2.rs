@@ -144,10 +144,10 @@ fn build(
                 ),
             ));
         }
-        if cfg.mdn == "async" {
-            if let Some(url) = &cfg.mdn_url {
-                headers.push(("Receipt-Delivery-Option".to_string(), url.clone()));
-            }
+        if cfg.mdn == "async"
+            && let Some(url) = &cfg.mdn_url
+        {
+            headers.push(("Receipt-Delivery-Option".to_string(), url.clone()));
         }
     }
     headers.extend(entity.headers);

@@ -177,10 +177,10 @@ impl Lease {
 
     /// Keeps the connection for the next transfer.
     fn keep(mut self) {
-        if let Some(c) = self.conn.take() {
-            if let Ok(mut idle) = self.pool.idle.lock() {
-                idle.push((c, Instant::now()));
-            }
+        if let Some(c) = self.conn.take()
+            && let Ok(mut idle) = self.pool.idle.lock()
+        {
+            idle.push((c, Instant::now()));
         }
     }
 }
@@ -405,12 +405,11 @@ async fn upload(
 ) -> Result<Upload, Failure> {
     let target = join(dir, name);
     let tmp = join(dir, &format!(".{name}.part"));
-    if check_first {
-        if let Ok(m) = conn.sftp.metadata(target.clone()).await {
-            if m.size == Some(x12.len() as u64) {
-                return Ok(Upload::Found);
-            }
-        }
+    if check_first
+        && let Ok(m) = conn.sftp.metadata(target.clone()).await
+        && m.size == Some(x12.len() as u64)
+    {
+        return Ok(Upload::Found);
     }
     let mut file = conn
         .sftp
