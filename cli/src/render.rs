@@ -408,9 +408,18 @@ pub fn run_schema(a: SchemaArgs) -> ExitCode {
         }
         x12kit::partner::SCHEMA_JSON.to_string()
     } else if let Some(path) = &a.partner {
-        let profile = match read_partner(path) {
-            Ok(v) => v,
+        let text = match read_text(path) {
+            Ok(t) => t,
             Err(code) => return code,
+        };
+        // As render reports a profile that is not JSON: at `/partner`.
+        let profile = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                let e = x12kit::Error::invalid_json("partner profile", e).at("/partner");
+                crate::files::report(path, &e);
+                return ExitCode::from(1);
+            }
         };
         let profile = match crate::guides::resolve_profile(path, profile) {
             Ok(v) => v,
