@@ -112,3 +112,21 @@ pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>
 pub fn to_value(doc: &Document<'_>) -> Result<serde_json::Value> {
     x12kit_json::to_value::<JsonDocuments>(doc)
 }
+
+/// [`to_json_stream`] holding an interchange whole up to `hold` body
+/// segments before streaming it set by set (the tests use 0 and 1 to
+/// stream every interchange). Not part of the API.
+#[doc(hidden)]
+#[inline]
+pub fn to_json_stream_holding<W: io::Write>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    hold: usize,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    x12kit_json::writer::to_json_stream_holding::<JsonDocuments, W>(
+        input, w, pretty, options, hold, release,
+    )
+}

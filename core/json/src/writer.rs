@@ -40,9 +40,12 @@ use serde::Deserialize;
 use std::io;
 use x12kit_syntax::Diagnostic;
 use x12kit_syntax::delimiters::Delimiters;
-use x12kit_syntax::envelope::{Document, Group, Interchange};
+use x12kit_syntax::envelope::{Document, Group, Interchange, Transaction};
 use x12kit_syntax::escape::escape_into;
 use x12kit_syntax::segment::Segment;
+use x12kit_syntax::sets::{HOLD, parse_sets};
+
+mod sets;
 
 /// What the JSON of a parse result includes: the options of a parse
 /// (JSON `{"documents"}`, as every binding takes them).
@@ -125,21 +128,39 @@ pub fn to_json_writer<D: Documents, W: io::Write>(
 /// Parses `input` and writes the JSON of the parse result to a writer as it
 /// goes, compact or pretty: byte for byte what [`to_json_writer`] writes for
 /// [`parse`](x12kit_syntax::parse())`(input)`, without building the tree of the
-/// whole input. Each interchange is parsed, written and dropped before the
-/// next one is read, so the memory this takes follows the largest
-/// interchange (its segment ranges, 16 bytes a body segment) plus the
-/// diagnostics, not the input: the contract writes an interchange's
-/// `segments` (TA1, ISB, ISE and misplaced ones, wherever they appear)
-/// before its `groups`, so one interchange is the unit that must be held.
+/// whole input. Each transaction set is parsed, written and dropped before
+/// the next one is read ([`parse_sets`]), so the memory this takes follows
+/// the largest set plus the diagnostics, not the input nor an interchange:
+/// an interchange is held whole only while it is small
+/// ([`HOLD`](x12kit_syntax::sets::HOLD) body segments); past that, its
+/// envelope (which the contract writes around its sets: an interchange's
+/// `segments`, wherever they appear, come before its `groups`) is read
+/// ahead and its sets are written as they close.
 ///
-/// `release(offset)` is called after each interchange is written: the input
-/// before `offset` will not be read again (a caller that maps a file can
-/// drop those pages). Returns the diagnostics (also in the JSON).
+/// `release(offset)` is called after each interchange is written, and every
+/// few MiB of a streamed one: the input before `offset` will not be read
+/// again (a caller that maps a file can drop those pages; envelope segments
+/// read ahead may be read again). Returns the diagnostics (also in the JSON).
 pub fn to_json_stream<D: Documents, W: io::Write>(
     input: &[u8],
     w: W,
     pretty: bool,
     options: &JsonOptions,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<Diagnostic>> {
+    to_json_stream_holding::<D, W>(input, w, pretty, options, HOLD, release)
+}
+
+/// [`to_json_stream`] holding an interchange whole up to `hold` body
+/// segments ([`parse_sets`]): the tests stream every interchange set by set
+/// with a `hold` of 0. Not part of the API.
+#[doc(hidden)]
+pub fn to_json_stream_holding<D: Documents, W: io::Write>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    hold: usize,
     release: &mut dyn FnMut(usize),
 ) -> io::Result<Vec<Diagnostic>> {
     let sink: Box<dyn io::Write + '_> = if pretty {
@@ -151,18 +172,9 @@ pub fn to_json_stream<D: Documents, W: io::Write>(
     jw.documents = options.documents;
     jw.sink = Some(sink);
     jw.raw(b"{\"interchanges\":[");
-    let mut first = true;
-    let doc = x12kit_syntax::envelope::parse_each(input, |doc, upto| {
-        for i in &doc.interchanges {
-            if !first {
-                jw.buf.push(b',');
-            }
-            first = false;
-            jw.interchange(doc, i);
-        }
-        jw.maybe_flush();
-        release(upto);
-    });
+    let mut sets = sets::SetWriter::new(jw, release);
+    let doc = parse_sets(input, hold, &mut sets);
+    let mut jw = sets.jw;
     jw.tail(&doc);
     jw.flush_all()?;
     Ok(doc.diagnostics)
@@ -380,6 +392,8 @@ struct JsonWriter<'a, 's, M> {
     separators_clean: bool,
     delims: Delimiters,
     line_break: &'a [u8],
+    /// The line break of the interchange before (see [`JsonWriter::prepare`]).
+    line_break_was: &'a [u8],
     /// The opening of the last interchange written, up to its line break
     /// (see [`JsonWriter::interchange`]).
     head: Vec<u8>,
@@ -406,6 +420,7 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
             separators_clean: separators_clean(&Delimiters::default()),
             delims: Delimiters::default(),
             line_break: b"",
+            line_break_was: b"",
             head: Vec::new(),
             overrides: Vec::new(),
             isa: false,
@@ -524,7 +539,25 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
     }
 
     fn interchange(&mut self, doc: &Document<'a>, i: &Interchange<'a>) {
-        let d = i.isa.delimiters();
+        let starts: Vec<usize> = if i.segments.is_empty() {
+            Vec::new()
+        } else {
+            i.groups.iter().map(group_start).collect()
+        };
+        self.interchange_open(i, &starts);
+        for (n, g) in i.groups.iter().enumerate() {
+            if n > 0 {
+                self.buf.push(b',');
+            }
+            self.group(doc, g);
+        }
+        self.interchange_close(i.iea.as_ref());
+    }
+
+    /// The delimiters of the interchange whose ISA is `isa` and its line
+    /// break: the byte classes, and what notes line break overrides.
+    fn prepare(&mut self, isa: &Segment<'a>) -> bool {
+        let d = isa.delimiters();
         // Most inputs use the same delimiters in every interchange: the
         // table is built again only when they change.
         // (`class` and `separators_clean` always hold what `delims` give.)
@@ -534,11 +567,22 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
             self.separators_clean = separators_clean(&d);
         }
         self.delims = d;
-        let line_break = i.isa.suffix();
+        self.line_break_was = self.line_break;
+        self.line_break = isa.suffix();
+        same_delimiters
+    }
+
+    /// An interchange up to its groups (`"groups":[`): delimiters, line
+    /// break, header and the segments directly inside it; `starts` holds
+    /// the index of each group's first segment (for `afterGroup`).
+    fn interchange_open(&mut self, i: &Interchange<'a>, starts: &[usize]) {
+        let same_delimiters = self.prepare(&i.isa);
+        let d = self.delims;
+        let line_break = self.line_break;
         // So is the opening that says them and the line break: written
         // again only when one of them changes.
         // (`head` always holds the opening of `delims` and `line_break`.)
-        if same_delimiters && same(line_break, self.line_break) && !self.head.is_empty() {
+        if same_delimiters && same(line_break, self.line_break_was) && !self.head.is_empty() {
             append(&mut self.buf, &self.head);
         } else {
             let at = self.buf.len();
@@ -559,12 +603,10 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
             self.head.clear();
             self.head.extend_from_slice(&self.buf[at..]);
         }
-        self.line_break = line_break;
         self.overrides.clear();
         self.raw(b",\"header\":");
         self.fields(&ISA, &i.isa, true);
         if !i.segments.is_empty() {
-            let starts: Vec<usize> = i.groups.iter().map(group_start).collect();
             self.raw(b",\"segments\":[");
             for (n, seg) in i.segments.iter().enumerate() {
                 if n > 0 {
@@ -576,14 +618,12 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
             self.buf.push(b']');
         }
         self.raw(b",\"groups\":[");
-        for (n, g) in i.groups.iter().enumerate() {
-            if n > 0 {
-                self.buf.push(b',');
-            }
-            self.group(doc, g);
-        }
+    }
+
+    /// The end of an interchange: its trailer and line break overrides.
+    fn interchange_close(&mut self, iea: Option<&Segment<'a>>) {
         self.raw(b"],\"trailer\":");
-        self.trailer(&IEA, i.iea.as_ref());
+        self.trailer(&IEA, iea);
         // Collected while writing every segment of the interchange above.
         let overrides = std::mem::take(&mut self.overrides);
         if !overrides.is_empty() {
@@ -612,6 +652,18 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
     }
 
     fn group(&mut self, doc: &Document<'a>, g: &Group<'a>) {
+        self.group_open(g);
+        for (n, t) in g.transactions.iter().enumerate() {
+            if n > 0 {
+                self.buf.push(b',');
+            }
+            self.transaction(doc, g, t);
+        }
+        self.group_close(g.ge.as_ref());
+    }
+
+    /// A group up to its sets (`"transactions":[`).
+    fn group_open(&mut self, g: &Group<'a>) {
         self.raw(b"{\"header\":");
         self.trailer(&GS, g.gs.as_ref());
         if !g.segments.is_empty() {
@@ -625,49 +677,52 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
             self.buf.push(b']');
         }
         self.raw(b",\"transactions\":[");
-        for (n, t) in g.transactions.iter().enumerate() {
-            if n > 0 {
+    }
+
+    /// The end of a group: its trailer.
+    fn group_close(&mut self, ge: Option<&Segment<'a>>) {
+        self.raw(b"],\"trailer\":");
+        self.trailer(&GE, ge);
+        self.buf.push(b'}');
+    }
+
+    /// One transaction set's object.
+    fn transaction(&mut self, doc: &Document<'a>, g: &Group<'a>, t: &Transaction<'a>) {
+        self.buf.push(b'{');
+        let mut first = self.field_entries(&ST, &t.st);
+        self.key(&mut first, "segments");
+        self.buf.push(b'[');
+        // The mapped business document, for the declared set types only;
+        // its body is collected while the segments are written.
+        let map = self.documents && self.mapper.maps(t.kind());
+        if map {
+            self.mapper.start_body();
+        }
+        // A segment written by `plain::segment` holds, besides element
+        // separators, only component and repetition separators and
+        // bytes a JSON string holds as they are: its element texts are
+        // clean for the mapper when those separators are too.
+        let separators_clean = self.separators_clean;
+        for (k, seg) in doc.body(t).enumerate() {
+            if k > 0 {
                 self.buf.push(b',');
             }
-            self.buf.push(b'{');
-            let mut first = self.field_entries(&ST, &t.st);
-            self.key(&mut first, "segments");
-            self.buf.push(b'[');
-            // The mapped business document, for the declared set types only;
-            // its body is collected while the segments are written.
-            let map = self.documents && self.mapper.maps(t.kind());
+            let plain = self.segment(&seg, None);
             if map {
-                self.mapper.start_body();
+                self.mapper.push_body(seg, plain && separators_clean);
             }
-            // A segment written by `plain::segment` holds, besides element
-            // separators, only component and repetition separators and
-            // bytes a JSON string holds as they are: its element texts are
-            // clean for the mapper when those separators are too.
-            let separators_clean = self.separators_clean;
-            for (k, seg) in doc.body(t).enumerate() {
-                if k > 0 {
-                    self.buf.push(b',');
-                }
-                let plain = self.segment(&seg, None);
-                if map {
-                    self.mapper.push_body(seg, plain && separators_clean);
-                }
-                self.maybe_flush();
-            }
-            self.raw(b"]");
-            if map {
-                let at = self.buf.len();
-                self.raw(b",\"document\":");
-                if !self.mapper.write_document(doc, g, t, &mut self.buf) {
-                    self.buf.truncate(at);
-                }
-            }
-            self.raw(b",\"trailer\":");
-            self.trailer(&SE, t.se.as_ref());
-            self.buf.push(b'}');
+            self.maybe_flush();
         }
-        self.raw(b"],\"trailer\":");
-        self.trailer(&GE, g.ge.as_ref());
+        self.raw(b"]");
+        if map {
+            let at = self.buf.len();
+            self.raw(b",\"document\":");
+            if !self.mapper.write_document(doc, g, t, &mut self.buf) {
+                self.buf.truncate(at);
+            }
+        }
+        self.raw(b",\"trailer\":");
+        self.trailer(&SE, t.se.as_ref());
         self.buf.push(b'}');
     }
 
