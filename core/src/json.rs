@@ -130,3 +130,22 @@ pub fn to_json_stream_holding<W: io::Write>(
         input, w, pretty, options, hold, release,
     )
 }
+
+/// [`to_json_stream_threads`] holding an interchange whole up to `hold`
+/// body segments (see [`to_json_stream_holding`]). Not part of the API.
+#[cfg(not(target_arch = "wasm32"))]
+#[doc(hidden)]
+#[inline]
+pub fn to_json_stream_threads_holding<W: io::Write + Send>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    threads: usize,
+    hold: usize,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    x12kit_json::writer::to_json_stream_threads_holding::<JsonDocuments, W>(
+        input, w, pretty, options, threads, hold, release,
+    )
+}

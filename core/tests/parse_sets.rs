@@ -2,7 +2,7 @@
 //! (`x12kit_syntax::sets::parse_sets` under `json::to_json_stream`) is the
 //! whole-tree writer's, byte for byte, whatever the point at which an
 //! interchange stops being held and is streamed (`hold` 0, 1, 2, 5 body
-//! segments): every committed input and its variants, every vector input,
+//! segments), on this thread and on 1-3 workers: every committed input and its variants, every vector input,
 //! every corpus file, and generated inputs with misplaced segments inside
 //! and after groups, after IEAs, implicit groups, missing trailers and
 //! changes of delimiters and line breaks.
@@ -11,7 +11,7 @@ mod common;
 
 use common::{corpus_dir, corpus_files};
 use proptest::prelude::*;
-use x12kit::json::{JsonOptions, to_json_stream_holding};
+use x12kit::json::{JsonOptions, to_json_stream_holding, to_json_stream_threads_holding};
 
 fn check(name: &str, input: &[u8]) {
     let doc = x12kit::parse(input);
@@ -37,6 +37,21 @@ fn check(name: &str, input: &[u8]) {
                 assert!(released.windows(2).all(|w| w[0] <= w[1]), "{name}");
                 assert!(released.iter().all(|&r| r <= input.len()), "{name}");
                 assert!(released.len() >= doc.interchanges.len(), "{name}");
+                for threads in [1, 2, 3] {
+                    let mut out = Vec::new();
+                    let d = to_json_stream_threads_holding(
+                        input,
+                        &mut out,
+                        pretty,
+                        &o,
+                        threads,
+                        hold,
+                        &mut |_| {},
+                    )
+                    .unwrap();
+                    assert!(out == whole, "{name}: {threads} threads, hold {hold}");
+                    assert_eq!(d, doc.diagnostics, "{name}: {threads} threads");
+                }
             }
         }
     }

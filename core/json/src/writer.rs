@@ -46,6 +46,8 @@ use x12kit_syntax::segment::Segment;
 use x12kit_syntax::sets::{HOLD, parse_sets};
 
 mod sets;
+#[cfg(not(target_arch = "wasm32"))]
+mod threads;
 
 /// What the JSON of a parse result includes: the options of a parse
 /// (JSON `{"documents"}`, as every binding takes them).
@@ -180,12 +182,14 @@ pub fn to_json_stream_holding<D: Documents, W: io::Write>(
     Ok(doc.diagnostics)
 }
 
-/// [`to_json_stream`] on `threads` threads: this thread parses and writes,
-/// `threads` workers turn whole interchanges into JSON (an interchange's
-/// JSON depends on nothing outside it: segment indexes are global), and the
-/// results are written in input order, so the bytes are the same. At most
-/// `2 × threads + 1` interchanges (and their JSON) are held at once. With
-/// `threads <= 1` this is [`to_json_stream`]. Not on wasm32 (no threads).
+/// [`to_json_stream`] on `threads` threads: this thread parses
+/// ([`parse_sets`]) and writes the envelope around the sets, `threads`
+/// workers turn batches of sets (about 2 000 body segments each, within an
+/// interchange as well as across them) into JSON, and the results are
+/// written in input order, so the bytes are the same for any number of
+/// threads. At most `2 × threads + 1` batches (and their JSON) are held at
+/// once. With `threads <= 1` this is [`to_json_stream`]. Not on wasm32 (no
+/// threads).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
     input: &[u8],
@@ -195,87 +199,26 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
     threads: usize,
     release: &mut dyn FnMut(usize),
 ) -> io::Result<Vec<Diagnostic>> {
-    use std::collections::VecDeque;
-    use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-    use std::sync::{Arc, Mutex};
     if threads <= 1 {
         return to_json_stream::<D, W>(input, w, pretty, options, release);
     }
-    type Job<'a> = (Document<'a>, SyncSender<Vec<u8>>);
-    let mut sink: Box<dyn io::Write + Send + '_> = if pretty {
-        Box::new(Pretty::new(w))
-    } else {
-        Box::new(w)
-    };
-    let documents = options.documents;
-    std::thread::scope(|scope| {
-        let (jobs, queue) = sync_channel::<Job<'_>>(threads);
-        let queue = Arc::new(Mutex::new(queue));
-        for _ in 0..threads {
-            let queue = Arc::clone(&queue);
-            scope.spawn(move || {
-                let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::new(), usize::MAX);
-                jw.documents = documents;
-                loop {
-                    // The lock is held only to take the next job.
-                    let job = queue
-                        .lock()
-                        .map_err(|_| ())
-                        .and_then(|q| q.recv().map_err(|_| ()));
-                    let Ok((doc, done)) = job else { return };
-                    jw.buf = Vec::with_capacity(1 << 18);
-                    for i in &doc.interchanges {
-                        jw.interchange(&doc, i);
-                    }
-                    let _ = done.send(std::mem::take(&mut jw.buf));
-                }
-            });
-        }
-        let mut error: Option<io::Error> = None;
-        let mut first = true;
-        // Results to write, in input order, with where each interchange's input ends.
-        let mut pending: VecDeque<(Receiver<Vec<u8>>, usize)> = VecDeque::new();
-        let mut write_one = |pending: &mut VecDeque<(Receiver<Vec<u8>>, usize)>,
-                             sink: &mut Box<dyn io::Write + Send + '_>,
-                             error: &mut Option<io::Error>| {
-            if let Some((done, upto)) = pending.pop_front() {
-                // A worker that panicked drops its sender: that is a bug, reported as such.
-                let json = done.recv().unwrap_or_default();
-                if error.is_none() {
-                    let sep: &[u8] = if first { b"" } else { b"," };
-                    first = false;
-                    if let Err(e) = sink.write_all(sep).and_then(|_| sink.write_all(&json)) {
-                        *error = Some(e);
-                    }
-                }
-                release(upto);
-            }
-        };
-        if let Err(e) = sink.write_all(b"{\"interchanges\":[") {
-            error = Some(e);
-        }
-        let doc = x12kit_syntax::envelope::parse_each(input, |doc, upto| {
-            let (done, result) = sync_channel(1);
-            pending.push_back((result, upto));
-            // Workers live until `jobs` is dropped: sending cannot fail.
-            let _ = jobs.send((doc.take_interchanges(), done));
-            while pending.len() > 2 * threads {
-                write_one(&mut pending, &mut sink, &mut error);
-            }
-        });
-        drop(jobs);
-        while !pending.is_empty() {
-            write_one(&mut pending, &mut sink, &mut error);
-        }
-        if let Some(e) = error {
-            return Err(e);
-        }
-        let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::new(), usize::MAX);
-        jw.tail(&doc);
-        sink.write_all(&jw.buf)?;
-        sink.flush()?;
-        Ok(doc.diagnostics)
-    })
+    threads::stream::<D, W>(input, w, pretty, options, threads, HOLD, release)
+}
+
+/// [`to_json_stream_threads`] holding an interchange whole up to `hold`
+/// body segments (see [`to_json_stream_holding`]). Not part of the API.
+#[cfg(not(target_arch = "wasm32"))]
+#[doc(hidden)]
+pub fn to_json_stream_threads_holding<D: Documents, W: io::Write + Send>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    threads: usize,
+    hold: usize,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<Diagnostic>> {
+    threads::stream::<D, W>(input, w, pretty, options, threads.max(1), hold, release)
 }
 
 /// Parses `input` and appends the compact JSON of the parse result to `out`:

@@ -389,3 +389,57 @@ impl<'a, H: SetHandler<'a>> Handler<'a> for Sets<'a, '_, H> {
         self.doc.diagnostics.push(d);
     }
 }
+
+/// Complete sets of one group copied out of a [`SetHandler`] (their body
+/// ranges, 16 bytes a segment), to be written elsewhere, for example on
+/// another thread: a [`Document`] of one interchange with one group
+/// holding them.
+#[derive(Debug, Clone)]
+pub struct Batch<'a> {
+    doc: Document<'a>,
+}
+
+impl<'a> Batch<'a> {
+    /// An empty batch of sets of the group whose GS is `gs`, in the
+    /// interchange whose ISA is `isa`.
+    pub fn new(input: &'a [u8], isa: Segment<'a>, gs: Option<Segment<'a>>) -> Self {
+        Batch {
+            doc: Document {
+                input,
+                interchanges: vec![Interchange {
+                    isa,
+                    segments: Vec::new(),
+                    groups: vec![Group {
+                        gs,
+                        segments: Vec::new(),
+                        transactions: Vec::new(),
+                        ge: None,
+                    }],
+                    iea: None,
+                }],
+                ..Document::default()
+            },
+        }
+    }
+
+    /// Copies a set (its body: `doc.body(tx)`) in.
+    pub fn push(&mut self, doc: &Document<'a>, tx: &Transaction<'a>) {
+        let start = self.doc.body.len();
+        self.doc.body.extend_from_slice(&doc.body[tx.body.clone()]);
+        let mut t = tx.clone();
+        t.body = start..self.doc.body.len();
+        self.doc.interchanges[0].groups[0].transactions.push(t);
+    }
+
+    /// How many body segments the batch holds.
+    pub fn segments(&self) -> usize {
+        self.doc.body.len()
+    }
+
+    /// The sets, with the document their bodies are read from
+    /// ([`Document::body`]) and their group.
+    pub fn parts(&self) -> (&Document<'a>, &Group<'a>, &[Transaction<'a>]) {
+        let g = &self.doc.interchanges[0].groups[0];
+        (&self.doc, g, &g.transactions)
+    }
+}

@@ -9,7 +9,7 @@ use x12kit_syntax::sets::{Outline, SetHandler};
 
 /// Input released at most this often while an interchange is streamed (a
 /// call per set would cost a system call per set).
-const RELEASE_EVERY: usize = 4 << 20;
+pub(super) const RELEASE_EVERY: usize = 4 << 20;
 
 /// Writes what [`parse_sets`](x12kit_syntax::sets::parse_sets) hands
 /// over, in order, with the separators the whole-tree writer puts between
