@@ -41,10 +41,10 @@ pub use x12kit_syntax::clock;
 pub mod json;
 pub mod ops;
 pub mod validate;
-pub use x12kit_edi::{ack, documents, partner, render};
+pub use x12kit_edi::{ack, documents, partner, render, split};
 pub use x12kit_json::write;
 pub use x12kit_syntax::{
-    delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,
+    delimiters, diagnostics, envelope, error, index, lexer, segment, sets, stream, time,
 };
 #[cfg(feature = "webhook")]
 pub use x12kit_webhook as webhook;

@@ -132,6 +132,8 @@ error_codes! {
     InvalidCode = "INVALID_CODE", Rejected;
     /// A field that is not part of the document (a warning: it is ignored).
     UnknownField = "UNKNOWN_FIELD", Rejected;
+    /// The interchanges cannot be merged into one: an input holds none or has envelope errors, or they differ in sender, receiver, version or delimiters (the details name each input at fault).
+    MergeRefused = "MERGE_REFUSED", Rejected;
     /// No webhook signing secret was given, or one is empty.
     EmptySecret = "EMPTY_SECRET", InvalidInput;
     /// A Standard Webhooks secret is not `whsec_` followed by base64.
