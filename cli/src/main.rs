@@ -8,6 +8,7 @@
 mod files;
 mod inspect;
 mod render;
+mod split;
 mod validate;
 mod webhook;
 
@@ -88,6 +89,11 @@ enum Command {
     Webhook(webhook::WebhookCommand),
     /// Render a payload JSON into a complete interchange for a trading partner (X12 on stdout).
     Render(render::RenderArgs),
+    /// Split X12 into complete interchanges of a set (or `--max-sets` sets,
+    /// or a group) each, counts right, control numbers kept or renumbered.
+    Split(split::SplitArgs),
+    /// Merge interchanges of one sender/receiver pair into one (X12 on stdout).
+    Merge(split::MergeArgs),
     /// Print the JSON Schema of a document type's payload (`850`, …) or of the partner profile (`partner`).
     Schema(render::SchemaArgs),
     /// Print what x12kit knows of a segment as JSON (`null` when it does not
@@ -170,6 +176,8 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run_validate(args),
         Command::Ack(args) => validate::run_ack(args),
         Command::Webhook(cmd) => webhook::run(cmd),
+        Command::Split(a) => split::split(&a),
+        Command::Merge(a) => split::merge(&a),
         Command::Render(args) => render::run_render(args),
         Command::Schema(args) => render::run_schema(args),
         Command::Describe {

@@ -234,7 +234,15 @@ struct Splitter<'a, 'f, F> {
     filling: Option<Filling>,
     each: &'f mut F,
     error: Option<std::io::Error>,
+    /// Where the last part handed over ends in the input.
+    end: usize,
+    released: usize,
+    release: &'f mut dyn FnMut(usize),
 }
+
+/// The input is released at most this often (a call per part would cost
+/// a system call per part).
+const RELEASE_EVERY: usize = 4 << 20;
 
 impl<'a, F: FnMut(Part) -> std::io::Result<()>> Splitter<'a, '_, F> {
     /// Closes the part being filled: ISA, GS, the sets, GE, IEA.
@@ -282,6 +290,10 @@ impl<'a, F: FnMut(Part) -> std::io::Result<()>> Splitter<'a, '_, F> {
             if let Err(e) = (self.each)(part) {
                 self.error = Some(e);
             }
+        }
+        if self.end >= self.released + RELEASE_EVERY {
+            self.released = self.end;
+            (self.release)(self.end);
         }
     }
 }
@@ -351,6 +363,7 @@ impl<'a, F: FnMut(Part) -> std::io::Result<()>> SetHandler<'a> for Splitter<'a, 
             f.body.extend_from_slice(&input[st.offset()..end]);
         }
         f.bytes += length;
+        self.end = end;
         f.part.sets.push(PartSet {
             kind: text(tx.kind()),
             control_number: text(&st02),
@@ -379,7 +392,19 @@ impl<'a, F: FnMut(Part) -> std::io::Result<()>> SetHandler<'a> for Splitter<'a, 
 pub fn split_each(
     input: &[u8],
     o: &SplitOptions,
+    each: impl FnMut(Part) -> std::io::Result<()>,
+) -> Result<Vec<Diagnostic>, Error> {
+    split_releasing(input, o, each, &mut |_| {})
+}
+
+/// [`split_each`], calling `release(offset)` every few MiB: the input
+/// before `offset` will not be read again except for envelope segments
+/// read ahead (a caller that maps a file can drop those pages).
+pub fn split_releasing(
+    input: &[u8],
+    o: &SplitOptions,
     mut each: impl FnMut(Part) -> std::io::Result<()>,
+    release: &mut dyn FnMut(usize),
 ) -> Result<Vec<Diagnostic>, Error> {
     o.renumber.check()?;
     for (name, v) in [("maxSets", o.max_sets), ("maxBytes", o.max_bytes)] {
@@ -407,6 +432,9 @@ pub fn split_each(
         filling: None,
         each: &mut each,
         error: None,
+        end: 0,
+        released: 0,
+        release,
     };
     let doc = parse_sets(input, HOLD, &mut s);
     if let Some(e) = s.error {
@@ -462,6 +490,8 @@ const SAME: [(usize, &str); 5] = [
 /// envelope errors, or when the interchanges differ in sender, receiver,
 /// version or delimiters; `INVALID_ARGUMENT` for no input;
 /// `INVALID_CONTROL_NUMBER` for a renumbering start outside 1–999999999.
+/// Without `renumber.set`, two sets of one control number that would end
+/// in one group are refused too.
 /// Segments directly inside an interchange (TA1, ISB, ISE) are not carried
 /// over.
 pub fn merge(inputs: &[&[u8]], o: &MergeOptions) -> Result<Vec<u8>, Error> {
@@ -557,6 +587,30 @@ pub fn merge(inputs: &[&[u8]], o: &MergeOptions) -> Result<Vec<u8>, Error> {
                     .sets
                     .extend(g.transactions.iter().map(|t| (k, t)));
             }
+        }
+    }
+    // Without renumbering, two sets with one control number would end in
+    // one group: the output would not validate.
+    if o.renumber.set.is_none() {
+        for m in &groups {
+            let mut seen = std::collections::HashMap::new();
+            for &(k, t) in &m.sets {
+                if let Some(was) = seen.insert(t.control_number(), k) {
+                    problems.push(Problem::error(
+                        ErrorCode::MergeRefused,
+                        format!("/{k}"),
+                        format!(
+                            "set control number {} is also in input {was}, in the same group ({} {}): renumber the sets (renumber.set)",
+                            text(t.control_number()),
+                            text(m.gs.value(1)),
+                            text(m.gs.value(6)),
+                        ),
+                    ));
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::from_problems(ErrorCode::MergeRefused, problems));
         }
     }
     let mut out = Vec::with_capacity(inputs.iter().map(|i| i.len()).sum::<usize>() + 256);

@@ -161,6 +161,7 @@ CLASS_BY_CODE: Dict[str, Type[X12kitError]] = {
     "TIMESTAMP_OUT_OF_TOLERANCE": WebhookVerificationError,
     "SIGNATURE_MISMATCH": WebhookVerificationError,
     "MISSING_ID": WebhookVerificationError,
+    "MERGE_REFUSED": X12kitError,
     "MALFORMED_BODY": WebhookConfigError,
     # io
     "RANDOMNESS_UNAVAILABLE": X12kitIOError,
