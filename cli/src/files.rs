@@ -107,6 +107,25 @@ pub(crate) fn release_pages(input: &Input, from: usize, upto: usize) -> usize {
     from
 }
 
+/// Drops the resident pages of a mapped input within `from..to` (whole
+/// pages only): input read ahead that is read again later (loaded again
+/// then). A no-op for a buffer.
+pub(crate) fn drop_pages(input: &Input, from: usize, to: usize) {
+    #[cfg(unix)]
+    if let Input::Mapped(m) = input {
+        const PAGE: usize = 1 << 16;
+        let (start, end) = (from.div_ceil(PAGE) * PAGE, to / PAGE * PAGE);
+        if end > start {
+            // SAFETY: as in `release_pages`: a private read-only map that was
+            // never written; a later read loads the same file bytes again.
+            let _ = unsafe {
+                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+            };
+        }
+    }
+    let _ = (input, from, to);
+}
+
 /// Opens a file for whole-input parsing, mapping it when possible.
 pub(crate) fn map_input(file: &Path) -> io::Result<Input> {
     if file != Path::new("-") {

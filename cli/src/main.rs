@@ -14,7 +14,8 @@ mod webhook;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use files::{
-    emit, fail, map_input, raw_stdout, read_input, release_pages, report, show, usage_error,
+    drop_pages, emit, fail, map_input, raw_stdout, read_input, release_pages, report, show,
+    usage_error,
 };
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -215,18 +216,22 @@ fn parse(file: &Path, pretty: bool, documents: bool, threads: usize) -> ExitCode
     };
     let mut out = io::BufWriter::with_capacity(1 << 16, raw_stdout());
     let options = x12kit::JsonOptions { documents };
-    // The core writes one interchange at a time and says which input it is
-    // done with: the pages of a mapped file behind that point are dropped,
-    // so the memory held follows the largest interchange, not the file.
+    // The core writes one transaction set at a time and says which input it
+    // is done with: the pages of a mapped file behind that point are
+    // dropped, and so are those its read-ahead of a large interchange's
+    // envelope went through, so the memory held follows the largest set,
+    // not the file nor an interchange.
     let mut released = 0;
     let mut release = |upto: usize| released = release_pages(&input, released, upto);
-    let written = x12kit::json::to_json_stream_threads(
+    let mut ahead = |from: usize, to: usize| drop_pages(&input, from, to);
+    let written = x12kit::json::to_json_stream_mapped(
         &input,
         &mut out,
         pretty,
         &options,
         threads,
         &mut release,
+        &mut ahead,
     )
     .and_then(|d| {
         out.write_all(b"\n")?;

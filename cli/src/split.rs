@@ -2,7 +2,9 @@
 //! (a file each, named by control numbers, or one stream), and
 //! interchanges back into one.
 
-use crate::files::{fail, map_input, raw_stdout, read_input, release_pages, show, usage_error};
+use crate::files::{
+    drop_pages, fail, map_input, raw_stdout, read_input, release_pages, show, usage_error,
+};
 use clap::{Args, ValueEnum};
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -146,6 +148,7 @@ pub(crate) fn split(a: &SplitArgs) -> ExitCode {
     let mut used = HashSet::new();
     let mut released = 0;
     let mut release = |upto: usize| released = release_pages(&input, released, upto);
+    let mut ahead = |from: usize, to: usize| drop_pages(&input, from, to);
     let result = ops::split_releasing(
         &input,
         &o,
@@ -159,6 +162,7 @@ pub(crate) fn split(a: &SplitArgs) -> ExitCode {
             }
         },
         &mut release,
+        &mut ahead,
     );
     let diagnostics = match result.and_then(|d| {
         stdout

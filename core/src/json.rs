@@ -98,6 +98,26 @@ pub fn to_json_stream_threads<W: io::Write + Send>(
     )
 }
 
+/// [`to_json_stream_threads`] for a caller that maps a file: besides
+/// `release`, `read_ahead(from, to)` says that the read-ahead of a large
+/// interchange's envelope went through `input[from..to]`, which is read
+/// again later: its pages may be dropped now. Not on wasm32.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline]
+pub fn to_json_stream_mapped<W: io::Write + Send>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    threads: usize,
+    release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    x12kit_json::writer::to_json_stream_mapped::<JsonDocuments, W>(
+        input, w, pretty, options, threads, release, read_ahead,
+    )
+}
+
 /// Parses `input` and appends the compact JSON of the parse result to `out`:
 /// the bytes of [`to_json_into`] of [`parse`](crate::parse())`(input)`,
 /// holding one interchange's tree at a time (see [`to_json_stream`]).

@@ -238,6 +238,7 @@ struct Splitter<'a, 'f, F> {
     end: usize,
     released: usize,
     release: &'f mut dyn FnMut(usize),
+    read_ahead: &'f mut dyn FnMut(usize, usize),
 }
 
 /// The input is released at most this often (a call per part would cost
@@ -382,6 +383,10 @@ impl<'a, F: FnMut(Part) -> std::io::Result<()>> SetHandler<'a> for Splitter<'a, 
         self.close();
         self.outline = None;
     }
+
+    fn read_ahead(&mut self, from: usize, to: usize) {
+        (self.read_ahead)(from, to);
+    }
 }
 
 /// Splits `input` into parts (see the [module](self) docs), handing each
@@ -394,17 +399,20 @@ pub fn split_each(
     o: &SplitOptions,
     each: impl FnMut(Part) -> std::io::Result<()>,
 ) -> Result<Vec<Diagnostic>, Error> {
-    split_releasing(input, o, each, &mut |_| {})
+    split_releasing(input, o, each, &mut |_| {}, &mut |_, _| {})
 }
 
-/// [`split_each`], calling `release(offset)` every few MiB: the input
-/// before `offset` will not be read again except for envelope segments
-/// read ahead (a caller that maps a file can drop those pages).
+/// [`split_each`] for a caller that maps a file: `release(offset)` every
+/// few MiB says the input before `offset` will not be read again except for
+/// envelope segments read ahead, and `read_ahead(from, to)` that the
+/// read-ahead of a large interchange's envelope went through
+/// `input[from..to]`, read again later: the pages of both may be dropped.
 pub fn split_releasing(
     input: &[u8],
     o: &SplitOptions,
     mut each: impl FnMut(Part) -> std::io::Result<()>,
     release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Diagnostic>, Error> {
     o.renumber.check()?;
     for (name, v) in [("maxSets", o.max_sets), ("maxBytes", o.max_bytes)] {
@@ -435,6 +443,7 @@ pub fn split_releasing(
         end: 0,
         released: 0,
         release,
+        read_ahead,
     };
     let doc = parse_sets(input, HOLD, &mut s);
     if let Some(e) = s.error {

@@ -202,7 +202,53 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
     if threads <= 1 {
         return to_json_stream::<D, W>(input, w, pretty, options, release);
     }
-    threads::stream::<D, W>(input, w, pretty, options, threads, HOLD, release)
+    threads::stream::<D, W>(input, w, pretty, options, threads, HOLD, release, None)
+}
+
+/// [`to_json_stream_threads`] (any `threads`, 1 included) for a caller
+/// that maps a file: besides `release`, `read_ahead(from, to)` says that
+/// the read-ahead of a large interchange's envelope went through
+/// `input[from..to]`, which will be read again later: its pages may be
+/// dropped now (they are loaded again when read), so that the memory a
+/// mapped input takes stays bounded too.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn to_json_stream_mapped<D: Documents, W: io::Write + Send>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    threads: usize,
+    release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
+) -> io::Result<Vec<Diagnostic>> {
+    if threads > 1 {
+        return threads::stream::<D, W>(
+            input,
+            w,
+            pretty,
+            options,
+            threads,
+            HOLD,
+            release,
+            Some(read_ahead),
+        );
+    }
+    let sink: Box<dyn io::Write + '_> = if pretty {
+        Box::new(Pretty::new(w))
+    } else {
+        Box::new(w)
+    };
+    let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::with_capacity(1 << 17), 1 << 16);
+    jw.documents = options.documents;
+    jw.sink = Some(sink);
+    jw.raw(b"{\"interchanges\":[");
+    let mut sets = sets::SetWriter::new(jw, release);
+    sets.ahead = Some(read_ahead);
+    let doc = parse_sets(input, HOLD, &mut sets);
+    let mut jw = sets.jw;
+    jw.tail(&doc);
+    jw.flush_all()?;
+    Ok(doc.diagnostics)
 }
 
 /// [`to_json_stream_threads`] holding an interchange whole up to `hold`
@@ -218,7 +264,16 @@ pub fn to_json_stream_threads_holding<D: Documents, W: io::Write + Send>(
     hold: usize,
     release: &mut dyn FnMut(usize),
 ) -> io::Result<Vec<Diagnostic>> {
-    threads::stream::<D, W>(input, w, pretty, options, threads.max(1), hold, release)
+    threads::stream::<D, W>(
+        input,
+        w,
+        pretty,
+        options,
+        threads.max(1),
+        hold,
+        release,
+        None,
+    )
 }
 
 /// Parses `input` and appends the compact JSON of the parse result to `out`:

@@ -68,7 +68,15 @@ pub trait SetHandler<'a> {
     /// The interchange closes (at the next ISA or the end of the input,
     /// after the segments that follow its IEA). `upto` as above.
     fn interchange_end(&mut self, outline: &Outline<'a>, upto: usize) {}
+    /// The read-ahead of an interchange's envelope went through
+    /// `input[from..to]` (a few MiB at a time), which the parse reads again
+    /// later: a caller that maps a file may drop those pages now (they are
+    /// loaded again when read), so that reading ahead does not hold them.
+    fn read_ahead(&mut self, from: usize, to: usize) {}
 }
+
+/// The read-ahead reports its progress ([`SetHandler::read_ahead`]) this often.
+const AHEAD_EVERY: usize = 4 << 20;
 
 /// Parses a whole input like [`parse`](crate::parse()), handing each
 /// transaction set to `h` as described in the [module](self) docs, holding
@@ -140,9 +148,7 @@ impl<'a, H: SetHandler<'a>> Sets<'a, '_, H> {
     /// Closes the interchange held or streamed, if any: the input before
     /// `upto` is done.
     fn close(&mut self, upto: usize) {
-        let input = self.doc.input;
-        self.utf8.feed(&input[self.checked..upto]);
-        self.checked = upto;
+        self.check_utf8(upto);
         if let Some(outline) = self.outline.take() {
             self.h.interchange_end(&outline, upto);
             self.doc.body.clear();
@@ -168,6 +174,15 @@ impl<'a, H: SetHandler<'a>> Sets<'a, '_, H> {
         self.doc.interchanges.push(outline.interchange);
         self.doc.recycle_interchanges();
         self.doc.body.clear();
+    }
+
+    /// Checks the UTF-8 of the input up to `upto` (in order, once).
+    fn check_utf8(&mut self, upto: usize) {
+        if upto > self.checked {
+            let input = self.doc.input;
+            self.utf8.feed(&input[self.checked..upto]);
+            self.checked = upto;
+        }
     }
 
     /// The held interchange has grown past `hold`: reads the rest of its
@@ -200,18 +215,36 @@ impl<'a, H: SetHandler<'a>> Sets<'a, '_, H> {
             done: false,
         };
         let (mut read, mut machine) = (tokens.clone(), env.clone());
+        let mut from = None;
+        let mut last = 0;
         loop {
             if machine.in_transaction() {
-                read.body_run(|_, _| {});
+                read.body_run(|start, end| {
+                    from.get_or_insert(start);
+                    last = end;
+                });
             }
             let Some(token) = read.next() else { break };
+            if let Token::Segment(seg) = &token {
+                from.get_or_insert(seg.offset());
+                last = seg.offset();
+            }
             machine.push(token, &mut ahead);
             if ahead.done {
                 break;
             }
+            if let Some(f) = from {
+                if last >= f + AHEAD_EVERY {
+                    self.h.read_ahead(f, last);
+                    from = Some(last);
+                }
+            }
         }
         if !ahead.done {
             machine.finish(self.doc.input.len(), &mut ahead);
+        }
+        if let Some(f) = from {
+            self.h.read_ahead(f, last);
         }
         let outline = ahead.outline;
         // Hand over what is held: every complete set; the open one (the
@@ -368,6 +401,13 @@ impl<'a, H: SetHandler<'a>> Handler<'a> for Sets<'a, '_, H> {
                 (None, Some(b)) => b.end,
                 (None, None) => t.st.offset(),
             };
+            // Checked while the set's input is at hand, not at the end of
+            // the interchange (which would read all of it again).
+            let input = self.doc.input;
+            if upto > self.checked {
+                self.utf8.feed(&input[self.checked..upto]);
+                self.checked = upto;
+            }
             let g = &o.interchange.groups[self.group];
             self.h.transaction(&self.doc, g, &t, upto);
             self.doc.body.clear();

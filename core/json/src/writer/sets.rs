@@ -21,6 +21,8 @@ pub(super) struct SetWriter<'a, 's, 'r, M> {
     first_set: bool,
     released: usize,
     release: &'r mut dyn FnMut(usize),
+    /// Pages read ahead that may be dropped (see [`SetHandler::read_ahead`]).
+    pub(super) ahead: Option<&'r mut dyn FnMut(usize, usize)>,
 }
 
 impl<'a, 's, 'r, M: SetMapper<'a>> SetWriter<'a, 's, 'r, M> {
@@ -32,6 +34,7 @@ impl<'a, 's, 'r, M: SetMapper<'a>> SetWriter<'a, 's, 'r, M> {
             first_set: true,
             released: 0,
             release,
+            ahead: None,
         }
     }
 }
@@ -83,5 +86,11 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for SetWriter<'a, '_, '_, M> {
         self.jw.maybe_flush();
         self.released = upto;
         (self.release)(upto);
+    }
+
+    fn read_ahead(&mut self, from: usize, to: usize) {
+        if let Some(a) = self.ahead.as_mut() {
+            a(from, to);
+        }
     }
 }

@@ -50,6 +50,7 @@ struct Threaded<'a, 's, 'r, M> {
     first_set: bool,
     released: usize,
     release: &'r mut dyn FnMut(usize),
+    ahead: Option<&'r mut dyn FnMut(usize, usize)>,
 }
 
 impl<'a, M: SetMapper<'a>> Threaded<'a, '_, '_, M> {
@@ -196,17 +197,25 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, M> {
         let o = self.outline.take().expect("an interchange is open");
         self.step(Step::InterchangeEnd(o, upto));
     }
+
+    fn read_ahead(&mut self, from: usize, to: usize) {
+        if let Some(a) = self.ahead.as_mut() {
+            a(from, to);
+        }
+    }
 }
 
 /// See [`super::to_json_stream_threads`].
-pub(super) fn stream<D: Documents, W: io::Write + Send>(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
     input: &[u8],
     w: W,
     pretty: bool,
     options: &JsonOptions,
     threads: usize,
     hold: usize,
-    release: &mut dyn FnMut(usize),
+    release: &'r mut dyn FnMut(usize),
+    ahead: Option<&'r mut dyn FnMut(usize, usize)>,
 ) -> io::Result<Vec<Diagnostic>> {
     let sink: Box<dyn io::Write + Send + '_> = if pretty {
         Box::new(Pretty::new(w))
@@ -262,6 +271,7 @@ pub(super) fn stream<D: Documents, W: io::Write + Send>(
             first_set: true,
             released: 0,
             release,
+            ahead,
         };
         let doc = parse_sets(input, hold, &mut t);
         while !t.steps.is_empty() {
