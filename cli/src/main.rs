@@ -45,8 +45,9 @@ enum Command {
         /// The options as JSON, with the names every language uses (`{"documents": false}`), instead of the flags.
         #[arg(long, value_name = "JSON", conflicts_with = "no_documents")]
         options: Option<String>,
-        /// Threads that turn interchanges into JSON (default: one per CPU;
-        /// 1 writes on the reading thread). The output is the same bytes.
+        /// Worker threads that turn batches of transaction sets into JSON
+        /// (default 1: the reading thread writes; on a busy or 2-core machine
+        /// workers cost more than they gain). The output is the same bytes.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
     },
@@ -144,9 +145,7 @@ fn main() -> ExitCode {
             options,
             threads,
         } => {
-            let threads = threads.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-            });
+            let threads = threads.unwrap_or(1);
             match options
                 .as_deref()
                 .map(x12kit::ops::options_str::<x12kit::ops::ParseOptions>)

@@ -32,7 +32,7 @@ fn input(groups: usize) -> Vec<u8> {
                     "PO1*{l}*2*EA*1.5**VP*SKU{l}*UP*0588{l}~\nPID*F****RED WIDGET~\n"
                 ));
             }
-            out.push_str(&format!("CTT*10~\nSE*27*{s:04}~\n"));
+            out.push_str(&format!("CTT*10~\nSE*28*{s:04}~\n"));
         }
         out.push_str(&format!("GE*400*{g}~\n"));
     }

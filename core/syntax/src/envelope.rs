@@ -439,7 +439,8 @@ pub struct Body<'d, 'a> {
 impl<'a> Iterator for Body<'_, 'a> {
     type Item = Segment<'a>;
 
-    #[inline]
+    // Always: the JSON writer's per-set loop runs it for every body segment.
+    #[inline(always)]
     fn next(&mut self) -> Option<Segment<'a>> {
         let s = self.spans.next()?;
         let seg = segment_at(self.input, s.start, s.end, self.index, self.delimiters);
