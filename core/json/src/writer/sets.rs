@@ -2,14 +2,10 @@
 //! ([`x12kit_syntax::sets::parse_sets`]): the bytes of the whole-tree
 //! writer, with memory that follows the largest set.
 
-use super::JsonWriter;
+use super::emit::{JsonWriter, RELEASE_EVERY};
 use crate::mapping::SetMapper;
 use x12kit_syntax::envelope::{Document, Group, Transaction};
 use x12kit_syntax::sets::{Outline, SetHandler};
-
-/// Input released at most this often while an interchange is streamed (a
-/// call per set would cost a system call per set).
-pub(super) const RELEASE_EVERY: usize = 4 << 20;
 
 /// Writes what [`parse_sets`](x12kit_syntax::sets::parse_sets) hands
 /// over, in order, with the separators the whole-tree writer puts between

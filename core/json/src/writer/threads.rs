@@ -3,8 +3,9 @@
 //! around the sets; workers turn batches of sets into JSON; the results are
 //! written in input order, so the bytes are those of one thread.
 
-use super::{JsonOptions, JsonWriter, Pretty, sets::RELEASE_EVERY};
+use super::emit::{JsonWriter, RELEASE_EVERY};
 use crate::mapping::{Documents, SetMapper};
+use crate::pretty::Pretty;
 use std::collections::VecDeque;
 use std::io;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -211,7 +212,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
     input: &[u8],
     w: W,
     pretty: bool,
-    options: &JsonOptions,
+    documents: bool,
     threads: usize,
     hold: usize,
     release: &'r mut dyn FnMut(usize),
@@ -222,7 +223,6 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
     } else {
         Box::new(w)
     };
-    let documents = options.documents;
     std::thread::scope(|scope| {
         let (jobs, queue) = sync_channel::<Job<'_>>(threads);
         let queue = Arc::new(Mutex::new(queue));
