@@ -67,7 +67,7 @@ export declare function describeSegmentJson(setType: string, version: string, se
 /** The JSON Schema of a document type's payload, as JSON text. */
 export declare function documentSchemaJson(documentType: string): string
 
-/** The 18 transaction set codes that x12kit renders, maps back and validates. */
+/** The transaction set codes that x12kit renders, maps back and validates. */
 export declare function documentTypes(): Array<string>
 
 /** One entry of the core's error code list. */

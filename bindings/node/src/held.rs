@@ -21,12 +21,23 @@
 //! as the addon's instance data, and used only on that environment's
 //! thread.
 
-use crate::segments::Cursor;
 use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypeName, ValueType};
 use napi::{Env, Error, Result, Status, sys};
 use std::cell::RefCell;
 use std::ffi::c_void;
 use std::ptr;
+
+/// Where a `segments()` iteration is (`segments.rs`): the core's tokenizer,
+/// fed the input slice by slice. It does not keep the input: JS passes the
+/// same buffer to every `segment_cursor_fill` (the views index into it, with
+/// no copy). Freed when the iteration ends (or stops early), or once V8 has
+/// collected an abandoned iterator.
+pub(crate) struct Cursor {
+    /// The tokenizer.
+    pub(crate) tokens: x12kit::StreamTokenizer,
+    /// How much of the input it was fed.
+    pub(crate) fed: usize,
+}
 
 /// What a token owns.
 pub(crate) enum State {

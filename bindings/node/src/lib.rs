@@ -20,6 +20,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod bytes;
+mod convert;
 mod errors;
 mod held;
 mod objects;
@@ -30,15 +31,13 @@ mod tasks;
 mod webhook;
 
 use bytes::JsBytes;
+use convert::{RenderOutput, Validated, into_string, now_from, opts, render_output, validated};
 use errors::{guard, to_napi};
 use held::{Handle, State};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 use x12kit::ops;
-
-/// A result of the core.
-pub(crate) type Core<T> = std::result::Result<T, x12kit::Error>;
 
 /// One entry of the core's error code list.
 #[napi(object)]
@@ -86,15 +85,10 @@ pub fn panic_for_test() -> Result<()> {
     guard(|| panic!("panic_for_test: a deliberate panic"))
 }
 
-/// The 18 transaction set codes that x12kit renders, maps back and validates.
+/// The transaction set codes that x12kit renders, maps back and validates.
 #[napi]
 pub fn document_types() -> Vec<String> {
     ops::DOCUMENT_TYPES.iter().map(|s| s.to_string()).collect()
-}
-
-/// Builds an options struct from a JS options object (`undefined`/`null`: defaults).
-pub(crate) fn opts<T: serde::de::DeserializeOwned + Default>(o: Option<Value>) -> Core<T> {
-    ops::options(o.unwrap_or(Value::Null))
 }
 
 /// Parses X12; the parse result JSON as UTF-8 bytes.
@@ -139,31 +133,6 @@ pub fn parse_to_string(input: &[u8], options: Option<Value>) -> Result<String> {
     })
 }
 
-/// The core's JSON bytes are UTF-8 (serde_json writes only UTF-8).
-pub(crate) fn into_string(json: Vec<u8>) -> String {
-    String::from_utf8(json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// A validation result: its JSON, and a handle on the native result that
-/// `acknowledge` uses without validating again (see `held.rs`).
-#[napi(object, object_from_js = false)]
-pub struct Validated {
-    /// The validation result JSON (= `x12kit validate --json`).
-    pub json: String,
-    /// The handle (an opaque value; keep it with the result).
-    #[napi(ts_type = "object")]
-    pub handle: Handle,
-}
-
-/// The JSON of `v` and a handle that owns `v`.
-pub(crate) fn validated(env: &Env, v: x12kit::Validation) -> Result<Validated> {
-    let json = into_string(v.to_json());
-    // About what the result holds natively; its JSON is a fair measure.
-    let bytes = json.len();
-    let handle = held::with(env, |h| h.insert(env, State::Validation(v), bytes))?;
-    Ok(Validated { json, handle })
-}
-
 /// Validates X12: the result's JSON and its handle.
 #[napi]
 pub fn validate(env: Env, input: &[u8], options: Option<Value>) -> Result<Validated> {
@@ -181,27 +150,6 @@ pub fn validate_to_string(input: &[u8], options: Option<Value>) -> Result<String
         let o: ops::ValidateOptions = opts(options)?;
         Ok(into_string(ops::validate_json(input, &o)))
     })
-}
-
-/// The current time for the operations that date their output.
-pub(crate) fn now_from(now: Option<f64>) -> Core<x12kit::DateTime> {
-    Ok(x12kit::DateTime::from_unix(unix_from(now)?))
-}
-
-/// Unix seconds from an optional JS number (the system clock when absent).
-pub(crate) fn unix_from(now: Option<f64>) -> Core<u64> {
-    match now {
-        None => Ok(x12kit::clock::unix_now()),
-        Some(n)
-            if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9.007_199_254_740_991e15 =>
-        {
-            Ok(n as u64)
-        }
-        Some(n) => Err(x12kit::Error::new(
-            x12kit::ErrorCode::InvalidArgument,
-            format!("now must be a whole number of Unix seconds >= 0, got {n}"),
-        )),
-    }
 }
 
 /// Acknowledges X12 input (parses and validates it): the TA1/997/999 bytes.
@@ -240,26 +188,6 @@ pub fn acknowledge_validation(
 #[napi]
 pub fn read_acknowledgement_to_string(input: &[u8]) -> Result<String> {
     guard(|| Ok(into_string(ops::read_acknowledgement_json(input))))
-}
-
-/// A rendered interchange.
-#[napi(object, object_from_js = false)]
-pub struct RenderOutput {
-    /// The X12 bytes.
-    #[napi(ts_type = "Buffer")]
-    pub x12: JsBytes,
-    /// The payload as the X12 maps back (defaults filled in), as JSON text.
-    pub document: String,
-    /// Warnings (e.g. `UNKNOWN_FIELD`), as JSON text.
-    pub warnings: String,
-}
-
-pub(crate) fn render_output(r: x12kit::Rendered) -> RenderOutput {
-    RenderOutput {
-        x12: r.x12.into(),
-        document: r.document.to_string(),
-        warnings: serde_json::to_string(&r.warnings).unwrap_or_else(|_| "[]".into()),
-    }
 }
 
 /// Renders a document from payload and partner JSON text into an interchange.

@@ -6,10 +6,10 @@
 //! per segment); `index.js` turns them into `Segment` views that keep the
 //! JS buffer and ask the core for an element or its components on demand.
 
-use crate::Core;
 use crate::bytes::{JsBytes, JsNumbers};
+use crate::convert::Core;
 use crate::errors::guard;
-use crate::held::{self, Handle, State};
+use crate::held::{self, Cursor, Handle, State};
 use napi::Env;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -161,16 +161,6 @@ pub fn segment_repetitions(
             .map(|e| e.repetitions().map(|c| text(c.raw())).collect())
             .unwrap_or_default())
     })
-}
-
-/// Where a `segments()` iteration is: the core's tokenizer, fed the input
-/// slice by slice. It does not keep the input: JS passes the same buffer to
-/// every [`segment_cursor_fill`] (the views index into it, with no copy).
-/// It lives in the registry of `held.rs`, freed when the iteration ends
-/// (or stops early), or once V8 has collected an abandoned iterator.
-pub(crate) struct Cursor {
-    tokens: StreamTokenizer,
-    fed: usize,
 }
 
 /// What a cursor holds natively, for V8's accounting: about one slice.

@@ -5,9 +5,9 @@
 //! frees it at once, and a validator dropped unfinished is freed once V8
 //! has collected its token, even inside a synchronous loop.
 
+use crate::convert::{Validated, opts, validated};
 use crate::errors::{guard, to_napi};
 use crate::held::{self, Handle, State};
-use crate::{Validated, opts, validated};
 use napi::Env;
 use napi::bindgen_prelude::Result;
 use napi_derive::napi;

@@ -3,10 +3,11 @@
 //! input (JS may change or free the buffer while the task runs).
 
 use crate::bytes::{JsBytes, JsNumbers};
-use crate::errors::{internal, to_napi};
-use crate::{
-    Core, RenderOutput, Validated, into_string, now_from, opts, render_output, split, validated,
+use crate::convert::{
+    Core, RenderOutput, Validated, into_string, now_from, opts, render_output, validated,
 };
+use crate::errors::{internal, to_napi};
+use crate::split;
 use napi::bindgen_prelude::*;
 use napi::{Env, Task};
 use napi_derive::napi;

@@ -1,8 +1,8 @@
 //! Webhook signing and verification (`X-Service-Signature`).
 
 use crate::bytes::JsBytes;
+use crate::convert::{Core, opts, unix_from};
 use crate::errors::guard;
-use crate::{Core, opts, unix_from};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;

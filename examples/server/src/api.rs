@@ -4,7 +4,8 @@
 use crate::config::Config;
 use crate::error::{ApiError, ApiResult, Detail};
 use crate::guard::{self, Caller, Group, RateLimits};
-use crate::store::{self, Accept, STATUSES, Store};
+use crate::status::Status;
+use crate::store::{self, Accept, Store};
 use crate::x12;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -529,17 +530,14 @@ async fn list_transactions(
     let status = match q.status.as_deref() {
         None => None,
         Some(s) => {
-            let lower = s.to_ascii_lowercase();
-            if !STATUSES.contains(&lower.as_str()) {
+            let Some(status) = Status::parse(&s.to_ascii_lowercase()) else {
+                let names: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
                 return Err(query_error(
                     "status",
-                    format!(
-                        "status {s:?} is not one of {} (any case)",
-                        STATUSES.join(", ")
-                    ),
+                    format!("status {s:?} is not one of {} (any case)", names.join(", ")),
                 ));
-            }
-            Some(lower)
+            };
+            Some(status.as_str().to_string())
         }
     };
     let before = match q.cursor.as_deref() {

@@ -19,6 +19,7 @@ use crate::db::{Db, DbError, DbResult, Val};
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Changes, DocKey, transition};
 use crate::settings::Partner;
+use crate::status::{Status, Step};
 use crate::store::now_ms;
 use crate::vals;
 use axum::http::StatusCode;
@@ -26,23 +27,68 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use tracing::Instrument;
 use x12kit::ops;
-use x12kit::webhook::EventKind;
 
-/// What the core read from an inbound body.
+/// What the core read from an inbound body: its acknowledgements, and the
+/// envelope tree's interchanges with their sets and mapped documents.
 struct Read {
     acks: x12kit::ack::Acknowledgements,
-    parsed: Value,
+    interchanges: Vec<Interchange>,
+    /// The parse's diagnostics (why a body is not X12).
+    diagnostics: Vec<x12kit::Diagnostic>,
+}
+
+/// One interchange of an inbound body, from the core's envelope tree.
+struct Interchange {
+    /// ISA05 and ISA06, trimmed.
+    sender: (String, String),
+    /// ISA13, trimmed.
+    control: String,
+    /// Its sets, in order.
+    sets: Vec<Set>,
+}
+
+/// One transaction set of an inbound interchange.
+struct Set {
+    /// ST01.
+    kind: String,
+    /// GS06 (`None`: no GS, or not a number).
+    group_control: Option<i64>,
+    /// ST02.
+    control: Option<i64>,
+    /// The mapped document (the parse result's `document`), compact JSON;
+    /// `None` for a set x12kit does not map.
+    document: Option<Vec<u8>>,
 }
 
 fn read(input: &[u8]) -> ApiResult<Read> {
     let run = std::panic::catch_unwind(|| {
         let acks = ops::read_acknowledgement(input);
-        let parsed: Value = serde_json::from_slice(&ops::parse_json(
-            input,
-            &ops::ParseOptions { documents: true },
-        ))
-        .unwrap_or(Value::Null);
-        Read { acks, parsed }
+        let doc = x12kit::parse(input);
+        let mut interchanges = Vec::with_capacity(doc.interchanges.len());
+        for (i, ic) in doc.interchanges.iter().enumerate() {
+            let mut sets = Vec::new();
+            for (g, group) in ic.groups.iter().enumerate() {
+                let group_control = group.gs.as_ref().and_then(|gs| number(gs.value(6)));
+                for (t, set) in group.transactions.iter().enumerate() {
+                    sets.push(Set {
+                        kind: text(set.kind()),
+                        group_control,
+                        control: number(set.control_number()),
+                        document: ops::transaction_document_json(&doc, i, g, t).ok().flatten(),
+                    });
+                }
+            }
+            interchanges.push(Interchange {
+                sender: (text(ic.isa.value(5)), text(ic.isa.value(6))),
+                control: text(ic.isa.value(13)),
+                sets,
+            });
+        }
+        Read {
+            acks,
+            interchanges,
+            diagnostics: doc.diagnostics,
+        }
     });
     run.map_err(|_| {
         tracing::error!("the core panicked reading an inbound interchange");
@@ -50,18 +96,19 @@ fn read(input: &[u8]) -> ApiResult<Read> {
     })
 }
 
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().trim().to_string()
+/// An element's text, trimmed.
+fn text(v: &[u8]) -> String {
+    String::from_utf8_lossy(v).trim().to_string()
 }
 
-fn number(v: &Value) -> Option<i64> {
-    v.as_str().and_then(|s| s.trim().parse::<i64>().ok())
+/// An element's number (control numbers).
+fn number(v: &[u8]) -> Option<i64> {
+    std::str::from_utf8(v).ok()?.trim().parse::<i64>().ok()
 }
 
-/// The account's partner that sent `parsed` (ISA05/ISA06 = the profile's receiver).
-fn sender_partner(app: &App, account: &str, parsed: &Value) -> Option<Arc<Partner>> {
-    let header = &parsed["interchanges"][0]["header"];
-    let (q, id) = (text(&header["senderQualifier"]), text(&header["senderId"]));
+/// The account's partner that sent `first` (ISA05/ISA06 = the profile's receiver).
+fn sender_partner(app: &App, account: &str, first: &Interchange) -> Option<Arc<Partner>> {
+    let (q, id) = &first.sender;
     let settings = app.settings.current();
     let acct = settings.account(account)?;
     acct.partners
@@ -98,32 +145,26 @@ pub async fn receive_then(
     let (read, input) = tokio::task::spawn_blocking(move || read(&input).map(|r| (r, input)))
         .await
         .map_err(|_| ApiError::internal())??;
-    let interchanges = read.parsed["interchanges"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if interchanges.is_empty() {
+    let Some(first) = read.interchanges.first() else {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "NOT_X12",
             "the body holds no X12 interchange",
         )
         .with_details(
-            read.parsed["diagnostics"]
-                .as_array()
-                .into_iter()
-                .flatten()
+            read.diagnostics
+                .iter()
                 .take(20)
                 .map(|d| {
                     crate::error::Detail::error(
                         "NOT_X12",
                         "",
-                        format!("{}: {}", text(&d["code"]), text(&d["message"])),
+                        format!("{}: {}", d.code, d.message.trim()),
                     )
                 })
                 .collect(),
         ));
-    }
+    };
     let partner = match partner {
         Some(id) => crate::lifecycle::partner(app, account, id).ok_or_else(|| {
                 ApiError::not_found(
@@ -131,14 +172,12 @@ pub async fn receive_then(
                     format!("no trading partner {id:?} in this account"),
                 )
             })?,
-        None => sender_partner(app, account, &read.parsed).ok_or_else(|| {
-            let h = &interchanges[0]["header"];
+        None => sender_partner(app, account, first).ok_or_else(|| {
             ApiError::not_found(
                 "PARTNER_NOT_FOUND",
                 format!(
                     "no trading partner of this account sends as {}/{} (ISA05/ISA06); name it with ?partnerId=",
-                    text(&h["senderQualifier"]),
-                    text(&h["senderId"])
+                    first.sender.0, first.sender.1
                 ),
             )
         })?,
@@ -165,7 +204,7 @@ fn db(e: DbError) -> ApiError {
 
 struct Target {
     key: DocKey,
-    status: String,
+    status: Status,
     /// The partner's acknowledgement stored so far (JSON).
     partner_ack: Option<String>,
 }
@@ -190,7 +229,11 @@ fn find(c: &dyn Db, sql: &str, p: &[Val]) -> DbResult<Vec<Target>> {
                     partner_id: r.get(2)?,
                     document_type: r.get(3)?,
                 },
-                status: r.get(4)?,
+                status: {
+                    let name: String = r.get(4)?;
+                    Status::parse(&name)
+                        .ok_or_else(|| DbError::new(format!("unknown document status {name:?}")))?
+                },
                 partner_ack: r.get(5)?,
             })
         })
@@ -224,58 +267,29 @@ fn settle(
         // A TA1 says the envelope was accepted; the 997/999 that may follow says what
         // became of the set, so it decides a document a TA1 alone acknowledged (the TA1
         // is kept beside it). Anything else settles a `routed` document only.
-        let earlier_ta1 = if t.status == "acknowledged" && ack["kind"] != "TA1" {
+        let earlier_ta1 = if t.status == Status::Acknowledged && ack["kind"] != "TA1" {
             t.ta1_only()
         } else {
             None
         };
-        if t.status != "routed" && earlier_ta1.is_none() {
+        let Some(step) = Step::for_acknowledgement(t.status, earlier_ta1.is_some(), accepted)
+        else {
             e["result"] = json!(format!("ignored: the document is {}", t.status));
             out.push(e);
             continue;
-        }
-        let from = if earlier_ta1.is_some() {
-            "acknowledged"
-        } else {
-            "routed"
         };
         let mut ack = ack.clone();
         if let Some(ta1) = earlier_ta1 {
             ack["ta1"] = ta1;
         }
-        let ack_text = ack.to_string();
-        let done = if accepted {
-            transition(
-                c,
-                &app.settings.current(),
-                &t.key,
-                from,
-                "acknowledged",
-                &format!("{what} accepted"),
-                &[EventKind::DocumentPartnerAck],
-                Changes {
-                    partner_ack: Some(ack_text),
-                    ..Changes::default()
-                },
-            )
-        } else {
-            let reason = format!("{what} rejected");
-            transition(
-                c,
-                &app.settings.current(),
-                &t.key,
-                from,
-                "failed",
-                &reason,
-                &[EventKind::DocumentPartnerAck, EventKind::DocumentError],
-                Changes {
-                    partner_ack: Some(ack_text),
-                    failure: Some(reason.clone()),
-                    ..Changes::default()
-                },
-            )
-        }
-        .map_err(db)?;
+        let reason = format!("{what} {}", if accepted { "accepted" } else { "rejected" });
+        let changes = Changes {
+            partner_ack: Some(ack.to_string()),
+            failure: (!accepted).then(|| reason.clone()),
+            ..Changes::default()
+        };
+        let done =
+            transition(c, &app.settings.current(), &t.key, step, &reason, changes).map_err(db)?;
         e["result"] = json!(match (done, accepted) {
             (true, true) => "acknowledged",
             (true, false) => "failed",
@@ -299,9 +313,9 @@ fn apply(
     // Each interchange once.
     let mut fresh = std::collections::HashSet::new();
     let mut interchanges = Vec::new();
-    for i in read.parsed["interchanges"].as_array().into_iter().flatten() {
-        let control_text = text(&i["header"]["controlNumber"]);
-        let Some(control) = number(&i["header"]["controlNumber"]) else {
+    for i in &read.interchanges {
+        let control_text = i.control.clone();
+        let Some(control) = number(i.control.as_bytes()) else {
             interchanges.push(json!({"controlNumber": control_text, "duplicate": false, "result": "no readable ISA13: skipped"}));
             continue;
         };
@@ -434,43 +448,40 @@ fn apply(
     }
     // Other sets: inbound transactions with their mapped documents.
     let mut received = Vec::new();
-    for i in read.parsed["interchanges"].as_array().into_iter().flatten() {
-        let ic = text(&i["header"]["controlNumber"]);
-        if !fresh.contains(&ic) {
+    for i in &read.interchanges {
+        if !fresh.contains(&i.control) {
             continue;
         }
-        for g in i["groups"].as_array().into_iter().flatten() {
-            for t in g["transactions"].as_array().into_iter().flatten() {
-                let kind = text(&t["type"]);
-                if crate::lifecycle::is_ack_type(&kind) {
-                    continue;
-                }
-                let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
-                c.exec(
-                    "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
-                        updated_at, interchange_control, group_control, transaction_control, payload, x12)
-                     VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10)",
-                    vals![
-                        &id,
-                        account,
-                        &partner.id,
-                        &kind,
-                        now,
-                        number(&i["header"]["controlNumber"]),
-                        number(&g["header"]["controlNumber"]),
-                        number(&t["controlNumber"]),
-                        t.get("document").cloned().unwrap_or(Value::Null).to_string(),
-                        input
-                    ],
-                )
-                .map_err(db)?;
-                c.exec(
-                    "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'received', ?2, ?3)",
-                    vals![&id, format!("received from the partner ({source})"), now],
-                )
-                .map_err(db)?;
-                received.push(json!({"documentId": id, "documentTypeCode": kind}));
+        for t in &i.sets {
+            let kind = &t.kind;
+            if crate::lifecycle::is_ack_type(kind) {
+                continue;
             }
+            let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
+            c.exec(
+                "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
+                    updated_at, interchange_control, group_control, transaction_control, payload, x12)
+                 VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10)",
+                vals![
+                    &id,
+                    account,
+                    &partner.id,
+                    kind,
+                    now,
+                    number(i.control.as_bytes()),
+                    t.group_control,
+                    t.control,
+                    t.document.as_deref().map_or_else(|| "null".to_string(), |d| String::from_utf8_lossy(d).into_owned()),
+                    input
+                ],
+            )
+            .map_err(db)?;
+            c.exec(
+                "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'received', ?2, ?3)",
+                vals![&id, format!("received from the partner ({source})"), now],
+            )
+            .map_err(db)?;
+            received.push(json!({"documentId": id, "documentTypeCode": kind}));
         }
     }
     // The acknowledgement the partner asked for, as an outbound document.

@@ -4,7 +4,8 @@
 //! `queued` → `validated` (the rendered interchange validates clean with the
 //! core's envelope and set structure rules) → `routed` (handed to the partner's
 //! transport) → `acknowledged` (the partner's TA1/997/999 accepted it); any
-//! failure → `failed` with a reason.
+//! failure → `failed` with a reason. The statuses and every step between them
+//! are one table, [`crate::status`]; [`transition`] takes a step.
 //!
 //! Every state change is one compare-and-set `UPDATE … WHERE status = <from>`
 //! plus its history row plus one webhook outbox row per event and endpoint, in
@@ -16,6 +17,7 @@ use crate::config::TransportConfig;
 use crate::db::{Db, DbError, DbResult, Row};
 use crate::error::{ApiError, ApiResult};
 use crate::settings::{Partner, Snapshot};
+use crate::status::{Delivery, Status, Step, Transition};
 use crate::store::{now_ms, rfc3339};
 use crate::vals;
 use serde_json::{Value, json};
@@ -66,20 +68,20 @@ pub struct Changes {
     pub failure: Option<String>,
 }
 
-/// Moves `doc` from `from` to `to` if it is still in `from`, with its history
-/// row and one outbox row per event and webhook endpoint of the account.
-/// Returns false (and writes nothing) when the document is no longer in `from`.
-#[allow(clippy::too_many_arguments)]
+/// Takes `step` for `doc` (its [`Transition`]: from the status it must still
+/// have to the next), with its history row and one outbox row per event and
+/// webhook endpoint of the account. Returns false (and writes nothing) when
+/// the document is no longer in the step's `from` status.
 pub fn transition(
     c: &dyn Db,
     settings: &Snapshot,
     doc: &DocKey,
-    from: &str,
-    to: &str,
+    step: Step,
     reason: &str,
-    events: &[EventKind],
     changes: Changes,
 ) -> DbResult<bool> {
+    let Transition { from, to, events } = step.transition();
+    let (from, to) = (from.as_str(), to.as_str());
     let now = now_ms();
     let n = c.exec(
         "UPDATE documents SET status = ?3, updated_at = ?4,
@@ -109,7 +111,7 @@ pub fn transition(
         "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, ?2, ?3, ?4)",
         vals![&doc.id, to, reason, now],
     )?;
-    enqueue_events(c, settings, doc, to, events, now)?;
+    enqueue_events(c, settings, doc, step.transition().to, events, now)?;
     Ok(true)
 }
 
@@ -118,14 +120,10 @@ pub fn transition(
 pub struct Move {
     /// The document.
     pub doc: DocKey,
-    /// The status it must still have.
-    pub from: &'static str,
-    /// The status it gets.
-    pub to: &'static str,
+    /// The step it takes.
+    pub step: Step,
     /// Why (its history row).
     pub reason: String,
-    /// The events announced (one outbox row per event and endpoint).
-    pub events: &'static [EventKind],
     /// Column changes.
     pub changes: Changes,
 }
@@ -142,18 +140,7 @@ pub fn transitions(c: &dyn Db, settings: &Snapshot, items: &[Move]) -> DbResult<
     if c.skip_locked().is_empty() {
         return items
             .iter()
-            .map(|m| {
-                transition(
-                    c,
-                    settings,
-                    &m.doc,
-                    m.from,
-                    m.to,
-                    &m.reason,
-                    m.events,
-                    m.changes.clone(),
-                )
-            })
+            .map(|m| transition(c, settings, &m.doc, m.step, &m.reason, m.changes.clone()))
             .collect();
     }
     // A document at most once per statement (an UPDATE … FROM changes a row once).
@@ -228,16 +215,17 @@ fn transitions_pg(
     );
     let mut outbox = Outbox::default();
     for (_, m) in items {
+        let t = m.step.transition();
         ids.push(Some(m.doc.id.clone()));
-        from.push(Some(m.from.to_string()));
-        to.push(Some(m.to.to_string()));
+        from.push(Some(t.from.as_str().to_string()));
+        to.push(Some(t.to.as_str().to_string()));
         diagnostics.push(m.changes.diagnostics.clone());
         attempts.push(m.changes.route_attempts.clone());
         acks.push(m.changes.partner_ack.clone());
         deadlines.push(m.changes.ack_deadline);
         failures.push(m.changes.failure.clone());
         reasons.push(Some(m.reason.clone()));
-        outbox.add(settings, &m.doc, m.to, m.events, now)?;
+        outbox.add(settings, &m.doc, t.to, t.events, now)?;
     }
     let rows = c.query(
         SQL,
@@ -287,7 +275,7 @@ impl Outbox {
         &mut self,
         settings: &Snapshot,
         doc: &DocKey,
-        status: &str,
+        status: Status,
         events: &[EventKind],
         now: i64,
     ) -> DbResult<()> {
@@ -314,7 +302,7 @@ impl Outbox {
 }
 
 /// The body of one event of `doc` (status `status`), as the outbox stores it.
-fn event_body(doc: &DocKey, status: &str, event: EventKind, at: Duration) -> Vec<u8> {
+fn event_body(doc: &DocKey, status: Status, event: EventKind, at: Duration) -> Vec<u8> {
     Payload::new(
         event,
         at.as_secs(),
@@ -322,7 +310,7 @@ fn event_body(doc: &DocKey, status: &str, event: EventKind, at: Duration) -> Vec
             document_id: doc.id.clone(),
             partner_id: doc.partner_id.clone(),
             document_type_code: doc.document_type.clone(),
-            status: status.to_string(),
+            status: status.as_str().to_string(),
         },
     )
     .to_bytes()
@@ -418,7 +406,7 @@ pub fn enqueue_events(
     c: &dyn Db,
     settings: &Snapshot,
     doc: &DocKey,
-    status: &str,
+    status: Status,
     events: &[EventKind],
     now: i64,
 ) -> DbResult<()> {
@@ -465,17 +453,6 @@ pub fn is_ack_type(t: &str) -> bool {
 /// The partner of an account, from the current settings.
 pub fn partner(app: &App, account: &str, partner: &str) -> Option<Arc<Partner>> {
     app.settings.current().partner(account, partner).cloned()
-}
-
-/// The `data.status` of an event kind's deliveries.
-pub fn event_status(event: EventKind) -> &'static str {
-    match event {
-        EventKind::DocumentValidated => "validated",
-        EventKind::DocumentRouted => "routed",
-        EventKind::DocumentPartnerAck => "acknowledged",
-        EventKind::DocumentError => "failed",
-        _ => "unknown",
-    }
 }
 
 /// Between the account and the partner id in [`partner_key`] (a control character, in no id).
@@ -606,16 +583,9 @@ async fn validate_loop(app: Arc<App>) {
                     let span = tracing::info_span!("document", id = %key.id, stage = "validate");
                     let (valid, reason, json) =
                         span.in_scope(|| crate::x12::validate_rendered(&x12));
-                    let (to, events) = if valid {
-                        ("validated", &[EventKind::DocumentValidated][..])
-                    } else {
-                        ("failed", &[EventKind::DocumentError][..])
-                    };
                     moves.push(Move {
                         doc: key,
-                        from: "queued",
-                        to,
-                        events,
+                        step: if valid { Step::Validate } else { Step::Invalid },
                         changes: Changes {
                             diagnostics: Some(json),
                             failure: (!valid).then(|| reason.clone()),
@@ -962,15 +932,14 @@ async fn route_one(
         );
     }
     let attempts = Value::Array(attempts).to_string();
-    let (to, reason, events, deadline, failure) = match outcome.result {
+    let (step, reason, deadline, failure) = match outcome.result {
         Ok(where_) => (
-            "routed",
+            Step::Route,
             if resent {
                 format!("{where_}; {RESENT}")
             } else {
                 where_
             },
-            &[EventKind::DocumentRouted][..],
             window.map(|w| now_ms() + (w as i64) * 1000),
             None,
         ),
@@ -980,23 +949,15 @@ async fn route_one(
             } else {
                 reason
             };
-            (
-                "failed",
-                reason.clone(),
-                &[EventKind::DocumentError][..],
-                None,
-                Some(reason),
-            )
+            (Step::RouteFailed, reason.clone(), None, Some(reason))
         }
     };
     let doc_id = doc.key.id.clone();
     let written = record
         .write(Move {
             doc: doc.key,
-            from: "validated",
-            to,
+            step,
             reason,
-            events,
             changes: Changes {
                 route_attempts: Some(attempts),
                 ack_deadline: deadline,
@@ -1108,17 +1069,7 @@ async fn sweep_loop(app: Arc<App>) {
                         failure: Some(reason.clone()),
                         ..Changes::default()
                     };
-                    transition(
-                        c,
-                        &settings,
-                        key,
-                        "routed",
-                        "failed",
-                        &reason,
-                        &[EventKind::DocumentError],
-                        changes,
-                    )
-                    .map_err(db)?;
+                    transition(c, &settings, key, Step::Overdue, &reason, changes).map_err(db)?;
                 }
                 Ok(())
             })
@@ -1302,7 +1253,7 @@ struct Attempt {
     status: Option<i64>,
     result: String,
     duration_ms: i64,
-    state: &'static str,
+    state: Delivery,
     next_at: Option<i64>,
     delivered_at: Option<i64>,
 }
@@ -1323,7 +1274,7 @@ fn record_attempts(c: &dyn Db, items: &[Attempt]) -> DbResult<Vec<bool>> {
                         &a.id,
                         a.attempt,
                         &a.result,
-                        a.state,
+                        a.state.as_str(),
                         a.next_at,
                         a.delivered_at,
                         a.attempt - 1
@@ -1380,7 +1331,7 @@ fn record_attempts(c: &dyn Db, items: &[Attempt]) -> DbResult<Vec<bool>> {
                 ints(&|a| a.status),
                 column(&|a| Some(a.result.clone())),
                 ints(&|a| Some(a.duration_ms)),
-                column(&|a| Some(a.state.to_string())),
+                column(&|a| Some(a.state.as_str().to_string())),
                 ints(&|a| a.next_at),
                 ints(&|a| a.delivered_at),
             ],
@@ -1470,9 +1421,9 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
         Err(t) => (t, false),
     };
     let (state, next_at, delivered_at) = if ok {
-        ("delivered", None, Some(now_ms()))
+        (Delivery::Delivered, None, Some(now_ms()))
     } else if end_now {
-        ("failed", None, None)
+        (Delivery::Failed, None, None)
     } else {
         match app
             .config
@@ -1480,8 +1431,8 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
             .webhook_retry_ms
             .get((attempt - 1) as usize)
         {
-            Some(wait) => ("pending", Some(now_ms() + *wait as i64), None),
-            None => ("failed", None, None),
+            Some(wait) => (Delivery::Pending, Some(now_ms() + *wait as i64), None),
+            None => (Delivery::Failed, None, None),
         }
     };
     let delivery_id = d.id.clone();
@@ -1500,7 +1451,7 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
         .await
         .map(|_| state);
     match written {
-        Ok(state) => tracing::info!(attempt, state, "webhook attempt"),
+        Ok(state) => tracing::info!(attempt, state = state.as_str(), "webhook attempt"),
         Err(_) => {
             tracing::error!("cannot record the webhook attempt; it is retried");
             give_back(app, Lease::Delivery, delivery_id).await;
@@ -1513,8 +1464,8 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
 /// Queue depths and counts of the account (`GET /stats`).
 pub fn stats(c: &dyn Db, account: &str) -> DbResult<Value> {
     let mut documents = serde_json::Map::new();
-    for s in crate::store::STATUSES {
-        documents.insert((*s).to_string(), json!(0));
+    for s in Status::ALL {
+        documents.insert(s.as_str().to_string(), json!(0));
     }
     for r in c.query(
         "SELECT status, COUNT(*) FROM documents WHERE account = ?1 GROUP BY status",
@@ -1523,8 +1474,8 @@ pub fn stats(c: &dyn Db, account: &str) -> DbResult<Value> {
         documents.insert(r.get::<String>(0)?, json!(r.get::<i64>(1)?));
     }
     let mut webhooks = serde_json::Map::new();
-    for s in ["pending", "delivered", "failed"] {
-        webhooks.insert(s.to_string(), json!(0));
+    for s in Delivery::ALL {
+        webhooks.insert(s.as_str().to_string(), json!(0));
     }
     for r in c.query(
         "SELECT state, COUNT(*) FROM webhook_deliveries WHERE account = ?1 GROUP BY state",

@@ -21,6 +21,7 @@ mod secrets;
 mod serve;
 mod settings;
 mod settings_api;
+mod status;
 mod store;
 mod transport;
 mod x12;

@@ -624,7 +624,7 @@ pub async fn test_webhook(
         .first()
         .copied()
         .unwrap_or(EventKind::DocumentValidated);
-    let status = crate::lifecycle::event_status(event);
+    let status = crate::status::event_status(event).map_or("unknown", |s| s.as_str());
     let delivery = Signer::with_secrets(&secrets)
         .and_then(|s| {
             s.deliver_now(

@@ -12,6 +12,7 @@
 use crate::db::{Db, DbError, DbResult, PgConn, Row};
 use crate::error::{ApiError, ApiResult};
 use crate::settings::Partner;
+use crate::status::{Delivery, Status};
 use crate::vals;
 use crate::x12;
 use rusqlite::Connection;
@@ -64,16 +65,6 @@ pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
 
 /// Largest X12 control number.
 const MAX_CONTROL: i64 = 999_999_999;
-
-/// Statuses a transaction can have (lower case in the store and the API).
-pub const STATUSES: &[&str] = &[
-    "queued",
-    "validated",
-    "routed",
-    "acknowledged",
-    "failed",
-    "received",
-];
 
 /// Where the data lives.
 #[derive(Debug, Clone)]
@@ -1045,7 +1036,7 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
         document_id: id,
         document_type_code: a.document_type.clone(),
         partner_id: a.partner.id.clone(),
-        status: "queued".into(),
+        status: Status::Queued.as_str().into(),
         updated_at: at,
     }
     .to_value();
@@ -1132,7 +1123,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
                 document_id: id,
                 document_type_code: a.document_type.clone(),
                 partner_id: a.partner.id.clone(),
-                status: "queued".into(),
+                status: Status::Queued.as_str().into(),
                 updated_at: at,
             }
             .to_value(),
@@ -1369,7 +1360,7 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
                 "attempts": r.get::<i64>(2)?,
                 "lastResult": r.get::<Option<String>>(3)?,
                 "url": r.get::<String>(5)?,
-                "nextAttemptAt": if state == "pending" {
+                "nextAttemptAt": if Delivery::parse(&state) == Some(Delivery::Pending) {
                     r.get::<Option<i64>>(6)?.map(rfc3339)
                 } else {
                     None

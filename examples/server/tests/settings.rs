@@ -378,17 +378,32 @@ fn sessions_expire_when_idle_and_at_their_absolute_limit() {
     error_body(r, 401, "SESSION_EXPIRED");
     // Used all the time, a session still ends at its absolute limit. (The idle limit is
     // checked against the last use noted, at most every 15 s: under 1 s idle, so it holds.)
+    // The session is created after `before` and before `signed_in`: a call answered
+    // before `before` + 3 s was checked before it could have expired, and one sent
+    // after `signed_in` + 3 s is checked after it did, however slow the machine.
     let s = Server::start_with(Options {
-        auth_toml: Some("session_idle_seconds = 60\nsession_absolute_seconds = 2\n".into()),
+        auth_toml: Some("session_idle_seconds = 60\nsession_absolute_seconds = 3\n".into()),
         ..Options::default()
     });
+    let before = Instant::now();
     let b = sign_in(&s, ALPHA_ADMIN);
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_millis(1700) {
-        assert_eq!(b.call(Method::GET, "/api/auth/me", None).status(), 200);
+    let signed_in = Instant::now();
+    let mut answered = 0;
+    while before.elapsed() < Duration::from_millis(2500) {
+        let status = b.call(Method::GET, "/api/auth/me", None).status();
+        if before.elapsed() < Duration::from_secs(3) {
+            assert_eq!(status, 200);
+            answered += 1;
+        }
         std::thread::sleep(Duration::from_millis(200));
     }
-    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        answered > 0,
+        "no call was answered within the session's life"
+    );
+    std::thread::sleep(
+        (signed_in + Duration::from_millis(3100)).saturating_duration_since(Instant::now()),
+    );
     error_body(
         b.call(Method::GET, "/api/auth/me", None),
         401,

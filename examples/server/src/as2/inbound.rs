@@ -28,6 +28,7 @@ use crate::api::App;
 use crate::config::TransportConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::settings::Partner;
+use crate::status::{Status, Step};
 use crate::store::now_ms;
 use crate::transport::as2::{As2Config, Keys};
 use crate::vals;
@@ -710,7 +711,12 @@ async fn receive_mdn(
                     format!("no message {:?} was sent to this partner", read.original),
                 );
             }
-            Ok(Some((status, _, _))) if status == "queued" || status == "validated" => {
+            Ok(Some((status, _, _)))
+                if matches!(
+                    Status::parse(&status),
+                    Some(Status::Queued | Status::Validated)
+                ) =>
+            {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
             Ok(Some(r)) => {
@@ -766,16 +772,14 @@ async fn receive_mdn(
                 tracing::error!(error = %e, "cannot record an asynchronous MDN");
                 ApiError::internal()
             };
-            if let (Err(reason), "routed") = (&checked, status.as_str()) {
+            if let (Err(reason), Some(Status::Routed)) = (&checked, Status::parse(&status)) {
                 let reason = format!("AS2 asynchronous MDN refused: {reason}");
                 let moved = crate::lifecycle::transition(
                     c,
                     &app2.settings.current(),
                     &key,
-                    "routed",
-                    "failed",
+                    Step::MdnRefused,
                     &reason,
-                    &[x12kit::webhook::EventKind::DocumentError],
                     crate::lifecycle::Changes {
                         route_attempts: Some(text.clone()),
                         failure: Some(reason.clone()),
