@@ -343,3 +343,29 @@ proptest! {
         prop_assert_eq!(ops::merge(&parts, &MergeOptions::default()).unwrap(), input.into_bytes());
     }
 }
+
+#[test]
+fn split_json_says_what_split_gives() {
+    let input = interchange(&[(1, 2)]);
+    let json: serde_json::Value = serde_json::from_slice(
+        &ops::split_json(input.as_bytes(), &SplitOptions::default()).unwrap(),
+    )
+    .unwrap();
+    let parts = json["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2);
+    assert_eq!(json["diagnostics"], json!([]));
+    let p = &parts[1];
+    assert_eq!(p["interchangeControlNumber"], "000000001");
+    assert_eq!(p["functionalId"], "PO");
+    assert_eq!(p["groupControlNumber"], "1");
+    let s = &p["sets"][0];
+    assert_eq!(
+        (s["type"].as_str(), s["controlNumber"].as_str()),
+        (Some("850"), Some("0002"))
+    );
+    let offset = s["offset"].as_u64().unwrap() as usize;
+    let length = s["length"].as_u64().unwrap() as usize;
+    assert_eq!(&input[offset..offset + length], set(2));
+    assert_eq!(s["segment"], 7);
+    assert!(p["x12"].as_str().unwrap().starts_with("ISA*"));
+}

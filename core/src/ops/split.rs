@@ -16,7 +16,7 @@ pub fn split(input: &[u8], o: &SplitOptions) -> Result<Split, Error> {
     x12kit_edi::split::split(input, o)
 }
 
-/// [`split`] as JSON (`schema/split-result.schema.json`): `parts`, each
+/// [`split`] as JSON: `parts`, each
 /// with its numbers, sets and `x12`, and `diagnostics`.
 pub fn split_json(input: &[u8], o: &SplitOptions) -> Result<Vec<u8>, Error> {
     let s = split(input, o)?;
