@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::error::WebhookError;
 use crate::event::{EventData, EventKind, Payload};
 use crate::headers::{HEADER_DELIVERY_ID, HEADER_EVENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
-use crate::signature::{HmacSha256, keyed, signature_with};
+use crate::signature::{HmacSha256, keyed, keyed_all, signature_with};
 use crate::standard::{self, StandardSecret};
 
 /// The media type of every delivery body.
@@ -207,13 +207,7 @@ impl Signer {
         I: IntoIterator<Item = S>,
         S: AsRef<[u8]>,
     {
-        let keys = secrets
-            .into_iter()
-            .map(|s| keyed(s.as_ref()))
-            .collect::<Result<Vec<_>, _>>()?;
-        if keys.is_empty() {
-            return Err(WebhookError::EmptySecret.into());
-        }
+        let keys = keyed_all(secrets)?;
         Ok(Self {
             keys,
             standard: Vec::new(),

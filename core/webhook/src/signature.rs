@@ -90,13 +90,7 @@ impl Verifier {
         I: IntoIterator<Item = S>,
         S: AsRef<[u8]>,
     {
-        let keys = secrets
-            .into_iter()
-            .map(|s| keyed(s.as_ref()))
-            .collect::<Result<Vec<_>, _>>()?;
-        if keys.is_empty() {
-            return Err(WebhookError::EmptySecret.into());
-        }
+        let keys = keyed_all(secrets)?;
         Ok(Self {
             keys,
             tolerance: DEFAULT_TOLERANCE,
@@ -158,6 +152,22 @@ pub(crate) fn keyed(secret: &[u8]) -> Result<HmacSha256, x12kit_syntax::Error> {
     }
     // HMAC takes keys of any length, so this never fails.
     Ok(<HmacSha256 as Mac>::new_from_slice(secret).expect("HMAC accepts keys of any length"))
+}
+
+/// The keys of a rotation (newest first): refuses an empty list or an empty secret.
+pub(crate) fn keyed_all<I, S>(secrets: I) -> Result<Vec<HmacSha256>, x12kit_syntax::Error>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<[u8]>,
+{
+    let keys = secrets
+        .into_iter()
+        .map(|s| keyed(s.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if keys.is_empty() {
+        return Err(WebhookError::EmptySecret.into());
+    }
+    Ok(keys)
 }
 
 /// A copy of `key` fed with `parts`, ready to finalize or verify.
