@@ -86,19 +86,26 @@ pub(crate) fn raw_stdout() -> Box<dyn Write + Send> {
 }
 
 /// Drops the resident pages of a mapped input from `from` (where the last
-/// call ended) to `upto` (whole pages only), which the parser will not read
-/// again; returns where the dropped range ends. A no-op for a buffer.
+/// call ended; 2 MiB before it, see below) to `upto` (whole pages only),
+/// which the parser will not read again; returns where the dropped range
+/// ends. A no-op for a buffer.
 pub(crate) fn release_pages(input: &Input, from: usize, upto: usize) -> usize {
     #[cfg(unix)]
     if let Input::Mapped(m) = input {
         const PAGE: usize = 1 << 16;
+        // A fault maps the whole folio around the page read (up to 2 MiB on
+        // a file system with large folios), so pages just before `from`,
+        // dropped by the last call, can be mapped again: the range dropped
+        // starts that much earlier.
+        const BEHIND: usize = 2 << 20;
         let end = upto / PAGE * PAGE;
         if end > from {
+            let start = from.saturating_sub(BEHIND) / PAGE * PAGE;
             // SAFETY: the map is private and read-only and was never written:
             // MADV_DONTNEED only drops its pages, and a later read of that
             // range (the input's prefix) loads the same file bytes again.
             let _ = unsafe {
-                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, end - from)
+                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
             };
             return end;
         }

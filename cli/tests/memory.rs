@@ -1,7 +1,8 @@
-//! Peak memory of the CLI on a large generated file (about 100 MB: one
-//! interchange of 135 000 850s, written to a temporary file and removed):
-//! `parse` (one thread and two, with and without documents), `split` and
-//! `validate` stay under 64 MiB of resident memory, the whole process
+//! Peak memory of the CLI on large generated files (about 100 MB each: one
+//! interchange of 135 000 850s, and 1 300 interchanges of 100, written to a
+//! temporary file one at a time and removed): `parse` (one thread and two,
+//! with and without documents), `split` and `validate` stay under 64 MiB of
+//! resident memory, the whole process
 //! (each child's own peak RSS, read with `wait4`). Linux only (procfs,
 //! `wait4`'s maximum resident set size in KiB).
 #![cfg(target_os = "linux")]
@@ -33,6 +34,28 @@ fn generate(path: &Path, groups: usize) -> u64 {
         writeln!(w, "GE*1000*{g}~").unwrap();
     }
     writeln!(w, "IEA*{groups}*000000001~").unwrap();
+    w.flush().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+/// Writes `n` interchanges of one group of 100 850s (about 75 KB each).
+fn generate_many(path: &Path, n: usize) -> u64 {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for i in 1..=n {
+        write!(w, "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*{i:09}*0*P*>~\nGS*PO*SENDER*RECEIVER*20230101*1200*{i}*X*004010~\n").unwrap();
+        for s in 1..=100 {
+            write!(w, "ST*850*{s:04}~\nBEG*00*SA*PO-{i}-{s}**20230101~\nREF*DP*715~\nN1*ST*ACME DC {s}*92*{s}~\nN3*500 COMMERCE DR~\nN4*RENO*NV*89502*US~\n").unwrap();
+            for l in 1..=10 {
+                write!(
+                    w,
+                    "PO1*{l}*{s}*EA*1.5**VP*SKU{l}-{i}*UP*0588{l}~\nPID*F****RED WIDGET~\n"
+                )
+                .unwrap();
+            }
+            write!(w, "CTT*10~\nSE*28*{s:04}~\n").unwrap();
+        }
+        write!(w, "GE*100*{i}~\nIEA*1*{i:09}~\n").unwrap();
+    }
     w.flush().unwrap();
     std::fs::metadata(path).unwrap().len()
 }
@@ -80,6 +103,24 @@ fn large_files_in_bounded_memory() {
         vec!["split", f, "--per", "group", "--out", "-"],
         vec!["validate", f],
     ] {
+        let (code, peak) = peak_rss(&args);
+        eprintln!(
+            "x12kit {}: peak RSS {} MiB for a {} MB file",
+            args.join(" "),
+            peak >> 20,
+            len / 1_000_000
+        );
+        assert_eq!(code, 0, "x12kit {args:?}");
+        assert!(peak < LIMIT, "x12kit {args:?}: peak RSS {} MiB", peak >> 20);
+    }
+    std::fs::remove_file(&file).unwrap();
+    // Many small interchanges: each is held whole, then its pages dropped
+    // (with those a fault mapped again around them).
+    let many = dir.join("many-interchanges.x12");
+    let len = generate_many(&many, 1300);
+    assert!(len > 90_000_000, "{len}");
+    let f = many.to_str().unwrap();
+    for args in [vec!["parse", f], vec!["split", f, "--out", "-"]] {
         let (code, peak) = peak_rss(&args);
         eprintln!(
             "x12kit {}: peak RSS {} MiB for a {} MB file",
