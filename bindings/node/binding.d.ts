@@ -122,6 +122,12 @@ export declare function parseToString(input: Uint8Array, options?: any | undefin
 /** The JSON Schema of the partner profile, as JSON text. */
 export declare function partnerSchemaJson(): string
 
+/**
+ * CSV intake: the documents of a type a CSV holds and every problem, as JSON text
+ * (`ops::payloads_from_csv_json`).
+ */
+export declare function payloadsFromCsvJson(documentType: string, csv: Uint8Array, options?: any | undefined | null): string
+
 /** Reads the TA1/997/999 acknowledgements in X12 input; their JSON as a string. */
 export declare function readAcknowledgementToString(input: Uint8Array): string
 

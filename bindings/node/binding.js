@@ -852,6 +852,7 @@ module.exports.parseToJson = nativeBinding.parseToJson
 module.exports.parseToObjects = nativeBinding.parseToObjects
 module.exports.parseToString = nativeBinding.parseToString
 module.exports.partnerSchemaJson = nativeBinding.partnerSchemaJson
+module.exports.payloadsFromCsvJson = nativeBinding.payloadsFromCsvJson
 module.exports.readAcknowledgementToString = nativeBinding.readAcknowledgementToString
 module.exports.renderJson = nativeBinding.renderJson
 module.exports.renderJsonAsync = nativeBinding.renderJsonAsync

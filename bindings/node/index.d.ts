@@ -29,6 +29,8 @@ export interface Diagnostic {
   segmentId?: string
   element?: number
   offset?: number
+  /** For a departure from a partner's guide: the pointer of the guide's rule it breaks. */
+  guidePointer?: string
   [key: string]: unknown
 }
 
@@ -120,6 +122,12 @@ export interface ValidateOptions {
    * stream of millions of sets validates in flat memory; verdict and counts are unchanged).
    */
   retain?: 'all' | 'errors' | 'counts'
+  /**
+   * Partners' implementation guides (objects of `schema/guide.schema.json`): each set a guide
+   * names (type and version) is also checked against it (`GUIDE_*` diagnostics with
+   * `guidePointer`). Implies `structure`. An unusable guide throws `INVALID_GUIDE`.
+   */
+  guides?: object[]
 }
 
 /** Options of the `*Async` calls. */
@@ -153,6 +161,8 @@ export interface AcknowledgeOptions {
   lineBreak?: string
   /** The acknowledgement's date and time unless `date`/`time` are given. */
   now?: Now
+  /** Partners' implementation guides the input is validated against: a 999 carries their implementation codes (IK304 I4…, IK403 I6…). */
+  guides?: object[]
 }
 
 /** Options of `render`, `renderResult`, `renderAsync`. */
@@ -200,6 +210,8 @@ export interface EventData {
   partnerId: string
   documentTypeCode: string
   status: string
+  /** True when the event reports a document sent again on request (a resend); absent otherwise. */
+  resend?: boolean
 }
 
 /** A signed delivery: send `body` byte for byte with `headers`. */
@@ -373,6 +385,60 @@ export interface SegmentDescription {
  * not a version.
  */
 export declare function describeSegment(setType: string, version: string, segment: string): SegmentDescription | null
+/** Options of `payloadsFromCsv` (the names every language uses). */
+export interface CsvOptions {
+  /** The field separator: `","` (default) or `";"`. */
+  delimiter?: string | null
+  /** The header cell of the column whose value groups rows into documents (default: the first column). */
+  documentKey?: string | null
+  /** Rows under the header read at most (default 10000). */
+  maxRows?: number | null
+  /** A partner profile: its implementation guide's required fields are checked too. */
+  partner?: Record<string, unknown> | null
+  /** Also answer the rows as read (`table`). */
+  table?: boolean | null
+}
+/** One document of a CSV. */
+export interface CsvDocument {
+  /** Its document key. */
+  key: string
+  /** Its business reference (the type's reference field), or null. */
+  reference: string | null
+  /** Its first and last rows (1-based; the header is row 1). */
+  rows: [number, number]
+  /** The payload. */
+  payload: Record<string, unknown>
+}
+/** One problem of a CSV. */
+export interface CsvProblem {
+  /** 1-based; the header is row 1. */
+  row: number
+  /** The header cell (or the pointer with `*` of a field the file has no column of; empty for a whole row). */
+  column: string
+  /** JSON pointer into the document's payload (empty when none). */
+  pointer: string
+  /** `CSV_*`, or the renderer's `MISSING_FIELD`, `INVALID_FIELD` ... */
+  code: string
+  message: string
+}
+/** What a CSV makes (`payloadsFromCsv`). */
+export interface CsvPayloads {
+  documentTypeCode: string
+  header: string[]
+  documents: CsvDocument[]
+  problems: CsvProblem[]
+  /** With `table: true`: the rows under the header as read. */
+  table?: string[][]
+}
+/**
+ * CSV intake: the documents of `documentType` a CSV holds and every problem
+ * at its row, column and pointer. The header row names JSON pointers into the
+ * payload (`/purchaseOrderNumber`, `/shipTo/id`; a `*` step names the items
+ * of a list, one item per row); consecutive rows with one document key (the first column)
+ * are one document. Throws `X12kitError` (`UNKNOWN_DOCUMENT_TYPE`,
+ * `INVALID_PARTNER`) or `X12kitTypeError` (`INVALID_OPTIONS`) for an unusable call.
+ */
+export declare function payloadsFromCsv(documentType: string, csv: string | Uint8Array, options?: CsvOptions): CsvPayloads
 /** The 18 transaction set codes x12kit renders, maps back and validates. */
 export declare const documentTypes: readonly string[]
 
@@ -472,6 +538,7 @@ declare const x12kit: {
   documentSchema: typeof documentSchema
   partnerSchema: typeof partnerSchema
   describeSegment: typeof describeSegment
+  payloadsFromCsv: typeof payloadsFromCsv
   documentTypes: typeof documentTypes
   write: typeof write
   segments: typeof segments

@@ -451,6 +451,17 @@ function describeSegment(setType, version, segment) {
   return JSON.parse(call(() => native.describeSegmentJson(t, v, s)))
 }
 
+/**
+ * CSV intake: the documents of `documentType` a CSV holds and every problem at
+ * its row, column and pointer (the header row names JSON pointers into the
+ * payload; consecutive rows with one document key are one document).
+ */
+function payloadsFromCsv(documentType, csv, opts) {
+  const t = text(documentType, 'documentType')
+  const b = bytes(csv, 'csv')
+  return JSON.parse(call(() => native.payloadsFromCsvJson(t, b, options(opts))))
+}
+
 /** The 18 transaction set codes x12kit renders, maps back and validates. */
 const documentTypes = Object.freeze(native.documentTypes())
 
@@ -771,6 +782,7 @@ module.exports = {
   documentSchema,
   partnerSchema,
   describeSegment,
+  payloadsFromCsv,
   documentTypes,
   write,
   segments,

@@ -20,6 +20,7 @@ export const {
   documentSchema,
   partnerSchema,
   describeSegment,
+  payloadsFromCsv,
   documentTypes,
   write,
   segments,

@@ -96,6 +96,10 @@ enum Command {
     Split(split::SplitArgs),
     /// Merge interchanges of one sender/receiver pair into one (X12 on stdout).
     Merge(split::MergeArgs),
+    /// Read a CSV of documents of one type into their payloads, with every problem at its
+    /// row, column and JSON pointer (JSON on stdout; exit 1 when there are problems):
+    /// what `render --csv` renders.
+    Csv(render::CsvArgs),
     /// Print the JSON Schema of a document type's payload (`850`, …) or of the partner profile (`partner`).
     Schema(render::SchemaArgs),
     /// Print what x12kit knows of a segment as JSON (`null` when it does not
@@ -179,6 +183,7 @@ fn main() -> ExitCode {
         Command::Split(a) => split::split(&a),
         Command::Merge(a) => split::merge(&a),
         Command::Render(args) => render::run_render(args),
+        Command::Csv(args) => render::run_csv(args),
         Command::Schema(args) => render::run_schema(args),
         Command::Describe {
             segment,

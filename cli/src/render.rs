@@ -1,6 +1,7 @@
-//! `x12kit render` (payload JSON → a complete interchange for a partner) and
-//! `x12kit schema` (the JSON Schema of a document type's payload, or of the
-//! partner profile).
+//! `x12kit render` (payload JSON → a complete interchange for a partner),
+//! `x12kit csv` (a CSV → the payloads of its documents and every problem, as
+//! JSON) and `x12kit schema` (the JSON Schema of a document type's payload, or
+//! of the partner profile).
 
 use clap::Args;
 use std::path::PathBuf;
@@ -17,8 +18,20 @@ pub struct RenderArgs {
     #[arg(long, short = 'p')]
     partner: PathBuf,
     /// Payload JSON file, or `-` for standard input (see `x12kit schema TYPE`).
-    #[arg(default_value = "-")]
+    #[arg(default_value = "-", conflicts_with = "csv")]
     payload: PathBuf,
+    /// Render every document of a CSV instead (one interchange, one transaction set per
+    /// document): its header row names JSON pointers into the payload, consecutive rows
+    /// with one document key are one document (see `x12kit schema TYPE --csv-template`).
+    /// Every problem is printed with its row and column, and nothing is rendered.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// With --csv: the field separator, `,` or `;`.
+    #[arg(long, default_value = ",", requires = "csv")]
+    delimiter: String,
+    /// With --csv: the header cell of the document key column (default: the first column).
+    #[arg(long, value_name = "COLUMN", requires = "csv")]
+    document_key: Option<String>,
     /// Interchange control number (ISA13/IEA02).
     #[arg(long, default_value_t = 1)]
     control_number: u32,
@@ -49,11 +62,50 @@ pub struct RenderArgs {
     now: Option<u64>,
 }
 
+/// Arguments of `x12kit csv`.
+#[derive(Args, Debug)]
+pub struct CsvArgs {
+    /// Document type: 850, 810, … (see `x12kit render --help`).
+    #[arg(long = "type", short = 't')]
+    kind: String,
+    /// CSV file, or `-` for standard input: its header row names JSON pointers into the
+    /// payload (see `x12kit schema TYPE --csv-template`).
+    #[arg(default_value = "-")]
+    file: PathBuf,
+    /// A trading partner profile (JSON): its implementation guide's required fields are checked too.
+    #[arg(long, short = 'p')]
+    partner: Option<PathBuf>,
+    /// The field separator, `,` or `;`.
+    #[arg(long)]
+    delimiter: Option<String>,
+    /// The header cell of the document key column (default: the first column).
+    #[arg(long, value_name = "COLUMN")]
+    document_key: Option<String>,
+    /// Rows under the header read at most (default 10000).
+    #[arg(long, value_name = "N")]
+    max_rows: Option<usize>,
+    /// Also print the rows as read (`table`: each row's cells as text).
+    #[arg(long)]
+    table: bool,
+    /// Indent the JSON.
+    #[arg(long)]
+    pretty: bool,
+    /// The options as JSON, with the names every language uses
+    /// (`{"delimiter": ";", "documentKey": "/purchaseOrderNumber", "maxRows": 500, "table": true}`,
+    /// `partner` a profile object), instead of the flags.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["partner", "delimiter", "document_key", "max_rows", "table"])]
+    options: Option<String>,
+}
+
 /// Arguments of `x12kit schema`.
 #[derive(Args, Debug)]
 pub struct SchemaArgs {
     /// A document type (850, 810, …) or `partner`.
     what: String,
+    /// Print a CSV header row for the document type instead (for `x12kit render --csv`):
+    /// its business reference first, then every field a column can name.
+    #[arg(long)]
+    csv_template: bool,
 }
 
 /// A JSON file's text; `INVALID_UTF8` (exit 1) when it is not UTF-8.
@@ -74,30 +126,17 @@ fn read_text(path: &std::path::Path) -> Result<String, ExitCode> {
 
 /// Runs `x12kit render`.
 pub fn run_render(a: RenderArgs) -> ExitCode {
+    if let Some(csv) = a.csv.clone() {
+        return render_csv(a, &csv);
+    }
     let (partner, payload) = match (read_text(&a.partner), read_text(&a.payload)) {
         (Ok(p), Ok(v)) => (p, v),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    let options = match a
-        .options
-        .as_deref()
-        .map(ops::options_str::<ops::RenderOptions>)
-    {
-        None => ops::RenderOptions {
-            control_numbers: ops::RenderControlNumbers {
-                interchange: a.control_number,
-                group: a.group_control_number,
-                transaction: a.set_control_number,
-            },
-            date: a.date,
-            time: a.time,
-        },
-        Some(Ok(o)) => o,
-        Some(Err(e)) => return crate::files::usage_error(&e),
+    let (options, now) = match options_of(&a) {
+        Ok(o) => o,
+        Err(code) => return code,
     };
-    let now = a
-        .now
-        .map_or_else(x12kit::clock::now, x12kit::DateTime::from_unix);
     match ops::render_str(&a.kind, &payload, &partner, &options, now) {
         Ok(r) => {
             for w in &r.warnings {
@@ -132,8 +171,194 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
     }
 }
 
+/// The render options and "now" of the flags (or of `--options`).
+fn options_of(a: &RenderArgs) -> Result<(ops::RenderOptions, x12kit::DateTime), ExitCode> {
+    let options = match a
+        .options
+        .as_deref()
+        .map(ops::options_str::<ops::RenderOptions>)
+    {
+        None => ops::RenderOptions {
+            control_numbers: ops::RenderControlNumbers {
+                interchange: a.control_number,
+                group: a.group_control_number,
+                transaction: a.set_control_number,
+            },
+            date: a.date.clone(),
+            time: a.time.clone(),
+        },
+        Some(Ok(o)) => o,
+        Some(Err(e)) => return Err(crate::files::usage_error(&e)),
+    };
+    let now = a
+        .now
+        .map_or_else(x12kit::clock::now, x12kit::DateTime::from_unix);
+    Ok((options, now))
+}
+
+/// A partner profile file as JSON; `INVALID_UTF8` or `INVALID_JSON` (exit 1) when it is not.
+fn read_partner(path: &std::path::Path) -> Result<serde_json::Value, ExitCode> {
+    serde_json::from_str(&read_text(path)?).map_err(|e| {
+        crate::files::report(path, &x12kit::Error::invalid_json("partner profile", e));
+        ExitCode::from(1)
+    })
+}
+
+/// Runs `x12kit csv`: the core's `payloads_from_csv` as JSON on stdout; exit 1 when the
+/// file has problems (they are in the JSON), 2 for options that cannot be used.
+pub fn run_csv(a: CsvArgs) -> ExitCode {
+    let options = match a
+        .options
+        .as_deref()
+        .map(ops::options_str::<ops::CsvOptions>)
+    {
+        Some(Ok(o)) => o,
+        Some(Err(e)) => return crate::files::usage_error(&e),
+        None => ops::CsvOptions {
+            delimiter: a.delimiter.clone(),
+            document_key: a.document_key.clone(),
+            max_rows: a.max_rows,
+            partner: match a.partner.as_deref().map(read_partner).transpose() {
+                Ok(p) => p,
+                Err(code) => return code,
+            },
+            table: a.table,
+        },
+    };
+    let bytes = match crate::files::read_input(&a.file) {
+        Ok(b) => b,
+        Err(e) => return crate::files::fail(&a.file, e),
+    };
+    let read = match ops::payloads_from_csv(&a.kind, &bytes, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            let at = match (&a.partner, e.pointer()) {
+                (Some(p), Some("/partner")) => p,
+                _ => &a.file,
+            };
+            crate::files::report(at, &e);
+            return ExitCode::from(1);
+        }
+    };
+    let json = if a.pretty {
+        serde_json::to_vec_pretty(&read)
+    } else {
+        serde_json::to_vec(&read)
+    };
+    let mut out = match json {
+        Ok(v) => v,
+        Err(e) => {
+            crate::files::report(
+                &a.file,
+                &x12kit::Error::internal(format!("the CSV result: {e}")),
+            );
+            return ExitCode::from(2);
+        }
+    };
+    out.push(b'\n');
+    match crate::files::emit(&a.file, &out) {
+        code if code != ExitCode::SUCCESS => code,
+        _ if read.problems.is_empty() => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    }
+}
+
+/// `x12kit render --csv`: every document of the CSV in one interchange, or every problem.
+fn render_csv(a: RenderArgs, csv: &std::path::Path) -> ExitCode {
+    let partner = match read_partner(&a.partner) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let bytes = match crate::files::read_input(csv) {
+        Ok(b) => b,
+        Err(e) => return crate::files::fail(csv, e),
+    };
+    let (options, now) = match options_of(&a) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let csv_options = ops::CsvOptions {
+        delimiter: Some(a.delimiter.clone()),
+        document_key: a.document_key.clone(),
+        partner: Some(partner.clone()),
+        ..ops::CsvOptions::default()
+    };
+    let read = match ops::payloads_from_csv(&a.kind, &bytes, &csv_options) {
+        Ok(r) => r,
+        Err(e) => {
+            let at = if e.pointer() == Some("/partner") {
+                &a.partner
+            } else {
+                csv
+            };
+            crate::files::report(at, &e);
+            return ExitCode::from(1);
+        }
+    };
+    if !read.problems.is_empty() {
+        let shown = crate::files::show(csv);
+        for p in &read.problems {
+            let column = if p.column.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", p.column)
+            };
+            let pointer = if p.pointer.is_empty() || p.pointer == p.column {
+                String::new()
+            } else {
+                format!(" ({})", p.pointer)
+            };
+            eprintln!(
+                "x12kit: {shown}:{}:{column}{pointer}: {} {}",
+                p.row, p.code, p.message
+            );
+        }
+        eprintln!(
+            "x12kit: {shown}: {} problem{}: nothing rendered",
+            read.problems.len(),
+            if read.problems.len() == 1 { "" } else { "s" }
+        );
+        return ExitCode::from(1);
+    }
+    let payloads: Vec<serde_json::Value> = read.documents.into_iter().map(|d| d.payload).collect();
+    match ops::render_sets(&a.kind, &payloads, &partner, &options, now) {
+        Ok(r) => {
+            for w in &r.warnings {
+                eprintln!(
+                    "x12kit: {}: warning {} {}: {}",
+                    crate::files::show(csv),
+                    w.code,
+                    w.pointer,
+                    w.message
+                );
+            }
+            let bytes = if a.document {
+                let mut v = serde_json::to_vec_pretty(&r.documents).unwrap_or_default();
+                v.push(b'\n');
+                v
+            } else {
+                r.x12
+            };
+            crate::files::emit(csv, &bytes)
+        }
+        Err(e) => {
+            crate::files::report(csv, &e);
+            ExitCode::from(1)
+        }
+    }
+}
+
 /// Runs `x12kit schema`.
 pub fn run_schema(a: SchemaArgs) -> ExitCode {
+    if a.csv_template {
+        return match ops::csv_template(&a.what) {
+            Ok(t) => crate::files::emit(&PathBuf::from("-"), t.as_bytes()),
+            Err(e) => {
+                eprintln!("x12kit: schema: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let text = if a.what == "partner" {
         x12kit::partner::SCHEMA_JSON.to_string()
     } else {

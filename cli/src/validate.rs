@@ -41,6 +41,11 @@ pub struct ValidateArgs {
     /// (`{"structure": true, "retain": "errors"}`), instead of `--structure`.
     #[arg(long, value_name = "JSON", conflicts_with = "structure")]
     options: Option<String>,
+    /// A partner's implementation guide (JSON, `schema/guide.schema.json`)
+    /// to check the sets it names against; repeat for several. Implies
+    /// `--structure`.
+    #[arg(long = "guide", value_name = "GUIDE.json")]
+    guides: Vec<PathBuf>,
 }
 
 /// Which acknowledgement `x12kit ack` writes.
@@ -116,6 +121,42 @@ pub struct AckArgs {
     /// dates the acknowledgement unless a date and time are given.
     #[arg(long, value_name = "UNIX_SECONDS")]
     now: Option<u64>,
+    /// A partner's implementation guide (JSON) to validate the sets it
+    /// names against: a 999 carries its implementation codes (IK304 I4,
+    /// IK403 I6, …), a 997 the nearest standard ones. Repeat for several.
+    #[arg(
+        long = "guide",
+        value_name = "GUIDE.json",
+        conflicts_with = "envelope_only"
+    )]
+    guides: Vec<PathBuf>,
+}
+
+/// The guides of the `--guide` files added to those of the options:
+/// `x12kit: FILE: INVALID_GUIDE: …` (every problem) and exit code 2 for
+/// a file that cannot be read or used.
+fn with_guides(given: &ops::Guides, files: &[PathBuf]) -> Result<ops::Guides, ExitCode> {
+    if files.is_empty() {
+        return Ok(given.clone());
+    }
+    let mut guides = given.guides().to_vec();
+    for f in files {
+        let text = match std::fs::read(f) {
+            Ok(t) => t,
+            Err(e) => return Err(fail(f, e)),
+        };
+        match ops::Guide::from_json(&text) {
+            Ok(g) => guides.push(g),
+            Err(e) => {
+                crate::files::report(f, &e);
+                return Err(ExitCode::from(2));
+            }
+        }
+    }
+    ops::Guides::new(guides).map_err(|e| {
+        eprintln!("x12kit: --guide: {e}");
+        ExitCode::from(2)
+    })
 }
 
 fn code_of(d: &Diagnostic) -> String {
@@ -370,8 +411,12 @@ pub fn run_validate(args: ValidateArgs) -> ExitCode {
         Some(Ok(o)) => o,
         Some(Err(e)) => return crate::files::usage_error(&e),
     };
+    let options = match with_guides(&options.guides, &args.guides) {
+        Ok(guides) => ops::ValidateOptions { guides, ..options },
+        Err(code) => return code,
+    };
     if args.stream {
-        return stream(file, args.max_sets, options.structure);
+        return stream(file, args.max_sets, options.structure, options.guides);
     }
     let v = match streamed(file, &options) {
         Ok(Some(v)) => v,
@@ -423,6 +468,7 @@ fn streamed(file: &Path, options: &ops::ValidateOptions) -> io::Result<Option<Va
     let options = Options {
         structure: options.structure,
         retain: options.retain,
+        guides: options.guides.clone(),
         ..Options::default()
     };
     Validator::with_sink(options, Validation::default())
@@ -430,7 +476,7 @@ fn streamed(file: &Path, options: &ops::ValidateOptions) -> io::Result<Option<Va
         .map(Some)
 }
 
-fn stream(file: &Path, max_sets: usize, structure: bool) -> ExitCode {
+fn stream(file: &Path, max_sets: usize, structure: bool, guides: ops::Guides) -> ExitCode {
     let reader: Box<dyn io::Read> = if file == Path::new("-") {
         Box::new(io::stdin().lock())
     } else {
@@ -450,6 +496,7 @@ fn stream(file: &Path, max_sets: usize, structure: bool) -> ExitCode {
     let options = Options {
         retain: Retain::Counts,
         structure,
+        guides,
         ..Options::default()
     };
     let mut p = match Validator::with_sink(options, printer).read(reader) {
@@ -530,6 +577,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
             Break::Crlf => Some("\r\n".to_string()),
         },
         delimiters,
+        guides: Default::default(),
     };
     let options = match args
         .options
@@ -539,6 +587,10 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
         None => flags,
         Some(Ok(o)) => o,
         Some(Err(e)) => return crate::files::usage_error(&e),
+    };
+    let options = match with_guides(&options.guides, &args.guides) {
+        Ok(guides) => ops::AcknowledgeOptions { guides, ..options },
+        Err(code) => return code,
     };
     let now = args
         .now
@@ -551,6 +603,7 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
         &input,
         &ops::ValidateOptions {
             structure: options.structure,
+            guides: options.guides.clone(),
             ..Default::default()
         },
     );

@@ -177,3 +177,161 @@ fn parse_shows_the_document() {
         "LT-77120"
     );
 }
+
+const ORDERS: &str = "/purchaseOrderNumber,/shipTo/id,/lines/*/lineNumber,/lines/*/sku,/lines/*/quantity\r\n\
+PO-1,0003947268292,1,WID-100,12\r\nPO-1,,2,WID-200,6\r\nPO-2,0003947268292,1,WID-100,3\r\n";
+
+#[test]
+fn render_csv_makes_one_set_per_document_or_lists_every_problem() {
+    let args = [
+        "render",
+        "--type",
+        "850",
+        "--partner",
+        "examples/partners/acme-retail.json",
+        "--csv",
+        "-",
+        "--date",
+        "20261122",
+        "--time",
+        "0930",
+    ];
+    let o = run(&args, Some(ORDERS));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let x12 = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(x12.matches("ST*850*").count(), 2, "{x12}");
+    assert!(x12.contains("BEG*00*SA*PO-1**20261122~"), "{x12}");
+    assert!(x12.contains("PO1*2*6*EA***SK*WID-200~"), "{x12}");
+    assert!(x12.contains("GE*2*1~"), "{x12}");
+
+    // A bad quantity and a missing ship-to of the partner's guide: each at its row, nothing rendered.
+    let bad = ORDERS
+        .replace(",12\r\n", ",12x\r\n")
+        .replace("PO-2,0003947268292", "PO-2,");
+    let o = run(&args, Some(&bad));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr.contains("<stdin>:2: /lines/*/quantity (/lines/0/quantity): INVALID_FIELD"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("<stdin>:4: /shipTo/id: MISSING_FIELD"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("<stdin>: 2 problems: nothing rendered"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn csv_prints_the_payloads_and_problems_and_exits_1_on_problems() {
+    let o = run(&["csv", "--type", "850", "-"], Some(ORDERS));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["documents"].as_array().unwrap().len(), 2);
+    assert_eq!(v["documents"][0]["rows"], serde_json::json!([2, 3]));
+    assert_eq!(v["documents"][0]["payload"]["lines"][1]["quantity"], 6);
+    assert_eq!(v["problems"], serde_json::json!([]));
+
+    // The same result as the core's JSON, byte for byte (plus a line feed).
+    let core = x12kit::ops::payloads_from_csv_json(
+        "850",
+        ORDERS.as_bytes(),
+        &x12kit::ops::CsvOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(o.stdout.strip_suffix(b"\n"), Some(&core[..]));
+
+    let o = run(
+        &[
+            "csv",
+            "-t",
+            "850",
+            "--partner",
+            "examples/partners/acme-retail.json",
+            "--pretty",
+            "-",
+        ],
+        Some(&ORDERS.replace(",12\r\n", ",12x\r\n")),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["problems"][0]["row"], 2);
+    assert_eq!(v["problems"][0]["column"], "/lines/*/quantity");
+    assert_eq!(v["problems"][0]["code"], "INVALID_FIELD");
+
+    // Semicolons, another key column, and the table, by flags or by --options.
+    let semi = ORDERS.replace(',', ";");
+    let flags = run(
+        &[
+            "csv",
+            "-t",
+            "850",
+            "--delimiter",
+            ";",
+            "--document-key",
+            "/purchaseOrderNumber",
+            "--table",
+            "-",
+        ],
+        Some(&semi),
+    );
+    let options = run(
+        &[
+            "csv",
+            "-t",
+            "850",
+            "--options",
+            r#"{"delimiter":";","documentKey":"/purchaseOrderNumber","table":true}"#,
+            "-",
+        ],
+        Some(&semi),
+    );
+    assert_eq!(
+        flags.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&flags.stderr)
+    );
+    assert_eq!(flags.stdout, options.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&flags.stdout).unwrap();
+    assert_eq!(v["table"].as_array().unwrap().len(), 3);
+
+    // An unusable call: the core's code, exit 1; options that are no options: exit 2.
+    let o = run(&["csv", "-t", "851", "-"], Some(ORDERS));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("UNKNOWN_DOCUMENT_TYPE"));
+    let o = run(
+        &["csv", "-t", "850", "--options", r#"{"separator":";"}"#, "-"],
+        Some(ORDERS),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("INVALID_OPTIONS /separator"));
+}
+
+#[test]
+fn schema_csv_template_starts_with_the_reference() {
+    for (ty, first) in [("850", "/purchaseOrderNumber"), ("810", "/invoiceNumber")] {
+        let o = run(&["schema", ty, "--csv-template"], None);
+        assert_eq!(o.status.code(), Some(0));
+        let line = String::from_utf8(o.stdout).unwrap();
+        assert!(line.ends_with('\n'));
+        assert_eq!(line.trim_end().split(',').next(), Some(first));
+        assert!(line.contains("/lines/*/"), "{line}");
+    }
+    assert_eq!(
+        run(&["schema", "851", "--csv-template"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+}

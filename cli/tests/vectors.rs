@@ -166,6 +166,15 @@ fn command(case: &Value) -> (Vec<String>, Vec<(String, String)>, Vec<u8>) {
             v.push(file);
             (with_now(with_options(v)), env, stdin)
         }
+        "payloadsFromCsv" => {
+            let v = vec![
+                s("csv"),
+                s("--type"),
+                a["documentType"].as_str().unwrap().to_string(),
+                path(&a["input"]),
+            ];
+            (with_options(v), Vec::new(), Vec::new())
+        }
         op => panic!("{}: unknown op {op}", case["id"]),
     }
 }
@@ -234,9 +243,12 @@ fn check(case: &Value) -> Result<(), String> {
     }
     let got = out.stdout;
     let same = match op {
-        "parse" | "validate" | "readAcknowledgement" | "webhookSign" | "describeSegment" => {
-            got.strip_suffix(b"\n") == Some(&expected[..])
-        }
+        "parse"
+        | "validate"
+        | "readAcknowledgement"
+        | "webhookSign"
+        | "describeSegment"
+        | "payloadsFromCsv" => got.strip_suffix(b"\n") == Some(&expected[..]),
         "documentSchema" | "partnerSchema" => {
             serde_json::from_slice::<Value>(&got).ok()
                 == serde_json::from_slice::<Value>(&expected).ok()

@@ -30,6 +30,7 @@
 use crate::ack::{self, AckKind, AckOptions, Acknowledgements};
 use crate::delimiters::Delimiters;
 use crate::error::{Error, ErrorCode};
+pub use crate::guide::{Guide, Guides};
 use crate::partner::Partner;
 use crate::render::Rendered;
 use crate::time::DateTime;
@@ -68,6 +69,13 @@ pub fn options<T: DeserializeOwned + Default>(v: Value) -> Result<T, Error> {
         .at("/"));
     }
     x12kit_json::de::from_value(&v).map_err(|e| {
+        // A guide that cannot be used: every problem of every guide, not
+        // the one line a serde error holds.
+        if e.pointer == "/guides" || e.pointer.starts_with("/guides/") {
+            if let Some(Err(guide)) = v.get("guides").map(|g| Guides::from_value(g, "/guides")) {
+                return guide;
+            }
+        }
         Error::new(
             ErrorCode::InvalidOptions,
             format!("invalid options: {}", e.message),
@@ -166,7 +174,7 @@ pub fn transaction_document_json(
 }
 
 /// Options of [`validate()`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ValidateOptions {
     /// Also check each set of the declared types against its structure
@@ -179,12 +187,20 @@ pub struct ValidateOptions {
     /// acknowledgement) or `"counts"` (no per-set summaries, so a stream of
     /// millions of sets validates in flat memory).
     pub retain: validate::Retain,
+    /// Partners' implementation guides (`schema/guide.schema.json`): each
+    /// set a guide names (document type and version) is also checked
+    /// against it, each departure a `GUIDE_*` diagnostic with its 999
+    /// implementation code and the pointer of the rule. Implies `structure`.
+    /// An unusable guide is `INVALID_GUIDE` with every problem at its
+    /// pointer (`/guides/0/segments/BEG/…`).
+    pub guides: Guides,
 }
 
 fn validate_options(o: &ValidateOptions) -> validate::Options {
     validate::Options {
         structure: o.structure,
         retain: o.retain,
+        guides: o.guides.clone(),
         ..validate::Options::default()
     }
 }
@@ -237,6 +253,11 @@ pub struct AcknowledgeOptions {
     pub line_break: Option<String>,
     /// Delimiters of the acknowledgement; default: those of the received interchange.
     pub delimiters: Option<DelimiterOptions>,
+    /// Partners' implementation guides the input is validated against (see
+    /// [`ValidateOptions::guides`]): a 999 carries their implementation
+    /// codes (IK304 `I4`/`I6`/`I7`/`I8`, IK403 `I6`/`I9`/`I10`/`I12`, IK502
+    /// `I5`), a 997 the nearest standard codes.
+    pub guides: Guides,
 }
 
 /// Delimiters given as one-character strings (as in the parse result's `delimiters`).
@@ -297,6 +318,7 @@ impl Default for AcknowledgeOptions {
             time: None,
             line_break: None,
             delimiters: None,
+            guides: Guides::default(),
         }
     }
 }
@@ -309,6 +331,7 @@ pub fn acknowledge(input: &[u8], o: &AcknowledgeOptions, now: DateTime) -> Resul
         input,
         &ValidateOptions {
             structure: o.structure,
+            guides: o.guides.clone(),
             ..ValidateOptions::default()
         },
     );
@@ -373,6 +396,25 @@ pub fn render(
     crate::render::render(document_type, payload, &partner, o, now)
 }
 
+/// Several documents of one type in one interchange: [`crate::render::RenderedSets`].
+pub use crate::render::RenderedSets;
+
+/// Renders documents of one type into one interchange for a partner: one functional
+/// group, one transaction set per document in their order (ST02 counts up from the
+/// options' transaction control number). Every problem of every payload is in the
+/// error's details at once, each pointer starting with the document's index when
+/// there are several (`/1/lines/0/quantity`).
+pub fn render_sets(
+    document_type: &str,
+    payloads: &[Value],
+    partner: &Value,
+    o: &RenderOptions,
+    now: DateTime,
+) -> Result<RenderedSets, Error> {
+    let partner = Partner::from_value(partner)?;
+    crate::render::render_sets(document_type, payloads, &partner, o, now)
+}
+
 /// [`render`] with the payload and partner as JSON text (`INVALID_JSON`
 /// when either does not parse, with its pointer `/payload` or `/partner`).
 pub fn render_str(
@@ -387,6 +429,66 @@ pub fn render_str(
     let partner: Value = serde_json::from_str(partner)
         .map_err(|e| Error::invalid_json("partner profile", e).at("/partner"))?;
     render(document_type, &payload, &partner, o, now)
+}
+
+/// Options of [`payloads_from_csv`]: the one type, [`crate::csv::CsvOptions`]
+/// (JSON `{"delimiter", "documentKey", "maxRows", "partner", "table"}`).
+pub use crate::csv::CsvOptions;
+/// What a CSV makes: [`crate::csv::CsvPayloads`].
+pub use crate::csv::CsvPayloads;
+
+/// CSV intake: the documents of `document_type` a CSV holds, and every problem at its
+/// row, column and pointer (see [`crate::csv`]: the header row names JSON pointers into
+/// the payload, consecutive rows with one document key are one document, a `*` column
+/// adds an item per row). Problems are in the result; an unusable call (a type x12kit
+/// does not declare, bad options, a broken partner profile) is the error.
+pub fn payloads_from_csv(
+    document_type: &str,
+    csv: &[u8],
+    o: &CsvOptions,
+) -> Result<CsvPayloads, Error> {
+    crate::csv::payloads_from_csv(document_type, csv, o)
+}
+
+/// [`payloads_from_csv`] as its JSON (`{"documentTypeCode", "header", "documents",
+/// "problems"}`, and `table` when asked).
+pub fn payloads_from_csv_json(
+    document_type: &str,
+    csv: &[u8],
+    o: &CsvOptions,
+) -> Result<Vec<u8>, Error> {
+    let result = payloads_from_csv(document_type, csv, o)?;
+    serde_json::to_vec(&result).map_err(|e| Error::internal(format!("the CSV result: {e}")))
+}
+
+/// A header row for a CSV of `document_type`: its business reference first, then every
+/// value of its payload a column can name (`UNKNOWN_DOCUMENT_TYPE` for another type).
+pub fn csv_template(document_type: &str) -> Result<String, Error> {
+    crate::csv::csv_template(document_type).ok_or_else(|| unknown_type(document_type))
+}
+
+/// The JSON pointer of the payload field that is `document_type`'s business reference
+/// (`/purchaseOrderNumber` for an 850; `UNKNOWN_DOCUMENT_TYPE` for a type x12kit does
+/// not declare); the published schemas carry it too, as `x-reference`.
+pub fn reference_field(document_type: &str) -> Result<&'static str, Error> {
+    crate::sets::reference_field(document_type).ok_or_else(|| unknown_type(document_type))
+}
+
+/// The business reference of a payload or mapped document of `document_type` (the
+/// text of its [`reference_field`]), `None` when absent or empty.
+pub fn document_reference(document_type: &str, payload: &Value) -> Result<Option<String>, Error> {
+    reference_field(document_type)?;
+    Ok(crate::sets::reference_of(document_type, payload))
+}
+
+fn unknown_type(document_type: &str) -> Error {
+    Error::new(
+        ErrorCode::UnknownDocumentType,
+        format!(
+            "x12kit has no declaration of transaction set \"{document_type}\"; known: {}",
+            DOCUMENT_TYPES.join(", ")
+        ),
+    )
 }
 
 /// The JSON Schema of a document type's payload (`UNKNOWN_DOCUMENT_TYPE`

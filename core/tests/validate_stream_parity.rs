@@ -176,7 +176,11 @@ fn retained_summaries_stream_equal_whole_validation() {
         let input = std::fs::read(path).unwrap();
         for retain in [Retain::Errors, Retain::Counts] {
             for structure in [false, true] {
-                let o = ValidateOptions { structure, retain };
+                let o = ValidateOptions {
+                    structure,
+                    retain,
+                    ..Default::default()
+                };
                 let whole = ops::validate_json(&input, &o);
                 for size in [1, 4096] {
                     assert!(
@@ -245,7 +249,7 @@ proptest! {
         structure in any::<bool>(),
         retain in prop_oneof![Just(Retain::All), Just(Retain::Errors), Just(Retain::Counts)],
     ) {
-        let o = ValidateOptions { structure, retain };
+        let o = ValidateOptions { structure, retain, ..Default::default() };
         let whole = ops::validate_json(&input, &o);
         for s in [&sizes[..], &[1], &[usize::MAX]] {
             let got = pushed(&input, &o, s);

@@ -39,6 +39,7 @@ const ARGS: &[(&str, &[&str])] = &[
     ("documentSchema", &["documentType"]),
     ("partnerSchema", &[]),
     ("describeSegment", &["setType", "version", "segment"]),
+    ("payloadsFromCsv", &["documentType", "input"]),
     ("webhookSign", &["secret", "timestamp", "body", "bodyFile"]),
     (
         "webhookVerify",
@@ -64,6 +65,7 @@ const OPS: &[(&str, &str)] = &[
     ("documentSchema", "json"),
     ("partnerSchema", "json"),
     ("describeSegment", "json"),
+    ("payloadsFromCsv", "json"),
     ("webhookSign", "txt"),
     ("webhookVerify", "json"),
 ];
@@ -167,11 +169,13 @@ fn run(
                 Err(e) => return Ok(Err(e)),
             };
             let out = ops::acknowledge(&input, &o, now);
-            // The same from a validation made first with the same structure setting.
+            // The same from a validation made first with the same structure
+            // setting and guides.
             let v = ops::validate(
                 &input,
                 &ops::ValidateOptions {
                     structure: o.structure,
+                    guides: o.guides.clone(),
                     ..Default::default()
                 },
             );
@@ -248,6 +252,27 @@ fn run(
             };
             if !same {
                 checks.push("ops::describe_segment and ops::describe_segment_json disagree".into());
+            }
+            json
+        }
+        "payloadsFromCsv" => {
+            let document_type = c.str_arg("documentType")?;
+            let input = c.file("input")?;
+            let o: ops::CsvOptions = match c.options() {
+                Ok(o) => o,
+                Err(e) => return Ok(Err(e)),
+            };
+            let json = ops::payloads_from_csv_json(document_type, &input, &o);
+            // The JSON is the value form serialized.
+            let value = ops::payloads_from_csv(document_type, &input, &o);
+            let same = match (&value, &json) {
+                (Ok(v), Ok(j)) => to_json(v) == *j,
+                (Err(a), Err(b)) => a == b,
+                _ => false,
+            };
+            if !same {
+                checks
+                    .push("ops::payloads_from_csv and ops::payloads_from_csv_json disagree".into());
             }
             json
         }

@@ -53,6 +53,7 @@ fn data() -> EventData {
         partner_id: "partner_acme".into(),
         document_type_code: "850".into(),
         status: "validated".into(),
+        resend: false,
     }
 }
 
@@ -524,6 +525,7 @@ fn body_escapes_json_and_keeps_unicode() {
         partner_id: "Müller GmbH 🚚".into(),
         document_type_code: "810".into(),
         status: "error".into(),
+        resend: false,
     };
     let delivery = signer
         .deliver(EventKind::DocumentError, tricky.clone(), secs(T))
@@ -996,7 +998,7 @@ proptest! {
         later in 0u64..10_000,
     ) {
         let signer = Signer::new(SECRET).unwrap();
-        let data = EventData { document_id, partner_id, document_type_code: "856".into(), status };
+        let data = EventData { document_id, partner_id, document_type_code: "856".into(), status, resend: false };
         let first = signer.deliver(EventKind::ALL[kind], data.clone(), secs(at)).unwrap();
         let retry = signer.retry(&first, secs(at + later));
         prop_assert!(verify_delivery(&first, &[SECRET], at).is_ok());
@@ -1005,4 +1007,22 @@ proptest! {
         prop_assert_eq!(payload.data, data);
         prop_assert_eq!(retry.id().to_string().parse::<DeliveryId>().unwrap(), first.id());
     }
+}
+
+#[test]
+fn a_resend_is_marked_in_the_body_and_other_bodies_are_as_before() {
+    let mut d = data();
+    let plain = Payload::new(EventKind::DocumentRouted, T, d.clone()).to_bytes();
+    assert!(!String::from_utf8_lossy(&plain).contains("resend"));
+    d.resend = true;
+    let marked = Payload::new(EventKind::DocumentRouted, T, d.clone()).to_bytes();
+    assert!(
+        String::from_utf8(marked.clone())
+            .unwrap()
+            .ends_with(r#""status":"validated","resend":true}}"#)
+    );
+    assert_eq!(Payload::from_slice(&marked).unwrap().data, d);
+    // A receiver that reads the body as JSON sees it as data.resend.
+    let v: serde_json::Value = serde_json::from_slice(&marked).unwrap();
+    assert_eq!(v["data"]["resend"], true);
 }

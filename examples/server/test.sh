@@ -3,12 +3,16 @@
 # tests (the real binary on 127.0.0.1:0 with a temporary SQLite file, called
 # over HTTP), checks that the committed OpenAPI document has not drifted from
 # the code, runs the curl transcripts of examples/server/README.md against a fresh
-# server (tests/docs/check_docs.py), and runs schemathesis against the live server.
-# Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
+# server (tests/docs/check_docs.py), drives the dashboard in headless Chromium
+# (tests/dashboard/dashboard.test.mjs, screenshots outside the tree), and runs
+# schemathesis against the live server.
+# HTTPS, nginx in front (Debian's nginx) and /metrics are tested by tests/tls.rs, proxy.rs
+# and deploy.rs. Then it runs the lifecycle, crash and two-process tests again on PostgreSQL
 # (Debian's postgresql package, installed when missing; a throwaway cluster on
 # 127.0.0.1 in a temporary folder, owned by the postgres user when run as root).
 # The SFTP and AS2 transports are tested against Debian's OpenSSH server and pyas2lib
-# (PyPI), both installed here when missing (.venv-as2 at the repository root).
+# (PyPI), both installed here when missing (.venv-as2 at the repository root); /metrics
+# against the parser of PyPI's prometheus-client (.venv-deploy).
 # Usage: examples/server/test.sh (from anywhere). Last line:
 #   server: N passed, N failed, N skipped
 # Env: X12KIT_CORPUS (default ../shared/corpus from the repo root); X12KIT_REQUIRE_CORPUS=1
@@ -39,19 +43,21 @@ command -v python3 >/dev/null || fatal "python3 not found (schemathesis needs it
 target="${CARGO_TARGET_DIR:-$root/target}"
 bin="$target/debug/x12kit-server"
 
-echo "== protocol peers: Debian's OpenSSH server, pyas2lib in a venv"
+echo "== protocol peers: Debian's OpenSSH server and nginx, pyas2lib in a venv"
 # The SFTP tests start sshd themselves (tests/common/peers.rs); the AS2 tests drive
 # pyas2lib (tests/as2_peer.py). oscrypto 1.3.0, which pyas2lib pins, cannot read an
 # OpenSSL version with a two-digit patch number (3.0.19) and fails at import;
 # elements-oscrypto 1.4.0b1 carries the fix under the same module name, so it goes in
 # after pyas2lib.
-if [ ! -x /usr/sbin/sshd ] || ! command -v openssl >/dev/null; then
+# nginx is the reverse proxy of tests/proxy.rs (run in the foreground on loopback ports by
+# the test itself; the package's own service is not used).
+if [ ! -x /usr/sbin/sshd ] || ! command -v openssl >/dev/null || [ ! -x /usr/sbin/nginx ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "installing Debian's openssh-server and openssl"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server openssl; } >/dev/null \
-      || fatal "apt-get install openssh-server openssl failed"
+    echo "installing Debian's openssh-server, nginx and openssl"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server nginx openssl; } >/dev/null \
+      || fatal "apt-get install openssh-server nginx openssl failed"
   else
-    fatal "sshd is not installed: run apt-get install -y openssh-server (as root)"
+    fatal "sshd, nginx or openssl is not installed: run apt-get install -y openssh-server nginx openssl (as root)"
   fi
 fi
 as2_venv="$root/.venv-as2"
@@ -61,7 +67,16 @@ if ! "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' 2>/dev/nul
   "$as2_venv/bin/pip" install -q "elements-oscrypto==1.4.0b1" || fatal "cannot install elements-oscrypto"
   "$as2_venv/bin/python" -c 'import pyas2lib, oscrypto.asymmetric' || fatal "pyas2lib does not import"
 fi
-export X12KIT_TEST_PYAS2="$as2_venv/bin/python" X12KIT_TEST_SSHD=/usr/sbin/sshd
+export X12KIT_TEST_PYAS2="$as2_venv/bin/python" X12KIT_TEST_SSHD=/usr/sbin/sshd X12KIT_TEST_NGINX=/usr/sbin/nginx
+
+echo "== the Prometheus text parser of PyPI's prometheus-client in a venv (tests/deploy.rs)"
+prom_venv="$root/.venv-deploy"
+prom_want="0.26.0"
+if ! "$prom_venv/bin/pip" show prometheus-client 2>/dev/null | grep -qx "Version: $prom_want"; then
+  python3 -m venv "$prom_venv" || fatal "cannot create $prom_venv"
+  "$prom_venv/bin/pip" install -q "prometheus-client==$prom_want" || fatal "cannot install prometheus-client $prom_want"
+fi
+export X12KIT_TEST_PROM_PYTHON="$prom_venv/bin/python"
 
 echo "== build"
 cargo build -p x12kit-server --bins --tests || fatal "cargo build failed"
@@ -96,7 +111,7 @@ p=$(sum passed) f=$(sum failed) i=$(sum ignored)
 passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + i))
 if [ "$status" -ne 0 ] && [ "$f" = 0 ]; then echo "cargo test exited $status"; failed=$((failed + 1)); fi
 
-echo "== PostgreSQL: the lifecycle, crash, two-process and settings tests on a throwaway cluster"
+echo "== PostgreSQL: the lifecycle, crash, two-process, settings and TLS tests on a throwaway cluster"
 pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 if [ -z "$pgbin" ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
@@ -118,14 +133,32 @@ fi
 pgport="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 "${pgas[@]}" "$pgbin/initdb" -D "$pgdir/data" -A trust -U x12kit -E UTF8 > "$pgdir/initdb.log" 2>&1 \
   || { cat "$pgdir/initdb.log"; fatal "initdb failed"; }
+# TLS (tests/postgres_tls.rs): a test CA and a server certificate for 127.0.0.1 and
+# localhost; the cluster takes TLS and plain connections alike. A second CA is the wrong
+# root a verify-full client must refuse.
+pgtls="$pgdir/tls"
+mkdir -p "$pgtls"
+for ca in ca wrong-ca; do
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=x12kit test $ca" \
+    -keyout "$pgtls/$ca.key" -out "$pgtls/$ca.crt" 2>/dev/null || fatal "openssl could not make the test CA"
+done
+printf 'subjectAltName = IP:127.0.0.1, DNS:localhost\n' > "$pgtls/san.ext"
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+  -keyout "$pgtls/server.key" -out "$pgtls/server.csr" 2>/dev/null \
+  && openssl x509 -req -in "$pgtls/server.csr" -CA "$pgtls/ca.crt" -CAkey "$pgtls/ca.key" -CAcreateserial \
+    -days 2 -extfile "$pgtls/san.ext" -out "$pgtls/server.crt" 2>/dev/null \
+  || fatal "openssl could not make the PostgreSQL server certificate"
+chmod 600 "$pgtls/server.key"
+if [ "$(id -u)" = 0 ]; then chown -R postgres "$pgtls"; fi
 pgctl="$pgbin/pg_ctl"
 "${pgas[@]}" "$pgctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=500" start >/dev/null \
+  -o "-c listen_addresses=127.0.0.1 -p $pgport -c unix_socket_directories=$pgdir -c max_connections=500 -c ssl=on -c ssl_cert_file=$pgtls/server.crt -c ssl_key_file=$pgtls/server.key" start >/dev/null \
   || { cat "$pgdir/server.log"; fatal "PostgreSQL did not start"; }
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1:$pgport"
 pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings 2>&1 | tee "$pglog"
+X12KIT_TEST_PG_ROOT="$pgtls/ca.crt" X12KIT_TEST_PG_WRONG_ROOT="$pgtls/wrong-ca.crt" \
+  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api --test postgres_tls 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 # The SFTP and AS2 records (migration 8) on PostgreSQL: files taken, messages received.
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
@@ -171,6 +204,41 @@ else
   failed=$((failed + 1)); echo "FAILED: the docs check printed no result line"
 fi
 
+echo "== the dashboard in Chromium (tests/dashboard/dashboard.test.mjs: playwright-core, axe-core)"
+# Debian's chromium (scripts/test.sh installs it; here too when missing), the test's npm
+# packages, and the WASM package whose inspector the document page shows.
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null || true
+fi
+dash="examples/server/tests/dashboard"
+dash_ok=1
+if ! { [ -d "$dash/node_modules/playwright-core" ] && [ -d "$dash/node_modules/axe-core" ]; }; then
+  (cd "$dash" && npm ci --no-audit --no-fund >"$work/dashboard-npm.log" 2>&1) ||
+    { dash_ok=0; failed=$((failed + 1)); echo "FAILED: npm ci in $dash (see $work/dashboard-npm.log)"; tail -20 "$work/dashboard-npm.log"; }
+fi
+if [ "$dash_ok" = 1 ] && [ ! -f bindings/wasm/pkg/web/x12kit_wasm_bg.wasm ]; then
+  echo "building the WASM package (bindings/wasm/build.sh): the document page's inspector"
+  bindings/wasm/build.sh >"$work/wasm-build.log" 2>&1 ||
+    { dash_ok=0; failed=$((failed + 1)); echo "FAILED: bindings/wasm/build.sh (see $work/wasm-build.log)"; tail -20 "$work/wasm-build.log"; }
+fi
+if [ "$dash_ok" = 1 ]; then
+  dash_log="$work/dashboard.tap"
+  X12KIT_SERVER_BIN="$bin" timeout 600 node --test --test-reporter=tap "$dash/dashboard.test.mjs" >"$dash_log" 2>&1
+  dash_status=$?
+  tp=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$dash_log" | tail -1)
+  tf=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$dash_log" | tail -1)
+  tc=$(sed -n 's/^# cancelled \([0-9]*\)$/\1/p' "$dash_log" | tail -1)
+  ts=$(sed -n 's/^# skipped \([0-9]*\)$/\1/p' "$dash_log" | tail -1)
+  if [ -z "$tp" ]; then
+    failed=$((failed + 1)); echo "FAILED: the dashboard tests printed no TAP summary (exit $dash_status)"; tail -40 "$dash_log"
+  else
+    passed=$((passed + tp)) failed=$((failed + ${tf:-0} + ${tc:-0})) skipped=$((skipped + ${ts:-0}))
+    echo "dashboard: $tp passed, $((${tf:-0} + ${tc:-0})) failed, ${ts:-0} skipped (screenshots in ${X12KIT_SCREENSHOTS:-${TMPDIR:-/tmp}/x12kit-dashboard-screenshots})"
+    grep -E '^(not ok|# Subtest)' "$dash_log" | grep -B1 '^not ok' | head -40
+    if [ "$dash_status" -ne 0 ] && [ "${tf:-0}" = 0 ] && [ "${tc:-0}" = 0 ]; then failed=$((failed + 1)); echo "the dashboard tests exited $dash_status"; tail -20 "$dash_log"; fi
+  fi
+fi
+
 echo "== schemathesis"
 venv="$root/.venv-server"
 want="4.32.5"
@@ -184,6 +252,8 @@ sed -e 's/^transactions_per_minute.*/transactions_per_minute = 1000000/' \
     -e 's/^other_per_minute.*/other_per_minute = 1000000/' \
     -e 's/^session_per_minute.*/session_per_minute = 1000000/' \
     -e 's/^auth_per_ip_per_minute.*/auth_per_ip_per_minute = 1000000/' \
+    -e 's/^upload_per_user_per_minute.*/upload_per_user_per_minute = 1000000/' \
+    -e 's/^upload_per_network_per_minute.*/upload_per_network_per_minute = 1000000/' \
     -e "s#^profile = .*#profile = \"$root/examples/partners/acme-retail.json\"#" \
     examples/server/demo.toml > "$work/server.toml"
 X12KIT_LOG=warn "$bin" --config "$work/server.toml" --listen 127.0.0.1:0 --database "$work/server.db" \
@@ -227,6 +297,26 @@ checks.positive_data_acceptance.expected-statuses = [200, 400, 401, 429]
 [[operations]]
 include-path = "/api/v1/documents/inbound"
 checks.positive_data_acceptance.expected-statuses = [200, 401, 404, 422, 429]
+
+# A random id is no document (404); the document made above is not routed or failed yet
+# (resend: 409) and, once canceled, not waiting any more (cancel: 409).
+[[operations]]
+include-path = "/api/v1/transactions/{id}/resend"
+checks.positive_data_acceptance.expected-statuses = [202, 404, 409, 429]
+
+[[operations]]
+include-path = "/api/v1/transactions/{id}/cancel"
+checks.positive_data_acceptance.expected-statuses = [200, 404, 409, 429]
+
+# A random code is no document type (422 UNKNOWN_DOCUMENT_TYPE, the core's).
+[[operations]]
+include-path = "/api/v1/document-types/{code}/csv-template"
+checks.positive_data_acceptance.expected-statuses = [200, 422, 429]
+
+# A time of the pattern that is no time (month 13): 400.
+[[operations]]
+include-path = "/api/v1/stats"
+checks.positive_data_acceptance.expected-statuses = [200, 400, 401, 429]
 TOML
 # The settings routes take a session, never a key: sign in as the demo admin first.
 read -r cookie csrf < <(python3 - "$base" <<'PY'
@@ -298,6 +388,20 @@ checks.positive_data_acceptance.expected-statuses = [200, 404, 409, 422]
 [[operations]]
 include-path = "/api/settings/audit"
 checks.positive_data_acceptance.expected-statuses = [200, 400]
+
+[[operations]]
+include-path = "/api/deliveries"
+checks.positive_data_acceptance.expected-statuses = [200, 400]
+
+[[operations]]
+include-path = "/api/deliveries/{id}/redeliver"
+checks.positive_data_acceptance.expected-statuses = [200, 404, 409]
+
+# CSV intake: a random type is not one (422), a random partner is not one (404), random
+# text is a CSV with problems (dry run: 200; else 422).
+[[operations]]
+include-path = "/api/upload"
+checks.positive_data_acceptance.expected-statuses = [200, 201, 400, 404, 409, 413, 415, 422]
 TOML
 st_status=0
 st_run() {

@@ -9,7 +9,7 @@
 //!
 //! Modules: [`error`] (status, error object, guards), [`string`] (owned
 //! output bytes), [`json`] (parse / write), [`validate`] (validate /
-//! acknowledge), [`diagnostics`], [`render`], [`reader`] (the zero-copy
+//! acknowledge), [`diagnostics`], [`render`], [`csv`] (CSV intake), [`reader`] (the zero-copy
 //! reader and element views), [`webhook`] (sign / verify, delivery building).
 
 #![allow(non_camel_case_types)]
@@ -29,6 +29,8 @@ pub mod validate;
 pub mod diagnostics;
 
 pub mod render;
+
+pub mod csv;
 
 pub mod reader;
 

@@ -631,6 +631,7 @@ unsafe fn ack_options(o: &x12kit_ack_options) -> Result<(AcknowledgeOptions, Dat
             time: None,
             line_break,
             delimiters,
+            guides: Default::default(),
         },
         now,
     ))

@@ -155,6 +155,7 @@ fuzz_target!(|data: &[u8]| {
                 retain,
                 structure: pick & 8 != 0,
                 max_control_numbers,
+                ..Options::default()
             },
         )
         .expect("reading a slice never fails");

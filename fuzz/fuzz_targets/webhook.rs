@@ -218,6 +218,7 @@ fuzz_target!(|input: Input| {
                 partner_id,
                 document_type_code,
                 status,
+                resend: false,
             },
         );
         let id = DeliveryId::from_parts(now_d, random);

@@ -40,7 +40,7 @@ function run(c) {
       const ack = x12kit.acknowledge(input, withNow(o))
       // The same through a validation made first (kind and structure as the options say).
       if (o === undefined || (typeof o === 'object' && o !== null && !Array.isArray(o))) {
-        const v = x12kit.validate(input, { structure: o?.structure ?? true })
+        const v = x12kit.validate(input, withGuides({ structure: o?.structure ?? true }, o))
         assert.deepStrictEqual(x12kit.acknowledge(v, withNow(o)), ack)
       }
       return ack
@@ -79,6 +79,13 @@ function run(c) {
       const d = x12kit.describeSegment(a.setType, a.version, a.segment)
       const text = native.describeSegmentJson(a.setType, a.version, a.segment)
       assert.deepStrictEqual(d, JSON.parse(text))
+      return Buffer.from(text)
+    }
+    case 'payloadsFromCsv': {
+      const input = file(a.input)
+      const r = x12kit.payloadsFromCsv(a.documentType, input, o)
+      const text = native.payloadsFromCsvJson(a.documentType, input, o ?? null)
+      assert.deepStrictEqual(r, JSON.parse(text))
       return Buffer.from(text)
     }
     case 'webhookSign': {
@@ -132,4 +139,10 @@ for (const c of manifest.cases) {
       if ('details' in c.error) assert.deepStrictEqual(err.details, c.error.details)
     }
   })
+}
+
+/** The validate options of an acknowledgement made from a validation: its structure setting and guides. */
+function withGuides (v, o) {
+  if (o?.guides !== undefined) v.guides = o.guides
+  return v
 }

@@ -228,6 +228,22 @@ pub fn describe_segment_json(set_type: String, version: String, segment: String)
     })
 }
 
+/// CSV intake: the documents of a type a CSV holds and every problem, as JSON text
+/// (`ops::payloads_from_csv_json`).
+#[napi]
+pub fn payloads_from_csv_json(
+    document_type: String,
+    csv: &[u8],
+    options: Option<Value>,
+) -> Result<String> {
+    guard(|| {
+        let o: ops::CsvOptions = opts(options)?;
+        let json = ops::payloads_from_csv_json(&document_type, csv, &o)?;
+        String::from_utf8(json)
+            .map_err(|e| x12kit::Error::new(x12kit::ErrorCode::Internal, e.to_string()))
+    })
+}
+
 /// Writes a parse result (JSON as UTF-8 bytes, possibly edited) back to X12.
 #[napi(ts_return_type = "Buffer")]
 pub fn write_json(parse_result: &[u8], options: Option<Value>) -> Result<JsBytes> {

@@ -87,7 +87,10 @@ impl Task for ValidateTask {
     type JsValue = Validated;
 
     fn compute(&mut self) -> Result<x12kit::Validation> {
-        let (input, o) = (std::mem::take(&mut self.input), self.options);
+        let (input, o) = (
+            std::mem::take(&mut self.input),
+            std::mem::take(&mut self.options),
+        );
         run(|| Ok(ops::validate(&input, &o)))
     }
 

@@ -44,6 +44,8 @@ fn x12kit_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::partner_schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(ops::describe_segment, m)?)?;
     m.add_function(wrap_pyfunction!(ops::describe_segment_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::payloads_from_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::payloads_from_csv_json, m)?)?;
     m.add_function(wrap_pyfunction!(ops::write, m)?)?;
     m.add_function(wrap_pyfunction!(stream::iter_segments, m)?)?;
     m.add_function(wrap_pyfunction!(stream::validate_stream, m)?)?;

@@ -204,16 +204,19 @@ impl PyValidation {
     }
 }
 
-/// Validates X12 (the envelope rules; with `structure=True` also the set structure of the 18 known types).
+/// Validates X12 (the envelope rules; with `structure=True` also the set structure of the 18
+/// known types; with `guides=[guide, …]` also the partners' implementation guides).
 #[pyfunction]
-#[pyo3(signature = (data, *, structure = None, options = None))]
+#[pyo3(signature = (data, *, structure = None, guides = None, options = None))]
 pub fn validate(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     structure: Option<&Bound<'_, PyAny>>,
+    guides: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyValidation> {
-    let o: ops::ValidateOptions = self::options(options, &[("structure", structure)])?;
+    let o: ops::ValidateOptions =
+        self::options(options, &[("structure", structure), ("guides", guides)])?;
     let owner = input::take(data, "data")?;
     let v = py.detach(|| guard(|| Ok(ops::validate(owner.as_slice(), &o))))?;
     Ok(PyValidation { v })
@@ -221,14 +224,16 @@ pub fn validate(
 
 /// Validates X12 and returns the JSON bytes of `x12kit validate --json`.
 #[pyfunction]
-#[pyo3(signature = (data, *, structure = None, options = None))]
+#[pyo3(signature = (data, *, structure = None, guides = None, options = None))]
 pub fn validate_json<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     structure: Option<&Bound<'py, PyAny>>,
+    guides: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let o: ops::ValidateOptions = self::options(options, &[("structure", structure)])?;
+    let o: ops::ValidateOptions =
+        self::options(options, &[("structure", structure), ("guides", guides)])?;
     let owner = input::take(data, "data")?;
     let out = py.detach(|| guard(|| Ok(ops::validate_json(owner.as_slice(), &o))))?;
     Ok(to_py_bytes(py, &out))
@@ -241,7 +246,8 @@ pub fn validate_json<'py>(
 #[pyfunction]
 #[pyo3(signature = (source, *, kind = None, structure = None, errors_only = None,
     interchange_control_number = None, group_control_number = None, set_control_number = None,
-    date = None, time = None, line_break = None, delimiters = None, now = None, options = None))]
+    date = None, time = None, line_break = None, delimiters = None, guides = None, now = None,
+    options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn acknowledge<'py>(
     py: Python<'py>,
@@ -256,6 +262,7 @@ pub fn acknowledge<'py>(
     time: Option<&Bound<'py, PyAny>>,
     line_break: Option<&Bound<'py, PyAny>>,
     delimiters: Option<&Bound<'py, PyAny>>,
+    guides: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
@@ -272,6 +279,7 @@ pub fn acknowledge<'py>(
             ("time", time),
             ("lineBreak", line_break),
             ("delimiters", delimiters),
+            ("guides", guides),
         ],
     )?;
     let now = x12kit::DateTime::from_unix(now_secs(now)?);
@@ -587,4 +595,82 @@ pub fn write<'py>(
         }
     };
     Ok(to_py_bytes(py, &out))
+}
+
+// ------------------------------------------------------------------ CSV intake
+
+fn csv_result(
+    py: Python<'_>,
+    document_type: &Bound<'_, PyAny>,
+    data: &Bound<'_, PyAny>,
+    pairs: &[(&str, Option<&Bound<'_, PyAny>>)],
+    options: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u8>> {
+    let t = str_arg(document_type, "document_type")?;
+    let o: ops::CsvOptions = self::options(options, pairs)?;
+    let owner = input::take(data, "data")?;
+    py.detach(|| guard(|| ops::payloads_from_csv_json(&t, owner.as_slice(), &o).map_err(core_err)))
+}
+
+/// CSV intake: the documents of ``document_type`` a CSV holds (``data``: bytes, str or
+/// a path) and every problem, as a dict ``{documentTypeCode, header, documents: [{key,
+/// reference, rows: [first, last], payload}], problems: [{row, column, pointer, code,
+/// message}]}`` (and ``table`` with ``table=True``). The header row names JSON pointers
+/// into the payload (``/purchaseOrderNumber``, ``/lines/*/sku``: a ``*`` column adds an
+/// item per row); consecutive rows with one document key (the first column, or
+/// ``document_key``) are one document. ``partner`` (a profile dict) also checks its
+/// implementation guide. Problems of the file are in the result; raises
+/// ``RenderError`` (``UNKNOWN_DOCUMENT_TYPE``, ``INVALID_PARTNER``) and
+/// ``InvalidArgument`` (``INVALID_OPTIONS``) for an unusable call.
+#[pyfunction]
+#[pyo3(signature = (document_type, data, *, delimiter = None, document_key = None, max_rows = None, partner = None, table = None, options = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn payloads_from_csv<'py>(
+    py: Python<'py>,
+    document_type: &Bound<'py, PyAny>,
+    data: &Bound<'py, PyAny>,
+    delimiter: Option<&Bound<'py, PyAny>>,
+    document_key: Option<&Bound<'py, PyAny>>,
+    max_rows: Option<&Bound<'py, PyAny>>,
+    partner: Option<&Bound<'py, PyAny>>,
+    table: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let pairs = [
+        ("delimiter", delimiter),
+        ("documentKey", document_key),
+        ("maxRows", max_rows),
+        ("partner", partner),
+        ("table", table),
+    ];
+    let json = csv_result(py, document_type, data, &pairs, options)?;
+    let v: Value =
+        serde_json::from_slice(&json).map_err(|e| crate::errors::internal(e.to_string()))?;
+    pyjson::value_to_py(py, &v)
+}
+
+/// ``payloads_from_csv()`` as the core's compact JSON bytes.
+#[pyfunction]
+#[pyo3(signature = (document_type, data, *, delimiter = None, document_key = None, max_rows = None, partner = None, table = None, options = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn payloads_from_csv_json<'py>(
+    py: Python<'py>,
+    document_type: &Bound<'py, PyAny>,
+    data: &Bound<'py, PyAny>,
+    delimiter: Option<&Bound<'py, PyAny>>,
+    document_key: Option<&Bound<'py, PyAny>>,
+    max_rows: Option<&Bound<'py, PyAny>>,
+    partner: Option<&Bound<'py, PyAny>>,
+    table: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let pairs = [
+        ("delimiter", delimiter),
+        ("documentKey", document_key),
+        ("maxRows", max_rows),
+        ("partner", partner),
+        ("table", table),
+    ];
+    let json = csv_result(py, document_type, data, &pairs, options)?;
+    Ok(to_py_bytes(py, &json))
 }

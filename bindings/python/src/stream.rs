@@ -234,18 +234,26 @@ pub fn iter_segments(source: &Bound<'_, PyAny>, chunk_size: usize) -> PyResult<S
 /// however large the input; `retain="errors"` keeps only the sets not
 /// accepted cleanly. The diagnostics are always all kept.
 #[pyfunction]
-#[pyo3(signature = (source, *, structure = None, retain = None, chunk_size = CHUNK, options = None))]
+#[pyo3(signature = (source, *, structure = None, retain = None, guides = None, chunk_size = CHUNK, options = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn validate_stream(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
     structure: Option<&Bound<'_, PyAny>>,
     retain: Option<&Bound<'_, PyAny>>,
+    guides: Option<&Bound<'_, PyAny>>,
     chunk_size: usize,
     options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyValidation> {
     // The core reads "retain" (and names a bad value INVALID_OPTIONS at /retain).
-    let o: ops::ValidateOptions =
-        self::options(options, &[("structure", structure), ("retain", retain)])?;
+    let o: ops::ValidateOptions = self::options(
+        options,
+        &[
+            ("structure", structure),
+            ("retain", retain),
+            ("guides", guides),
+        ],
+    )?;
     let chunk = self::chunk_size(chunk_size)?;
     let mut src = Source::of(source)?;
     let v = ops::stream_validator(&o);

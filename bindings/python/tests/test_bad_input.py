@@ -67,11 +67,30 @@ def test_wrong_python_types_are_typed_errors(value: Any) -> None:
         x12kit.iter_segments(value)
     with pytest.raises(x12kit.InvalidType):
         x12kit.document_schema(value)
+    with pytest.raises(x12kit.InvalidType):
+        x12kit.payloads_from_csv(value, b"/purchaseOrderNumber\nPO-1\n")
+    if value is not None and not isinstance(value, (bytes, str)):
+        with pytest.raises(x12kit.InvalidType):
+            x12kit.payloads_from_csv("850", value)
     for args in ((value, "004010", "BEG"), ("850", value, "BEG"), ("850", "004010", value)):
         with pytest.raises(x12kit.InvalidType):
             x12kit.describe_segment(*args)
         with pytest.raises(x12kit.InvalidType):
             x12kit.describe_segment_json(*args)
+
+
+def test_csv_intake_reports_problems_and_refuses_unusable_calls() -> None:
+    r = x12kit.payloads_from_csv("850", b"/purchaseOrderNumber,/lines/*/quantity\nPO-1,many\n")
+    assert [(p["row"], p["column"], p["code"]) for p in r["problems"]] == [(2, "/lines/*/quantity", "INVALID_FIELD")]
+    with pytest.raises(x12kit.RenderError) as info:
+        x12kit.payloads_from_csv("851", b"x")
+    assert info.value.code == "UNKNOWN_DOCUMENT_TYPE"
+    with pytest.raises(x12kit.InvalidArgument) as bad:
+        x12kit.payloads_from_csv("850", b"x", delimiter="|")
+    assert bad.value.code == "INVALID_OPTIONS" and bad.value.pointer == "/delimiter"
+    with pytest.raises(x12kit.RenderError) as partner:
+        x12kit.payloads_from_csv("850", b"x", partner={"sender": {}})
+    assert partner.value.code == "INVALID_PARTNER"
 
 
 def test_wrong_option_types_name_the_option() -> None:

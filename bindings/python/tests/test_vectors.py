@@ -91,11 +91,13 @@ def run(case: Dict[str, Any]) -> bytes:
         if MODE == "options":
             opts = dict(kw.get("options") or {})
             structure = opts.pop("structure", True)
+            guides = opts.pop("guides", None)
             ack_kw: Dict[str, Any] = {"options": opts}
         else:
             structure = kw.get("structure", True)
-            ack_kw = {k: v for k, v in kw.items() if k != "structure"}
-        v = x12kit.validate(data, structure=structure)
+            guides = kw.get("guides")
+            ack_kw = {k: v for k, v in kw.items() if k not in ("structure", "guides")}
+        v = x12kit.validate(data, structure=structure, guides=guides)
         assert x12kit.acknowledge(v, now=args["now"], **ack_kw) == out
         return out
     if op == "readAcknowledgement":
@@ -144,6 +146,11 @@ def run(case: Dict[str, Any]) -> bytes:
         out = x12kit.describe_segment_json(*call)
         assert x12kit.describe_segment(*call) == json.loads(out)
         return out
+    if op == "payloadsFromCsv":
+        data = file_bytes(case, "input")
+        out = x12kit.payloads_from_csv_json(args["documentType"], data, **kw)
+        assert x12kit.payloads_from_csv(args["documentType"], data, **kw) == json.loads(out)
+        return out
     if op == "webhookSign":
         sig = x12kit.webhook.sign(args["secret"], args["timestamp"], body_of(case))
         return sig.encode()
@@ -174,6 +181,7 @@ FUNCTIONS: Dict[str, Any] = {
     "render": x12kit.render,
     "write": x12kit.write,
     "webhookVerify": x12kit.webhook.verify,
+    "payloadsFromCsv": x12kit.payloads_from_csv_json,
 }
 
 

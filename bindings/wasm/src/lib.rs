@@ -41,6 +41,12 @@ export interface ValidateOptions {
    * stream of millions of sets validates in flat memory; verdict and counts are unchanged).
    */
   retain?: "all" | "errors" | "counts";
+  /**
+   * Partners' implementation guides (objects of `schema/guide.schema.json`): each set a guide
+   * names (type and version) is also checked against it (`GUIDE_*` diagnostics with
+   * `guidePointer`). Implies `structure`. An unusable guide throws `INVALID_GUIDE`.
+   */
+  guides?: object[];
 }
 /** "now" for the calls that date their output: a `Date` or Unix seconds; default `Date.now()`. */
 export interface WithNow { now?: Date | number }
@@ -49,6 +55,8 @@ export interface AcknowledgeOptions extends WithNow {
   kind?: "auto" | "ta1" | "997" | "999"; structure?: boolean; errorsOnly?: boolean;
   interchangeControlNumber?: number; groupControlNumber?: number; setControlNumber?: number;
   date?: string; time?: string; lineBreak?: string;
+  /** Partners' implementation guides the input is validated against: a 999 carries their implementation codes (IK304 I4…, IK403 I6…). */
+  guides?: object[];
 }
 /** `render` options (all optional). */
 export interface RenderOptions extends WithNow {
@@ -74,7 +82,9 @@ export interface SegmentJson { id: string; elements: Element[]; lineBreak?: stri
 /** One finding about the X12 input (not an error: the input was still read). */
 export interface Diagnostic {
   severity: "error" | "warning"; code: string; message: string;
-  segmentIndex?: number; segmentId?: string; element?: number; offset?: number; [key: string]: unknown;
+  segmentIndex?: number; segmentId?: string; element?: number; offset?: number;
+  /** For a departure from a partner's guide: the pointer of the guide's rule it breaks. */
+  guidePointer?: string; [key: string]: unknown;
 }
 /** One ST…SE transaction set (`document` when its type is one of the 18 known ones). */
 export interface Transaction {
@@ -260,6 +270,37 @@ pub fn document_schema(document_type: &JsValue) -> Result<JsValue> {
 #[wasm_bindgen(js_name = partnerSchema, skip_typescript)]
 pub fn partner_schema() -> Result<JsValue> {
     convert::serde_to_js(&ops::partner_schema())
+}
+
+/// CSV intake: the documents of a type a CSV holds and every problem at its row,
+/// column and pointer (`ops::payloads_from_csv`), as a plain object.
+#[wasm_bindgen(js_name = payloadsFromCsv, skip_typescript)]
+pub fn payloads_from_csv(
+    document_type: &JsValue,
+    csv: &JsValue,
+    options: &JsValue,
+) -> Result<JsValue> {
+    // The core's JSON read by the engine's JSON.parse: one serializer of the result in
+    // the module (the `ToJson` form's), not a second one to JS values.
+    let json = payloads_from_csv_to_json(document_type, csv, options)?;
+    let text = String::from_utf8(json.to_vec())
+        .map_err(|_| to_js(x12kit::Error::internal("the CSV result is not UTF-8")))?;
+    js_sys::JSON::parse(&text)
+        .map_err(|_| to_js(x12kit::Error::internal("the CSV result is not JSON")))
+}
+
+/// Like `payloadsFromCsv`, as UTF-8 JSON bytes (byte-identical to the core).
+#[wasm_bindgen(js_name = payloadsFromCsvToJson, skip_typescript)]
+pub fn payloads_from_csv_to_json(
+    document_type: &JsValue,
+    csv: &JsValue,
+    options: &JsValue,
+) -> Result<Uint8Array> {
+    let kind = string_arg(document_type, "documentType")?;
+    let bytes = bytes_arg(csv, "csv")?;
+    let o: ops::CsvOptions = options_arg(options)?;
+    let json = ops::payloads_from_csv_json(&kind, &bytes, &o).map_err(to_js)?;
+    Ok(Uint8Array::from(&json[..]))
 }
 
 /// The 18 document types x12kit renders and maps (`["204", ...]`).
@@ -499,6 +540,57 @@ export function renderResult(documentType: string, payload: object | string | Ui
 export function documentSchema(documentType: string): Record<string, unknown>;
 /** The JSON Schema of a trading partner profile. */
 export function partnerSchema(): Record<string, unknown>;
+/**
+ * CSV intake: the documents of `documentType` a CSV holds and every problem at its
+ * row, column and pointer. The header row names JSON pointers into the payload
+ * (`/purchaseOrderNumber`, `/shipTo/id`; a `*` step names the items of a list, one
+ * item per row); consecutive rows with one document key are one document.
+ */
+export function payloadsFromCsv(documentType: string, csv: X12Input, options?: CsvOptions): CsvPayloads;
+/** Like `payloadsFromCsv`, as UTF-8 JSON bytes (byte-identical to the core). */
+export function payloadsFromCsvToJson(documentType: string, csv: X12Input, options?: CsvOptions): Uint8Array;
+/** Options of `payloadsFromCsv` (the names every language uses). */
+export interface CsvOptions {
+  /** The field separator: `","` (default) or `";"`. */
+  delimiter?: string | null;
+  /** The header cell of the column whose value groups rows into documents (default: the first column). */
+  documentKey?: string | null;
+  /** Rows under the header read at most (default 10000). */
+  maxRows?: number | null;
+  /** A partner profile: its implementation guide's required fields are checked too. */
+  partner?: Record<string, unknown> | null;
+  /** Also answer the rows as read (`table`). */
+  table?: boolean | null;
+}
+/** One document of a CSV. */
+export interface CsvDocument {
+  key: string;
+  /** Its business reference (the type's reference field), or null. */
+  reference: string | null;
+  /** Its first and last rows (1-based; the header is row 1). */
+  rows: [number, number];
+  payload: Record<string, unknown>;
+}
+/** One problem of a CSV. */
+export interface CsvProblem {
+  /** 1-based; the header is row 1. */
+  row: number;
+  /** The header cell (or the pointer with `*` of a field the file has no column of; empty for a whole row). */
+  column: string;
+  /** JSON pointer into the document's payload (empty when none). */
+  pointer: string;
+  code: string;
+  message: string;
+}
+/** What a CSV makes. */
+export interface CsvPayloads {
+  documentTypeCode: string;
+  header: string[];
+  documents: CsvDocument[];
+  problems: CsvProblem[];
+  /** With `table: true`: the rows under the header as read. */
+  table?: string[][];
+}
 /** The 18 document types x12kit renders and maps. */
 export function documentTypes(): string[];
 /** Turns a parse result (object or JSON text) back into X12 bytes. */

@@ -345,6 +345,15 @@ test('render and documentSchema: every document type has a schema; render gives 
   assert.ok(Array.isArray(r.warnings));
 });
 
+test('payloadsFromCsv: documents, problems at their rows, refusals of unusable calls', () => {
+  const r = x12.payloadsFromCsv('850', '/purchaseOrderNumber,/lines/*/sku,/lines/*/quantity\nPO-1,A,1\nPO-1,B,many\n');
+  assert.deepEqual(r.documents.map((d) => [d.key, d.reference, d.rows]), [['PO-1', 'PO-1', [2, 3]]]);
+  assert.deepEqual(r.problems.map((p) => [p.row, p.column, p.pointer, p.code]), [[3, '/lines/*/quantity', '/lines/1/quantity', 'INVALID_FIELD']]);
+  assert.throws(() => x12.payloadsFromCsv('851', 'x'), (e) => e.code === 'UNKNOWN_DOCUMENT_TYPE');
+  assert.throws(() => x12.payloadsFromCsv('850', 'x', { delimiter: '|' }), (e) => e.code === 'INVALID_OPTIONS' && e.pointer === '/delimiter');
+  assert.throws(() => x12.payloadsFromCsv('850', 5), (e) => e.code === 'INVALID_ARGUMENT');
+});
+
 test('describeSegment: names, numbers and code meanings from the core', () => {
   const beg = x12.describeSegment('850', '004010', 'BEG');
   assert.equal(beg.setName, 'Purchase Order');

@@ -62,6 +62,8 @@ test('the valid sample: verdict, outline, no diagnostics, mapped documents', asy
   assert.match(outline, /^ {4}set 850 0002 {2}8 segments {2}accepted$/m);
   assert.match(outline, /^total: 1 interchange, 1 group, 2 transaction sets, 32 segments, /m);
   assert.equal(await page.textContent('#diag-count'), '(0)');
+  // The documents are shown once the worker has named each set.
+  await page.waitForSelector('#documents[data-ready]');
   assert.equal(await page.locator('#documents details').count(), 2);
   assert.match(await page.textContent('#documents'), /850 0001 — Purchase Order/);
   await page.evaluate(() => window.scrollTo(0, 0));

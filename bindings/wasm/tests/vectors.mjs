@@ -24,7 +24,7 @@ async function call(api, c, read) {
       // The same through a validation made first, as in the Node addon's runner
       // (acknowledge takes a validation result; structure as the options say).
       if (o === undefined || (typeof o === 'object' && o !== null && !Array.isArray(o))) {
-        const v = api.validate(input, { structure: o?.structure ?? true });
+        const v = api.validate(input, withGuides({ structure: o?.structure ?? true }, o));
         const again = api.acknowledge(v, withNow);
         if (!sameBytes(again, ack)) throw new Error(`acknowledge(validate(input)) ${firstDifference(again, ack)}`);
       }
@@ -46,6 +46,13 @@ async function call(api, c, read) {
       return utf8.encode(JSON.stringify(api.partnerSchema()));
     case 'describeSegment':
       return utf8.encode(JSON.stringify(api.describeSegment(a.setType, a.version, a.segment)));
+    case 'payloadsFromCsv': {
+      const input = await read(a.input);
+      const json = api.payloadsFromCsvToJson(a.documentType, input, o);
+      const same = JSON.stringify(api.payloadsFromCsv(a.documentType, input, o)) === text(json);
+      if (!same) throw new Error('payloadsFromCsv and payloadsFromCsvToJson disagree');
+      return json;
+    }
     case 'webhookSign': {
       const body = a.bodyFile !== undefined ? await read(a.bodyFile) : a.body;
       return utf8.encode(api.webhook.sign(a.secret, a.timestamp, body));
@@ -105,4 +112,10 @@ export async function runAll(api, manifest, read) {
   const results = [];
   for (const c of manifest.cases) results.push(await runCase(api, c, read));
   return results;
+}
+
+/** The validate options of an acknowledgement made from a validation: its structure setting and guides. */
+function withGuides(v, o) {
+  if (o?.guides !== undefined) v.guides = o.guides;
+  return v;
 }

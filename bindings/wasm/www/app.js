@@ -2,6 +2,8 @@
 // verdict, outline, diagnostics (click to highlight the segment), raw text
 // with the inspector, the acknowledgement, the JSON and the mapped documents.
 // Every X12 decision is the core's (through worker.js); this file only shows.
+// The raw text, diagnostics and segment panel are the inspector (inspector.js).
+import { createInspector, el } from './inspector.js';
 
 const $ = (id) => document.getElementById(id);
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
@@ -11,20 +13,8 @@ if ('serviceWorker' in navigator && location.protocol !== 'file:') {
   navigator.serviceWorker.register(new URL('./sw.js', import.meta.url)).catch((e) => console.warn(`offline copy unavailable: ${e.message}`));
 }
 let current = null; // the last result
-let selected = -1; // index into current.segments
 let describeSeq = 0;
 const pendingDescribe = new Map();
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') e.className = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
 
 function status(text) {
   $('status').textContent = text;
@@ -134,6 +124,18 @@ function describe(set, version, segment) {
   });
 }
 
+const inspector = createInspector({
+  raw: $('raw'),
+  title: $('inspector-title'),
+  context: $('inspector-context'),
+  table: $('inspector-table'),
+  note: $('raw-note'),
+  diagnostics: $('diagnostics'),
+  count: $('diag-count'),
+  describe,
+  status,
+});
+
 // ------------------------------------------------------------------ results
 function show(r) {
   current = r;
@@ -147,8 +149,13 @@ function show(r) {
     ? `${r.name}: valid — ${v.warningCount} warning${v.warningCount === 1 ? '' : 's'}`
     : `${r.name}: a partner would reject it — ${v.errorCount} error${v.errorCount === 1 ? '' : 's'}, ${v.warningCount} warning${v.warningCount === 1 ? '' : 's'}`;
   showOutline(r);
-  showDiagnostics(v.diagnostics);
-  showRaw(r);
+  inspector.show({
+    segments: r.segments,
+    total: r.total,
+    full: r.full,
+    diagnostics: v.diagnostics,
+    sep: r.parse && r.parse.interchanges[0] ? r.parse.interchanges[0].delimiters.element : '*',
+  });
   showAck();
   showJson(r);
   showDocuments(r);
@@ -190,180 +197,6 @@ function showOutline(r) {
   out.append(`total: ${ni} interchange${ni === 1 ? '' : 's'}, ${groups} group${groups === 1 ? '' : 's'}, ${sets} transaction set${sets === 1 ? '' : 's'}, ${r.total.toLocaleString()} segments${r.full ? '' : ' in the first MB'}, ${r.size.toLocaleString()} bytes\n`);
 }
 
-function showDiagnostics(list) {
-  $('diag-count').textContent = `(${list.length})`;
-  const body = $('diagnostics').tBodies[0];
-  body.replaceChildren();
-  if (!list.length) {
-    body.append(el('tr', {}, el('td', { colspan: 7 }, 'None: every rule passed.')));
-    return;
-  }
-  list.forEach((d, i) => {
-    const has = d.segmentIndex !== undefined;
-    const btn = has
-      ? el('button', { type: 'button', class: 'show-seg', 'aria-label': `Show segment ${d.segmentIndex} (${d.segmentId || ''}) for ${d.code}`, onclick: () => highlight(d.segmentIndex, i) }, 'Show')
-      : '—';
-    body.append(el('tr', { 'data-diag': i, 'data-segment': has ? d.segmentIndex : '' },
-      el('td', {}, btn),
-      el('td', { class: `sev-${d.severity}` }, d.severity),
-      el('td', {}, el('code', {}, d.code)),
-      el('td', {}, d.message),
-      el('td', {}, has ? `#${d.segmentIndex} ${d.segmentId || ''}` : ''),
-      el('td', {}, d.element ?? ''),
-      el('td', {}, d.offset ?? '')));
-  });
-}
-
-/** The raw text: one span per segment (the first RAW_SEGMENTS), separators dimmed. */
-function showRaw(r) {
-  const raw = $('raw');
-  raw.replaceChildren();
-  selected = -1;
-  const errorSegs = new Set(r.validation.diagnostics.filter((d) => d.severity === 'error').map((d) => d.segmentIndex));
-  const frag = document.createDocumentFragment();
-  const sep = r.parse && r.parse.interchanges[0] ? r.parse.interchanges[0].delimiters.element : '*';
-  r.segments.forEach((s, i) => {
-    const span = el('span', { class: 'seg' + (errorSegs.has(s.index) ? ' has-error' : ''), id: `seg-${s.index}`, 'data-i': i });
-    const cut = s.text.indexOf(sep);
-    if (cut > 0) {
-      span.append(el('span', { class: 'id' }, s.text.slice(0, cut)), s.text.slice(cut));
-    } else span.append(s.text);
-    span.append(el('span', { class: 'sep' }, s.terminator));
-    frag.append(span, '\n');
-  });
-  raw.append(frag);
-  $('raw-note').textContent = r.segments.length < r.total
-    ? `Showing the first ${r.segments.length.toLocaleString()} of ${r.total.toLocaleString()} segments${r.full ? '' : ' of the first MB'}.`
-    : '';
-  $('inspector-title').textContent = 'No segment selected';
-  $('inspector-context').textContent = '';
-  $('inspector-table').tBodies[0].replaceChildren();
-}
-
-const raw = $('raw');
-raw.addEventListener('click', (e) => {
-  const s = e.target.closest('.seg');
-  if (s) select(Number(s.dataset.i));
-});
-raw.addEventListener('mouseover', (e) => {
-  const s = e.target.closest('.seg');
-  if (s) inspect(Number(s.dataset.i));
-});
-raw.addEventListener('mouseleave', () => {
-  if (selected >= 0) inspect(selected);
-});
-raw.addEventListener('keydown', (e) => {
-  if (!current || !current.segments.length) return;
-  let i = selected;
-  if (e.key === 'ArrowDown') i = Math.min(current.segments.length - 1, i + 1);
-  else if (e.key === 'ArrowUp') i = Math.max(0, i - 1);
-  else if (e.key === 'Home') i = 0;
-  else if (e.key === 'End') i = current.segments.length - 1;
-  else return;
-  e.preventDefault();
-  select(i);
-});
-
-function select(i) {
-  const raw = $('raw');
-  raw.querySelector('.seg.selected')?.classList.remove('selected');
-  selected = i;
-  const span = raw.querySelector(`.seg[data-i="${i}"]`);
-  if (span) {
-    span.classList.add('selected');
-    span.scrollIntoView({ block: 'nearest' });
-  }
-  inspect(i);
-}
-
-/** Highlights the segment of a diagnostic and scrolls to it. */
-function highlight(segmentIndex, diag) {
-  const raw = $('raw');
-  for (const s of raw.querySelectorAll('.seg.hl')) s.classList.remove('hl');
-  for (const r of document.querySelectorAll('#diagnostics tr.current')) r.classList.remove('current');
-  document.querySelector(`#diagnostics tr[data-diag="${diag}"]`)?.classList.add('current');
-  const span = document.getElementById(`seg-${segmentIndex}`);
-  if (!span) {
-    status(`Segment ${segmentIndex} is beyond the part of the file shown.`);
-    return;
-  }
-  span.classList.add('hl');
-  span.scrollIntoView({ block: 'center' });
-  const d = current.validation.diagnostics[diag];
-  pointed = { segmentIndex, element: d && d.element, code: d && d.code };
-  select(Number(span.dataset.i));
-  status(`Segment ${segmentIndex} (${current.segments[Number(span.dataset.i)].id}) highlighted.`);
-}
-
-/** What the declaration says of an element besides its name: type, lengths, use, payload field. */
-function declared(d) {
-  if (d.type === 'composite') return `composite${d.mandatory ? ' · mandatory' : ''}`;
-  const len = d.min === d.max ? `${d.min}` : `${d.min}–${d.max}`;
-  const parts = [`${d.type} ${len}`, d.mandatory ? 'mandatory' : 'optional'];
-  if (d.field) parts.push(`document field ${d.field}`);
-  return parts.join(' · ');
-}
-
-/**
- * The Meaning cell: what the code means (the core's dictionary, `meanings`),
- * or whether the value is among the codes the declaration knows.
- */
-function codeMeaning(d, value) {
-  if (!d || !value) return '';
-  const known = (d.meanings || []).find((m) => m.code === value);
-  if (known) return known.meaning;
-  const allowed = d.codes || d.knownCodes;
-  if (!allowed || !allowed.length) return '';
-  return d.codes
-    ? `not an allowed code (${allowed.join(', ')})`
-    : `not among the codes x12kit knows (${allowed.join(', ')})`;
-}
-
-let inspectSeq = 0;
-let pointed = null; // {segmentIndex, element, code} of the diagnostic last chosen
-async function inspect(i) {
-  const s = current.segments[i];
-  if (!s) return;
-  const seq = ++inspectSeq; // the last request wins (hover and keys can interleave)
-  const title = $('inspector-title');
-  const ctx = $('inspector-context');
-  const body = $('inspector-table').tBodies[0];
-  const { info, error } = await describe(s.set || '', s.version || '', s.id);
-  if (seq !== inspectSeq || current.segments[i] !== s) return;
-  title.textContent = info && info.segmentName ? `${s.id} — ${info.segmentName}` : s.id;
-  const where = info && info.setName
-    ? `Segment ${s.index} of the ${info.set} ${info.setName} (${s.version})`
-    : `Segment ${s.index}`;
-  ctx.textContent = error
-    ? `${where}: x12kit cannot describe it (${error.message}).`
-    : !info
-    ? (s.set ? `${where}: the ${s.set} declaration of x12kit has no ${s.id} segment.` : `${where}: not inside a transaction set.`)
-    : info.mandatory === null
-      ? `${where}: ${s.id === 'ISA' || s.id === 'IEA' || s.id === 'TA1' ? 'interchange' : s.id === 'GS' || s.id === 'GE' ? 'functional group' : s.id === 'ST' || s.id === 'SE' ? 'transaction set' : 'acknowledgment'} segment.`
-      : `${where}: ${info.mandatory ? 'mandatory' : 'optional'}, up to ${info.maxUse ?? 'any number of'} use${info.maxUse === 1 ? '' : 's'}.`;
-  const rows = s.elements.map((value, k) => {
-    const pos = k + 1;
-    const d = info && info.elements.find((e) => e.position === pos);
-    const ref = `${s.id}${String(pos).padStart(2, '0')}`;
-    const refCell = el('th', { scope: 'row' }, ref);
-    if (d && d.number) refCell.append(el('br'), el('small', { class: 'decl' }, el('abbr', { title: 'X12 data element number' }, 'DE'), ` ${d.number}`));
-    const nameCell = el('td', {});
-    if (d) nameCell.append(d.name || d.description || '', el('br'), el('small', { class: 'decl' }, declared(d)));
-    else if (info) nameCell.append(el('small', { class: 'decl' }, 'not described by x12kit'));
-    return el('tr', {},
-      refCell,
-      nameCell,
-      el('td', { class: 'value' }, value),
-      el('td', {}, codeMeaning(d, value)));
-  });
-  // The element the chosen diagnostic points at.
-  if (pointed && pointed.segmentIndex === s.index && pointed.element >= 1 && rows[pointed.element - 1]) {
-    rows[pointed.element - 1].classList.add('current');
-    ctx.append(` The ${pointed.code} diagnostic points at ${s.id}${String(pointed.element).padStart(2, '0')}.`);
-  }
-  body.replaceChildren(...rows);
-}
-
 function showAck() {
   const a = current.ack;
   $('ack').textContent = a.text !== undefined ? (a.text || '(nothing to acknowledge)') : `${a.error.code}: ${a.error.message}`;
@@ -384,21 +217,28 @@ function showJson(r) {
   }
 }
 
+/** The mapped documents, shown together once every set's name is known (the
+ * names come from the worker); `#documents` then has `data-ready`. */
 async function showDocuments(r) {
   const box = $('documents');
   box.replaceChildren();
-  if (!r.parse) return;
-  for (const ic of r.parse.interchanges) {
+  delete box.dataset.ready;
+  const shown = current;
+  const items = [];
+  for (const ic of r.parse ? r.parse.interchanges : []) {
     for (const g of ic.groups) {
       for (const t of g.transactions) {
         if (t.document === undefined) continue;
         const first = t.segments[0] && t.segments[0].id;
         const info = first ? (await describe(t.type, g.header.version, first)).info : null;
-        box.append(el('details', { class: 'document' },
+        items.push(el('details', { class: 'document' },
           el('summary', {}, `${t.type} ${t.controlNumber}${info ? ' — ' + info.setName : ''}`),
           el('pre', { class: 'block' }, JSON.stringify(t.document, null, 2))));
       }
     }
   }
-  if (!box.children.length) box.append(el('p', { class: 'hint' }, 'No set of the 18 known types in this input.'));
+  if (current !== shown) return; // another file was checked meanwhile
+  if (!items.length) items.push(el('p', { class: 'hint' }, 'No set of a type x12kit maps in this input.'));
+  box.replaceChildren(...items);
+  box.dataset.ready = '';
 }

@@ -3,6 +3,7 @@
 // StreamValidator with progress; a file up to FULL_LIMIT bytes is also kept
 // whole for the parse result, the segments and the exact validation.
 import init, * as x12 from './pkg/web/x12kit_wasm.js';
+import { rawSegments } from './inspector.js';
 
 const FULL_LIMIT = 32 * 1024 * 1024; // whole-input views up to this size
 const RAW_SEGMENTS = 5000; // segments shown in the raw view
@@ -13,37 +14,6 @@ let last = null; // {bytes | stream validator, structure} of the last input, for
 
 function errorInfo(e) {
   return { message: String(e && e.message || e), code: e && e.code, kind: e && e.kind };
-}
-
-/** The first segments, with their text, position and set context, for the raw view and the inspector. */
-function rawSegments(bytes) {
-  const it = x12.segments(bytes); // lazy: only the segments shown become views
-  const out = [];
-  let version = '';
-  let type = '';
-  let icVersion = ''; // ISA12, the version of the interchange's own segments (ISA, TA1, IEA)
-  // next() rather than for…of: `break` would close the iterator, and the
-  // segments after the ones shown are still to be counted (skipRest).
-  for (let r = it.next(); !r.done; r = it.next()) {
-    const s = r.value;
-    const { id, index, offset, length } = s;
-    const elements = s.elements();
-    if (id === 'ISA') icVersion = elements[11] || '';
-    if (id === 'GS') version = elements[7] || '';
-    if (id === 'ST') type = elements[0] || '';
-    out.push({
-      index, id, offset, elements,
-      text: dec.decode(bytes.subarray(offset, offset + length)),
-      terminator: dec.decode(bytes.subarray(offset + length, offset + length + 1)),
-      set: type, version: version || icVersion,
-    });
-    if (id === 'SE') type = '';
-    if (id === 'GE') version = '';
-    if (out.length === RAW_SEGMENTS) break;
-  }
-  const total = out.length + it.skipRest();
-  it.free();
-  return { segments: out, total };
 }
 
 async function analyze({ file, bytes, name, structure, ackKind }) {
@@ -89,7 +59,7 @@ async function analyze({ file, bytes, name, structure, ackKind }) {
   const result = {
     type: 'result', name, size, full, validation,
     ack: ackFor(ackKind),
-    ...rawSegments(full ? input : head),
+    ...rawSegments(x12, full ? input : head, RAW_SEGMENTS),
   };
   if (full) {
     result.parseJson = dec.decode(x12.parseToJson(input));

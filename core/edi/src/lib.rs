@@ -6,7 +6,9 @@
 //! - [`mod@validate`]: the envelope rules, their acknowledgement codes and
 //!   outcomes; [`validation`]: the validator with the declared sets' structure rules;
 //! - [`codes`]: the code lists and acknowledgement codes validate and ack share;
-//! - [`sets`]: the registry of transaction set types;
+//! - [`guide`]: partners' implementation guides, which validation applies;
+//! - [`sets`]: the registry of transaction set types (and each one's business reference);
+//! - [`mod@csv`]: CSV intake, a spreadsheet of documents → their payloads and every problem;
 //! - [`received`]: the acknowledgements an input carries;
 //! - [`ack`]: building TA1 / 997 / 999 acknowledgements and reading received ones;
 //! - [`render`](mod@render) and [`partner`]: complete interchanges for a trading partner profile.
@@ -18,7 +20,9 @@
 
 pub mod ack;
 pub mod codes;
+pub mod csv;
 pub mod documents;
+pub mod guide;
 pub mod partner;
 pub mod received;
 pub mod render;

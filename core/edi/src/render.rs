@@ -199,6 +199,37 @@ pub fn render(
     options: &RenderOptions,
     now: DateTime,
 ) -> Result<Rendered, Error> {
+    let mut r = render_sets(code, std::slice::from_ref(payload), partner, options, now)?;
+    Ok(Rendered {
+        x12: r.x12,
+        document: r.documents.pop().unwrap_or(Value::Null),
+        warnings: r.warnings,
+    })
+}
+
+/// Several documents of one type rendered into one interchange.
+#[derive(Debug, Clone)]
+pub struct RenderedSets {
+    /// The X12 bytes: one functional group, one transaction set per document.
+    pub x12: Vec<u8>,
+    /// Each payload as map-back returns it (see [`Rendered::document`]).
+    pub documents: Vec<Value>,
+    /// Warnings; with several documents each pointer starts with the document's index (`/1/lines/0/sku`).
+    pub warnings: Vec<Problem>,
+}
+
+/// Renders documents of one type into one interchange with one functional group
+/// and one transaction set per document, in their order: the first set's ST02 is
+/// the options' transaction control number, and each next one counts up from it.
+/// Every problem of every payload is reported at once; with several documents each
+/// pointer starts with the document's index (`/2/lines/0/quantity`).
+pub fn render_sets(
+    code: &str,
+    payloads: &[Value],
+    partner: &Partner,
+    options: &RenderOptions,
+    now: DateTime,
+) -> Result<RenderedSets, Error> {
     let timestamp = DateTime::from_options(options.date.as_deref(), options.time.as_deref(), now)?;
     let problems = partner.check();
     if !problems.is_empty() {
@@ -225,10 +256,19 @@ pub fn render(
     }
     let c = options.control_numbers;
     let mut issues = Vec::new();
+    if payloads.is_empty() {
+        issues.push(err(
+            ErrorCode::EmptyArray,
+            "/",
+            "there is no document to render".to_string(),
+        ));
+    }
+    let last_set = u64::from(c.transaction) + payloads.len().saturating_sub(1) as u64;
     for (name, n) in [
-        ("interchange", c.interchange),
-        ("group", c.group),
-        ("transaction", c.transaction),
+        ("interchange", u64::from(c.interchange)),
+        ("group", u64::from(c.group)),
+        ("transaction", u64::from(c.transaction)),
+        ("last transaction", last_set),
     ] {
         if n == 0 || n > 999_999_999 {
             issues.push(err(
@@ -258,61 +298,39 @@ pub fn render(
         date: date.clone(),
         time: time.clone(),
     };
-    let body = documents::render_body(code, &version, payload, &ctx);
-    let (body, mut issues) = match body {
-        Ok(b) => {
-            let w = b.warnings.clone();
-            (Some(b), w)
+    let several = payloads.len() > 1;
+    let mut bodies = Vec::with_capacity(payloads.len());
+    for (index, payload) in payloads.iter().enumerate() {
+        let (body, mut found) = body_of(code, &version, payload, &ctx, partner);
+        if several {
+            for p in &mut found {
+                p.pointer = format!(
+                    "/{index}{}",
+                    if p.pointer == "/" {
+                        ""
+                    } else {
+                        p.pointer.as_str()
+                    }
+                );
+            }
         }
-        Err(i) => (None, i),
-    };
-    if let (Some(ptrs), true) = (partner.required_fields.get(code), payload.is_object()) {
-        let target = body.as_ref().map_or(payload, |b| &b.normalized);
-        let mut req = Vec::new();
-        required_fields(
-            ptrs,
-            target,
-            partner
-                .id
-                .as_deref()
-                .or(partner.name.as_deref())
-                .unwrap_or(&partner.receiver.id),
-            &mut req,
-        );
-        // A field already in error is not reported twice, nor one under a
-        // value that is missing, empty or of the wrong type.
-        req.retain(|r| {
-            !issues.iter().any(|i| {
-                i.severity == Severity::Error
-                    && (i.pointer == r.pointer
-                        || (matches!(
-                            i.code,
-                            ErrorCode::InvalidField
-                                | ErrorCode::MissingField
-                                | ErrorCode::EmptyArray
-                        ) && i.is_above(&r.pointer)))
-            })
-        });
-        issues.extend(req);
+        issues.extend(found);
+        bodies.extend(body);
     }
-    let body = match body {
-        Some(b) if !issues.iter().any(|i| i.severity == Severity::Error) => b,
-        _ => {
-            issues.sort_by(|a, b| {
-                (a.severity != Severity::Error)
-                    .cmp(&(b.severity != Severity::Error))
-                    .then_with(|| a.pointer.cmp(&b.pointer))
-            });
-            return Err(refused(issues));
-        }
-    };
-
+    if bodies.len() != payloads.len() || issues.iter().any(|i| i.severity == Severity::Error) {
+        issues.sort_by(|a, b| {
+            (a.severity != Severity::Error)
+                .cmp(&(b.severity != Severity::Error))
+                .then_with(|| a.pointer.cmp(&b.pointer))
+        });
+        return Err(refused(issues));
+    }
     let e = d.element as char;
     let lb = partner.line_break.as_str();
     let mut out = String::with_capacity(
-        256 + body
-            .segments
+        256 + bodies
             .iter()
+            .flat_map(|b| &b.segments)
             .map(|s| s.iter().map(|x| x.len() + 1).sum::<usize>() + 1)
             .sum::<usize>(),
     );
@@ -386,24 +404,80 @@ pub fn render(
             &version,
         ],
     );
-    let st02 = format!("{:04}", c.transaction);
-    seg(&mut out, &["ST", code, &st02]);
-    for s in &body.segments {
-        for (k, p) in s.iter().enumerate() {
-            if k > 0 {
-                out.push(e);
+    let mut documents = Vec::with_capacity(bodies.len());
+    for (i, body) in bodies.into_iter().enumerate() {
+        let st02 = format!("{:04}", u64::from(c.transaction) + i as u64);
+        seg(&mut out, &["ST", code, &st02]);
+        for s in &body.segments {
+            for (k, p) in s.iter().enumerate() {
+                if k > 0 {
+                    out.push(e);
+                }
+                out.push_str(p);
             }
-            out.push_str(p);
+            seg_end(&mut out);
         }
-        seg_end(&mut out);
+        let count = (body.segments.len() + 2).to_string();
+        seg(&mut out, &["SE", &count, &st02]);
+        documents.push(body.normalized);
     }
-    let count = (body.segments.len() + 2).to_string();
-    seg(&mut out, &["SE", &count, &st02]);
-    seg(&mut out, &["GE", "1", &gs06]);
+    seg(&mut out, &["GE", &documents.len().to_string(), &gs06]);
     seg(&mut out, &["IEA", "1", &isa13]);
-    Ok(Rendered {
+    Ok(RenderedSets {
         x12: out.into_bytes(),
-        document: body.normalized,
-        warnings: body.warnings,
+        documents,
+        warnings: issues,
     })
+}
+
+/// The body of one payload and its problems (warnings too), the partner's
+/// implementation guide checked; `None` when an error keeps it from rendering.
+fn body_of(
+    code: &str,
+    version: &str,
+    payload: &Value,
+    ctx: &Context,
+    partner: &Partner,
+) -> (Option<documents::Body>, Vec<Problem>) {
+    let body = documents::render_body(code, version, payload, ctx);
+    let (body, mut issues) = match body {
+        Ok(b) => {
+            let w = b.warnings.clone();
+            (Some(b), w)
+        }
+        Err(i) => (None, i),
+    };
+    if let (Some(ptrs), true) = (partner.required_fields.get(code), payload.is_object()) {
+        let target = body.as_ref().map_or(payload, |b| &b.normalized);
+        let mut req = Vec::new();
+        required_fields(
+            ptrs,
+            target,
+            partner
+                .id
+                .as_deref()
+                .or(partner.name.as_deref())
+                .unwrap_or(&partner.receiver.id),
+            &mut req,
+        );
+        // A field already in error is not reported twice, nor one under a
+        // value that is missing, empty or of the wrong type.
+        req.retain(|r| {
+            !issues.iter().any(|i| {
+                i.severity == Severity::Error
+                    && (i.pointer == r.pointer
+                        || (matches!(
+                            i.code,
+                            ErrorCode::InvalidField
+                                | ErrorCode::MissingField
+                                | ErrorCode::EmptyArray
+                        ) && i.is_above(&r.pointer)))
+            })
+        });
+        issues.extend(req);
+    }
+    if issues.iter().any(|i| i.severity == Severity::Error) {
+        return (None, issues);
+    }
+    (body, issues)
 }

@@ -19,41 +19,68 @@ pub struct Declared {
     pub functional_id: &'static str,
     /// What the set is, for messages.
     pub name: &'static str,
+    /// The JSON pointer of the payload field that is the document's business
+    /// reference: what people search it by (the PO number of an 850, the
+    /// invoice number of an 810, the shipment id of an 856 ...).
+    pub reference: &'static str,
     /// Its declaration (`documents/sets/<code>.x12d`).
     pub source: &'static str,
 }
 
 macro_rules! declared {
-    ($($code:literal $functional_id:literal $name:literal;)*) => {
+    ($($code:literal $functional_id:literal $name:literal $reference:literal;)*) => {
         /// The transaction sets x12kit declares, in the order of [`TYPES`].
         pub const DECLARED: &[Declared] = &[$(Declared {
             code: $code,
             functional_id: $functional_id,
             name: $name,
+            reference: $reference,
             source: include_str!(concat!("documents/sets/", $code, ".x12d")),
         },)*];
     };
 }
 
+// code, GS01, what it is, the business reference (a payload field; a test checks
+// that each is a value field of the set's payload).
 declared! {
-    "850" "PO" "purchase order";
-    "810" "IN" "invoice";
-    "855" "PR" "purchase order acknowledgment";
-    "856" "SH" "ship notice/manifest";
-    "204" "SM" "motor carrier load tender";
-    "210" "IM" "motor carrier freight details and invoice";
-    "211" "BL" "motor carrier bill of lading";
-    "212" "TM" "motor carrier delivery trailer manifest";
-    "214" "QM" "transportation carrier shipment status";
-    "753" "RF" "request for routing instructions";
-    "754" "RG" "routing instructions";
-    "858" "SI" "shipment information";
-    "940" "OW" "warehouse shipping order";
-    "943" "AR" "warehouse stock transfer shipment advice";
-    "944" "RE" "warehouse stock transfer receipt advice";
-    "945" "SW" "warehouse shipping advice";
-    "947" "AW" "warehouse inventory adjustment advice";
-    "990" "GF" "response to a load tender";
+    "850" "PO" "purchase order" "/purchaseOrderNumber";
+    "810" "IN" "invoice" "/invoiceNumber";
+    "855" "PR" "purchase order acknowledgment" "/purchaseOrderNumber";
+    "856" "SH" "ship notice/manifest" "/shipmentId";
+    "204" "SM" "motor carrier load tender" "/shipmentId";
+    "210" "IM" "motor carrier freight details and invoice" "/invoiceNumber";
+    "211" "BL" "motor carrier bill of lading" "/billOfLadingNumber";
+    "212" "TM" "motor carrier delivery trailer manifest" "/manifestNumber";
+    "214" "QM" "transportation carrier shipment status" "/shipmentId";
+    "753" "RF" "request for routing instructions" "/requestNumber";
+    "754" "RG" "routing instructions" "/referenceNumber";
+    "858" "SI" "shipment information" "/shipmentId";
+    "940" "OW" "warehouse shipping order" "/depositorOrderNumber";
+    "943" "AR" "warehouse stock transfer shipment advice" "/depositorOrderNumber";
+    "944" "RE" "warehouse stock transfer receipt advice" "/receiptNumber";
+    "945" "SW" "warehouse shipping advice" "/depositorOrderNumber";
+    "947" "AW" "warehouse inventory adjustment advice" "/adjustmentNumber";
+    "990" "GF" "response to a load tender" "/shipmentId";
+}
+
+/// The JSON pointer of the business reference of a declared set's payload
+/// (`/purchaseOrderNumber` for an 850); `None` for a type x12kit does not declare.
+pub fn reference_field(code: &str) -> Option<&'static str> {
+    DECLARED
+        .iter()
+        .find(|d| d.code == code)
+        .map(|d| d.reference)
+}
+
+/// The business reference of a payload (or of a mapped document) of a
+/// declared set: the text of its [`reference_field`] (a number's decimal
+/// text), `None` when the field is absent, empty or not a value.
+pub fn reference_of(code: &str, payload: &serde_json::Value) -> Option<String> {
+    match payload.pointer(reference_field(code)?)? {
+        serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
 }
 
 /// The codes of [`DECLARED`], in its order: the transaction sets x12kit

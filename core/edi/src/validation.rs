@@ -6,13 +6,18 @@
 //! their findings reach the acknowledgements as AK3/AK4 and IK3/IK4.
 //! `x12kit::validate` re-exports them beside the engine.
 
-use crate::documents::StructureRules;
+use crate::documents::{GuidedRules, StructureRules};
 use crate::validate::{Buffered, Options, SetRules, Sink, StreamValidator, Validation, Validator};
 use std::io;
 use x12kit_syntax::envelope::Document;
 
-/// The set rules [`Options::structure`] asks for.
+/// The set rules [`Options::structure`] and [`Options::guides`] ask for.
 fn rules(options: &Options) -> Option<Box<dyn SetRules + Send>> {
+    if !options.guides.is_empty() {
+        return Some(Box::new(Buffered::new(GuidedRules::new(
+            options.guides.clone(),
+        ))));
+    }
     options
         .structure
         .then(|| Box::new(Buffered::new(StructureRules)) as Box<dyn SetRules + Send>)

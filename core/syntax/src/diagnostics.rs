@@ -220,6 +220,39 @@ codes! {
         /// The set's version (GS08) has no structure of its own in x12kit: it was checked
         /// against the nearest earlier version's, its findings as warnings, or not at all (a warning).
         StructureVersion = "STRUCTURE_VERSION",
+        // A partner's implementation guide (x12kit::guide): each departure from
+        // it maps to the 999's implementation codes (IK304 I4/I6/I7/I8,
+        // IK403 I6/I9/I10/I12), or the nearest standard code where 620/621
+        // have none; a 997 carries the nearest standard code (`docs/guides.md`).
+        /// A segment (or loop) the guide marks "not used" is present (IK304 `I4`).
+        GuideSegmentNotUsed = "GUIDE_SEGMENT_NOT_USED",
+        /// A segment the guide requires is missing (IK304 `I6`).
+        GuideSegmentMissing = "GUIDE_SEGMENT_MISSING",
+        /// A segment occurs fewer times than the guide's minimum use (IK304 `I8`).
+        GuideSegmentTooFew = "GUIDE_SEGMENT_TOO_FEW",
+        /// A segment occurs more times than the guide's maximum use (IK304 `5`).
+        GuideSegmentTooMany = "GUIDE_SEGMENT_TOO_MANY",
+        /// A loop occurs fewer times than the guide's minimum (IK304 `I7`).
+        GuideLoopTooFew = "GUIDE_LOOP_TOO_FEW",
+        /// A loop occurs more times than the guide's maximum (IK304 `4`).
+        GuideLoopTooMany = "GUIDE_LOOP_TOO_MANY",
+        /// An element the guide requires is missing (IK403 `I9`).
+        GuideElementMissing = "GUIDE_ELEMENT_MISSING",
+        /// An element the guide marks "not used" is present (IK403 `I10`).
+        GuideElementNotUsed = "GUIDE_ELEMENT_NOT_USED",
+        /// A code valid in X12 that the guide does not use (IK403 `I6`).
+        GuideCodeNotUsed = "GUIDE_CODE_NOT_USED",
+        /// A value that is not the guide's fixed value (IK403 `I6`).
+        GuideValue = "GUIDE_VALUE",
+        /// A value that does not match the guide's pattern (IK403 `I12`).
+        GuidePattern = "GUIDE_PATTERN",
+        /// An element shorter than the guide's minimum length (IK403 `4`).
+        GuideElementTooShort = "GUIDE_ELEMENT_TOO_SHORT",
+        /// An element longer than the guide's maximum length (IK403 `5`).
+        GuideElementTooLong = "GUIDE_ELEMENT_TOO_LONG",
+        /// Guides were given for the set's type, but none for its version: the
+        /// set was checked against the standard alone (a warning).
+        GuideNotApplied = "GUIDE_NOT_APPLIED",
     }
 }
 
@@ -261,6 +294,10 @@ pub struct Diagnostic {
     /// boxed so that diagnostics, which travel inside every token, stay small.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack: Option<Box<AckCodes>>,
+    /// For a departure from a partner's implementation guide: the JSON
+    /// pointer of the guide's rule it breaks (`/segments/BEG/elements/BEG02/codes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guide_pointer: Option<Box<str>>,
 }
 
 /// The TA1 / 997 / 999 codes a diagnostic maps to (reference §4–5), plus the
@@ -377,6 +414,7 @@ impl Diagnostic {
             element: None,
             offset: None,
             ack: None,
+            guide_pointer: None,
         }
     }
 
@@ -395,6 +433,12 @@ impl Diagnostic {
     /// Sets the acknowledgement codes the finding maps to.
     pub fn with_ack(mut self, ack: AckCodes) -> Self {
         self.ack = Some(Box::new(ack));
+        self
+    }
+
+    /// Sets the pointer of the guide rule the finding breaks.
+    pub fn with_guide_pointer(mut self, pointer: &str) -> Self {
+        self.guide_pointer = Some(pointer.into());
         self
     }
 
@@ -423,6 +467,9 @@ impl fmt::Display for Diagnostic {
         }
         if let Some(o) = self.offset {
             parts.push(format!("byte {o}"));
+        }
+        if let Some(g) = &self.guide_pointer {
+            parts.push(format!("guide {g}"));
         }
         if !parts.is_empty() {
             write!(f, " [{}]", parts.join(", "))?;

@@ -114,6 +114,8 @@ error_codes! {
     InvalidPayload = "INVALID_PAYLOAD", Rejected;
     /// The partner profile is unusable; the details list every problem.
     InvalidPartner = "INVALID_PARTNER", Rejected;
+    /// An implementation guide is unusable (not JSON, unknown keys, a path or element the set does not have, a rule that widens the standard); the details list every problem with its pointer.
+    InvalidGuide = "INVALID_GUIDE", Rejected;
     /// A required field is missing or empty.
     MissingField = "MISSING_FIELD", Rejected;
     /// A field has the wrong type or an impossible value.
@@ -134,6 +136,22 @@ error_codes! {
     UnknownField = "UNKNOWN_FIELD", Rejected;
     /// The interchanges cannot be merged into one: an input holds none or has envelope errors, or they differ in sender, receiver, version or delimiters (the details name each input at fault).
     MergeRefused = "MERGE_REFUSED", Rejected;
+    /// CSV intake: the file is not UTF-8 text.
+    CsvNotUtf8 = "CSV_NOT_UTF8", Rejected;
+    /// CSV intake: the file is empty (its first row names the columns).
+    CsvEmpty = "CSV_EMPTY", Rejected;
+    /// CSV intake: a row the CSV reader cannot read (another number of fields than the header, a broken quote).
+    CsvMalformed = "CSV_MALFORMED", Rejected;
+    /// CSV intake: a header cell that is not a JSON pointer to a value of the payload (no `/`, an object, two `*`, twice the same).
+    CsvUnknownColumn = "CSV_UNKNOWN_COLUMN", Rejected;
+    /// CSV intake: a row without its document key.
+    CsvMissingKey = "CSV_MISSING_KEY", Rejected;
+    /// CSV intake: a document key that comes back after other documents (a document's rows are consecutive).
+    CsvMixedKeys = "CSV_MIXED_KEYS", Rejected;
+    /// CSV intake: a field of the document (not of a `*` item) with two values in its rows.
+    CsvConflictingValue = "CSV_CONFLICTING_VALUE", Rejected;
+    /// CSV intake: more rows than the limit.
+    CsvTooManyRows = "CSV_TOO_MANY_ROWS", Rejected;
     /// No webhook signing secret was given, or one is empty.
     EmptySecret = "EMPTY_SECRET", InvalidInput;
     /// A Standard Webhooks secret is not `whsec_` followed by base64.

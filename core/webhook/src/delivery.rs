@@ -356,6 +356,7 @@ mod tests {
                 partner_id: "p".into(),
                 document_type_code: "850".into(),
                 status: "routed".into(),
+                resend: false,
             },
         );
         let id = DeliveryId::from_parts(now, [7; 8]);

@@ -79,6 +79,16 @@ pub struct EventData {
     pub document_type_code: String,
     /// Document status, e.g. `validated` (`status`).
     pub status: String,
+    /// True when the event reports a document sent again on request (a resend):
+    /// it repeats an event the receiver may have had for this document
+    /// (`resend`; left out of the body when false, so the bodies of other events
+    /// are as before).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub resend: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A whole delivery body (§2.5); serializes as `event`, `timestamp`, `data` in that order.

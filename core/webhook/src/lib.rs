@@ -26,6 +26,7 @@
 //!     partner_id: "partner_9".into(),
 //!     document_type_code: "850".into(),
 //!     status: "validated".into(),
+//!     resend: false,
 //! };
 //! let delivery = signer.deliver(EventKind::DocumentValidated, data, now)?;
 //!

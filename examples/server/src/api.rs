@@ -61,14 +61,19 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/documents/outbound", post(outbound))
         .route("/documents/inbound", post(inbound))
         .route("/stats", get(stats))
+        .route("/document-types", get(document_types))
+        .route("/document-types/{code}/csv-template", get(csv_template))
         .route("/transactions", get(list_transactions))
         .route("/transactions/{id}", get(get_transaction))
+        .route("/transactions/{id}/resend", post(crate::actions::resend))
+        .route("/transactions/{id}/cancel", post(crate::actions::cancel))
         .route("/parse", post(parse))
         .route("/validate", post(validate))
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn(crate::serve::capacity::admit))
-        .layer(axum::middleware::from_fn_with_state(app.clone(), guard));
+        .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
+        .layer(axum::middleware::from_fn(crate::serve::observe::note_route));
     use crate::settings_api as s;
     // The routes of a signed-in person, behind the session guard (API keys refused).
     let session = Router::new()
@@ -117,6 +122,12 @@ pub fn router(app: Arc<App>) -> Router {
             axum::routing::put(s::update_user),
         )
         .route("/api/settings/audit", get(s::audit))
+        .route("/api/deliveries", get(crate::actions::deliveries))
+        .route("/api/upload", post(crate::upload::upload))
+        .route(
+            "/api/deliveries/{id}/redeliver",
+            post(crate::actions::redeliver),
+        )
         .route_layer(axum::middleware::from_fn(crate::serve::capacity::admit))
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
@@ -129,6 +140,7 @@ pub fn router(app: Arc<App>) -> Router {
                 .layer(axum::middleware::from_fn(crate::serve::capacity::admit)),
         )
         .merge(session)
+        .merge(crate::dashboard::router())
         // AS2 partners: authenticated by their signature, not by a key (src/as2/inbound.rs).
         .route("/as2/{account}", post(crate::as2::inbound::receive))
         .route("/healthz", get(healthz))
@@ -142,19 +154,36 @@ pub fn router(app: Arc<App>) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(
             app.config.max_body_bytes,
         ))
+        .layer(axum::middleware::from_fn(crate::serve::observe::note_route))
         .with_state(app)
 }
 
 /// Authentication, then the rate limit of the route's group; adds the limit headers.
 async fn guard(State(app): AppState, mut req: Request, next: Next) -> Response {
     crate::metrics::worked(1);
-    let settings = app.settings.current();
-    let caller = match guard::authenticate(&settings.keys, req.headers()) {
-        Ok(c) => c,
-        Err(e) => return e.into_response(),
+    // An API key when the request sends one; else the session cookie of a signed-in person.
+    let caller = if !req.headers().contains_key(header::AUTHORIZATION)
+        && crate::auth::has_session_cookie(req.headers())
+    {
+        let (parts, body) = req.into_parts();
+        let caller = crate::auth::api_caller(&app, &parts).await;
+        req = Request::from_parts(parts, body);
+        match caller {
+            Ok(c) => c,
+            Err(e) => return e.into_response(),
+        }
+    } else {
+        let settings = app.settings.current();
+        match guard::authenticate(&settings.keys, req.headers()) {
+            Ok(mut c) => {
+                app.settings.used(&c.key_id);
+                c.client = crate::client::of(req.extensions()).address;
+                c
+            }
+            Err(e) => return e.into_response(),
+        }
     };
-    drop(settings);
-    app.settings.used(&caller.key_id);
+    crate::serve::observe::note_account(req.extensions(), &caller.account.id);
     let path = req.uri().path();
     let rest = path
         .strip_prefix("/api/v1")
@@ -246,7 +275,7 @@ pub(crate) fn query_error(param: &str, message: String) -> ApiError {
 }
 
 /// Serializes JSON with object keys sorted at every level (idempotency hashes).
-fn canonical(v: &Value, out: &mut String) {
+pub(crate) fn canonical(v: &Value, out: &mut String) {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
@@ -296,7 +325,7 @@ fn prefix_of(uri: &Uri) -> &'static str {
     responses(
         (status = 202, description = "Accepted and queued; both acknowledgement shapes in one body.", body = crate::openapi::OutboundAccepted),
         (status = 400, description = "Malformed JSON or request fields.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 404, description = "Unknown partner (or another account's).", body = crate::openapi::ErrorBody),
         (status = 409, description = "Idempotency-Key reused with another body, or the partner is disabled (`PARTNER_DISABLED`).", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
@@ -304,7 +333,7 @@ fn prefix_of(uri: &Uri) -> &'static str {
         (status = 422, description = "The core cannot render the document: every problem, with JSON pointers into the payload.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn outbound(
     State(app): AppState,
@@ -441,6 +470,7 @@ async fn outbound(
         .accept(Accept {
             account: caller.account.id.clone(),
             partner,
+            reference: crate::x12::reference(&document_type, &payload),
             document_type,
             payload,
             idempotency,
@@ -471,15 +501,78 @@ async fn outbound(
 // ---------------------------------------------------------------- transactions
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ListQuery {
     status: Option<String>,
     limit: Option<String>,
     cursor: Option<String>,
+    reference: Option<String>,
+    partner_id: Option<String>,
+    document_type_code: Option<String>,
+    direction: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+}
+
+/// The `limit` parameter of a list: 1 to `max`, 50 when absent.
+pub(crate) fn limit_param(value: Option<&str>, max: usize) -> ApiResult<usize> {
+    match value {
+        None => Ok(50),
+        Some(l) => l
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| {
+                query_error(
+                    "limit",
+                    format!("limit must be an integer from 1 to {max}, found {l:?}"),
+                )
+            }),
+    }
+}
+
+/// A time parameter (`since`, `until`): RFC 3339 or a date.
+pub(crate) fn time_param(name: &str, value: Option<&str>) -> ApiResult<Option<i64>> {
+    match value {
+        None => Ok(None),
+        Some(v) => store::parse_time(v).map(Some).ok_or_else(|| {
+            query_error(
+                name,
+                format!(
+                    "{name} must be an RFC 3339 time (2026-11-24T09:00:00Z, 2026-11-24T00:00:00+01:00) or a date (2026-11-24), found {v:?}"
+                ),
+            )
+        }),
+    }
+}
+
+/// A text parameter that must not be empty (an empty one would match nothing, silently).
+fn text_param(name: &str, value: Option<String>) -> ApiResult<Option<String>> {
+    match value {
+        Some(v) if v.is_empty() || v.len() > 256 => Err(query_error(
+            name,
+            format!("{name} must be 1 to 256 characters"),
+        )),
+        v => Ok(v),
+    }
 }
 
 pub(crate) fn encode_cursor(seq: i64) -> String {
     URL_SAFE_NO_PAD.encode(format!("v1:{seq}"))
+}
+
+/// A cursor over a text key (a delivery id), as opaque as [`encode_cursor`]'s.
+pub(crate) fn encode_cursor_text(key: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("v1:{key}"))
+}
+
+/// The key of an [`encode_cursor_text`] cursor.
+pub(crate) fn decode_cursor_text(c: &str) -> Option<String> {
+    let raw = URL_SAFE_NO_PAD.decode(c).ok()?;
+    let text = String::from_utf8(raw).ok()?;
+    text.strip_prefix("v1:")
+        .filter(|k| !k.is_empty() && k.len() <= 128)
+        .map(str::to_string)
 }
 
 pub(crate) fn decode_cursor(c: &str) -> Option<i64> {
@@ -497,17 +590,24 @@ pub(crate) fn decode_cursor(c: &str) -> Option<i64> {
     path = "/api/v1/transactions",
     tag = "transactions",
     params(
-        ("status" = Option<String>, Query, description = "Only this status, case-insensitive (queued, validated, routed, acknowledged, failed; received for inbound)."),
+        ("status" = Option<String>, Query, description = "Only this status, case-insensitive (queued, validated, routed, acknowledged, failed, canceled; received for inbound)."),
+        ("reference" = Option<String>, Query, description = "Only documents with this business reference, exactly: the payload field the core names for each type (`referenceField` of GET /document-types: the PO number of an 850, the invoice number of an 810, the shipment id of an 856 ...).", min_length = 1, max_length = 256),
+        ("partnerId" = Option<String>, Query, description = "Only this trading partner's documents.", min_length = 1, max_length = 256),
+        ("documentTypeCode" = Option<String>, Query, description = "Only this type (850, 997 ...).", min_length = 1, max_length = 256),
+        ("direction" = Option<crate::openapi::Direction>, Query, description = "Only `outbound` or `inbound` documents."),
+        ("since" = Option<String>, Query, description = "Only documents created at or after this time: RFC 3339, or a date (its midnight UTC).", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"),
+        ("until" = Option<String>, Query, description = "Only documents created before this time: RFC 3339, or a date (its midnight UTC).", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"),
         ("limit" = Option<i64>, Query, description = "1 to 500, default 50.", minimum = 1, maximum = 500),
-        ("cursor" = Option<String>, Query, description = "nextCursor of the previous page."),
+        ("cursor" = Option<String>, Query, description = "nextCursor of the previous page (send the same filters with it)."),
     ),
     responses(
         (status = 200, description = "The caller's transactions, newest first.", body = crate::openapi::TransactionList),
-        (status = 400, description = "Bad status, limit or cursor, or an unknown parameter.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 400, description = "Bad status, limit, cursor, direction or time, an empty filter, or an unknown parameter.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or session).", body = crate::openapi::ErrorBody),
+        (status = 403, description = "A session's change without its X-CSRF-Token.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn list_transactions(
     State(app): AppState,
@@ -515,18 +615,7 @@ async fn list_transactions(
     uri: Uri,
 ) -> ApiResult<Response> {
     let q: ListQuery = query(&uri)?;
-    let limit = match q.limit.as_deref() {
-        None => 50,
-        Some(l) => match l.parse::<usize>() {
-            Ok(n @ 1..=500) => n,
-            _ => {
-                return Err(query_error(
-                    "limit",
-                    format!("limit must be an integer from 1 to 500, found {l:?}"),
-                ));
-            }
-        },
-    };
+    let limit = limit_param(q.limit.as_deref(), 500)?;
     let status = match q.status.as_deref() {
         None => None,
         Some(s) => {
@@ -554,12 +643,29 @@ async fn list_transactions(
             )])
         })?),
     };
+    let direction = match q.direction.as_deref() {
+        None => None,
+        Some(d @ ("outbound" | "inbound")) => Some(d.to_string()),
+        Some(d) => {
+            return Err(query_error(
+                "direction",
+                format!("direction must be outbound or inbound, found {d:?}"),
+            ));
+        }
+    };
+    let filter = store::Filter {
+        status,
+        reference: text_param("reference", q.reference)?,
+        partner_id: text_param("partnerId", q.partner_id)?,
+        document_type: text_param("documentTypeCode", q.document_type_code)?,
+        direction,
+        since: time_param("since", q.since.as_deref())?,
+        until: time_param("until", q.until.as_deref())?,
+    };
     let account = caller.account.id.clone();
     let page = app
         .store
-        .read(move |c| {
-            store::list_page(c, &account, status.as_deref(), before, limit, encode_cursor)
-        })
+        .read(move |c| store::list_page(c, &account, &filter, before, limit, encode_cursor))
         .await?;
     Ok(json_response(StatusCode::OK, page))
 }
@@ -572,11 +678,11 @@ async fn list_transactions(
     params(("id" = String, Path, description = "documentId of the transaction.")),
     responses(
         (status = 200, description = "The full status of one of the caller's transactions.", body = crate::openapi::TransactionDetail),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 404, description = "No such transaction in the caller's account (another account's id too).", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn get_transaction(
     State(app): AppState,
@@ -660,7 +766,7 @@ fn core_slots() -> &'static tokio::sync::Semaphore {
 
 /// Runs a core call on a small input at once, on a larger one on the blocking pool,
 /// at most [`core_slots`] at a time.
-async fn off_thread<T: Send + 'static>(
+pub(crate) async fn off_thread<T: Send + 'static>(
     size: usize,
     f: impl FnOnce() -> ApiResult<T> + Send + 'static,
 ) -> ApiResult<T> {
@@ -698,12 +804,12 @@ struct ParseQuery {
     responses(
         (status = 200, description = "The core's parse result (the JSON of `x12kit parse`); X12 problems are in `diagnostics`.", body = Object),
         (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
         (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn parse(
     State(app): AppState,
@@ -757,13 +863,13 @@ struct ValidateQuery {
     responses(
         (status = 200, description = "The validation result (the JSON of `x12kit validate --json`), with `acknowledgement` {kind, x12} when ack is given.", body = Object),
         (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
         (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
         (status = 422, description = "No acknowledgement can be built for this input.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn validate(
     State(app): AppState,
@@ -823,14 +929,14 @@ struct InboundQuery {
     responses(
         (status = 200, description = "What was done with each interchange, acknowledgement and set.", body = crate::openapi::InboundResult),
         (status = 400, description = "Empty body, malformed JSON wrapper or query.", body = crate::openapi::ErrorBody),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
         (status = 404, description = "No such partner in the caller's account.", body = crate::openapi::ErrorBody),
         (status = 413, description = "Body over the limit.", body = crate::openapi::ErrorBody),
         (status = 415, description = "Unsupported Content-Type.", body = crate::openapi::ErrorBody),
         (status = 422, description = "The body holds no X12 interchange.", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn inbound(
     State(app): AppState,
@@ -857,30 +963,104 @@ async fn inbound(
     get,
     path = "/api/v1/stats",
     tag = "service",
+    params(("since" = Option<String>, Query, description = "Also count the documents created at or after this time by status (`created`): RFC 3339, or a date (its midnight UTC). The dashboard sends the person's midnight of today and of 6 days before.", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$")),
     responses(
-        (status = 200, description = "Counts by status, queue depths and webhook deliveries of the caller's account.", body = crate::openapi::Stats),
-        (status = 401, description = "Missing, malformed or unknown API key.", body = crate::openapi::ErrorBody),
+        (status = 200, description = "Counts by status, what needs attention, queue depths and webhook deliveries of the caller's account.", body = crate::openapi::Stats),
+        (status = 400, description = "A `since` that is not a time, or an unknown parameter.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or session).", body = crate::openapi::ErrorBody),
         (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
     ),
-    security(("bearer" = []))
+    security(("bearer" = []), ("session" = []))
 )]
 async fn stats(
     State(app): AppState,
     Extension(caller): Extension<Caller>,
     uri: Uri,
 ) -> ApiResult<Response> {
-    let _: EmptyQuery = query(&uri)?;
+    let q: StatsQuery = query(&uri)?;
+    let since = time_param("since", q.since.as_deref())?;
     let account = caller.account.id.clone();
     let data = app
         .store
-        .read(move |c| crate::lifecycle::stats(c, &account))
+        .read(move |c| crate::lifecycle::stats(c, &account, since))
         .await?;
     Ok(Json(json!({"ok": true, "data": data})).into_response())
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct EmptyQuery {}
+struct StatsQuery {
+    since: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoQuery {}
+
+/// `GET /document-types`: the core's registry of the sets it renders and reads.
+#[utoipa::path(
+    get,
+    path = "/api/v1/document-types",
+    tag = "documents",
+    responses(
+        (status = 200, description = "The document types the server renders and reads, in the core's order: `code`, `name`, `functionalId` (GS01) and `referenceField`, the JSON pointer of the payload field that is the type's business reference (what `?reference=` of the transaction list matches).", body = crate::openapi::DocumentTypes),
+        (status = 400, description = "An unknown parameter.", body = crate::openapi::ErrorBody),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []), ("session" = []))
+)]
+async fn document_types(uri: Uri) -> ApiResult<Response> {
+    let _: NoQuery = query(&uri)?;
+    let data: Vec<Value> = x12kit::ops::DOCUMENT_TYPES
+        .iter()
+        .map(|code| {
+            json!({
+                "code": code,
+                "name": x12kit::documents::name(code),
+                "functionalId": x12kit::documents::functional_id(code),
+                "referenceField": x12kit::ops::reference_field(code).ok(),
+            })
+        })
+        .collect();
+    Ok(Json(json!({"ok": true, "data": data})).into_response())
+}
+
+/// `GET /document-types/{code}/csv-template`: the header row of a CSV for the type.
+#[utoipa::path(
+    get,
+    path = "/api/v1/document-types/{code}/csv-template",
+    tag = "documents",
+    params(("code" = String, Path, description = "A document type code (850, ...).")),
+    responses(
+        (status = 200, description = "A CSV header row for CSV intake of the type (`text/csv`, as a download): the business reference first, then every payload field a column can name (a `*` for the items of a list).", content_type = "text/csv", body = String),
+        (status = 401, description = "Missing, malformed or unknown API key (or an expired or unknown session).", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`UNKNOWN_DOCUMENT_TYPE`.", body = crate::openapi::ErrorBody),
+        (status = 429, description = "Rate limited.", body = crate::openapi::ErrorBody),
+    ),
+    security(("bearer" = []), ("session" = []))
+)]
+async fn csv_template(Path(code): Path<String>, uri: Uri) -> ApiResult<Response> {
+    let _: NoQuery = query(&uri)?;
+    let text = x12kit::ops::csv_template(&code).map_err(|e| ApiError::from_core(&e))?;
+    let disposition = format!(
+        "attachment; filename=\"{}-template.csv\"",
+        code.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    );
+    let mut resp = (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/csv; charset=utf-8"),
+        )],
+        text,
+    )
+        .into_response();
+    if let Ok(v) = HeaderValue::from_str(&disposition) {
+        resp.headers_mut().insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(resp)
+}
 
 // ---------------------------------------------------------------- service routes
 
@@ -977,6 +1157,13 @@ async fn method_not_allowed() -> ApiError {
     crate::settings_api::create_user,
     crate::settings_api::update_user,
     crate::settings_api::audit,
+    crate::actions::deliveries,
+    crate::actions::redeliver,
+    crate::actions::resend,
+    crate::actions::cancel,
+    crate::upload::upload,
+    document_types,
+    csv_template,
     outbound,
     inbound,
     stats,

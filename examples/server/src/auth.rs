@@ -33,6 +33,7 @@
 
 use crate::api::App;
 use crate::error::{ApiError, ApiResult};
+use crate::guard::Caller;
 use crate::settings::write::{self, Actor};
 use crate::store::{now_ms, rfc3339};
 use crate::vals;
@@ -164,7 +165,7 @@ fn no_keys_here(headers: &HeaderMap) -> ApiResult<()> {
     if headers.contains_key(header::AUTHORIZATION) {
         return Err(unauthorized(
             "UNAUTHORIZED",
-            "API keys are not accepted on /api/auth and /api/settings: sign in (POST /api/auth/login) and send the session cookie",
+            "API keys are not accepted on /api/auth, /api/settings, /api/upload and /api/deliveries: sign in (POST /api/auth/login) and send the session cookie",
         ));
     }
     Ok(())
@@ -192,6 +193,7 @@ pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
             return e.into_response();
         }
     };
+    crate::serve::observe::note_account(&parts.extensions, &user.account);
     let verdict = app.limits.session.check(&user.user_id);
     if let Some(e) = verdict.refusal("for this user") {
         let mut resp = e.into_response();
@@ -199,18 +201,8 @@ pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
         return resp;
     }
     if is_change(&parts.method) {
-        let sent = parts
-            .headers
-            .get(CSRF_HEADER)
-            .map(|v| v.as_bytes())
-            .unwrap_or_default();
-        if !bool::from(sent.ct_eq(user.csrf.as_bytes())) {
-            let mut resp = ApiError::new(
-                StatusCode::FORBIDDEN,
-                "CSRF_TOKEN_INVALID",
-                "send X-CSRF-Token with the csrfToken of the sign-in (or of GET /api/auth/me)",
-            )
-            .into_response();
+        if !csrf_sent(&parts.headers, &user) {
+            let mut resp = csrf_refused().into_response();
             verdict.apply(&mut resp);
             return resp;
         }
@@ -226,6 +218,66 @@ pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
     let mut resp = next.run(Request::from_parts(parts, body)).await;
     verdict.apply(&mut resp);
     resp
+}
+
+/// True when the request carries a session cookie (well-formed or not): without an
+/// `Authorization` header, the `/api/v1` routes then take it as the caller.
+pub fn has_session_cookie(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .any(|c| c.name() == COOKIE)
+}
+
+/// The caller of an `/api/v1` route that sent the session cookie and no API key (the
+/// dashboard, or curl with the cookie): the session's checks (valid, not expired, the
+/// person enabled), the CSRF token on every change, the person's account. The route
+/// group's limits then apply per person, as they do per key.
+pub async fn api_caller(app: &Arc<App>, parts: &axum::http::request::Parts) -> ApiResult<Caller> {
+    let client = crate::client::address(parts);
+    let user = session(app, &parts.headers, client.to_string()).await?;
+    if is_change(&parts.method) && !csrf_sent(&parts.headers, &user) {
+        return Err(csrf_refused());
+    }
+    let Some(account) = app.settings.current().account(&user.account).cloned() else {
+        return Err(unauthorized(
+            "UNAUTHORIZED",
+            "the session's account no longer exists",
+        ));
+    };
+    let mut h = Sha256::new();
+    h.update(b"x12kit session limiter\0");
+    h.update(user.user_id.as_bytes());
+    let hash = h.finalize();
+    let limiter = u64::from_be_bytes(hash[..8].try_into().unwrap_or_default());
+    Ok(Caller {
+        account,
+        key_id: String::new(),
+        key_name: user.email.clone(),
+        limiter,
+        user: Some(user),
+        client,
+    })
+}
+
+/// True when the request carries the session's CSRF token (compared in constant time).
+fn csrf_sent(headers: &HeaderMap, user: &SessionUser) -> bool {
+    let sent = headers
+        .get(CSRF_HEADER)
+        .map(|v| v.as_bytes())
+        .unwrap_or_default();
+    bool::from(sent.ct_eq(user.csrf.as_bytes()))
+}
+
+fn csrf_refused() -> ApiError {
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "CSRF_TOKEN_INVALID",
+        "send X-CSRF-Token with the csrfToken of the sign-in (or of GET /api/auth/me)",
+    )
 }
 
 async fn session(app: &Arc<App>, headers: &HeaderMap, client: String) -> ApiResult<SessionUser> {

@@ -45,9 +45,66 @@ pub struct FileConfig {
     /// settings API live (`<files_dir>/<account>/...`; relative to the configuration file).
     #[serde(default = "default_files_dir")]
     pub files_dir: PathBuf,
+    /// The folder of the built WASM package (`x12kit_wasm.js` and its `.wasm`) whose
+    /// inspector the dashboard's document page uses (relative to the configuration file);
+    /// default: `bindings/wasm/pkg/web` of the source tree the server was built from.
+    pub wasm_package: Option<PathBuf>,
+    /// What the server's first lines say about signing in to the dashboard (the demo
+    /// configurations name their public demo user); without it, the first lines say how
+    /// many people can sign in, or how to make the first one.
+    pub sign_in_hint: Option<String>,
+    /// `GET /metrics` (Prometheus): where and behind what token.
+    #[serde(default)]
+    pub metrics: MetricsFile,
+    /// HTTPS on the listener (`cert_file`, `key_file`; see src/serve/tls.rs).
+    pub tls: Option<crate::serve::tls::TlsFile>,
     /// The accounts: imported into an empty store at the first start, then ignored.
     #[serde(default)]
     pub accounts: Vec<AccountConfig>,
+}
+
+/// `[metrics]`: where `GET /metrics` is served, and the token it asks for.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsFile {
+    /// Serve `/metrics` on this address only (such as `127.0.0.1:9464`), instead of on the
+    /// API's listener.
+    pub listen: Option<String>,
+    /// A file holding the bearer token a scrape must send (`Authorization: Bearer …`;
+    /// relative to the configuration file). Without it `/metrics` asks for none.
+    pub token_file: Option<PathBuf>,
+}
+
+/// `[metrics]`, resolved: the token read.
+#[derive(Clone, Default)]
+pub struct Metrics {
+    /// See [`MetricsFile::listen`].
+    pub listen: Option<String>,
+    /// The token of [`MetricsFile::token_file`].
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics")
+            .field("listen", &self.listen)
+            .field("token", &self.token.as_ref().map(|_| "<hidden>"))
+            .finish()
+    }
+}
+
+/// The token of `[metrics] token_file`: its first line, at least 16 characters.
+fn metrics_token(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("metrics.token_file: cannot read {}: {e}", path.display()))?;
+    let token = text.lines().next().unwrap_or("").trim().to_string();
+    if token.len() < 16 || !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!(
+            "metrics.token_file: {} must hold a token of at least 16 printable characters on its first line (such as the output of `openssl rand -hex 32`)",
+            path.display()
+        ));
+    }
+    Ok(token)
 }
 
 /// Sign-in settings (`[auth]`).
@@ -182,6 +239,19 @@ pub struct Limits {
     /// addresses; the lockout guards each address).
     #[serde(default = "default_login_per_ip")]
     pub auth_per_ip_per_minute: u32,
+    /// `POST /api/upload` (CSV intake) per signed-in person (spec §8: 30).
+    #[serde(default = "default_upload_per_user")]
+    pub upload_per_user_per_minute: u32,
+    /// `POST /api/upload` per client network: an IPv4 /24, an IPv6 /64 (spec §8: 90).
+    #[serde(default = "default_upload_per_network")]
+    pub upload_per_network_per_minute: u32,
+}
+
+fn default_upload_per_user() -> u32 {
+    30
+}
+fn default_upload_per_network() -> u32 {
+    90
 }
 
 impl Default for Limits {
@@ -192,6 +262,8 @@ impl Default for Limits {
             other_per_minute: default_other(),
             session_per_minute: default_other(),
             auth_per_ip_per_minute: default_login_per_ip(),
+            upload_per_user_per_minute: default_upload_per_user(),
+            upload_per_network_per_minute: default_upload_per_network(),
         }
     }
 }
@@ -307,6 +379,18 @@ pub enum TransportConfig {
     As2(Box<crate::transport::as2::As2Config>),
 }
 
+impl TransportConfig {
+    /// The kind's name (`http`, `directory`, `sftp`, `as2`), as in the configuration.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportConfig::Http { .. } => "http",
+            TransportConfig::Directory { .. } => "directory",
+            TransportConfig::Sftp(_) => "sftp",
+            TransportConfig::As2(_) => "as2",
+        }
+    }
+}
+
 fn default_retries() -> u32 {
     3
 }
@@ -405,10 +489,18 @@ pub struct Config {
     pub create_secret_key_file: bool,
     /// Root of the API-made `directory` transports.
     pub files_dir: PathBuf,
+    /// The built WASM package's folder (the dashboard's inspector).
+    pub wasm_package: PathBuf,
+    /// The sign-in line of the first lines, if the file gives one.
+    pub sign_in_hint: Option<String>,
     /// The accounts to import into an empty store.
     pub bootstrap: Vec<AccountImport>,
     /// The serving layer's settings, resolved.
     pub server: crate::serve::settings::Resolved,
+    /// `/metrics`.
+    pub metrics: Metrics,
+    /// HTTPS, when `[tls]` is set (its files checked by loading them).
+    pub tls: Option<crate::serve::tls::Tls>,
 }
 
 /// Reads and checks the configuration file.
@@ -430,6 +522,8 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         file.limits.other_per_minute,
         file.limits.session_per_minute,
         file.limits.auth_per_ip_per_minute,
+        file.limits.upload_per_user_per_minute,
+        file.limits.upload_per_network_per_minute,
     ] {
         if l == 0 {
             return Err("limits: every limit must be at least 1 per minute".into());
@@ -449,6 +543,14 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         return Err("max_body_bytes must be at least 1".into());
     }
     let server = file.server.resolve(file.max_body_bytes)?;
+    let tls = file.tls.as_ref().map(|t| t.resolve(base)).transpose()?;
+    let metrics = Metrics {
+        listen: file.metrics.listen.clone(),
+        token: match &file.metrics.token_file {
+            Some(p) => Some(metrics_token(&base.join(p))?),
+            None => None,
+        },
+    };
     let a = &file.auth;
     if a.session_idle_seconds == 0
         || a.session_absolute_seconds == 0
@@ -627,10 +729,18 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         limits: file.limits,
         workers: file.workers,
         server,
+        metrics,
+        tls,
         auth: file.auth,
         secret_key_file: file.secret_key_file.map(|f| base.join(f)),
         create_secret_key_file: file.create_secret_key_file,
         files_dir: absolute(&base.join(file.files_dir)),
+        wasm_package: file
+            .wasm_package
+            .map_or_else(crate::dashboard::default_wasm_package, |p| {
+                absolute(&base.join(p))
+            }),
+        sign_in_hint: file.sign_in_hint,
         bootstrap: accounts,
     })
 }

@@ -86,9 +86,21 @@ impl From<postgres::Error> for DbError {
                 // (I/O), as opposed to a value that does not convert (a bug).
                 let io = std::error::Error::source(&e)
                     .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());
+                // The causes too: "error performing TLS handshake" alone does not say that
+                // the certificate did not verify.
+                let mut message = format!("postgres: {e}");
+                let mut cause = std::error::Error::source(&e);
+                while let Some(c) = cause {
+                    let text = c.to_string();
+                    if !message.contains(&text) {
+                        message.push_str(": ");
+                        message.push_str(&text);
+                    }
+                    cause = c.source();
+                }
                 DbError {
                     unavailable: e.is_closed() || io,
-                    message: format!("postgres: {e}"),
+                    message,
                 }
             }
         }
@@ -437,10 +449,140 @@ impl std::fmt::Debug for PgConn {
     }
 }
 
+/// How the connection to PostgreSQL is secured: libpq's `sslmode` values of the URL's
+/// query (`?sslmode=verify-full&sslrootcert=/etc/x12kit/db-ca.crt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SslMode {
+    /// No TLS (the default, as before: a database on localhost or a private network).
+    Disable,
+    /// TLS, the server's certificate not checked (encryption against passive listeners only).
+    Require,
+    /// TLS, the server's certificate checked against the root certificate (`sslrootcert`,
+    /// else the system's roots), not its name.
+    VerifyCa,
+    /// TLS, the certificate checked and its name matching the URL's host.
+    VerifyFull,
+}
+
+/// A PostgreSQL URL split into what the client reads and how to secure it.
+#[derive(Debug, Clone)]
+pub struct PgTarget {
+    config: postgres::Config,
+    mode: SslMode,
+    root: Option<std::path::PathBuf>,
+}
+
+impl PgTarget {
+    /// Parses `url`: its `sslmode` and `sslrootcert` parameters are read here (the client
+    /// crate knows neither `verify-ca` nor `verify-full`), the rest by the client.
+    pub fn parse(url: &str) -> Result<PgTarget, String> {
+        let (head, query) = url.split_once('?').unwrap_or((url, ""));
+        let mut kept = Vec::new();
+        let mut mode = SslMode::Disable;
+        let mut root = None;
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            match k {
+                "sslmode" => {
+                    mode = match v {
+                        "disable" => SslMode::Disable,
+                        "require" => SslMode::Require,
+                        "verify-ca" => SslMode::VerifyCa,
+                        "verify-full" => SslMode::VerifyFull,
+                        other => {
+                            return Err(format!(
+                                "database URL: sslmode={other:?} is not one of disable, require, verify-ca, verify-full"
+                            ));
+                        }
+                    }
+                }
+                "sslrootcert" => {
+                    let path = percent_decode(v).ok_or_else(|| {
+                        "database URL: sslrootcert is not a valid percent-encoded path".to_string()
+                    })?;
+                    root = Some(std::path::PathBuf::from(path));
+                }
+                _ => kept.push(pair),
+            }
+        }
+        if root.is_some() && matches!(mode, SslMode::Disable | SslMode::Require) {
+            return Err(
+                "database URL: sslrootcert is only used with sslmode=verify-ca or verify-full (require does not check the certificate)"
+                    .into(),
+            );
+        }
+        if let Some(r) = &root {
+            std::fs::metadata(r)
+                .map_err(|e| format!("database URL: sslrootcert {}: {e}", r.display()))?;
+        }
+        let rest = if kept.is_empty() {
+            head.to_string()
+        } else {
+            format!("{head}?{}", kept.join("&"))
+        };
+        let config = rest
+            .parse::<postgres::Config>()
+            .map_err(|e| format!("database URL: {e}"))?;
+        Ok(PgTarget { config, mode, root })
+    }
+
+    /// Opens a client.
+    pub fn connect(&self) -> DbResult<postgres::Client> {
+        if self.mode == SslMode::Disable {
+            return Ok(self.config.connect(postgres::NoTls)?);
+        }
+        use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode, SslVersion};
+        let tls_error = |e: openssl::error::ErrorStack| DbError::new(format!("postgres TLS: {e}"));
+        let mut b = SslConnector::builder(SslMethod::tls_client()).map_err(tls_error)?;
+        b.set_min_proto_version(Some(SslVersion::TLS1_2))
+            .map_err(tls_error)?;
+        if self.mode == SslMode::Require {
+            b.set_verify(SslVerifyMode::NONE);
+        } else {
+            match &self.root {
+                Some(r) => b.set_ca_file(r).map_err(|e| {
+                    DbError::new(format!("postgres TLS: sslrootcert {}: {e}", r.display()))
+                })?,
+                None => b.set_default_verify_paths().map_err(tls_error)?,
+            }
+            b.set_verify(SslVerifyMode::PEER);
+        }
+        let mut connector = postgres_openssl::MakeTlsConnector::new(b.build());
+        if self.mode != SslMode::VerifyFull {
+            connector.set_callback(|c, _| {
+                c.set_verify_hostname(false);
+                Ok(())
+            });
+        }
+        let mut config = self.config.clone();
+        config.ssl_mode(postgres::config::SslMode::Require);
+        Ok(config.connect(connector)?)
+    }
+}
+
+/// `%XX` sequences decoded (a path in a URL's query), or `None` when malformed.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 impl PgConn {
-    /// Connects (no TLS: the database is expected on a private network or localhost).
+    /// Connects, with TLS as the URL's `sslmode` says ([`PgTarget`]).
     pub fn connect(url: &str) -> DbResult<PgConn> {
-        let mut client = postgres::Client::connect(url, postgres::NoTls)?;
+        let target = PgTarget::parse(url).map_err(DbError::new)?;
+        let mut client = target.connect()?;
         // Statements are prepared once per connection and kept: without this, PostgreSQL
         // may settle on a generic plan made while the tables were empty (at start) and keep
         // it as they grow; the benchmark's webhook claim took ~0.4 s a call that way. A
@@ -601,6 +743,38 @@ impl<C: postgres::GenericClient> Db for Pg<'_, C> {
             .as_ref()
             .map(|d| std::mem::take(&mut *d.borrow_mut()))
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod pg_url_tests {
+    use super::*;
+
+    #[test]
+    fn sslmode_and_sslrootcert_are_read_and_bad_values_named() {
+        let t = PgTarget::parse("postgres://u@db.example:5433/x?sslmode=verify-full&sslrootcert=%2Fetc%2Fhosts&application_name=x12kit").unwrap();
+        assert_eq!(t.mode, SslMode::VerifyFull);
+        assert_eq!(t.root.as_deref(), Some(std::path::Path::new("/etc/hosts")));
+        assert_eq!(t.config.get_application_name(), Some("x12kit"));
+        assert_eq!(
+            PgTarget::parse("postgres://u@h/x").unwrap().mode,
+            SslMode::Disable
+        );
+        assert_eq!(
+            PgTarget::parse("postgres://u@h/x?sslmode=require")
+                .unwrap()
+                .mode,
+            SslMode::Require
+        );
+        let e = PgTarget::parse("postgres://u@h/x?sslmode=verify_full").unwrap_err();
+        assert!(e.contains("sslmode=\"verify_full\" is not one of"), "{e}");
+        let e = PgTarget::parse("postgres://u@h/x?sslmode=verify-full&sslrootcert=/no/such.crt")
+            .unwrap_err();
+        assert!(e.contains("sslrootcert /no/such.crt"), "{e}");
+        let e =
+            PgTarget::parse("postgres://u@h/x?sslmode=require&sslrootcert=/etc/hosts").unwrap_err();
+        assert!(e.contains("only used with"), "{e}");
+        assert!(PgTarget::parse("postgres://u@h/x?sslrootcert=%zz").is_err());
     }
 }
 

@@ -21,17 +21,36 @@ use std::sync::Arc;
 use std::time::Duration;
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 
-/// The authenticated caller.
+/// The authenticated caller of an `/api/v1` route: an API key, or a signed-in person's
+/// session (the dashboard, or curl with the cookie).
 #[derive(Debug, Clone)]
 pub struct Caller {
-    /// The key's account.
+    /// The key's (or the person's) account.
     pub account: Arc<Account>,
-    /// The key's id (`key_…`).
+    /// The key's id (`key_…`); empty for a session.
     pub key_id: String,
-    /// The key's name (for logs).
+    /// The key's name (for logs); the person's e-mail for a session.
     pub key_name: String,
-    /// The rate-limit key: the first 8 bytes of the key's hash.
+    /// The rate-limit key: the first 8 bytes of the key's hash (of the user id for a session).
     pub limiter: u64,
+    /// The signed-in person, when the caller is a session.
+    pub user: Option<crate::auth::SessionUser>,
+    /// The client's address (the audit log's).
+    pub client: std::net::IpAddr,
+}
+
+impl Caller {
+    /// Who the audit log names: the person, or the API key (`key_…`, "API key <name>").
+    pub fn actor(&self) -> crate::settings::write::Actor {
+        match &self.user {
+            Some(u) => u.actor(),
+            None => crate::settings::write::Actor {
+                id: self.key_id.clone(),
+                name: format!("API key {}", self.key_name),
+                client: Some(self.client.to_string()),
+            },
+        }
+    }
 }
 
 /// Finds the account of the `Authorization` header among the active keys.
@@ -68,6 +87,8 @@ pub fn authenticate(keys: &[Key], headers: &HeaderMap) -> Result<Caller, ApiErro
             key_id: k.id.clone(),
             key_name: k.name.clone(),
             limiter: u64::from_be_bytes(k.hash[..8].try_into().unwrap_or_default()),
+            user: None,
+            client: std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
         }),
         None => Err(ApiError::unauthorized(
             "the API key is not valid",
@@ -119,6 +140,25 @@ pub struct RateLimits {
     pub session: Limit<String>,
     /// `POST /api/auth/login`, per client address.
     pub login: Limit<std::net::IpAddr>,
+    /// `POST /api/upload`, per user id.
+    pub upload_user: Limit<String>,
+    /// `POST /api/upload`, per client network ([`network`]).
+    pub upload_network: Limit<std::net::IpAddr>,
+}
+
+/// The network of a client address, as the upload limit counts it: the /24 of an IPv4
+/// address, the /64 of an IPv6 one (what one site or one customer usually holds).
+pub fn network(ip: std::net::IpAddr) -> std::net::IpAddr {
+    match ip {
+        std::net::IpAddr::V4(v4) => {
+            let [a, b, c, _] = v4.octets();
+            std::net::IpAddr::V4(std::net::Ipv4Addr::new(a, b, c, 0))
+        }
+        std::net::IpAddr::V6(v6) => {
+            let s = v6.segments();
+            std::net::IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+        }
+    }
 }
 
 /// The answer of a limit check: the headers to add and, when over, the 429.
@@ -237,6 +277,8 @@ impl RateLimits {
             ],
             session: Limit::new(l.session_per_minute),
             login: Limit::new(l.auth_per_ip_per_minute),
+            upload_user: Limit::new(l.upload_per_user_per_minute),
+            upload_network: Limit::new(l.upload_per_network_per_minute),
         }
     }
 
@@ -252,5 +294,7 @@ impl RateLimits {
         }
         self.session.forget_idle();
         self.login.forget_idle();
+        self.upload_user.forget_idle();
+        self.upload_network.forget_idle();
     }
 }

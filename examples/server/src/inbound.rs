@@ -228,6 +228,7 @@ fn find(c: &dyn Db, sql: &str, p: &[Val]) -> DbResult<Vec<Target>> {
                     account: r.get(1)?,
                     partner_id: r.get(2)?,
                     document_type: r.get(3)?,
+                    resend: false,
                 },
                 status: {
                     let name: String = r.get(4)?;
@@ -458,10 +459,18 @@ fn apply(
                 continue;
             }
             let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
+            let document = t.document.as_deref().map_or_else(
+                || "null".to_string(),
+                |d| String::from_utf8_lossy(d).into_owned(),
+            );
+            // The business reference (the type's reference field), for `?reference=`.
+            let reference = serde_json::from_str::<Value>(&document)
+                .ok()
+                .and_then(|d| crate::x12::reference(kind, &d));
             c.exec(
                 "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
-                    updated_at, interchange_control, group_control, transaction_control, payload, x12)
-                 VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    updated_at, interchange_control, group_control, transaction_control, payload, x12, reference)
+                 VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 vals![
                     &id,
                     account,
@@ -471,8 +480,9 @@ fn apply(
                     number(i.control.as_bytes()),
                     t.group_control,
                     t.control,
-                    t.document.as_deref().map_or_else(|| "null".to_string(), |d| String::from_utf8_lossy(d).into_owned()),
-                    input
+                    document,
+                    input,
+                    reference
                 ],
             )
             .map_err(db)?;

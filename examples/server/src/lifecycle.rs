@@ -51,6 +51,8 @@ pub struct DocKey {
     pub partner_id: String,
     /// Type code.
     pub document_type: String,
+    /// The events report a resend someone asked for (`data.resend` of its `document.routed`).
+    pub resend: bool,
 }
 
 /// Column changes that go with a state change (`None`: unchanged).
@@ -311,6 +313,7 @@ fn event_body(doc: &DocKey, status: Status, event: EventKind, at: Duration) -> V
             partner_id: doc.partner_id.clone(),
             document_type_code: doc.document_type.clone(),
             status: status.as_str().to_string(),
+            resend: doc.resend && event == EventKind::DocumentRouted,
         },
     )
     .to_bytes()
@@ -455,6 +458,10 @@ pub fn partner(app: &App, account: &str, partner: &str) -> Option<Arc<Partner>> 
     app.settings.current().partner(account, partner).cloned()
 }
 
+/// How the failure reason of a document whose acknowledgement window closed begins (the
+/// overview counts them as overdue acknowledgements).
+pub const NO_ACK: &str = "no acknowledgement from the partner within";
+
 /// Between the account and the partner id in [`partner_key`] (a control character, in no id).
 const KEY_SEPARATOR: &str = "\u{1f}";
 
@@ -472,6 +479,7 @@ fn doc_key(r: &Row) -> DbResult<DocKey> {
         account: r.get(1)?,
         partner_id: r.get(2)?,
         document_type: r.get(3)?,
+        resend: false,
     })
 }
 
@@ -619,6 +627,10 @@ struct Validated {
     /// Route claims so far, this one included: above 1, an earlier process took the
     /// document to route it and stopped before recording the outcome.
     claims: i64,
+    /// Resends asked for (`POST /transactions/{id}/resend`): above 0, this routing is one.
+    resends: i64,
+    /// The routing attempts recorded before the resend (kept, the new ones follow).
+    earlier_attempts: Option<String>,
 }
 
 /// What a resend after an interrupted attempt says, in the history and the attempts.
@@ -807,7 +819,7 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
                          route_claims = route_claims + CASE WHEN lease_owner = ?1 THEN 0 ELSE 1 END
                      WHERE {chosen}
                      RETURNING id, account, partner_id, document_type, x12, interchange_control, seq,
-                         route_claims"
+                         route_claims, resends, route_attempts"
                 );
                 let mut rows = c
                     .query(&sql, &[owner.as_str().into(), ids])
@@ -821,6 +833,8 @@ async fn route_loop(app: Arc<App>, client: reqwest::Client) {
                                 x12: r.get::<Option<Vec<u8>>>(4)?.unwrap_or_default(),
                                 interchange_control: r.get::<Option<i64>>(5)?.unwrap_or(0),
                                 claims: r.get::<i64>(7)?,
+                                resends: r.get::<i64>(8)?,
+                                earlier_attempts: r.get::<Option<String>>(9)?,
                             },
                         ))
                     })
@@ -886,9 +900,11 @@ async fn route_one(
     app: &Arc<App>,
     client: &reqwest::Client,
     record: &Batcher<Move>,
-    doc: Validated,
+    mut doc: Validated,
 ) -> bool {
     crate::metrics::worked(1);
+    // A resend someone asked for: its document.routed says so (data.resend).
+    doc.key.resend = doc.resends > 0;
     let partner = partner(app, &doc.key.account, &doc.key.partner_id);
     let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
         None => crate::transport::Outcome {
@@ -931,23 +947,48 @@ async fn route_one(
             json!({"result": "interrupted", "resent": true, "claims": doc.claims, "note": RESENT}),
         );
     }
+    // A resend someone asked for: its attempts follow the earlier ones, each marked.
+    let resend = (doc.resends > 0).then(|| format!(" (resend {})", doc.resends));
+    if resend.is_some() {
+        for a in &mut attempts {
+            a["resend"] = json!(doc.resends);
+        }
+        let earlier = doc
+            .earlier_attempts
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<Vec<Value>>(t).ok())
+            .unwrap_or_default();
+        attempts.splice(0..0, earlier);
+    }
+    let resend = resend.unwrap_or_default();
     let attempts = Value::Array(attempts).to_string();
+    crate::metrics::routing_attempt(
+        match &partner {
+            Some(p) => p.transport.as_ref().map_or("none", |t| t.kind()),
+            None => "none",
+        },
+        if outcome.result.is_ok() {
+            "routed"
+        } else {
+            "failed"
+        },
+    );
     let (step, reason, deadline, failure) = match outcome.result {
         Ok(where_) => (
             Step::Route,
             if resent {
-                format!("{where_}; {RESENT}")
+                format!("{where_}{resend}; {RESENT}")
             } else {
-                where_
+                format!("{where_}{resend}")
             },
             window.map(|w| now_ms() + (w as i64) * 1000),
             None,
         ),
         Err(reason) => {
             let reason = if resent {
-                format!("{reason}; {RESENT}")
+                format!("{reason}{resend}; {RESENT}")
             } else {
-                reason
+                format!("{reason}{resend}")
             };
             (Step::RouteFailed, reason.clone(), None, Some(reason))
         }
@@ -1061,10 +1102,7 @@ async fn sweep_loop(app: Arc<App>) {
                         .partner(&key.account, &key.partner_id)
                         .and_then(|p| p.ack_window_seconds)
                         .unwrap_or(0);
-                    let reason = format!(
-                        "no acknowledgement from the partner within {window} s (due {})",
-                        rfc3339(*deadline)
-                    );
+                    let reason = format!("{NO_ACK} {window} s (due {})", rfc3339(*deadline));
                     let changes = Changes {
                         failure: Some(reason.clone()),
                         ..Changes::default()
@@ -1414,6 +1452,14 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
         }
     };
     crate::metrics::WEBHOOK.add(started.elapsed());
+    crate::metrics::webhook_attempt(match (&result, status) {
+        (Ok(_), _) => "delivered",
+        (Err(_), _) if end_now => "not_sent",
+        (Err(_), Some(_)) => "http_error",
+        (Err(e), None) if e == "timeout" => "timeout",
+        (Err(e), None) if e == "connection failed" => "connection_failed",
+        (Err(_), None) => "error",
+    });
     let duration = started.elapsed().as_millis() as i64;
     let attempt = d.attempts + 1;
     let (text, ok) = match result {
@@ -1461,18 +1507,40 @@ async fn deliver(app: &Arc<App>, client: &reqwest::Client, record: &Batcher<Atte
 
 // ---------------------------------------------------------------- stats
 
-/// Queue depths and counts of the account (`GET /stats`).
-pub fn stats(c: &dyn Db, account: &str) -> DbResult<Value> {
+/// The account's documents by status, those created at or after `since` (Unix ms) when given.
+fn by_status(
+    c: &dyn Db,
+    account: &str,
+    since: Option<i64>,
+) -> DbResult<serde_json::Map<String, Value>> {
     let mut documents = serde_json::Map::new();
     for s in Status::ALL {
         documents.insert(s.as_str().to_string(), json!(0));
     }
-    for r in c.query(
-        "SELECT status, COUNT(*) FROM documents WHERE account = ?1 GROUP BY status",
-        vals![account],
-    )? {
+    let rows = match since {
+        None => c.query(
+            "SELECT status, COUNT(*) FROM documents WHERE account = ?1 GROUP BY status",
+            vals![account],
+        )?,
+        Some(t) => c.query(
+            "SELECT status, COUNT(*) FROM documents WHERE account = ?1 AND created_at >= ?2 GROUP BY status",
+            vals![account, t],
+        )?,
+    };
+    for r in rows {
         documents.insert(r.get::<String>(0)?, json!(r.get::<i64>(1)?));
     }
+    Ok(documents)
+}
+
+fn count(c: &dyn Db, sql: &str, params: &[crate::db::Val]) -> DbResult<i64> {
+    c.one(sql, params)?.map_or(Ok(0), |r| r.get(0))
+}
+
+/// Queue depths and counts of the account (`GET /stats`); with `since` (Unix ms), also the
+/// documents created since then by status.
+pub fn stats(c: &dyn Db, account: &str, since: Option<i64>) -> DbResult<Value> {
+    let documents = by_status(c, account, None)?;
     let mut webhooks = serde_json::Map::new();
     for s in Delivery::ALL {
         webhooks.insert(s.as_str().to_string(), json!(0));
@@ -1495,14 +1563,31 @@ pub fn stats(c: &dyn Db, account: &str) -> DbResult<Value> {
             vals![account],
         )?
         .map_or(Ok(None), |r| r.get(0))?;
+    let now = now_ms();
+    let attention = json!({
+        "failed": documents.get("failed").cloned().unwrap_or(json!(0)),
+        "rejectedByPartner": count(
+            c,
+            "SELECT COUNT(*) FROM documents WHERE account = ?1 AND status = 'failed' AND partner_ack IS NOT NULL",
+            vals![account],
+        )?,
+        "acknowledgementOverdue": count(
+            c,
+            "SELECT COUNT(*) FROM documents WHERE account = ?1
+             AND ((status = 'failed' AND failure LIKE ?2) OR (status = 'routed' AND ack_deadline <= ?3))",
+            vals![account, format!("{NO_ACK}%"), now],
+        )?,
+        "webhookDeliveriesFailed": webhooks["failed"],
+    });
     let queues = json!({
         "toValidate": documents.get("queued").cloned().unwrap_or(json!(0)),
         "toRoute": documents.get("validated").cloned().unwrap_or(json!(0)),
         "awaitingAcknowledgement": documents.get("routed").cloned().unwrap_or(json!(0)),
-        "oldestWaitingMs": oldest_queued.map(|t| (now_ms() - t).max(0)),
+        "oldestWaitingMs": oldest_queued.map(|t| (now - t).max(0)),
     });
-    Ok(json!({
+    let mut out = json!({
         "documents": documents,
+        "attention": attention,
         "queues": queues,
         "webhooks": {
             "pending": webhooks["pending"],
@@ -1510,7 +1595,14 @@ pub fn stats(c: &dyn Db, account: &str) -> DbResult<Value> {
             "delivered": webhooks["delivered"],
             "failed": webhooks["failed"],
         },
-    }))
+    });
+    if let Some(t) = since {
+        out["created"] = json!({
+            "since": rfc3339(t),
+            "documents": by_status(c, account, Some(t))?,
+        });
+    }
+    Ok(out)
 }
 
 /// A transport's inbox folder, if it has one.

@@ -1,6 +1,7 @@
 //! `x12kit-server`: the reference HTTP server of the EDI integration service
 //! (`spec/service-api.md`) on the x12kit core. See `examples/server/README.md`.
 
+mod actions;
 mod api;
 mod as2;
 mod auth;
@@ -8,8 +9,10 @@ mod body;
 mod client;
 mod config;
 mod console;
+mod dashboard;
 mod db;
 mod error;
+mod exporter;
 mod guard;
 mod inbound;
 mod lifecycle;
@@ -24,6 +27,7 @@ mod settings_api;
 mod status;
 mod store;
 mod transport;
+mod upload;
 mod x12;
 
 use axum::http::{HeaderValue, Request};
@@ -232,13 +236,32 @@ fn main() -> ExitCode {
         None => None,
     };
     let default_level = if console.is_some() { "warn" } else { "info" };
-    tracing_subscriber::fmt()
+    let filter = tracing_subscriber::EnvFilter::try_from_env("X12KIT_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("X12KIT_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
-        )
-        .init();
+        .with_env_filter(filter);
+    match std::env::var("X12KIT_LOG_FORMAT").as_deref() {
+        Ok("json") => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+        Ok("text") | Ok("") | Err(std::env::VarError::NotPresent) => logs.init(),
+        Ok(other) => {
+            eprintln!(
+                "x12kit-server: X12KIT_LOG_FORMAT={other:?}: the log format is \"text\" (the default) or \"json\""
+            );
+            return ExitCode::from(2);
+        }
+        Err(std::env::VarError::NotUnicode(_)) => {
+            eprintln!(
+                "x12kit-server: X12KIT_LOG_FORMAT is not UTF-8: the log format is \"text\" or \"json\""
+            );
+            return ExitCode::from(2);
+        }
+    }
     let Some(path) = cli.config else {
         eprintln!("x12kit-server: --config <FILE> is required (try examples/server/demo.toml)");
         return ExitCode::from(2);
@@ -304,6 +327,10 @@ async fn open(
     config: &config::Config,
 ) -> Result<(store::Store, Option<secrets::SecretBox>), (u8, String)> {
     let secrets = secret_box(config).map_err(|e| (2, e))?;
+    if let store::Location::Postgres(url) = store::Location::of(&config.database) {
+        // A malformed URL or TLS setting is the operator's to fix (exit 2).
+        db::PgTarget::parse(&url).map_err(|e| (2, e))?;
+    }
     // Off the async threads: the PostgreSQL client blocks on its own runtime.
     let location = store::Location::of(&config.database);
     let store = tokio::task::spawn_blocking(move || store::Store::open(location))
@@ -394,18 +421,122 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         lifecycle::start(app.clone()).await;
         tracing::info!("workers started");
     }
+    let people = app
+        .store
+        .read(|c| {
+            c.one("SELECT COUNT(*) FROM users WHERE disabled_at IS NULL", &[])?
+                .map_or(Ok(0), |r| r.get::<i64>(0))
+        })
+        .await
+        .unwrap_or(0);
+    let sign_in = match (&app.config.sign_in_hint, people) {
+        (Some(hint), _) => hint.clone(),
+        (None, 0) => "nobody can sign in yet: make the first user with x12kit-server user add --config <this file> --account <id> --email <you@example.com> --role admin (--create-account for a new account)".to_string(),
+        (None, n) => format!(
+            "{n} user{} can sign in (x12kit-server user add makes more)",
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    let wasm = if dashboard::wasm_present(&app.config.wasm_package) {
+        String::new()
+    } else {
+        format!(
+            "\nthe document page shows X12 without the inspector until bindings/wasm/build.sh has built {}",
+            app.config.wasm_package.display()
+        )
+    };
     let server = app.config.server.clone();
-    let router = with_layers(api::router(app));
+    let serving = serve::prepare(server.clone());
+    let exporter = exporter::Exporter {
+        app: app.clone(),
+        serving: serving.clone(),
+        token: app.config.metrics.token.as_deref().map(Arc::from),
+        counts: Arc::default(),
+    };
+    let metrics_listener = match &app.config.metrics.listen {
+        Some(l) => Some(
+            tokio::net::TcpListener::bind(l)
+                .await
+                .map_err(|e| (1, format!("cannot listen on {l} (metrics.listen): {e}")))?,
+        ),
+        None => None,
+    };
+    let app_tls = app.config.tls.clone();
+    let mut router = api::router(app);
+    if metrics_listener.is_none() {
+        router = router.merge(exporter::router(exporter.clone()));
+    }
+    let router = with_layers(router);
+    // One shutdown signal for every listener.
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown().await;
+        let _ = stop_tx.send(true);
+    });
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|v| *v).await;
+    };
+    let tls = match &app_tls {
+        Some(t) => {
+            let (acceptor, current) = serve::tls::acceptor(t).map_err(|e| (2, e))?;
+            tokio::spawn(serve::tls::watch(t.clone(), current));
+            let hsts = (t.hsts_max_age_seconds > 0)
+                .then(|| HeaderValue::from_str(&format!("max-age={}", t.hsts_max_age_seconds)))
+                .transpose()
+                .map_err(|e| (2, format!("tls.hsts_max_age_seconds: {e}")))?;
+            Some((acceptor, serve::Transport::Tls(hsts)))
+        }
+        None => None,
+    };
+    let mut redirect_addr = None;
+    if let Some(r) = app_tls.as_ref().and_then(|t| t.redirect_listen.clone()) {
+        let l = tokio::net::TcpListener::bind(&r).await.map_err(|e| {
+            (
+                1,
+                format!("cannot listen on {r} (tls.redirect_listen): {e}"),
+            )
+        })?;
+        redirect_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
+        let serving = serve::Serving::new(server.clone());
+        let router = with_layers(serve::tls::redirect_router(addr.port()));
+        let stop = stopped(stop_rx.clone());
+        tokio::spawn(async move {
+            if let Err(e) = serve::run(l, router, serving, None, stop).await {
+                tracing::error!(error = %e, "the redirect listener stopped");
+            }
+        });
+    }
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let mut metrics_addr = None;
+    if let Some(l) = metrics_listener {
+        metrics_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
+        // Its own connection counts, so that scrapes are never refused for API traffic.
+        let serving = serve::Serving::new(server);
+        let router = with_layers(exporter::router(exporter));
+        let stop = stopped(stop_rx.clone());
+        tokio::spawn(async move {
+            if let Err(e) = serve::run(l, router, serving, None, stop).await {
+                tracing::error!(error = %e, "the metrics listener stopped");
+            }
+        });
+    }
     {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on http://{addr}");
+        let _ = writeln!(out, "listening on {scheme}://{addr}");
+        let _ = writeln!(out, "dashboard: {scheme}://{addr}/ ({sign_in}){wasm}");
         let _ = writeln!(
             out,
-            "try: curl -H 'Authorization: Bearer <API key>' http://{addr}/api/v1/transactions"
+            "try: curl -H 'Authorization: Bearer <API key>' {scheme}://{addr}/api/v1/transactions"
         );
+        if let Some(r) = redirect_addr {
+            let _ = writeln!(out, "redirecting http://{r} to https");
+        }
+        if let Some(m) = metrics_addr {
+            let _ = writeln!(out, "metrics on http://{m}/metrics");
+        }
         let _ = out.flush();
     }
-    serve::run(listener, router, server, shutdown())
+    serve::run(listener, router, serving, tls, stopped(stop_rx))
         .await
         .map_err(|e| (1, e))
 }

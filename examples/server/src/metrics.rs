@@ -1,5 +1,7 @@
-//! Where the time goes: process-wide counters of the store writer, the store
-//! reads, the core calls and the outgoing HTTP of the workers.
+//! Where the time goes, and what the process did: process-wide counters of the store
+//! writer, the store reads, the core calls and the outgoing HTTP of the workers
+//! ([`Timer`]s), and the Prometheus families of the requests, the routing attempts and the
+//! webhook deliveries ([`prometheus`]: `GET /metrics`, src/exporter.rs).
 //!
 //! Every 10 s in which work was done (an API request, a document or a webhook
 //! delivery moved by the workers: [`worked`]), the figures of the interval are
@@ -10,18 +12,33 @@
 //! writer's statements are also broken down by statement (its first words), so
 //! that the round trips of each kind of work can be seen. Counting costs two
 //! clock reads per counted call and an uncontended lock per writer statement.
+//!
+//! The log line and `/metrics` read the same counters: each [`Timer`] is exported as a
+//! histogram (its count, its sum and its buckets).
 
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::Histogram;
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
-/// A count of calls and the time spent in them.
+/// The upper bounds of the [`Timer`] buckets, in seconds (Prometheus' default buckets with
+/// finer steps under 5 ms, where commits and statements fall).
+pub const TIMER_BUCKETS: [f64; 15] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+/// A count of calls, the time spent in them, and how many fell in each bucket.
 #[derive(Debug)]
 pub struct Timer {
     name: &'static str,
     count: AtomicU64,
     nanos: AtomicU64,
+    /// Calls per bucket of [`TIMER_BUCKETS`] (not cumulative), and over the last bound.
+    buckets: [AtomicU64; TIMER_BUCKETS.len() + 1],
 }
 
 impl Timer {
@@ -30,6 +47,7 @@ impl Timer {
             name,
             count: AtomicU64::new(0),
             nanos: AtomicU64::new(0),
+            buckets: [const { AtomicU64::new(0) }; TIMER_BUCKETS.len() + 1],
         }
     }
 
@@ -38,6 +56,9 @@ impl Timer {
         self.count.fetch_add(1, Relaxed);
         self.nanos
             .fetch_add(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX), Relaxed);
+        let s = d.as_secs_f64();
+        let i = TIMER_BUCKETS.partition_point(|b| *b < s);
+        self.buckets[i].fetch_add(1, Relaxed);
     }
 
     /// Runs `f`, counting it.
@@ -50,6 +71,23 @@ impl Timer {
 
     fn get(&self) -> (u64, u64) {
         (self.count.load(Relaxed), self.nanos.load(Relaxed))
+    }
+
+    /// (sum in seconds, count, [(upper bound, calls in that bucket)]) for the exporter.
+    pub fn histogram(&self) -> (f64, u64, Vec<(f64, u64)>) {
+        let mut buckets: Vec<(f64, u64)> = TIMER_BUCKETS
+            .iter()
+            .zip(&self.buckets)
+            .map(|(b, n)| (*b, n.load(Relaxed)))
+            .collect();
+        buckets.push((
+            f64::INFINITY,
+            self.buckets[TIMER_BUCKETS.len()].load(Relaxed),
+        ));
+        // The count is the buckets' sum, so that the exposition is consistent even while
+        // calls are being added.
+        let count = buckets.iter().map(|b| b.1).sum();
+        (self.nanos.load(Relaxed) as f64 / 1e9, count, buckets)
     }
 }
 
@@ -86,6 +124,157 @@ const ALL: [&Timer; 10] = [
     &ROUTE,
     &WEBHOOK,
 ];
+
+/// Every timer with its name in `/metrics` and its help (and, for the core's calls, the
+/// value of the `operation` label).
+pub const EXPORTED: [(&Timer, &str, Option<&str>, &str); 10] = [
+    (
+        &COMMIT,
+        "store_commit_seconds",
+        None,
+        "Commits of the store writer's groups (fsync or PostgreSQL COMMIT included)",
+    ),
+    (
+        &JOB,
+        "store_job_seconds",
+        None,
+        "Jobs run by the store writer, their statements included",
+    ),
+    (
+        &STATEMENT,
+        "store_statement_seconds",
+        None,
+        "Statements run by the store writer (round trips on PostgreSQL)",
+    ),
+    (
+        &WRITE_WAIT,
+        "store_write_wait_seconds",
+        None,
+        "Store writes as their callers see them: queued, run in a group, committed",
+    ),
+    (&READ, "store_read_seconds", None, "Store reads."),
+    (
+        &RENDER,
+        "core_seconds",
+        Some("render"),
+        "Calls into the x12kit core",
+    ),
+    (
+        &VALIDATE,
+        "core_seconds",
+        Some("validate"),
+        "Calls into the x12kit core",
+    ),
+    (
+        &PARSE,
+        "core_seconds",
+        Some("parse"),
+        "Calls into the x12kit core",
+    ),
+    (
+        &ROUTE,
+        "partner_transfer_seconds",
+        None,
+        "Transfers of documents to trading partners, retries included",
+    ),
+    (
+        &WEBHOOK,
+        "webhook_attempt_seconds",
+        None,
+        "Webhook delivery attempts (signing and HTTP)",
+    ),
+];
+
+/// The labels of the request families: the method (one of the usual ones, else `other`),
+/// the route as the router matched it (`/api/v1/transactions/{id}`, never the raw path;
+/// `unmatched` for a 404 of no route), and the status.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// `GET`, `POST`, ... or `other`.
+    pub method: &'static str,
+    /// The matched route.
+    pub route: String,
+    /// The HTTP status code.
+    pub status: u16,
+}
+
+/// Requests answered, by method, route and status.
+pub static HTTP_REQUESTS: LazyLock<Family<RequestLabels, Counter>> = LazyLock::new(Family::default);
+
+/// The upper bounds of the request latency buckets, in seconds (up to the default request
+/// timeout).
+pub const REQUEST_BUCKETS: [f64; 14] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0,
+];
+
+/// Time from a request's head to its answer's head, by method, route and status.
+pub static HTTP_DURATION: LazyLock<Family<RequestLabels, Histogram>> =
+    LazyLock::new(|| Family::new_with_constructor(|| Histogram::new(REQUEST_BUCKETS)));
+
+/// The labels of an outcome: what it went through and how it ended.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabels {
+    /// The partner transport (`http`, `directory`, `sftp`, `as2`, `none`), or for webhook
+    /// deliveries always `http`.
+    pub transport: &'static str,
+    /// How it ended (a fixed set of words per family).
+    pub result: &'static str,
+}
+
+/// Routing attempts (one claim of a document, the transport's retries within it), by
+/// transport and result (`routed`, `failed`).
+pub static ROUTING: LazyLock<Family<OutcomeLabels, Counter>> = LazyLock::new(Family::default);
+
+/// Webhook delivery attempts by result (`delivered`, `http_error`, `timeout`,
+/// `connection_failed`, `error`, `not_sent`).
+pub static WEBHOOK_DELIVERIES: LazyLock<Family<OutcomeLabels, Counter>> =
+    LazyLock::new(Family::default);
+
+/// Counts one routing attempt.
+pub fn routing_attempt(transport: &'static str, result: &'static str) {
+    ROUTING
+        .get_or_create(&OutcomeLabels { transport, result })
+        .inc();
+}
+
+/// Counts one webhook delivery attempt.
+pub fn webhook_attempt(result: &'static str) {
+    WEBHOOK_DELIVERIES
+        .get_or_create(&OutcomeLabels {
+            transport: "http",
+            result,
+        })
+        .inc();
+}
+
+/// A method as a label: the usual ones by name, any other (a client may send any token)
+/// as `other`, so that the label's values stay few.
+pub fn method_label(m: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *m {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    }
+}
+
+/// Counts one answered request.
+pub fn request(method: &'static str, route: &str, status: u16, took: Duration) {
+    let labels = RequestLabels {
+        method,
+        route: route.to_string(),
+        status,
+    };
+    HTTP_REQUESTS.get_or_create(&labels).inc();
+    HTTP_DURATION
+        .get_or_create(&labels)
+        .observe(took.as_secs_f64());
+}
 
 /// Work done: API requests, and documents, deliveries and inbox files the workers moved.
 static WORK: AtomicU64 = AtomicU64::new(0);

@@ -28,6 +28,17 @@ pub struct OutboundRequest {
 #[schema(value_type = Object)]
 pub struct Object(#[allow(dead_code)] serde_json::Map<String, Value>);
 
+/// A document's direction.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "lowercase")]
+pub enum Direction {
+    /// Sent to a partner.
+    Outbound,
+    /// Received from a partner.
+    Inbound,
+}
+
 /// Control numbers of the rendered interchange.
 #[derive(ToSchema)]
 #[allow(dead_code)]
@@ -53,8 +64,11 @@ pub struct TransactionSummary {
     pub document_type_code: String,
     /// `outbound` or `inbound`.
     pub direction: String,
-    /// Lower case: queued, validated, routed, acknowledged, failed (outbound); received (inbound).
+    /// Lower case: queued, validated, routed, acknowledged, failed, canceled (outbound); received (inbound).
     pub status: String,
+    /// The business reference: the payload field the core names for the type (the PO number
+    /// of an 850, the invoice number of an 810 ...); null when the document has none.
+    pub reference: Option<String>,
     /// RFC 3339, UTC.
     pub created_at: String,
     /// RFC 3339, UTC.
@@ -103,31 +117,6 @@ pub struct StatusChange {
     pub at: String,
 }
 
-/// One webhook delivery.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-#[schema(rename_all = "camelCase")]
-pub struct Delivery {
-    /// Delivery id.
-    pub id: String,
-    /// Event kind.
-    pub event: String,
-    /// Attempts so far.
-    pub attempts: i64,
-    /// Result of the last attempt.
-    pub last_result: Option<String>,
-    /// `pending`, `delivered` or `failed` (after the last retry).
-    pub state: String,
-    /// The endpoint.
-    pub url: String,
-    /// When the next attempt is due (pending only).
-    pub next_attempt_at: Option<String>,
-    /// When a 2xx came back.
-    pub delivered_at: Option<String>,
-    /// Every attempt.
-    pub attempt_log: Vec<DeliveryAttempt>,
-}
-
 /// One webhook attempt.
 #[derive(ToSchema)]
 #[allow(dead_code)]
@@ -161,7 +150,7 @@ pub struct InboundResult {
 pub struct Stats {
     /// Always true.
     pub ok: bool,
-    /// `{documents: {status: count}, queues: {toValidate, toRoute, awaitingAcknowledgement, oldestWaitingMs}, webhooks: {pending, retrying, delivered, failed}}`.
+    /// `{documents: {status: count}, attention: {failed, rejectedByPartner, acknowledgementOverdue, webhookDeliveriesFailed}, queues: {toValidate, toRoute, awaitingAcknowledgement, oldestWaitingMs}, webhooks: {pending, retrying, delivered, failed}}`, and with `since`, `created: {since, documents: {status: count}}`. `rejectedByPartner`: failed with the partner's rejecting TA1/997/999; `acknowledgementOverdue`: failed because the acknowledgement window closed, or routed past it.
     pub data: Object,
 }
 
@@ -186,6 +175,10 @@ pub struct TransactionFull {
     pub updated_at: String,
     /// ISA13 / GS06 / ST02.
     pub control_numbers: ControlNumbers,
+    /// The business reference (see the list), or null.
+    pub reference: Option<String>,
+    /// Resends asked for (`POST /transactions/{id}/resend`), 0 when none.
+    pub resends: i64,
     /// Every status change, oldest first.
     pub status_history: Vec<StatusChange>,
     /// The rendered interchange.
@@ -197,7 +190,7 @@ pub struct TransactionFull {
     /// The partner's acknowledgement once received (null before).
     pub partner_acknowledgement: Option<Object>,
     /// Webhook deliveries about this transaction.
-    pub webhook_deliveries: Vec<Delivery>,
+    pub webhook_deliveries: Vec<LoggedDelivery>,
     /// Transport attempts of the routing (null before). When a process stopped while it
     /// was routing the document, the first entry is `{"result": "interrupted", "resent":
     /// true, ...}`: the partner may have received it twice (same ISA13, same
@@ -209,6 +202,8 @@ pub struct TransactionFull {
     pub acknowledgement_due_at: Option<String>,
     /// Inbound only: the mapped document (the core's parse).
     pub document: Option<Object>,
+    /// Outbound only: the payload the document was rendered from.
+    pub payload: Option<Object>,
 }
 
 /// `GET /transactions/{id}`.
@@ -1060,6 +1055,119 @@ pub struct AuditPage {
     pub next_cursor: Option<String>,
 }
 
+/// The answer of a document action (resend, cancel): the transaction as it is now.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct ActionAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The transaction summary.
+    pub data: TransactionSummary,
+}
+
+/// One webhook delivery (of a transaction, of the delivery log), with its attempts.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct LoggedDelivery {
+    /// Delivery id (`X-Service-Delivery-ID`, the same on every attempt).
+    pub id: String,
+    /// The document it is about.
+    pub document_id: String,
+    /// Event kind.
+    pub event: String,
+    /// The endpoint's id (null for deliveries made before settings lived in the store).
+    pub endpoint_id: Option<String>,
+    /// The endpoint's URL.
+    pub url: String,
+    /// `pending`, `delivered` or `failed`.
+    pub state: String,
+    /// Attempts so far.
+    pub attempts: i64,
+    /// Result of the last attempt.
+    pub last_result: Option<String>,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    /// When the next attempt is due (pending only).
+    pub next_attempt_at: Option<String>,
+    /// When a 2xx came back.
+    pub delivered_at: Option<String>,
+    /// Every attempt.
+    pub attempt_log: Vec<DeliveryAttempt>,
+}
+
+/// `GET /api/deliveries`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+pub struct DeliveryPage {
+    /// Always true.
+    pub ok: bool,
+    /// Newest first.
+    pub data: Vec<LoggedDelivery>,
+    /// Pass as `cursor` for the next page; null on the last.
+    pub next_cursor: Option<String>,
+}
+
+/// `POST /api/deliveries/{id}/redeliver`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct DeliveryAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The delivery as it is now.
+    pub data: LoggedDelivery,
+}
+
+/// The separator of a CSV upload.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "lowercase")]
+pub enum CsvDelimiter {
+    /// `,`
+    Comma,
+    /// `;`
+    Semicolon,
+}
+
+/// A CSV file: the header row of JSON pointers into the payload, then the rows.
+#[derive(Debug)]
+pub struct CsvText;
+
+impl utoipa::PartialSchema for CsvText {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some(
+                "A CSV: the header row names JSON pointers into the payload (/purchaseOrderNumber, /lines/*/sku), then one row per line item.",
+            ))
+            .build()
+            .into()
+    }
+}
+
+impl ToSchema for CsvText {}
+
+/// `POST /api/upload`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct UploadAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// `{dryRun, documentTypeCode, partnerId, fileSha256, documents: [{key, reference, rows: [first, last]}, plus `payload` in a dry run and `documentId`, `status`, `replayed` after one], problems (dry run: [{row, column, pointer, code, message}]), table (dry run: {header, rows, truncated}), replayed (after one)}`.
+    pub data: Object,
+}
+
+/// `GET /document-types`.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct DocumentTypes {
+    /// Always true.
+    pub ok: bool,
+    /// `[{code, name, functionalId, referenceField}]`: each type the server renders and reads, in the core's order; `referenceField` is the JSON pointer of the payload field that is its business reference.
+    pub data: Vec<Object>,
+}
+
 struct Security;
 
 impl Modify for Security {
@@ -1097,7 +1205,7 @@ impl Modify for Security {
         (name = "service", description = "Probes, statistics and this document."),
         (name = "as2", description = "AS2 (RFC 4130) messages and asynchronous MDNs from trading partners, authenticated by their signature (no API key)."),
     ),
-    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam, InboundResult, Stats))
+    components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam, Direction, CsvDelimiter, InboundResult, Stats))
 )]
 struct Doc;
 

@@ -5,7 +5,7 @@
 //! row, and this process loads it before answering (the others within a second).
 //! Another account's ids are 404, as unknown ones are.
 
-use crate::api::{App, body_bytes, decode_cursor, encode_cursor, query, query_error};
+use crate::api::{App, body_bytes, decode_cursor, encode_cursor, limit_param, query};
 use crate::auth::SessionUser;
 use crate::body::{Fields, Problems};
 use crate::error::{ApiError, ApiResult};
@@ -634,6 +634,7 @@ pub async fn test_webhook(
                     partner_id: "x12kit-test".into(),
                     document_type_code: "850".into(),
                     status: status.into(),
+                    resend: false,
                 },
             )
         })
@@ -858,19 +859,7 @@ pub async fn audit(
     uri: Uri,
 ) -> ApiResult<Response> {
     let q: AuditQuery = query(&uri)?;
-    let limit = match q.limit.as_deref() {
-        None => 50,
-        Some(l) => l
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=200).contains(n))
-            .ok_or_else(|| {
-                query_error(
-                    "limit",
-                    format!("limit must be an integer from 1 to 200, found {l:?}"),
-                )
-            })?,
-    };
+    let limit = limit_param(q.limit.as_deref(), 200)?;
     let before = match q.cursor.as_deref() {
         None => None,
         Some(c) => Some(decode_cursor(c).ok_or_else(|| {

@@ -8,6 +8,10 @@
 //!   failed ◀────────────────┴──────────────────┴──────┘            failed ◀───────┘
 //!
 //!  received: a set the partner sent (inbound), which no step moves.
+//!
+//!  What people (and API keys) ask for (`POST /transactions/{id}/resend`, `/cancel`):
+//!  routed ──Resend──▶ validated ◀──ResendFailed── failed   (routed again, same interchange)
+//!  queued ──Cancel──▶ canceled ◀──CancelValidated── validated   (final)
 //! ```
 //!
 //! Every status change is a [`Step`]: its [`Transition`] says the status the
@@ -34,18 +38,21 @@ pub enum Status {
     Acknowledged,
     /// Invalid, not deliverable, rejected by the partner or not acknowledged in time.
     Failed,
+    /// Canceled by a person (or an API key) before it was sent; final.
+    Canceled,
     /// An inbound set from the partner.
     Received,
 }
 
 impl Status {
     /// Every status, in lifecycle order.
-    pub const ALL: [Status; 6] = [
+    pub const ALL: [Status; 7] = [
         Status::Queued,
         Status::Validated,
         Status::Routed,
         Status::Acknowledged,
         Status::Failed,
+        Status::Canceled,
         Status::Received,
     ];
 
@@ -57,6 +64,7 @@ impl Status {
             Status::Routed => "routed",
             Status::Acknowledged => "acknowledged",
             Status::Failed => "failed",
+            Status::Canceled => "canceled",
             Status::Received => "received",
         }
     }
@@ -110,6 +118,15 @@ pub enum Step {
     /// The partner's asynchronous AS2 receipt (MDN) refused the message or failed
     /// its checks.
     MdnRefused,
+    /// A resend of a routed document someone asked for: routed again as it is
+    /// (announced by the `document.routed` that follows, marked as a resend).
+    Resend,
+    /// A resend of a document whose routing failed (or its acknowledgement).
+    ResendFailed,
+    /// Someone canceled a document still waiting for validation.
+    Cancel,
+    /// Someone canceled a validated document before it was routed.
+    CancelValidated,
 }
 
 const VALIDATED: &[EventKind] = &[EventKind::DocumentValidated];
@@ -117,11 +134,12 @@ const ROUTED: &[EventKind] = &[EventKind::DocumentRouted];
 const ERROR: &[EventKind] = &[EventKind::DocumentError];
 const ACK: &[EventKind] = &[EventKind::DocumentPartnerAck];
 const ACK_ERROR: &[EventKind] = &[EventKind::DocumentPartnerAck, EventKind::DocumentError];
+const NONE: &[EventKind] = &[];
 
 impl Step {
     /// Every step.
     #[cfg(test)]
-    pub const ALL: [Step; 10] = [
+    pub const ALL: [Step; 14] = [
         Step::Validate,
         Step::Invalid,
         Step::Route,
@@ -132,6 +150,10 @@ impl Step {
         Step::RejectAfterTa1,
         Step::Overdue,
         Step::MdnRefused,
+        Step::Resend,
+        Step::ResendFailed,
+        Step::Cancel,
+        Step::CancelValidated,
     ];
 
     /// The table of the lifecycle.
@@ -148,8 +170,30 @@ impl Step {
             Step::RejectAfterTa1 => (Acknowledged, Failed, ACK_ERROR),
             Step::Overdue => (Routed, Failed, ERROR),
             Step::MdnRefused => (Routed, Failed, ERROR),
+            Step::Resend => (Routed, Validated, NONE),
+            Step::ResendFailed => (Failed, Validated, NONE),
+            Step::Cancel => (Queued, Canceled, ERROR),
+            Step::CancelValidated => (Validated, Canceled, ERROR),
         };
         Transition { from, to, events }
+    }
+
+    /// The resend of a document in `status`, if it can be resent (routed or failed).
+    pub fn resend(status: Status) -> Option<Step> {
+        match status {
+            Status::Routed => Some(Step::Resend),
+            Status::Failed => Some(Step::ResendFailed),
+            _ => None,
+        }
+    }
+
+    /// The cancel of a document in `status`, if it still waits (queued or validated).
+    pub fn cancel(status: Status) -> Option<Step> {
+        match status {
+            Status::Queued => Some(Step::Cancel),
+            Status::Validated => Some(Step::CancelValidated),
+            _ => None,
+        }
     }
 
     /// The step a partner's acknowledgement takes for a document in `status`:
@@ -236,29 +280,34 @@ mod tests {
     fn the_table_keeps_the_lifecycle() {
         for step in Step::ALL {
             let t = step.transition();
-            // Nothing enters `queued` or `received`; nothing leaves `failed` or `received`.
+            let resend = matches!(step, Step::Resend | Step::ResendFailed);
+            // Nothing enters `queued` or `received`; nothing leaves `received` or
+            // `canceled`, and only a resend someone asks for leaves `failed`.
             assert!(
                 !matches!(t.to, Status::Queued | Status::Received),
                 "{step:?}"
             );
             assert!(
-                !matches!(t.from, Status::Failed | Status::Received),
+                !matches!(t.from, Status::Canceled | Status::Received),
                 "{step:?}"
             );
-            assert!(!t.events.is_empty(), "{step:?} announces nothing");
+            assert_eq!(t.from == Status::Failed, step == Step::ResendFailed);
+            // Every step announces something, but a resend (its routing will).
+            assert_eq!(t.events.is_empty(), resend, "{step:?}");
             // What the events report is where the step goes, error events aside.
             for e in t.events {
                 let reported = event_status(*e).expect("a document event");
                 assert!(
                     reported == t.to
-                        || (*e == EventKind::DocumentPartnerAck && t.to == Status::Failed),
+                        || (*e == EventKind::DocumentPartnerAck && t.to == Status::Failed)
+                        || (*e == EventKind::DocumentError && t.to == Status::Canceled),
                     "{step:?}: {e:?} reports {reported}"
                 );
             }
-            // Failing steps announce the error; the others do not.
+            // Failing and canceling steps announce the error; the others do not.
             assert_eq!(
                 t.events.contains(&EventKind::DocumentError),
-                t.to == Status::Failed,
+                matches!(t.to, Status::Failed | Status::Canceled),
                 "{step:?}"
             );
         }
@@ -270,6 +319,26 @@ mod tests {
                 !matches!(s, Status::Queued | Status::Received),
                 "{s}"
             );
+        }
+    }
+
+    #[test]
+    fn people_resend_routed_or_failed_documents_and_cancel_waiting_ones() {
+        for s in Status::ALL {
+            match Step::resend(s) {
+                Some(step) => assert_eq!(
+                    (step.transition().from, step.transition().to),
+                    (s, Status::Validated)
+                ),
+                None => assert!(!matches!(s, Status::Routed | Status::Failed), "{s}"),
+            }
+            match Step::cancel(s) {
+                Some(step) => assert_eq!(
+                    (step.transition().from, step.transition().to),
+                    (s, Status::Canceled)
+                ),
+                None => assert!(!matches!(s, Status::Queued | Status::Validated), "{s}"),
+            }
         }
     }
 

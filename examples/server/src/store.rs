@@ -31,6 +31,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (6, include_str!("../migrations/0006_route_claims.sql")),
     (7, include_str!("../migrations/0007_settings.sql")),
     (8, include_str!("../migrations/0008_partner_links.sql")),
+    (9, include_str!("../migrations/0009_dashboard.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -55,6 +56,7 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
         8,
         include_str!("../migrations/postgres/0008_partner_links.sql"),
     ),
+    (9, include_str!("../migrations/postgres/0009_dashboard.sql")),
 ];
 
 /// Largest number of jobs committed in one transaction.
@@ -221,6 +223,8 @@ pub struct Accept {
     pub document_type: String,
     /// The payload object.
     pub payload: Value,
+    /// The business reference of the payload (the field the core names for the type).
+    pub reference: Option<String>,
     /// `Idempotency-Key` and the SHA-256 of the canonical request.
     pub idempotency: Option<(String, String)>,
 }
@@ -336,6 +340,31 @@ pub fn now_ms() -> i64 {
 /// `2026-11-24T18:42:10.123Z` from Unix milliseconds.
 pub fn rfc3339(ms: i64) -> String {
     Rfc3339(ms).to_string()
+}
+
+/// Unix milliseconds of an RFC 3339 time (`2026-11-24T18:42:10Z`, `2026-11-24T00:00:00+01:00`,
+/// fractions of a second allowed) or of a date (`2026-11-24`: its midnight, UTC).
+pub fn parse_time(text: &str) -> Option<i64> {
+    use time::format_description::well_known::Rfc3339 as Format;
+    let t = match time::OffsetDateTime::parse(text, &Format) {
+        Ok(t) => t,
+        Err(_) => {
+            let mut parts = text.splitn(3, '-');
+            let mut next = |len: usize| {
+                parts
+                    .next()
+                    .filter(|p| p.len() == len && p.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|p| p.parse::<u16>().ok())
+            };
+            let (y, m, d) = (next(4)?, next(2)?, next(2)?);
+            let month = time::Month::try_from(u8::try_from(m).ok()?).ok()?;
+            time::Date::from_calendar_date(i32::from(y), month, u8::try_from(d).ok()?)
+                .ok()?
+                .midnight()
+                .assume_utc()
+        }
+    };
+    i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
 }
 
 /// A time in Unix milliseconds that displays and serializes as [`rfc3339`] does, without
@@ -476,7 +505,7 @@ impl Store {
     /// caller is answered after the batch's commit, as before.
     pub async fn accept(&self, job: Accept) -> ApiResult<Accepted> {
         if !self.location.is_postgres() {
-            return self.write(move |c| accept(c, &job)).await;
+            return self.write(move |c| accept_in(c, &job)).await;
         }
         if let Some((key, _)) = &job.idempotency {
             use std::hash::{Hash, Hasher};
@@ -485,7 +514,7 @@ impl Store {
             let _same_key = self.keyed[(h.finish() % self.keyed.len() as u64) as usize]
                 .lock()
                 .await;
-            return self.write(move |c| accept(c, &job)).await;
+            return self.write(move |c| accept_in(c, &job)).await;
         }
         x12::render(
             &job.document_type,
@@ -940,7 +969,10 @@ impl Store {
     }
 }
 
-fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
+/// Accepts one document inside the caller's store job (its idempotency, control number,
+/// render and rows), as [`Store::accept`] does on SQLite: the CSV intake accepts a file's
+/// documents together in one job, all or none.
+pub fn accept_in(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
     let now = now_ms();
     if let Some((key, hash)) = &a.idempotency {
         let found = tx
@@ -996,8 +1028,9 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
     let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
     tx.defer(
         "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
-            updated_at, interchange_control, group_control, transaction_control, payload, x12, warnings)
-         VALUES (?1, ?2, ?3, ?4, 'outbound', 'queued', ?5, ?5, ?6, ?6, ?6, ?7, ?8, ?9)",
+            updated_at, interchange_control, group_control, transaction_control, payload, x12, warnings,
+            reference)
+         VALUES (?1, ?2, ?3, ?4, 'outbound', 'queued', ?5, ?5, ?6, ?6, ?6, ?7, ?8, ?9, ?10)",
         vals![
             &id,
             &a.account,
@@ -1007,7 +1040,8 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
             number,
             a.payload.to_string(),
             rendered.x12,
-            rendered.warnings.to_string()
+            rendered.warnings.to_string(),
+            &a.reference
         ],
     )
     .map_err(db_error)?;
@@ -1036,6 +1070,7 @@ fn accept(tx: &dyn Db, a: &Accept) -> ApiResult<Accepted> {
         document_id: id,
         document_type_code: a.document_type.clone(),
         partner_id: a.partner.id.clone(),
+        reference: a.reference.clone(),
         status: Status::Queued.as_str().into(),
         updated_at: at,
     }
@@ -1083,7 +1118,8 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
     let mut results = Vec::with_capacity(jobs.len());
     let (mut ids, mut accounts, mut partners, mut types, mut controls) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut payloads, mut x12s, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut payloads, mut x12s, mut warnings, mut references) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (a, number) in jobs.iter().zip(numbers) {
         if number > MAX_CONTROL {
             results.push(Err(exhausted(&a.partner.id)));
@@ -1111,6 +1147,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
         payloads.push(Some(a.payload.to_string()));
         x12s.push(rendered.x12);
         warnings.push(Some(rendered.warnings.to_string()));
+        references.push(a.reference.clone());
         results.push(Ok(Accepted {
             document: Summary {
                 control_numbers: ControlNumbers {
@@ -1123,6 +1160,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
                 document_id: id,
                 document_type_code: a.document_type.clone(),
                 partner_id: a.partner.id.clone(),
+                reference: a.reference.clone(),
                 status: Status::Queued.as_str().into(),
                 updated_at: at,
             }
@@ -1135,13 +1173,13 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
             "WITH inserted AS (
                 INSERT INTO documents (id, account, partner_id, document_type, direction, status,
                     created_at, updated_at, interchange_control, group_control, transaction_control,
-                    payload, x12, warnings)
+                    payload, x12, warnings, reference)
                 SELECT u.id, u.account, u.partner_id, u.document_type, 'outbound', 'queued', ?1, ?1,
-                    u.control, u.control, u.control, u.payload, u.x12, u.warnings
+                    u.control, u.control, u.control, u.payload, u.x12, u.warnings, u.reference
                 FROM unnest(?2::text[], ?3::text[], ?4::text[], ?5::text[], ?6::bigint[], ?7::text[],
-                            ?8::bytea[], ?9::text[])
+                            ?8::bytea[], ?9::text[], ?10::text[])
                     WITH ORDINALITY AS u(id, account, partner_id, document_type, control, payload,
-                                         x12, warnings, ord)
+                                         x12, warnings, reference, ord)
                 ORDER BY u.ord
                 RETURNING id
             )
@@ -1159,6 +1197,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
                 Val::Texts(payloads),
                 Val::Blobs(x12s),
                 Val::Texts(warnings),
+                Val::Texts(references),
             ],
         )
         .map_err(db_error)?;
@@ -1167,7 +1206,7 @@ fn accept_many(c: &dyn Db, jobs: &[Accept]) -> ApiResult<Vec<ApiResult<Accepted>
 }
 
 const LIST_COLUMNS: &str = "id, partner_id, document_type, direction, status, created_at, updated_at, \
-     interchange_control, group_control, transaction_control, seq";
+     interchange_control, group_control, transaction_control, seq, reference";
 
 /// The control numbers of a document (ISA13, GS06, ST02).
 #[derive(Debug, serde::Serialize)]
@@ -1188,6 +1227,7 @@ pub struct Summary {
     document_id: String,
     document_type_code: String,
     partner_id: String,
+    reference: Option<String>,
     status: String,
     updated_at: Rfc3339,
 }
@@ -1213,6 +1253,7 @@ fn list_item(mut r: Row) -> DbResult<(Summary, i64)> {
             document_id: r.take_text(0)?,
             document_type_code: r.take_text(2)?,
             partner_id: r.take_text(1)?,
+            reference: r.get(11)?,
             status: r.take_text(4)?,
             updated_at: Rfc3339(r.get(6)?),
         },
@@ -1231,25 +1272,61 @@ pub fn summary(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     }
 }
 
+/// Which documents a list shows (`GET /transactions`): every condition given must hold.
+#[derive(Debug, Default, Clone)]
+pub struct Filter {
+    /// Lower-case status.
+    pub status: Option<String>,
+    /// The business reference, exactly.
+    pub reference: Option<String>,
+    /// The partner id, exactly.
+    pub partner_id: Option<String>,
+    /// The type code, exactly.
+    pub document_type: Option<String>,
+    /// `outbound` or `inbound`.
+    pub direction: Option<String>,
+    /// Created at or after (Unix ms).
+    pub since: Option<i64>,
+    /// Created before (Unix ms).
+    pub until: Option<i64>,
+}
+
 /// A page of the account's documents, newest first, strictly older than `before` (a `seq`).
 /// Returns the items and the `seq` of the last one when more follow.
 pub fn list(
     c: &dyn Db,
     account: &str,
-    status: Option<&str>,
+    filter: &Filter,
     before: Option<i64>,
     limit: usize,
 ) -> DbResult<(Vec<Summary>, Option<i64>)> {
+    use crate::db::Val;
     // Only the conditions given (PostgreSQL cannot type a parameter used only in `? IS NULL`).
-    let mut params = vec![crate::db::Val::from(account)];
+    let mut params = vec![Val::from(account)];
     let mut clauses = String::new();
-    if let Some(s) = status {
-        params.push(s.into());
-        clauses.push_str(&format!(" AND status = ?{}", params.len()));
+    let mut add = |column: &str, op: &str, v: Val| {
+        params.push(v);
+        clauses.push_str(&format!(" AND {column} {op} ?{}", params.len()));
+    };
+    for (column, value) in [
+        ("status", &filter.status),
+        ("reference", &filter.reference),
+        ("partner_id", &filter.partner_id),
+        ("document_type", &filter.document_type),
+        ("direction", &filter.direction),
+    ] {
+        if let Some(v) = value {
+            add(column, "=", v.as_str().into());
+        }
+    }
+    if let Some(t) = filter.since {
+        add("created_at", ">=", t.into());
+    }
+    if let Some(t) = filter.until {
+        add("created_at", "<", t.into());
     }
     if let Some(b) = before {
-        params.push(b.into());
-        clauses.push_str(&format!(" AND seq < ?{}", params.len()));
+        add("seq", "<", b.into());
     }
     params.push((limit as i64 + 1).into());
     let rows = c.query(
@@ -1279,7 +1356,7 @@ pub fn list(
 pub fn list_page(
     c: &dyn Db,
     account: &str,
-    status: Option<&str>,
+    filter: &Filter,
     before: Option<i64>,
     limit: usize,
     cursor: impl FnOnce(i64) -> String,
@@ -1291,7 +1368,7 @@ pub fn list_page(
         next_cursor: Option<String>,
         ok: bool,
     }
-    let (items, next) = list(c, account, status, before, limit)?;
+    let (items, next) = list(c, account, filter, before, limit)?;
     let mut out = Vec::with_capacity(64 + items.len() * 320);
     serde_json::to_writer(
         &mut out,
@@ -1305,6 +1382,47 @@ pub fn list_page(
     Ok(out)
 }
 
+/// The columns of a webhook delivery row that [`delivery`] reads.
+pub const DELIVERY_COLUMNS: &str = "id, document_id, event, endpoint_id, url, state, attempts, last_result, \
+     created_at, next_at, delivered_at";
+
+/// One webhook delivery (a row of [`DELIVERY_COLUMNS`]) as the API shows it, with its attempts.
+pub fn delivery(c: &dyn Db, r: &Row) -> DbResult<Value> {
+    let id: String = r.get(0)?;
+    let state: String = r.get(5)?;
+    let log = c
+        .query(
+            "SELECT attempt, at, status, result, duration_ms FROM webhook_attempts
+             WHERE delivery_id = ?1 ORDER BY attempt",
+            vals![&id],
+        )?
+        .iter()
+        .map(|a| {
+            Ok(json!({
+                "attempt": a.get::<i64>(0)?,
+                "at": rfc3339(a.get(1)?),
+                "httpStatus": a.get::<Option<i64>>(2)?,
+                "result": a.get::<String>(3)?,
+                "durationMs": a.get::<i64>(4)?,
+            }))
+        })
+        .collect::<DbResult<Vec<_>>>()?;
+    Ok(json!({
+        "id": id,
+        "documentId": r.get::<String>(1)?,
+        "event": r.get::<String>(2)?,
+        "endpointId": r.get::<Option<String>>(3)?,
+        "url": r.get::<String>(4)?,
+        "state": state,
+        "attempts": r.get::<i64>(6)?,
+        "lastResult": r.get::<Option<String>>(7)?,
+        "createdAt": rfc3339(r.get(8)?),
+        "nextAttemptAt": if Delivery::parse(&state) == Some(Delivery::Pending) { r.get::<Option<i64>>(9)?.map(rfc3339) } else { None },
+        "deliveredAt": r.get::<Option<i64>>(10)?.map(rfc3339),
+        "attemptLog": log,
+    }))
+}
+
 /// The full status of one document of the account (`None`: not the account's).
 pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     let Some(mut doc) = summary(c, account, id)? else {
@@ -1313,7 +1431,7 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     let r = c
         .one(
             "SELECT x12, warnings, diagnostics, partner_ack, route_attempts, failure, payload, direction,
-                    ack_deadline
+                    ack_deadline, resends
              FROM documents WHERE id = ?1",
             vals![id],
         )?
@@ -1327,6 +1445,7 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
     let payload: String = r.get(6)?;
     let direction: String = r.get(7)?;
     let deadline: Option<i64> = r.get(8)?;
+    let resends: i64 = r.get(9)?;
     let parse = |t: Option<String>| -> Value {
         t.and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or(Value::Null)
@@ -1345,55 +1464,23 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
             }))
         })
         .collect::<DbResult<Vec<_>>>()?;
-    let mut deliveries = c
+    let deliveries = c
         .query(
-            "SELECT id, event, attempts, last_result, state, url, next_at, delivered_at
-             FROM webhook_deliveries WHERE document_id = ?1 ORDER BY url, event_no, id",
+            &format!(
+                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE document_id = ?1
+                 ORDER BY url, event_no, id"
+            ),
             vals![id],
         )?
         .iter()
-        .map(|r| {
-            let state: String = r.get(4)?;
-            Ok(json!({
-                "id": r.get::<String>(0)?,
-                "event": r.get::<String>(1)?,
-                "attempts": r.get::<i64>(2)?,
-                "lastResult": r.get::<Option<String>>(3)?,
-                "url": r.get::<String>(5)?,
-                "nextAttemptAt": if Delivery::parse(&state) == Some(Delivery::Pending) {
-                    r.get::<Option<i64>>(6)?.map(rfc3339)
-                } else {
-                    None
-                },
-                "deliveredAt": r.get::<Option<i64>>(7)?.map(rfc3339),
-                "state": state,
-            }))
-        })
+        .map(|r| delivery(c, r))
         .collect::<DbResult<Vec<_>>>()?;
-    for d in &mut deliveries {
-        let delivery_id = d["id"].as_str().unwrap_or_default().to_string();
-        let log = c
-            .query(
-                "SELECT attempt, at, status, result, duration_ms FROM webhook_attempts
-                 WHERE delivery_id = ?1 ORDER BY attempt",
-                vals![delivery_id],
-            )?
-            .iter()
-            .map(|r| {
-                Ok(json!({
-                    "attempt": r.get::<i64>(0)?,
-                    "at": rfc3339(r.get(1)?),
-                    "httpStatus": r.get::<Option<i64>>(2)?,
-                    "result": r.get::<String>(3)?,
-                    "durationMs": r.get::<i64>(4)?,
-                }))
-            })
-            .collect::<DbResult<Vec<_>>>()?;
-        d["attemptLog"] = Value::Array(log);
-    }
     if direction == "inbound" {
         doc["document"] = parse(Some(payload));
+    } else {
+        doc["payload"] = parse(Some(payload));
     }
+    doc["resends"] = json!(resends);
     doc["routingAttempts"] = parse(attempts);
     doc["failureReason"] = failure.map_or(Value::Null, Value::String);
     doc["acknowledgementDueAt"] = deadline.map_or(Value::Null, |d| Value::String(rfc3339(d)));
@@ -1411,6 +1498,31 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_times_are_rfc_3339_or_a_date() {
+        assert_eq!(
+            parse_time("2026-11-29T14:22:10.123Z"),
+            Some(1_795_962_130_123)
+        );
+        assert_eq!(
+            parse_time("2026-11-29T15:22:10.123+01:00"),
+            Some(1_795_962_130_123)
+        );
+        assert_eq!(parse_time("1970-01-01"), Some(0));
+        assert_eq!(parse_time("2000-02-29"), Some(951_782_400_000));
+        for bad in [
+            "",
+            "2026-13-01",
+            "2026-02-30",
+            "26-11-29",
+            "2026-11-29T14:22",
+            "yesterday",
+            "2026-1-01",
+        ] {
+            assert_eq!(parse_time(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn times_serialize_as_their_rfc3339_text() {

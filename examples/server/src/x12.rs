@@ -33,6 +33,25 @@ fn core_options<T: serde::de::DeserializeOwned + Default>(v: Value) -> ApiResult
     ops::options(v).map_err(|e| ApiError::from_core(&e))
 }
 
+/// The business reference of a payload or mapped document of a type: the core's reference
+/// field of the type (the PO number of an 850, ...); `None` without one.
+pub fn reference(document_type: &str, payload: &Value) -> Option<String> {
+    ops::document_reference(document_type, payload)
+        .ok()
+        .flatten()
+}
+
+/// CSV intake: the core's `payloads_from_csv` of a file, as its JSON (`options`: the
+/// core's option names).
+pub fn payloads_from_csv(document_type: &str, csv: &[u8], options: Value) -> ApiResult<Value> {
+    let o: ops::CsvOptions = core_options(options)?;
+    guarded("payloads_from_csv", || {
+        let r =
+            ops::payloads_from_csv(document_type, csv, &o).map_err(|e| ApiError::from_core(&e))?;
+        serde_json::to_value(r).map_err(|_| ApiError::internal())
+    })
+}
+
 /// A rendered document: the X12 and the render warnings (JSON array).
 #[derive(Debug)]
 pub struct Rendered {

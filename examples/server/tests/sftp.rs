@@ -98,10 +98,14 @@ fn sends_and_receives_with_a_pinned_host_key_and_a_file_dropped_twice_is_applied
         files(&sshd.folder("out")).is_empty().then_some(())
     });
     assert_eq!(inbound_count(&s), 2);
-    let rows = store_rows(
-        &s.database(),
-        "SELECT name, state, removed_at FROM sftp_taken ORDER BY taken_at",
-    );
+    // The removal is recorded after the remote file is gone: wait for the record.
+    let rows = wait_for(10, "every taken file's removal recorded", || {
+        let rows = store_rows(
+            &s.database(),
+            "SELECT name, state, removed_at FROM sftp_taken ORDER BY taken_at",
+        );
+        (rows.len() == 3 && rows.iter().all(|r| !r[2].is_empty())).then_some(rows)
+    });
     let states: Vec<(&str, &str)> = rows
         .iter()
         .map(|r| (r[0].as_str(), r[1].as_str()))

@@ -8,7 +8,8 @@
 
 The operations: ``parse`` / ``parse_json`` / ``iter_segments``, ``validate`` /
 ``validate_stream``, ``acknowledge`` / ``read_acknowledgement``, ``render`` /
-``document_schema`` / ``partner_schema``, ``describe_segment``, ``write``, and
+``document_schema`` / ``partner_schema``, ``describe_segment``, ``payloads_from_csv``
+(CSV intake), ``write``, and
 ``x12kit.webhook``.
 Errors are ``X12kitError`` subclasses with the core's stable ``code``.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from . import webhook as webhook
 from ._errors import (
     CLASS_BY_CODE as CLASS_BY_CODE,
+    GuideError as GuideError,
     InternalError as InternalError,
     InvalidArgument as InvalidArgument,
     InvalidParseResult as InvalidParseResult,
@@ -50,6 +52,8 @@ from ._x12kit import (
     acknowledge as acknowledge,
     describe_segment as describe_segment,
     describe_segment_json as describe_segment_json,
+    payloads_from_csv as payloads_from_csv,
+    payloads_from_csv_json as payloads_from_csv_json,
     document_schema as document_schema,
     document_schema_json as document_schema_json,
     iter_segments as iter_segments,
@@ -85,6 +89,8 @@ __all__ = [
     "partner_schema_json",
     "describe_segment",
     "describe_segment_json",
+    "payloads_from_csv",
+    "payloads_from_csv_json",
     "write",
     "webhook",
     "ParseResult",
@@ -103,6 +109,7 @@ __all__ = [
     "InvalidType",
     "InvalidParseResult",
     "RenderError",
+    "GuideError",
     "WriteError",
     "WebhookError",
     "WebhookConfigError",

@@ -105,6 +105,16 @@ class RenderError(X12kitError):
         return self.details
 
 
+class GuideError(X12kitError):
+    """A partner's implementation guide is unusable (``INVALID_GUIDE``); ``problems`` lists
+    every problem, each at its pointer (``/guides/0/segments/BEG/...``)."""
+
+    @property
+    def problems(self) -> List[Dict[str, Any]]:
+        """Every problem found: dicts with ``severity``, ``code``, ``pointer``, ``message``."""
+        return self.details
+
+
 class WebhookError(X12kitError):
     """Base of the webhook errors."""
 
@@ -146,6 +156,7 @@ CLASS_BY_CODE: Dict[str, Type[X12kitError]] = {
     "UNSUPPORTED_VERSION": RenderError,
     "INVALID_PAYLOAD": RenderError,
     "INVALID_PARTNER": RenderError,
+    "INVALID_GUIDE": GuideError,
     "MISSING_FIELD": RenderError,
     "INVALID_FIELD": RenderError,
     "TOO_LONG": RenderError,
@@ -155,6 +166,14 @@ CLASS_BY_CODE: Dict[str, Type[X12kitError]] = {
     "INVALID_CHARACTER": RenderError,
     "INVALID_CODE": RenderError,
     "UNKNOWN_FIELD": RenderError,
+    "CSV_NOT_UTF8": RenderError,
+    "CSV_EMPTY": RenderError,
+    "CSV_MALFORMED": RenderError,
+    "CSV_UNKNOWN_COLUMN": RenderError,
+    "CSV_MISSING_KEY": RenderError,
+    "CSV_MIXED_KEYS": RenderError,
+    "CSV_CONFLICTING_VALUE": RenderError,
+    "CSV_TOO_MANY_ROWS": RenderError,
     "MISSING_SIGNATURE": WebhookVerificationError,
     "MALFORMED_SIGNATURE": WebhookVerificationError,
     "MALFORMED_TIMESTAMP": WebhookVerificationError,

@@ -13,7 +13,7 @@ _Source = Union["os.PathLike[str]", Any, bytes, bytearray]
 _JsonText = Union[str, bytes, bytearray]
 _AckKind = Literal["auto", "ta1", "997", "999"]
 
-__all__ = ["parse", "parse_json", "validate", "validate_json", "acknowledge", "read_acknowledgement", "read_acknowledgement_json", "render", "render_document", "document_schema", "document_schema_json", "partner_schema", "partner_schema_json", "describe_segment", "describe_segment_json", "write", "iter_segments", "validate_stream", "ParseResult", "Interchange", "Group", "Transaction", "Segment", "Element", "Diagnostic", "SegmentIterator", "SegmentStream", "Validation", "Rendered", "webhook_sign", "webhook_verify", "Verified", "Verifier", "Signer", "Delivery", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "HEADER_EVENT", "HEADER_DELIVERY_ID", "DEFAULT_TOLERANCE", "DOCUMENT_TYPES", "ERROR_CODES", "ERROR_KINDS", "DIAGNOSTIC_CODES", "__version__"]
+__all__ = ["parse", "parse_json", "validate", "validate_json", "acknowledge", "read_acknowledgement", "read_acknowledgement_json", "render", "render_document", "document_schema", "document_schema_json", "partner_schema", "partner_schema_json", "describe_segment", "describe_segment_json", "payloads_from_csv", "payloads_from_csv_json", "write", "iter_segments", "validate_stream", "ParseResult", "Interchange", "Group", "Transaction", "Segment", "Element", "Diagnostic", "SegmentIterator", "SegmentStream", "Validation", "Rendered", "webhook_sign", "webhook_verify", "Verified", "Verifier", "Signer", "Delivery", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "HEADER_EVENT", "HEADER_DELIVERY_ID", "DEFAULT_TOLERANCE", "DOCUMENT_TYPES", "ERROR_CODES", "ERROR_KINDS", "DIAGNOSTIC_CODES", "__version__"]
 
 DOCUMENT_TYPES: Tuple[str, ...]
 ERROR_CODES: Tuple[str, ...]
@@ -253,8 +253,20 @@ class Rendered:
 
 def parse(data: _Data, *, documents: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> ParseResult: ...
 def parse_json(data: _Data, *, documents: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> bytes: ...
-def validate(data: _Data, *, structure: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> Validation: ...
-def validate_json(data: _Data, *, structure: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> bytes: ...
+def validate(
+    data: _Data,
+    *,
+    structure: Optional[bool] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> Validation: ...
+def validate_json(
+    data: _Data,
+    *,
+    structure: Optional[bool] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> bytes: ...
 def acknowledge(
     source: Union[Validation, _Data],
     *,
@@ -268,6 +280,7 @@ def acknowledge(
     time: Optional[str] = ...,
     line_break: Optional[str] = ...,
     delimiters: Optional[Mapping[str, Optional[str]]] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
     now: Optional[int] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> bytes: ...
@@ -301,6 +314,28 @@ def partner_schema() -> Dict[str, Any]: ...
 def partner_schema_json() -> bytes: ...
 def describe_segment(set_type: str, version: str, segment: str) -> Optional[Dict[str, Any]]: ...
 def describe_segment_json(set_type: str, version: str, segment: str) -> bytes: ...
+def payloads_from_csv(
+    document_type: str,
+    data: _Data,
+    *,
+    delimiter: Optional[str] = ...,
+    document_key: Optional[str] = ...,
+    max_rows: Optional[int] = ...,
+    partner: Optional[Mapping[str, Any]] = ...,
+    table: Optional[bool] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> Dict[str, Any]: ...
+def payloads_from_csv_json(
+    document_type: str,
+    data: _Data,
+    *,
+    delimiter: Optional[str] = ...,
+    document_key: Optional[str] = ...,
+    max_rows: Optional[int] = ...,
+    partner: Optional[Mapping[str, Any]] = ...,
+    table: Optional[bool] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> bytes: ...
 def write(
     source: Union[ParseResult, Mapping[str, Any], _JsonText],
     *,
@@ -313,6 +348,7 @@ def validate_stream(
     *,
     structure: Optional[bool] = ...,
     retain: Optional[Literal["all", "errors", "counts"]] = ...,
+    guides: Optional[Sequence[Mapping[str, Any]]] = ...,
     chunk_size: int = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> Validation: ...

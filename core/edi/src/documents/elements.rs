@@ -52,6 +52,7 @@ fn el_finding(
         value,
         loop_id: loop_id.map(str::to_string),
         severity: x12kit_syntax::diagnostics::Severity::Error,
+        guide: None,
     }
 }
 

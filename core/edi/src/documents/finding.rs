@@ -35,13 +35,18 @@ pub struct Finding {
     /// version's structure ([`super::Coverage::Nearest`]) and the note that
     /// says so. Warnings carry no acknowledgement codes.
     pub severity: Severity,
+    /// For a departure from an implementation guide: the pointer of the
+    /// guide's rule ([`Diagnostic::guide_pointer`]).
+    pub guide: Option<Box<str>>,
 }
 
 impl Finding {
     /// The finding as a diagnostic, with its AK3/AK4 (997) and IK3/IK4 (999) codes.
     pub fn to_diagnostic(&self) -> Diagnostic {
         let ack = AckCodes {
-            ik5: Some("5"),
+            // IK502 `I5` (implementation: one or more segments in error)
+            // for a departure from a guide; a 997 writes `5`.
+            ik5: Some(if self.guide.is_some() { "I5" } else { "5" }),
             ik3: self.segment_code,
             ik4: self.element_code,
             loop_id: self.loop_id.clone(),
@@ -59,6 +64,7 @@ impl Finding {
         d.segment_index = Some(self.segment_index);
         d.segment_id = Some(self.segment_id.clone());
         d.element = self.element;
+        d.guide_pointer = self.guide.clone();
         d
     }
 }

@@ -217,6 +217,7 @@ impl<'a> Matcher<'_, 'a> {
             value: None,
             loop_id: loop_id.map(str::to_string),
             severity: x12kit_syntax::diagnostics::Severity::Error,
+            guide: None,
         });
     }
 

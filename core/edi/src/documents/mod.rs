@@ -35,18 +35,18 @@
 //! This file only declares the modules and re-exports what is public.
 
 mod body;
-mod compiled;
+pub(crate) mod compiled;
 mod declared;
 mod decode;
 mod describe;
-mod dictionary;
+pub(crate) mod dictionary;
 mod dsl;
 mod elements;
 pub(crate) mod encode;
 mod finding;
 mod mapping;
-mod matcher;
-mod model;
+pub(crate) mod matcher;
+pub(crate) mod model;
 pub mod schema;
 mod structure;
 mod syntax;
@@ -54,11 +54,13 @@ pub(crate) mod value;
 
 pub use crate::sets::{TYPES, is_known};
 pub use body::canonical;
-pub(crate) use body::{render_body, unescape};
+pub(crate) use body::{Body, render_body, unescape};
 pub use compiled::{Coverage, coverage, edition, functional_id, name, since, versions};
 pub use describe::describe_segment;
 pub use dictionary::ENVELOPE_SEGMENTS;
 pub use finding::Finding;
 pub use mapping::{JsonDocuments, document_json, map_back};
 pub use model::{Edition, PType, XType};
-pub use structure::{StructureRules, diagnostics, validate_document, validate_transaction};
+pub use structure::{
+    GuidedRules, StructureRules, diagnostics, validate_document, validate_transaction,
+};

@@ -621,6 +621,11 @@ pub fn schema(code: &str) -> Option<Value> {
             d.name, d.functional_id, d.since
         )),
     );
+    // The business reference (an annotation, as OpenAPI's `x-` members): what people
+    // search the document by, the same field in every language.
+    if let Some(r) = crate::sets::reference_field(code) {
+        out.insert("x-reference".into(), json!(r));
+    }
     for (k, val) in std::mem::take(m) {
         out.insert(k, val);
     }

@@ -6,6 +6,7 @@ use super::compiled::{Coverage, coverage, declared, known, versions};
 use super::declared::Declared;
 use super::finding::Finding;
 use super::{elements, matcher};
+use crate::guide::{Applies, Guide, Guides};
 use x12kit_syntax::diagnostics::{Diagnostic, Severity};
 use x12kit_syntax::envelope::{Document, Group, Transaction};
 
@@ -29,17 +30,19 @@ pub fn validate_transaction(
                 (s.index() + 1, s.offset() + s.raw().len())
             }),
     };
-    checked(code, &version, &tx.st, &segs, end)
+    checked(code, &version, &tx.st, &segs, end, None)
 }
 
 /// The findings of a set of type `code` and version `version`, body
-/// `body`, by its [`coverage`]; `None` for a type not declared.
+/// `body`, by its [`coverage`], and by the guide of `guides` that applies
+/// to it; `None` for a type not declared.
 fn checked(
     code: &str,
     version: &str,
     st: &x12kit_syntax::segment::Segment<'_>,
     body: &[x12kit_syntax::segment::Segment<'_>],
     end: (usize, usize),
+    guides: Option<&Guides>,
 ) -> Option<Vec<Finding>> {
     let shown = if version.is_empty() {
         "(none)"
@@ -59,11 +62,31 @@ fn checked(
         value: None,
         loop_id: None,
         severity: Severity::Warning,
+        guide: None,
+    };
+    let guide = match guides.map(|g| g.applies(code, version)) {
+        Some(Applies::Guide(g)) => Some(g),
+        Some(Applies::OtherVersions) => {
+            let mut f = checked(code, version, st, body, end, None)?;
+            let versions = guides.map(|g| g.versions_of(code)).unwrap_or_default();
+            f.insert(
+                0,
+                Finding {
+                    code: x12kit_syntax::diagnostics::Code::GuideNotApplied,
+                    ..note(format!(
+                        "no guide applies: the guides given for the {code} describe version {}, the set is {shown}; checked against the standard alone",
+                        versions.join(" and ")
+                    ))
+                },
+            );
+            return Some(f);
+        }
+        Some(Applies::NoGuide) | None => None,
     };
     Some(match coverage(code, version)? {
-        Coverage::Own(ed) => findings(declared(code.as_bytes(), ed)?, body, end),
+        Coverage::Own(ed) => findings(declared(code.as_bytes(), ed)?, body, end, guide),
         Coverage::Nearest(ed, other) => {
-            let mut f = findings(declared(code.as_bytes(), ed)?, body, end);
+            let mut f = findings(declared(code.as_bytes(), ed)?, body, end, guide);
             for x in &mut f {
                 x.severity = Severity::Warning;
                 x.message = format!("{} (by the {other} structure)", x.message);
@@ -87,9 +110,13 @@ fn findings(
     d: Declared,
     body: &[x12kit_syntax::segment::Segment<'_>],
     end: (usize, usize),
+    guide: Option<&Guide>,
 ) -> Vec<Finding> {
     let (occ, mut findings) = matcher::match_body(d.decl, d.shape, d.ids, body, end, &known);
     elements::check_elements(&d.decl.body, &occ, body, None, &mut findings);
+    if let Some(g) = guide.filter(|g| std::ptr::eq(g.compiled().decl, d.decl)) {
+        crate::guide::check::check(g.compiled(), &occ.items, body, end, &mut findings);
+    }
     findings.sort_by_key(|f| (f.segment_index, f.element.unwrap_or(0)));
     findings
 }
@@ -118,24 +145,64 @@ impl crate::validate::WholeSetRules for StructureRules {
         version: &[u8],
         out: &mut Vec<Diagnostic>,
     ) {
-        let Some(st) = segments.first() else { return };
-        let Ok(code) = std::str::from_utf8(st.value(1)) else {
-            return;
-        };
-        let version = String::from_utf8_lossy(version);
-        let (body, end) = match segments.last() {
-            Some(se) if complete && segments.len() >= 2 => {
-                (&segments[1..segments.len() - 1], (se.index(), se.offset()))
-            }
-            Some(last) => (
-                &segments[1..],
-                (last.index() + 1, last.offset() + last.raw().len()),
-            ),
-            None => return,
-        };
-        if let Some(f) = checked(code, &version, st, body, end) {
-            out.extend(f.iter().map(Finding::to_diagnostic));
+        whole_set(segments, complete, version, None, out);
+    }
+}
+
+/// [`StructureRules`] plus the partner's implementation guides: each set
+/// that a guide names (type and version) is also checked against it; a set
+/// whose type the guides name but not its version is checked against the
+/// standard alone, with one `GUIDE_NOT_APPLIED` warning.
+#[derive(Debug, Clone, Default)]
+pub struct GuidedRules {
+    guides: Guides,
+}
+
+impl GuidedRules {
+    /// The structure rules with these guides.
+    pub fn new(guides: Guides) -> Self {
+        GuidedRules { guides }
+    }
+}
+
+impl crate::validate::WholeSetRules for GuidedRules {
+    fn check(
+        &mut self,
+        segments: &[x12kit_syntax::segment::Segment<'_>],
+        complete: bool,
+        _functional_id: Option<&[u8]>,
+        version: &[u8],
+        out: &mut Vec<Diagnostic>,
+    ) {
+        whole_set(segments, complete, version, Some(&self.guides), out);
+    }
+}
+
+/// The structure (and guide) findings of one buffered set, as diagnostics.
+fn whole_set(
+    segments: &[x12kit_syntax::segment::Segment<'_>],
+    complete: bool,
+    version: &[u8],
+    guides: Option<&Guides>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(st) = segments.first() else { return };
+    let Ok(code) = std::str::from_utf8(st.value(1)) else {
+        return;
+    };
+    let version = String::from_utf8_lossy(version);
+    let (body, end) = match segments.last() {
+        Some(se) if complete && segments.len() >= 2 => {
+            (&segments[1..segments.len() - 1], (se.index(), se.offset()))
         }
+        Some(last) => (
+            &segments[1..],
+            (last.index() + 1, last.offset() + last.raw().len()),
+        ),
+        None => return,
+    };
+    if let Some(f) = checked(code, &version, st, body, end, guides) {
+        out.extend(f.iter().map(Finding::to_diagnostic));
     }
 }
 

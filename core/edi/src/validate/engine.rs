@@ -53,6 +53,10 @@ pub struct Options {
     /// Each set's body is buffered while it is checked, so memory is bounded
     /// by the largest set rather than the input.
     pub structure: bool,
+    /// Partners' implementation guides ([`crate::guide`]): each set a guide
+    /// names (type and version) is also checked against it. Not empty:
+    /// the structure is checked too, as if [`Options::structure`] were set.
+    pub guides: crate::guide::Guides,
 }
 
 impl Default for Options {
@@ -61,6 +65,7 @@ impl Default for Options {
             retain: Retain::All,
             max_control_numbers: 100_000,
             structure: false,
+            guides: crate::guide::Guides::default(),
         }
     }
 }
@@ -791,12 +796,11 @@ fn segment_error(set: &mut SetState, d: &Diagnostic, a: &AckCodes) {
         .segment_index
         .unwrap_or(st_index + set.count.saturating_sub(1));
     let position = (index.saturating_sub(st_index) + 1) as u64;
-    let pos = match set
-        .summary
-        .segment_errors
-        .iter()
-        .rposition(|s| s.position == position)
-    {
+    let pos = match set.summary.segment_errors.iter().rposition(|s| {
+        // A missing segment is reported at the position of the segment
+        // that follows it: each is an IK3 of its own.
+        s.position == position && d.segment_id.as_ref().is_none_or(|id| *id == s.segment_id)
+    }) {
         Some(p) => p,
         None => {
             set.summary.segment_errors.push(SegmentError {
@@ -1301,7 +1305,9 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             return;
         };
         set.summary.segment_count = set.count + usize::from(se.is_some());
-        if !set.summary.segment_errors.is_empty() {
+        // Segment errors with no set code of their own are `5`; a guide's
+        // findings say `I5` (and a standard finding `5`) themselves.
+        if !set.summary.segment_errors.is_empty() && !set.summary.ak5.errors.contains(&"I5") {
             push_code(&mut set.summary.ak5.errors, "5");
         }
         sort_codes(&mut set.summary.ak5.errors);

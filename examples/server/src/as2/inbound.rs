@@ -763,6 +763,7 @@ async fn receive_mdn(
         account: account.to_string(),
         partner_id: partner.id.clone(),
         document_type,
+        resend: false,
     };
     let app2 = app.clone();
     let written = app

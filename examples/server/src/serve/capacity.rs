@@ -108,6 +108,24 @@ impl Capacity {
         }
     }
 
+    /// Per route group lane (for `/metrics`): (group, `small` or `large` bodies, requests
+    /// being handled, requests waiting, requests refused since start).
+    pub fn lanes(&self) -> Vec<(&'static str, &'static str, usize, usize, u64)> {
+        self.gates
+            .iter()
+            .flatten()
+            .map(|g| {
+                (
+                    g.kind.name(),
+                    if g.small { "small" } else { "large" },
+                    g.concurrency - g.slots.available_permits(),
+                    g.waiting.load(Relaxed),
+                    g.shed.load(Relaxed),
+                )
+            })
+            .collect()
+    }
+
     /// What is shedding now (refused work in the last few seconds), for `/readyz`: one
     /// detail per route group (and the body budget), empty when nothing is.
     pub fn shedding(&self) -> Vec<Detail> {
@@ -162,7 +180,8 @@ pub fn group_of(path: &str) -> Option<Kind> {
     let mut parts = rest.trim_start_matches('/').split('/');
     Some(match (parts.next(), parts.next()) {
         (Some("parse" | "validate"), _) | (Some("documents"), Some("inbound")) => Kind::X12,
-        (Some("documents"), Some("outbound")) => Kind::Outbound,
+        // CSV intake renders documents as the outbound route does.
+        (Some("documents"), Some("outbound")) | (Some("upload"), _) => Kind::Outbound,
         (Some("transactions" | "stats"), _) => Kind::Reads,
         _ => Kind::Other,
     })
@@ -426,6 +445,7 @@ mod tests {
         assert_eq!(group_of("/api/v1/stats"), Some(Kind::Reads));
         assert_eq!(group_of("/api/v1/nope"), Some(Kind::Other));
         assert_eq!(group_of("/api/settings/partners"), Some(Kind::Other));
+        assert_eq!(group_of("/api/upload"), Some(Kind::Outbound));
         assert_eq!(group_of("/api/v1/openapi.json"), None);
         assert_eq!(group_of("/healthz"), None);
         assert_eq!(group_of("/readyz"), None);

@@ -114,6 +114,17 @@ struct ConnService {
     serving: Arc<Serving>,
     activity: Arc<Activity>,
     peer: SocketAddr,
+    /// Plain or TLS.
+    transport: Transport,
+}
+
+/// What a connection runs over.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    /// Plain TCP.
+    Plain,
+    /// TLS, and the `Strict-Transport-Security` value of its answers (none: not sent).
+    Tls(Option<HeaderValue>),
 }
 
 /// A request id (UUIDv7) for a request that has none, so that an answer made here (a
@@ -153,11 +164,25 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
             }
         };
         let phase = Phase::default();
+        let client = crate::client::resolve(
+            self.peer,
+            matches!(self.transport, Transport::Tls(_)),
+            req.headers(),
+            &self.serving.settings.proxies,
+        );
+        let note = super::observe::Note::default();
+        req.extensions_mut().insert(client);
+        req.extensions_mut().insert(note.clone());
         req.extensions_mut().insert(ConnectInfo(self.peer));
         req.extensions_mut().insert(self.serving.clone());
         req.extensions_mut().insert(phase.clone());
         let router = self.router.clone();
         let timeout = self.serving.settings.request_timeout;
+        let started = std::time::Instant::now();
+        let hsts = match &self.transport {
+            Transport::Tls(h) => h.clone(),
+            Transport::Plain => None,
+        };
         Box::pin(async move {
             let method = req.method().clone();
             let path = req.uri().path().to_string();
@@ -168,10 +193,24 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
                     tracing::warn!(%method, %path, request_id = ?id, "request timed out");
                     let mut r =
                         timed_out(phase.0.load(Relaxed) == READING_BODY, timeout).into_response();
-                    r.headers_mut().insert("x-request-id", id);
+                    r.headers_mut().insert("x-request-id", id.clone());
                     r
                 }
             };
+            if let Some(hsts) = &hsts {
+                response
+                    .headers_mut()
+                    .entry(header::STRICT_TRANSPORT_SECURITY)
+                    .or_insert(hsts.clone());
+            }
+            super::observe::answered(
+                &note,
+                &method,
+                response.status().as_u16(),
+                started.elapsed(),
+                id.to_str().unwrap_or("-"),
+                client.address,
+            );
             if last {
                 response
                     .headers_mut()
@@ -230,6 +269,7 @@ fn verdict(a: &Activity, serving: &Serving, now: u64) -> Result<u64, &'static st
 pub async fn serve<I>(
     io: I,
     peer: SocketAddr,
+    transport: Transport,
     router: Router,
     serving: Arc<Serving>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
@@ -248,6 +288,7 @@ pub async fn serve<I>(
         serving: serving.clone(),
         activity: activity.clone(),
         peer,
+        transport,
     };
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder

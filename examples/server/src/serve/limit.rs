@@ -1,31 +1,13 @@
 //! The connection limits: connections open at once in all, and per client address.
 //!
-//! The client address of a connection is [`connection_address`]: the one place that
-//! decides it, so that trusted proxies (a deployment concern: behind a proxy every
-//! connection comes from the proxy's address) change it there and nowhere else.
+//! What a connection counts against is [`crate::client::connection_key`], the one place
+//! that decides a client's address: its peer's address (an IPv6 peer's /64), or nothing
+//! for a trusted proxy, whose connections carry many clients.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
-
-/// The address a connection counts against for the per-address limit, or `None` when it
-/// counts only against the total (a trusted proxy's connections carry many clients; the
-/// server trusts no proxy yet). IPv4 addresses count one by one (an IPv4-mapped IPv6 peer
-/// as its IPv4 address); IPv6 addresses by their /64, the block one host or one customer
-/// usually holds, so that a client cannot take a fresh limit with each address of it.
-pub fn connection_address(peer: SocketAddr) -> Option<IpAddr> {
-    Some(match peer.ip() {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let s = v6.segments();
-                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-            }
-        },
-    })
-}
 
 /// Why a connection was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,9 +48,9 @@ impl Connections {
         })
     }
 
-    /// Counts a new connection from `peer`, or says why not.
-    pub fn admit(self: &Arc<Self>, peer: SocketAddr) -> Result<Admitted, Refused> {
-        let address = connection_address(peer);
+    /// Counts a new connection that counts against `address` (see
+    /// [`crate::client::connection_key`]; `None`: only against the total), or says why not.
+    pub fn admit(self: &Arc<Self>, address: Option<IpAddr>) -> Result<Admitted, Refused> {
         if self.total.fetch_add(1, Relaxed) >= self.max_total {
             self.total.fetch_sub(1, Relaxed);
             self.refused[0].fetch_add(1, Relaxed);
@@ -133,8 +115,9 @@ impl Drop for Admitted {
 mod tests {
     use super::*;
 
-    fn at(s: &str) -> SocketAddr {
-        s.parse().unwrap()
+    /// The key of a peer `s` ("address:port"), as no proxy is trusted.
+    fn at(s: &str) -> Option<IpAddr> {
+        crate::client::connection_key(s.parse().unwrap(), &crate::client::Proxies::default())
     }
 
     #[test]
@@ -156,21 +139,9 @@ mod tests {
         assert_eq!(c.open(), 0);
         assert!(c.per_address.lock().unwrap().is_empty());
         assert_eq!(c.refused(), (1, 1));
-    }
-
-    #[test]
-    fn ipv6_clients_count_by_their_64_and_mapped_ipv4_as_ipv4() {
-        assert_eq!(
-            connection_address(at("[2001:db8:1:2:aaaa::1]:5")),
-            connection_address(at("[2001:db8:1:2:bbbb::9]:6"))
-        );
-        assert_ne!(
-            connection_address(at("[2001:db8:1:2::1]:5")),
-            connection_address(at("[2001:db8:1:3::1]:5"))
-        );
-        assert_eq!(
-            connection_address(at("[::ffff:10.1.2.3]:5")),
-            Some("10.1.2.3".parse().unwrap())
-        );
+        // A trusted proxy's connections (no key) count only against the total.
+        let proxied: Vec<_> = (0..3).map(|_| c.admit(None).unwrap()).collect();
+        assert_eq!(c.admit(None).unwrap_err(), Refused::Total);
+        drop(proxied);
     }
 }

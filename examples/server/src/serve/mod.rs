@@ -19,16 +19,22 @@
 //! - **A request** ([`capacity`]): its body's memory, its body's rate and its route
 //!   group's slot, after authentication.
 //!
-//! A TLS acceptor goes between the accept and [`conn::serve`], which takes any
-//! `AsyncRead + AsyncWrite` stream; the client address a connection counts against is
-//! [`limit::connection_address`].
+//! With `[tls]`, the rustls handshake ([`tls`], within `header_read_timeout_ms`) goes
+//! between the accept and [`conn::serve`], which takes any `AsyncRead + AsyncWrite`
+//! stream; the client address a connection counts against is
+//! [`crate::client::connection_key`] (none for a trusted proxy), and each request's
+//! client is [`crate::client::resolve`]d there. [`observe`] counts each answer for
+//! `/metrics` and writes its access log line.
 
 pub mod capacity;
 mod conn;
 pub mod limit;
+pub mod observe;
 pub mod openapi;
 pub mod settings;
+pub mod tls;
 
+pub use conn::Transport;
 pub use settings::Settings;
 
 use crate::error::Detail;
@@ -161,14 +167,9 @@ fn only_this_connection(e: &std::io::Error) -> bool {
 /// beyond them a refused connection is closed without an answer.
 const REFUSALS: usize = 256;
 
-/// Serves `router` on `listener` until `shutdown` resolves, then lets busy connections
-/// finish for `shutdown_grace_ms`.
-pub async fn run(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    mut settings: Resolved,
-    shutdown: impl Future<Output = ()>,
-) -> Result<(), String> {
+/// The serving state of the API listener: `max_connections` fitted to the open-file
+/// limit, the settings logged.
+pub fn prepare(mut settings: Resolved) -> Arc<Serving> {
     settings.max_connections = fit_open_files(settings.max_connections);
     tracing::info!(
         max_connections = settings.max_connections,
@@ -179,7 +180,18 @@ pub async fn run(
         groups = ?settings.groups,
         "serving"
     );
-    let serving = Serving::new(settings);
+    Serving::new(settings)
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then lets busy connections
+/// finish for `shutdown_grace_ms`.
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    serving: Arc<Serving>,
+    tls: Option<(tokio_rustls::TlsAcceptor, Transport)>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), String> {
     let busy = conn::refusal(
         StatusCode::SERVICE_UNAVAILABLE,
         "SERVER_BUSY",
@@ -223,13 +235,36 @@ pub async fn run(
             }
         };
         let _ = stream.set_nodelay(true);
-        match serving.connections.admit(peer) {
+        let key = crate::client::connection_key(peer, &serving.settings.proxies);
+        match serving.connections.admit(key) {
             Ok(admitted) => {
                 let router = router.clone();
                 let serving = serving.clone();
                 let stop = stop_rx.clone();
+                let tls = tls.clone();
                 tokio::spawn(async move {
-                    conn::serve(stream, peer, router, serving, stop).await;
+                    match tls {
+                        None => {
+                            conn::serve(stream, peer, Transport::Plain, router, serving, stop)
+                                .await;
+                        }
+                        Some((acceptor, transport)) => {
+                            // The handshake within the header timeout: a client that
+                            // opens and says nothing holds a slot no longer than that.
+                            let within = serving.settings.header_read_timeout;
+                            match tokio::time::timeout(within, acceptor.accept(stream)).await {
+                                Ok(Ok(s)) => {
+                                    conn::serve(s, peer, transport, router, serving, stop).await;
+                                }
+                                Ok(Err(e)) => {
+                                    tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                                }
+                                Err(_) => {
+                                    tracing::debug!(%peer, "TLS handshake timed out");
+                                }
+                            }
+                        }
+                    }
                     drop(admitted);
                 });
             }

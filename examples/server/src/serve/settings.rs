@@ -55,6 +55,14 @@ pub struct Settings {
     pub other: Group,
     /// At shutdown, connections still busy after this long are closed.
     pub shutdown_grace_ms: u64,
+    /// The reverse proxies in front of the server (addresses or CIDR blocks, such as
+    /// `"127.0.0.1"` or `"10.0.0.0/8"`): only a request whose TCP peer is one of them has
+    /// its forwarding headers believed, for the client's address and scheme. Empty (the
+    /// default): no proxy is trusted and those headers are ignored.
+    pub trusted_proxies: Vec<String>,
+    /// Which forwarding headers the trusted proxies set: `"x-forwarded"`
+    /// (`X-Forwarded-For` and `X-Forwarded-Proto`, the default) or `"forwarded"` (RFC 7239).
+    pub proxy_headers: crate::client::ProxyHeaders,
 }
 
 /// The capacity of one route group: requests handled at once, and requests that may wait.
@@ -97,6 +105,8 @@ impl Default for Settings {
             reads: Group::auto(),
             other: Group::auto(),
             shutdown_grace_ms: 10_000,
+            trusted_proxies: Vec::new(),
+            proxy_headers: crate::client::ProxyHeaders::default(),
         }
     }
 }
@@ -167,6 +177,8 @@ pub struct Resolved {
     pub groups: [(usize, usize); 4],
     /// See [`Settings::shutdown_grace_ms`].
     pub shutdown_grace: Duration,
+    /// See [`Settings::trusted_proxies`].
+    pub proxies: crate::client::Proxies,
 }
 
 fn cores() -> usize {
@@ -229,6 +241,8 @@ impl Settings {
             }
             groups[i] = (concurrency, g.queue.unwrap_or(4 * concurrency));
         }
+        let proxies = crate::client::Proxies::parse(&self.trusted_proxies, self.proxy_headers)
+            .map_err(|e| format!("server: {e}"))?;
         let ms = Duration::from_millis;
         Ok(Resolved {
             max_connections: self.max_connections,
@@ -246,6 +260,7 @@ impl Settings {
             queue_timeout: ms(self.queue_timeout_ms),
             groups,
             shutdown_grace: ms(self.shutdown_grace_ms),
+            proxies,
         })
     }
 }
@@ -286,5 +301,20 @@ mod tests {
         assert_eq!(r.groups[0], (3, 12));
         assert_eq!(r.groups[2], (2, 0));
         assert!(toml::from_str::<Settings>("max_conections = 1").is_err());
+        let proxies: Settings =
+            toml::from_str("trusted_proxies = [\"127.0.0.1\", \"10.0.0.0/33\"]").unwrap();
+        let e = proxies.resolve(1).unwrap_err();
+        assert!(
+            e.contains("server: trusted_proxies[1]: \"10.0.0.0/33\""),
+            "{e}"
+        );
+        let proxies: Settings = toml::from_str(
+            "trusted_proxies = [\"127.0.0.1\", \"10.0.0.0/8\"]\nproxy_headers = \"forwarded\"",
+        )
+        .unwrap();
+        let r = proxies.resolve(1).unwrap();
+        assert!(r.proxies.trusts("10.9.8.7".parse().unwrap()));
+        assert!(!r.proxies.trusts("11.0.0.1".parse().unwrap()));
+        assert!(toml::from_str::<Settings>("proxy_headers = \"x-real-ip\"").is_err());
     }
 }

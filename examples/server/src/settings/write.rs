@@ -69,6 +69,26 @@ pub fn audit(
     before: Option<&Value>,
     after: Option<&Value>,
 ) -> ApiResult<()> {
+    record(c, actor, account, action, target, before, after)?;
+    c.exec(
+        "UPDATE settings_state SET version = version + 1 WHERE id = 1",
+        &[],
+    )
+    .map_err(db)?;
+    Ok(())
+}
+
+/// Writes the audit row of an action that changes no setting (a document resent or
+/// canceled, a webhook redelivered): the settings version stays, so no process reloads.
+pub fn record(
+    c: &dyn Db,
+    actor: &Actor,
+    account: &str,
+    action: &str,
+    target: &str,
+    before: Option<&Value>,
+    after: Option<&Value>,
+) -> ApiResult<()> {
     c.exec(
         "INSERT INTO audit_log (at, account, actor, actor_name, action, target, before, after, client)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -83,11 +103,6 @@ pub fn audit(
             after.map(Value::to_string),
             &actor.client
         ],
-    )
-    .map_err(db)?;
-    c.exec(
-        "UPDATE settings_state SET version = version + 1 WHERE id = 1",
-        &[],
     )
     .map_err(db)?;
     Ok(())

@@ -77,6 +77,8 @@ pub struct Options {
     pub login_per_ip: u32,
     /// Writes the server's stderr to `server.log` in its folder (at debug level).
     pub log_to_file: bool,
+    /// Replaces the upload limits (per person, per network and minute).
+    pub upload_limits: Option<(u32, u32)>,
     /// Uses the configuration's own key file (the demo's, made beside it) instead of the
     /// test key every test server shares (servers sharing a store must share its key).
     pub own_key: bool,
@@ -146,6 +148,7 @@ impl Default for Options {
             auth_toml: None,
             login_per_ip: 100_000,
             log_to_file: false,
+            upload_limits: None,
             own_key: false,
         }
     }
@@ -182,6 +185,8 @@ pub fn http_partner(url: &str, window: Option<u64>) -> String {
 pub struct Server {
     child: Child,
     pub base: String,
+    /// The lines the server printed at its start (the address, the dashboard, a call to try).
+    pub first_lines: Vec<String>,
     pub dir: tempfile::TempDir,
     pub client: Client,
     options: Options,
@@ -241,6 +246,16 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
             format!("session_per_minute = {}", o.limits.2)
         } else if in_limits && line.starts_with("auth_per_ip_per_minute") {
             format!("auth_per_ip_per_minute = {}", o.login_per_ip)
+        } else if in_limits && line.starts_with("upload_per_user_per_minute") {
+            match o.upload_limits {
+                Some((user, _)) => format!("upload_per_user_per_minute = {user}"),
+                None => line.to_string(),
+            }
+        } else if in_limits && line.starts_with("upload_per_network_per_minute") {
+            match o.upload_limits {
+                Some((_, network)) => format!("upload_per_network_per_minute = {network}"),
+                None => line.to_string(),
+            }
         } else if line.starts_with("max_body_bytes") {
             format!("max_body_bytes = {}", o.max_body_bytes)
         } else if line.starts_with("profile = ") {
@@ -327,12 +342,21 @@ impl Server {
             })
             .spawn()
             .expect("start x12kit-server");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first_lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            if out.read_line(&mut line).unwrap() == 0 {
+                break;
+            }
+            let done = line.starts_with("try: ");
+            first_lines.push(line.trim_end().to_string());
+            if done {
+                break;
+            }
+        }
+        let first = first_lines.first().cloned().unwrap_or_default();
         let base = first
-            .trim()
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("first line is not the address: {first:?}"))
             .to_string();
@@ -340,6 +364,7 @@ impl Server {
         Server {
             child,
             base,
+            first_lines,
             dir,
             client: Client::builder()
                 .timeout(std::time::Duration::from_secs(60))
@@ -515,6 +540,7 @@ pub fn read_ack(v: &Value) -> (String, String) {
 
 pub mod partner;
 pub mod peers;
+pub mod session;
 
 /// The webhook receiver example (`x12kit-receiver`), started on 127.0.0.1:0.
 pub struct Receiver {
