@@ -169,3 +169,45 @@ pub fn to_json_stream_threads_holding<W: io::Write + Send>(
         input, w, pretty, options, threads, hold, release,
     )
 }
+
+/// Parses `input` a transaction set at a time and hands each set to `each`
+/// as one compact JSON object: `{"interchange": {ISA fields}, "group": {GS
+/// fields} or null, "transaction": {the parse result's set object, with its
+/// mapped `document`}, "diagnostics": [those at the set's segments]}`; the
+/// memory this takes follows the largest set, not the input. `each` returns
+/// `false` to stop handing sets over. Returns every diagnostic of the input
+/// (envelope ones included), as [`parse`](crate::parse()) reports them. What
+/// the bindings' set iterators are built on (Python `iter_transactions`,
+/// Node `transactions`). `release(offset)`: the input before `offset` will
+/// not be read again; `read_ahead(from, to)`: `input[from..to]` was read
+/// ahead and will be read again later (a caller that maps a file may drop
+/// the pages of both).
+#[inline]
+pub fn each_set_json(
+    input: &[u8],
+    options: &JsonOptions,
+    each: &mut dyn FnMut(&[u8]) -> bool,
+    release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
+) -> Vec<crate::Diagnostic> {
+    x12kit_json::each_set_json::<JsonDocuments>(input, options, each, release, read_ahead)
+}
+
+/// [`each_set_json`] holding an interchange whole up to `hold` body
+/// segments (the tests stream every interchange with 0). Not part of the API.
+#[doc(hidden)]
+pub fn each_set_json_holding(
+    input: &[u8],
+    options: &JsonOptions,
+    hold: usize,
+    each: &mut dyn FnMut(&[u8]) -> bool,
+) -> Vec<crate::Diagnostic> {
+    x12kit_json::writer::each_set_json_holding::<JsonDocuments>(
+        input,
+        options,
+        hold,
+        each,
+        &mut |_| {},
+        &mut |_, _| {},
+    )
+}

@@ -54,6 +54,52 @@ fn check(name: &str, input: &[u8]) {
                 }
             }
         }
+        each_set(name, input, &doc, &o);
+    }
+}
+
+/// `each_set_json` hands over every set of the parse result, in order, as
+/// the parse JSON's set object with its interchange's and group's headers
+/// and the diagnostics at its segments, whatever the hold.
+fn each_set(name: &str, input: &[u8], doc: &x12kit::Document<'_>, o: &JsonOptions) {
+    let whole: serde_json::Value =
+        serde_json::from_slice(&x12kit::json::to_json_with(doc, o)).unwrap();
+    let mut want = Vec::new();
+    for i in whole["interchanges"].as_array().unwrap() {
+        for g in i["groups"].as_array().unwrap() {
+            for t in g["transactions"].as_array().unwrap() {
+                want.push((i["header"].clone(), g["header"].clone(), t.clone()));
+            }
+        }
+    }
+    let all: Vec<serde_json::Value> = doc
+        .diagnostics
+        .iter()
+        .map(|d| serde_json::to_value(d).unwrap())
+        .collect();
+    for hold in [0, 2, x12kit::sets::HOLD] {
+        let mut got = Vec::new();
+        let d = x12kit::json::each_set_json_holding(input, o, hold, &mut |b| {
+            got.push(serde_json::from_slice::<serde_json::Value>(b).unwrap());
+            true
+        });
+        assert_eq!(d, doc.diagnostics, "{name}: hold {hold}");
+        assert_eq!(got.len(), want.len(), "{name}: hold {hold}");
+        for (g, (isa, gs, t)) in got.iter().zip(&want) {
+            assert_eq!(&g["interchange"], isa, "{name}: hold {hold}");
+            assert_eq!(&g["group"], gs, "{name}: hold {hold}");
+            assert_eq!(&g["transaction"], t, "{name}: hold {hold}");
+            for d in g["diagnostics"].as_array().unwrap() {
+                assert!(all.contains(d), "{name}: {d}");
+            }
+        }
+        // Stopping after the first set hands over no other.
+        let mut n = 0;
+        x12kit::json::each_set_json_holding(input, o, hold, &mut |_| {
+            n += 1;
+            false
+        });
+        assert_eq!(n, want.len().min(1), "{name}: hold {hold}");
     }
 }
 

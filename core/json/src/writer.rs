@@ -40,6 +40,7 @@ use x12kit_syntax::Diagnostic;
 use x12kit_syntax::envelope::Document;
 use x12kit_syntax::sets::{HOLD, parse_sets};
 
+mod each;
 mod emit;
 mod sets;
 #[cfg(not(target_arch = "wasm32"))]
@@ -254,6 +255,47 @@ pub fn to_json_stream_mapped<D: Documents, W: io::Write + Send>(
     jw.tail(&doc);
     jw.flush_all()?;
     Ok(doc.diagnostics)
+}
+
+/// Parses `input` a transaction set at a time ([`parse_sets`]) and hands
+/// each set to `each` as one compact JSON object: `{"interchange": {the ISA
+/// fields, as the parse result's interchange `header`}, "group": {the GS
+/// fields} or null, "transaction": {the parse result's set object: `type`,
+/// `controlNumber`, `segments`, `document`, `trailer`}, "diagnostics":
+/// [the diagnostics at the set's segments, ST through SE]}`. The bytes are
+/// reused from set to set; `each` returns `false` to stop (the rest of the
+/// input is still read for its diagnostics, but no set is written).
+/// `release(offset)` as for [`to_json_stream`], `read_ahead(from, to)` as
+/// for [`to_json_stream_mapped`] (a caller that maps a file drops those
+/// pages: the memory a mapped input takes stays bounded too). Returns every diagnostic of
+/// the input, as [`parse`](x12kit_syntax::parse()) reports them (those of
+/// the envelope included). Memory follows the largest set (plus an
+/// interchange held while it is small: [`HOLD`] body segments).
+pub fn each_set_json<D: Documents>(
+    input: &[u8],
+    options: &JsonOptions,
+    each: &mut dyn FnMut(&[u8]) -> bool,
+    release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
+) -> Vec<Diagnostic> {
+    each_set_json_holding::<D>(input, options, HOLD, each, release, read_ahead)
+}
+
+/// [`each_set_json`] holding an interchange whole up to `hold` body
+/// segments (the tests stream every interchange with 0). Not part of the API.
+#[doc(hidden)]
+pub fn each_set_json_holding<D: Documents>(
+    input: &[u8],
+    options: &JsonOptions,
+    hold: usize,
+    each: &mut dyn FnMut(&[u8]) -> bool,
+    release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
+) -> Vec<Diagnostic> {
+    let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::with_capacity(1 << 16), usize::MAX);
+    jw.documents = options.documents;
+    let mut sets = each::EachSet::new(jw, each, release, read_ahead);
+    parse_sets(input, hold, &mut sets).diagnostics
 }
 
 /// [`to_json_stream_threads`] holding an interchange whole up to `hold`
