@@ -121,7 +121,7 @@ fi
 
 if want rust; then
   step "cargo test (workspace; the server's tests run in its own suite below)"
-  cargo test --workspace --exclude x12kit-server 2>&1 | tee "$logs/rust.log"
+  cargo test --workspace --exclude x12kit-server --no-fail-fast 2>&1 | tee "$logs/rust.log"
   status=${PIPESTATUS[0]}
   read -r p f i < <(grep -E '^test result: ' "$logs/rust.log" |
     sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored.*/\1 \2 \3/' |

@@ -102,7 +102,7 @@ if [ "$(id -u)" = 0 ]; then
 else
   echo "SKIPPED: not root: the full-disk test (tests/faults.rs, mounts a tmpfs) is skipped"
 fi
-cargo test -p x12kit-server -- --skip on_postgresql "${ignored_args[@]}" "${skip_args[@]}" 2>&1 | tee "$log"
+cargo test -p x12kit-server --no-fail-fast -- --skip on_postgresql "${ignored_args[@]}" "${skip_args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 results="$(grep -E '^test result: ' "$log")"
 [ -n "$results" ] || fatal "cargo test printed no results (exit $status)"
@@ -158,11 +158,11 @@ echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1
 pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
 X12KIT_TEST_PG_ROOT="$pgtls/ca.crt" X12KIT_TEST_PG_WRONG_ROOT="$pgtls/wrong-ca.crt" \
-  cargo test -p x12kit-server --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api --test postgres_tls 2>&1 | tee "$pglog"
+  cargo test -p x12kit-server --no-fail-fast --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api --test postgres_tls 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 # The SFTP and AS2 records (migration 8) on PostgreSQL: files taken, messages received.
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-  cargo test -p x12kit-server --test sftp --test as2 -- a_file_taken pyas2lib_sends 2>&1 | tee -a "$pglog"
+  cargo test -p x12kit-server --no-fail-fast --test sftp --test as2 -- a_file_taken pyas2lib_sends 2>&1 | tee -a "$pglog"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 results="$(grep -E '^test result: ' "$pglog")"
 [ -n "$results" ] || fatal "cargo test on PostgreSQL printed no results (exit $status)"
@@ -176,7 +176,7 @@ echo "== PostgreSQL restarted under load (tests/faults.rs; alone, as it restarts
 pglog="$work/cargo-test-postgres-restart.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
 X12KIT_TEST_PG_RESTART="${pgas[*]} $pgctl -D $pgdir/data -l $pgdir/server.log -m fast -w -t 300 restart" \
-  cargo test -p x12kit-server --test faults -- on_postgresql 2>&1 | tee "$pglog"
+  cargo test -p x12kit-server --no-fail-fast --test faults -- on_postgresql 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 results="$(grep -E '^test result: ' "$pglog")"
 [ -n "$results" ] || fatal "the PostgreSQL restart test printed no results (exit $status)"
