@@ -3,7 +3,7 @@
 //! interchanges back into one.
 
 use crate::files::{
-    drop_pages, fail, map_input, raw_stdout, read_input, release_pages, show, usage_error,
+    drop_pages, emit, fail, map_input, raw_stdout, read_input, release_pages, show, usage_error,
 };
 use clap::{Args, ValueEnum};
 use std::collections::HashSet;
@@ -52,8 +52,13 @@ pub(crate) struct SplitArgs {
     /// A directory to write each part to (created if missing; files named
     /// `ISA13-GS06-ST02.x12` by the part's control numbers), or `-` for all
     /// parts one after the other on stdout.
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "json")]
+    out: Option<PathBuf>,
+    /// Print the split as JSON instead of writing the parts: each part's
+    /// control numbers, the positions of its sets in the input and its
+    /// `x12`, and the diagnostics (what every binding's `split` returns).
+    #[arg(long, conflicts_with = "out")]
+    json: bool,
     /// What a part holds.
     #[arg(long, value_enum, default_value_t = PerArg::Set)]
     per: PerArg,
@@ -73,8 +78,7 @@ pub(crate) struct SplitArgs {
 #[derive(Args, Debug)]
 pub(crate) struct MergeArgs {
     /// X12 files, each of one or more interchanges of the same sender,
-    /// receiver, version and delimiters.
-    #[arg(required = true)]
+    /// receiver, version and delimiters (none: the core's `INVALID_ARGUMENT`).
     files: Vec<PathBuf>,
     #[command(flatten)]
     renumber: RenumberArgs,
@@ -138,10 +142,13 @@ pub(crate) fn split(a: &SplitArgs) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(&a.file, e),
     };
-    let to_stdout = a.out.as_os_str() == "-";
+    let Some(out) = a.out.as_ref() else {
+        return split_json(a, &input, &o);
+    };
+    let to_stdout = out.as_os_str() == "-";
     if !to_stdout {
-        if let Err(e) = std::fs::create_dir_all(&a.out) {
-            return fail(&a.out, e);
+        if let Err(e) = std::fs::create_dir_all(out) {
+            return fail(out, e);
         }
     }
     let mut stdout = io::BufWriter::with_capacity(1 << 16, raw_stdout());
@@ -157,8 +164,8 @@ pub(crate) fn split(a: &SplitArgs) -> ExitCode {
                 stdout.write_all(&p.x12)
             } else {
                 let file = name(&p, &mut used);
-                std::fs::write(a.out.join(&file), &p.x12)?;
-                writeln!(stdout, "{}", a.out.join(&file).display())
+                std::fs::write(out.join(&file), &p.x12)?;
+                writeln!(stdout, "{}", out.join(&file).display())
             }
         },
         &mut release,
@@ -171,15 +178,43 @@ pub(crate) fn split(a: &SplitArgs) -> ExitCode {
         Ok(d)
     }) {
         Ok(d) => d,
-        Err(e)
-            if e.code() == x12kit::ErrorCode::InvalidOptions
-                || e.code() == x12kit::ErrorCode::InvalidControlNumber =>
-        {
-            eprintln!("x12kit: split: {e}");
-            return ExitCode::from(2);
-        }
-        Err(e) => return fail(&a.file, e),
+        Err(e) => return split_failed(a, e),
     };
+    report_diagnostics(a, &diagnostics)
+}
+
+/// An error of `split`: unusable options exit 2 as a usage error, others as an I/O problem.
+fn split_failed(a: &SplitArgs, e: x12kit::Error) -> ExitCode {
+    if e.code() == x12kit::ErrorCode::InvalidOptions
+        || e.code() == x12kit::ErrorCode::InvalidControlNumber
+    {
+        eprintln!("x12kit: split: {e}");
+        return ExitCode::from(2);
+    }
+    fail(&a.file, e)
+}
+
+/// `split --json`: the core's JSON of the split on stdout.
+fn split_json(a: &SplitArgs, input: &[u8], o: &SplitOptions) -> ExitCode {
+    match ops::split(input, o) {
+        Ok(s) => {
+            let mut json = match serde_json::to_vec(&s) {
+                Ok(j) => j,
+                Err(e) => return fail(&a.file, e),
+            };
+            json.push(b'\n');
+            let written = emit(&a.file, &json);
+            if written != ExitCode::SUCCESS {
+                return written;
+            }
+            report_diagnostics(a, &s.diagnostics)
+        }
+        Err(e) => split_failed(a, e),
+    }
+}
+
+/// The error diagnostics of a split on stderr (exit 1), or exit 0.
+fn report_diagnostics(a: &SplitArgs, diagnostics: &[x12kit::Diagnostic]) -> ExitCode {
     let errors: Vec<_> = diagnostics.iter().filter(|d| d.is_error()).collect();
     if !errors.is_empty() {
         for d in &errors {
@@ -229,7 +264,7 @@ pub(crate) fn merge(a: &MergeArgs) -> ExitCode {
             }
         }
         Err(e) if e.code() == x12kit::ErrorCode::MergeRefused => {
-            eprintln!("x12kit: merge: {}", e.message());
+            eprintln!("x12kit: merge: MERGE_REFUSED: {}", e.message());
             for p in e.details() {
                 let k: usize = p.pointer.trim_start_matches('/').parse().unwrap_or(0);
                 let file = a.files.get(k).map(|f| show(f)).unwrap_or_default();

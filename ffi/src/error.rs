@@ -1,7 +1,6 @@
 //! Status codes, the error object, and the guards every exported function
 //! runs its body in: argument checks, error mapping and `catch_unwind`.
 
-use crate::string::x12kit_bytes;
 use serde::de::DeserializeOwned;
 use std::any::Any;
 use std::borrow::Cow;
@@ -407,35 +406,6 @@ pub unsafe extern "C" fn x12kit_error_path(err: *const x12kit_error) -> *const c
         Some(e) => e.path.as_deref().map_or(std::ptr::null(), CStr::as_ptr),
         None => std::ptr::null(),
     })
-}
-
-/// The `count` byte ranges of `list`.
-///
-/// # Safety
-/// `list` must point to `count` readable `x12kit_bytes`, each valid as documented.
-pub(crate) unsafe fn byte_list<'a>(
-    list: *const x12kit_bytes,
-    count: usize,
-    name: &str,
-) -> Result<Vec<&'a [u8]>, Failure> {
-    let items = if count == 0 {
-        &[][..]
-    } else if list.is_null() {
-        return Err(Failure::null(name));
-    } else if count > isize::MAX as usize / std::mem::size_of::<x12kit_bytes>() {
-        return Err(Failure::argument(format!(
-            "the count given for `{name}` ({count}) is larger than any array can be"
-        )));
-    } else {
-        // SAFETY: non-NULL; the caller guarantees `count` elements.
-        unsafe { std::slice::from_raw_parts(list, count) }
-    };
-    items
-        .iter()
-        .enumerate()
-        // SAFETY: each entry is documented to point to `len` readable bytes.
-        .map(|(i, b)| unsafe { bytes(b.data, b.len, &format!("{name}[{i}].data")) })
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Splitting X12 into complete interchanges and merging interchanges into
 //! one (`x12kit::ops::split`, `x12kit::ops::merge`).
 
-use crate::error::{byte_list, bytes, call, json_options, out, x12kit_error, x12kit_status};
-use crate::string::{give, x12kit_bytes, x12kit_string};
+use crate::error::{bytes, call, json_options, out, x12kit_error, x12kit_status};
+use crate::string::{byte_list, give, x12kit_bytes, x12kit_string};
 use std::ffi::c_char;
 use x12kit_core::ops::{self, MergeOptions, SplitOptions};
 

@@ -5,10 +5,10 @@
 //! `x12kit_webhook_delivery`). See docs/webhooks.md.
 
 use crate::error::{
-    Failure, byte_list, bytes, c_string, call, free_box, guard, json_options, out, put, text,
-    x12kit_error, x12kit_status,
+    Failure, bytes, c_string, call, free_box, guard, json_options, out, put, text, x12kit_error,
+    x12kit_status,
 };
-use crate::string::{give, x12kit_bytes, x12kit_string};
+use crate::string::{byte_list, give, x12kit_bytes, x12kit_string};
 use std::ffi::{CString, c_char};
 use std::time::Duration;
 use x12kit_core::ops::{self, VerifyOptions};
