@@ -13,7 +13,7 @@ use crate::pyjson;
 use crate::tree::PyDiagnostic;
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
+use pyo3::types::PyList;
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use x12kit::json::JsonOptions;
@@ -41,80 +41,38 @@ impl Held {
     }
 
     fn of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Held> {
-        if let Some(path) = input::path_of(obj)? {
-            let i = py
-                .detach(|| Input::open(&path))
-                .map_err(|e| crate::errors::io(&e, &format!("cannot read {}", path.display())))?;
-            return Ok(Held::Input(i));
-        }
-        if obj.is_instance_of::<PyString>() {
-            return Err(crate::errors::invalid_argument(
-                "INVALID_ARGUMENT",
-                "source is a str: pass a path as pathlib.Path(...), a binary file (open(..., 'rb')) or bytes",
-                true,
-            ));
-        }
-        if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
-            return Ok(Held::Owner(input::take(obj, "source")?));
-        }
-        if obj.hasattr("read")? {
-            let mut failed: Option<PyErr> = None;
-            let spooled = Input::spool(CHUNK, |buf| {
-                match read_into(obj, buf) {
-                    Ok(n) => Ok(n),
+        match input::stream_source(obj)? {
+            input::StreamSource::Path(path) => {
+                let i = py.detach(|| Input::open(&path)).map_err(|e| {
+                    crate::errors::io(&e, &format!("cannot read {}", path.display()))
+                })?;
+                Ok(Held::Input(i))
+            }
+            input::StreamSource::Bytes(o) => Ok(Held::Owner(o)),
+            input::StreamSource::Reader => {
+                let mut failed: Option<PyErr> = None;
+                let spooled = Input::spool(CHUNK, |buf| match input::read_chunk(obj, buf.len()) {
+                    Ok(Some(b)) => {
+                        let b = b.as_bytes();
+                        let n = b.len().min(buf.len());
+                        buf[..n].copy_from_slice(&b[..n]);
+                        Ok(n)
+                    }
+                    Ok(None) => Ok(0),
                     Err(e) => {
                         failed = Some(e);
                         // Stops the spooling; the Python error is raised below.
                         Err(std::io::Error::other("source.read() failed"))
                     }
+                });
+                if let Some(e) = failed {
+                    return Err(e);
                 }
-            });
-            if let Some(e) = failed {
-                return Err(e);
+                let i = spooled.map_err(|e| crate::errors::io(&e, "cannot spool the source"))?;
+                Ok(Held::Input(i))
             }
-            let i = spooled.map_err(|e| crate::errors::io(&e, "cannot spool the source"))?;
-            return Ok(Held::Input(i));
         }
-        if let Ok(o) = input::take(obj, "source") {
-            return Ok(Held::Owner(o));
-        }
-        Err(crate::errors::invalid_argument(
-            "INVALID_ARGUMENT",
-            format!(
-                "source must be a path (os.PathLike), a binary file object or bytes, not {}",
-                obj.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            ),
-            true,
-        ))
     }
-}
-
-/// One `read(len(buf))` of a binary file object into `buf`.
-fn read_into(obj: &Bound<'_, PyAny>, buf: &mut [u8]) -> PyResult<usize> {
-    let got = obj.call_method1("read", (buf.len(),))?;
-    if got.is_none() {
-        return Ok(0);
-    }
-    let Ok(b) = got.cast::<PyBytes>() else {
-        return Err(crate::errors::invalid_argument(
-            "INVALID_ARGUMENT",
-            format!(
-                "source.read() returned {}, not bytes: open the file in binary mode ('rb')",
-                got.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            ),
-            true,
-        ));
-    };
-    let b = b.as_bytes();
-    let n = b.len().min(buf.len());
-    buf[..n].copy_from_slice(&b[..n]);
-    Ok(n)
 }
 
 /// What the worker sends.
