@@ -3,7 +3,9 @@
 //! interchange held or streamed, on one thread and on two) is the
 //! whole-tree writer's, byte for byte; `split` never panics, holds every
 //! set in exactly one part, and each part is one interchange; merging the
-//! parts of an input that validates clean gives one that validates clean.
+//! parts of an input that validates clean gives one that validates clean;
+//! the sets handed over one at a time (`each_set_json_holding`, what the
+//! bindings' set iterators read) are the parse result's, with its diagnostics.
 //!
 //! The first byte picks the options (hold, maxSets, per, renumbering); the
 //! rest is the X12.
@@ -28,6 +30,14 @@ fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();
     to_json_stream_threads_holding(input, &mut out, false, &o, 2, hold, &mut |_| {}).unwrap();
     assert!(out == whole, "two threads, hold {hold}");
+    let mut handed = 0usize;
+    let d = x12kit::json::each_set_json_holding(input, &o, hold, &mut |set| {
+        let v: serde_json::Value = serde_json::from_slice(set).expect("a set is JSON");
+        assert!(v["transaction"].is_object() && v["diagnostics"].is_array());
+        handed += 1;
+        true
+    });
+    assert_eq!(d, doc.diagnostics);
 
     let renumber = if pick & 0x80 != 0 {
         Renumber {
@@ -53,6 +63,7 @@ fuzz_target!(|data: &[u8]| {
         .map(|g| g.transactions.len())
         .sum();
     assert_eq!(split.parts.iter().map(|p| p.sets.len()).sum::<usize>(), sets);
+    assert_eq!(handed, sets);
     for p in &split.parts {
         assert_eq!(x12kit::parse(&p.x12).interchanges.len(), 1);
     }
