@@ -160,10 +160,10 @@ async fn main() -> std::process::ExitCode {
         None => None,
         Some(path) => {
             for line in std::fs::read_to_string(path).unwrap_or_default().lines() {
-                if let Ok(v) = serde_json::from_str::<Value>(line) {
-                    if let Some(id) = v["deliveryId"].as_str() {
-                        seen.insert(id.to_string());
-                    }
+                if let Ok(v) = serde_json::from_str::<Value>(line)
+                    && let Some(id) = v["deliveryId"].as_str()
+                {
+                    seen.insert(id.to_string());
                 }
             }
             match std::fs::OpenOptions::new()

@@ -8,12 +8,13 @@
 //! `document.resend`, `document.cancel`, `delivery.redeliver`). None of them
 //! changes a setting, so the settings version stays.
 
-use crate::api::{App, decode_cursor_text, encode_cursor_text, limit_param, query, query_error};
-use crate::auth::SessionUser;
+use crate::app::App;
 use crate::db::{Db, Row};
 use crate::error::{ApiError, ApiResult};
 use crate::guard::Caller;
+use crate::guard::SessionUser;
 use crate::lifecycle::{DocKey, enqueue_events};
+use crate::request::{decode_cursor_text, encode_cursor_text, limit_param, query, query_error};
 use crate::settings::write::{self, Actor};
 use crate::status::{Delivery, Status, Step};
 use crate::store::{DELIVERY_COLUMNS, now_ms};
@@ -344,13 +345,13 @@ pub async fn deliveries(
 ) -> ApiResult<Response> {
     let q: DeliveriesQuery = query(&uri)?;
     let limit = limit_param(q.limit.as_deref(), 200)?;
-    if let Some(s) = q.state.as_deref() {
-        if Delivery::parse(s).is_none() {
-            return Err(query_error(
-                "state",
-                format!("state must be pending, delivered or failed, found {s:?}"),
-            ));
-        }
+    if let Some(s) = q.state.as_deref()
+        && Delivery::parse(s).is_none()
+    {
+        return Err(query_error(
+            "state",
+            format!("state must be pending, delivered or failed, found {s:?}"),
+        ));
     }
     let before = match q.cursor.as_deref() {
         None => None,

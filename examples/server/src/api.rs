@@ -1,11 +1,15 @@
 //! The HTTP API: routes under `/api/v1` and the alias `/v1` (same handlers),
 //! plus `/healthz`, `/readyz` and `/api/v1/openapi.json`.
 
-use crate::config::Config;
+use crate::app::App;
 use crate::error::{ApiError, ApiResult, Detail};
-use crate::guard::{self, Caller, Group, RateLimits};
+use crate::guard::{self, Caller, Group};
+use crate::request::{
+    body_bytes, canonical, decode_cursor, encode_cursor, limit_param, off_thread, query,
+    query_error,
+};
 use crate::status::Status;
-use crate::store::{self, Accept, Store};
+use crate::store::{self, Accept};
 use crate::x12;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -15,31 +19,10 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
-
-/// Shared state of the handlers.
-#[derive(Debug)]
-pub struct App {
-    /// The configuration.
-    pub config: Config,
-    /// The store.
-    pub store: Store,
-    /// The rate limiters.
-    pub limits: RateLimits,
-    /// Wake-ups of the background workers.
-    pub wake: Arc<crate::lifecycle::Wake>,
-    /// This process's id in claims and heartbeats (a UUIDv7 per start).
-    pub worker_id: String,
-    /// The settings (accounts, keys, partners, webhooks) as this process sees them.
-    pub settings: Arc<crate::settings::Settings>,
-    /// Outgoing HTTP of the settings routes (webhook test deliveries).
-    pub http: reqwest::Client,
-}
 
 type AppState = State<Arc<App>>;
 
@@ -50,10 +33,6 @@ const X12_TYPES: &[&str] = &[
     "application/octet-stream",
     "application/json",
 ];
-
-/// Bodies above this size are parsed on the blocking pool (8 KiB parse in well under
-/// 0.1 ms; anything longer must not hold a runtime thread, which serves every connection).
-const BLOCKING_ABOVE: usize = 8 * 1024;
 
 /// The whole router.
 pub fn router(app: Arc<App>) -> Router {
@@ -71,7 +50,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/validate", post(validate))
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn(crate::serve::capacity::admit))
+        .layer(axum::middleware::from_fn(crate::serve::admit::admit))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
         .layer(axum::middleware::from_fn(crate::serve::observe::note_route));
     use crate::settings_api as s;
@@ -128,7 +107,7 @@ pub fn router(app: Arc<App>) -> Router {
             "/api/deliveries/{id}/redeliver",
             post(crate::actions::redeliver),
         )
-        .route_layer(axum::middleware::from_fn(crate::serve::capacity::admit))
+        .route_layer(axum::middleware::from_fn(crate::serve::admit::admit))
         .route_layer(axum::middleware::from_fn_with_state(
             app.clone(),
             crate::auth::guard,
@@ -136,8 +115,7 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route(
             "/api/auth/login",
-            post(crate::auth::login)
-                .layer(axum::middleware::from_fn(crate::serve::capacity::admit)),
+            post(crate::auth::login).layer(axum::middleware::from_fn(crate::serve::admit::admit)),
         )
         .merge(session)
         .merge(crate::dashboard::router())
@@ -227,19 +205,6 @@ fn is_json(media: &str) -> bool {
     media == "application/json" || (media.starts_with("application/") && media.ends_with("+json"))
 }
 
-pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> ApiResult<Bytes> {
-    body.map_err(|r| {
-        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::too_large(limit)
-        } else {
-            ApiError::bad_request(
-                "INVALID_BODY",
-                format!("the request body could not be read: {r}"),
-            )
-        }
-    })
-}
-
 fn empty_body() -> ApiError {
     ApiError::bad_request("EMPTY_BODY", "the request body is empty")
 }
@@ -254,55 +219,6 @@ fn json_response(status: StatusCode, bytes: impl Into<axum::body::Body>) -> Resp
         bytes.into(),
     )
         .into_response()
-}
-
-/// Parses a query string into `T` (unknown or repeated parameters are 400s).
-pub(crate) fn query<T: serde::de::DeserializeOwned>(uri: &Uri) -> ApiResult<T> {
-    serde_urlencoded::from_str(uri.query().unwrap_or("")).map_err(|e| {
-        ApiError::bad_request(
-            "INVALID_QUERY",
-            format!("the query string is not valid: {e}"),
-        )
-    })
-}
-
-pub(crate) fn query_error(param: &str, message: String) -> ApiError {
-    ApiError::bad_request("INVALID_QUERY", message.clone()).with_details(vec![Detail::error(
-        "INVALID_QUERY",
-        param,
-        message,
-    )])
-}
-
-/// Serializes JSON with object keys sorted at every level (idempotency hashes).
-pub(crate) fn canonical(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                canonical(&m[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical(x, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
 }
 
 fn prefix_of(uri: &Uri) -> &'static str {
@@ -514,23 +430,6 @@ struct ListQuery {
     until: Option<String>,
 }
 
-/// The `limit` parameter of a list: 1 to `max`, 50 when absent.
-pub(crate) fn limit_param(value: Option<&str>, max: usize) -> ApiResult<usize> {
-    match value {
-        None => Ok(50),
-        Some(l) => l
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=max).contains(n))
-            .ok_or_else(|| {
-                query_error(
-                    "limit",
-                    format!("limit must be an integer from 1 to {max}, found {l:?}"),
-                )
-            }),
-    }
-}
-
 /// A time parameter (`since`, `until`): RFC 3339 or a date.
 pub(crate) fn time_param(name: &str, value: Option<&str>) -> ApiResult<Option<i64>> {
     match value {
@@ -555,33 +454,6 @@ fn text_param(name: &str, value: Option<String>) -> ApiResult<Option<String>> {
         )),
         v => Ok(v),
     }
-}
-
-pub(crate) fn encode_cursor(seq: i64) -> String {
-    URL_SAFE_NO_PAD.encode(format!("v1:{seq}"))
-}
-
-/// A cursor over a text key (a delivery id), as opaque as [`encode_cursor`]'s.
-pub(crate) fn encode_cursor_text(key: &str) -> String {
-    URL_SAFE_NO_PAD.encode(format!("v1:{key}"))
-}
-
-/// The key of an [`encode_cursor_text`] cursor.
-pub(crate) fn decode_cursor_text(c: &str) -> Option<String> {
-    let raw = URL_SAFE_NO_PAD.decode(c).ok()?;
-    let text = String::from_utf8(raw).ok()?;
-    text.strip_prefix("v1:")
-        .filter(|k| !k.is_empty() && k.len() <= 128)
-        .map(str::to_string)
-}
-
-pub(crate) fn decode_cursor(c: &str) -> Option<i64> {
-    let raw = URL_SAFE_NO_PAD.decode(c).ok()?;
-    let text = std::str::from_utf8(&raw).ok()?;
-    text.strip_prefix("v1:")?
-        .parse::<i64>()
-        .ok()
-        .filter(|n| *n > 0)
 }
 
 /// `GET /transactions`.
@@ -753,33 +625,6 @@ fn x12_input(
         return Err(empty_body());
     }
     Ok(Bytes::from(wrapped.x12.into_bytes()))
-}
-
-/// Core calls on the blocking pool at once: one per core (more cannot go faster, and
-/// each holds its input and output in memory); the others wait without a thread.
-fn core_slots() -> &'static tokio::sync::Semaphore {
-    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
-    SLOTS.get_or_init(|| {
-        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
-    })
-}
-
-/// Runs a core call on a small input at once, on a larger one on the blocking pool,
-/// at most [`core_slots`] at a time.
-pub(crate) async fn off_thread<T: Send + 'static>(
-    size: usize,
-    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
-) -> ApiResult<T> {
-    if size <= BLOCKING_ABOVE {
-        return f();
-    }
-    let Ok(_slot) = core_slots().acquire().await else {
-        return Err(ApiError::internal());
-    };
-    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
-        tracing::error!(error = %e, "core call panicked");
-        Err(ApiError::internal())
-    })
 }
 
 #[derive(Debug, Deserialize)]
@@ -1080,7 +925,7 @@ async fn healthz() -> Json<Value> {
     ))]
 async fn readyz(
     State(app): AppState,
-    serving: Option<Extension<Arc<crate::serve::Serving>>>,
+    serving: Option<Extension<Arc<crate::serve::serving::Serving>>>,
 ) -> Response {
     if !app.store.ready().await {
         return ApiError::new(
@@ -1112,7 +957,7 @@ async fn readyz(
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "service",
     responses((status = 200, description = "This document (OpenAPI 3.1).", body = Object)))]
 async fn openapi() -> Response {
-    json_response(StatusCode::OK, crate::openapi::json().into_bytes())
+    json_response(StatusCode::OK, openapi_json().into_bytes())
 }
 
 async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
@@ -1177,3 +1022,13 @@ async fn method_not_allowed() -> ApiError {
     crate::as2::inbound::receive
 ))]
 pub struct Paths;
+
+/// The OpenAPI document as pretty JSON (with a final newline).
+pub fn openapi_json() -> String {
+    let mut doc = <crate::openapi::Doc as utoipa::OpenApi>::openapi();
+    doc.merge(<Paths as utoipa::OpenApi>::openapi());
+    crate::serve::openapi::add_responses(&mut doc);
+    let mut s = doc.to_pretty_json().unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}

@@ -31,10 +31,10 @@
 //! `SESSION_EXPIRED`), and it writes the store on every request of an idle-expiring
 //! session; what is left here is small: random ids, their hashes, and the checks.
 
-use crate::api::App;
+use crate::app::App;
 use crate::error::{ApiError, ApiResult};
-use crate::guard::Caller;
-use crate::settings::write::{self, Actor};
+use crate::guard::{Caller, SessionUser};
+use crate::settings::write;
 use crate::store::{now_ms, rfc3339};
 use crate::vals;
 use axum::body::Bytes;
@@ -56,53 +56,6 @@ pub const COOKIE: &str = "x12kit_session";
 pub const CSRF_HEADER: &str = "x-csrf-token";
 /// Touch `last_seen_at` at most this often (ms): the idle limit is that precise.
 const TOUCH_MS: i64 = 15_000;
-
-/// A signed-in person, as the session routes see them.
-#[derive(Debug, Clone)]
-pub struct SessionUser {
-    /// `usr_…`.
-    pub user_id: String,
-    /// Sign-in address.
-    pub email: String,
-    /// `admin` or `member`.
-    pub role: String,
-    /// The account.
-    pub account: String,
-    /// The session's CSRF token.
-    pub csrf: String,
-    /// SHA-256 (hex) of the session id.
-    pub session_hash: String,
-    /// Sign-in time (ms).
-    pub created_at: i64,
-    /// The absolute end (ms).
-    pub expires_at: i64,
-    /// The client's address.
-    pub client: String,
-}
-
-impl SessionUser {
-    /// The person as the audit log names them.
-    pub fn actor(&self) -> Actor {
-        Actor {
-            id: self.user_id.clone(),
-            name: self.email.clone(),
-            client: Some(self.client.clone()),
-        }
-    }
-
-    /// 403 `FORBIDDEN` unless an admin.
-    pub fn admin(&self) -> ApiResult<()> {
-        if self.role == "admin" {
-            Ok(())
-        } else {
-            Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                "FORBIDDEN",
-                "only an admin of the account can do this (members read settings)",
-            ))
-        }
-    }
-}
 
 fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
@@ -206,12 +159,12 @@ pub async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
             verdict.apply(&mut resp);
             return resp;
         }
-        if parts.uri.path().starts_with("/api/settings") {
-            if let Err(e) = user.admin() {
-                let mut resp = e.into_response();
-                verdict.apply(&mut resp);
-                return resp;
-            }
+        if parts.uri.path().starts_with("/api/settings")
+            && let Err(e) = user.admin()
+        {
+            let mut resp = e.into_response();
+            verdict.apply(&mut resp);
+            return resp;
         }
     }
     parts.extensions.insert(user);

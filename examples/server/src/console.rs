@@ -189,7 +189,7 @@ pub fn run(config: Config, command: Console) -> ExitCode {
 }
 
 async fn console(config: Config, command: Console) -> Result<(), String> {
-    let (store, secrets) = crate::open(&config).await.map_err(|(_, e)| e)?;
+    let (store, secrets) = crate::startup::open(&config).await.map_err(|(_, e)| e)?;
     let actor = Actor::console();
     let sb = secrets.clone();
     match command {
@@ -208,7 +208,7 @@ async fn console(config: Config, command: Console) -> Result<(), String> {
             create_account,
         }) => {
             let email = email.trim().to_lowercase();
-            if let Some(p) = crate::settings::email_problem(&email) {
+            if let Some(p) = crate::settings::rules::email_problem(&email) {
                 return Err(format!("--email {p}"));
             }
             if role != "admin" && role != "member" {

@@ -16,7 +16,7 @@
 //! WASM compiled with `'wasm-unsafe-eval'`, nothing else evaluated), is never
 //! framed, and sends no referrer.
 
-use crate::api::App;
+use crate::app::App;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};

@@ -7,10 +7,10 @@
 //! Served on the API port (behind `[metrics] token_file`'s bearer token when it is set), or
 //! only on `[metrics] listen` when that is set.
 
-use crate::api::App;
+use crate::app::App;
 use crate::error::ApiError;
 use crate::metrics::{EXPORTED, HTTP_DURATION, HTTP_REQUESTS, ROUTING, WEBHOOK_DELIVERIES};
-use crate::serve::Serving;
+use crate::serve::serving::Serving;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -203,10 +203,10 @@ fn encode(scraped: Scraped) -> String {
 async fn counts(e: &Exporter) -> Counts {
     let arrived = std::time::Instant::now();
     let mut last = e.counts.lock().await;
-    if let Some((started, counts)) = last.as_ref() {
-        if *started >= arrived {
-            return counts.clone();
-        }
+    if let Some((started, counts)) = last.as_ref()
+        && *started >= arrived
+    {
+        return counts.clone();
     }
     let started = std::time::Instant::now();
     let counts = e

@@ -8,8 +8,10 @@
 //! `X-RateLimit-Reset` (Unix time at which the whole budget is back).
 
 use crate::config::Limits;
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiResult};
+use crate::settings::write::Actor;
 use crate::settings::{Account, Key};
+use axum::http::StatusCode;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
@@ -34,7 +36,7 @@ pub struct Caller {
     /// The rate-limit key: the first 8 bytes of the key's hash (of the user id for a session).
     pub limiter: u64,
     /// The signed-in person, when the caller is a session.
-    pub user: Option<crate::auth::SessionUser>,
+    pub user: Option<SessionUser>,
     /// The client's address (the audit log's).
     pub client: std::net::IpAddr,
 }
@@ -94,6 +96,53 @@ pub fn authenticate(keys: &[Key], headers: &HeaderMap) -> Result<Caller, ApiErro
             "the API key is not valid",
             "invalid_token",
         )),
+    }
+}
+
+/// A signed-in person, as the session routes see them.
+#[derive(Debug, Clone)]
+pub struct SessionUser {
+    /// `usr_…`.
+    pub user_id: String,
+    /// Sign-in address.
+    pub email: String,
+    /// `admin` or `member`.
+    pub role: String,
+    /// The account.
+    pub account: String,
+    /// The session's CSRF token.
+    pub csrf: String,
+    /// SHA-256 (hex) of the session id.
+    pub session_hash: String,
+    /// Sign-in time (ms).
+    pub created_at: i64,
+    /// The absolute end (ms).
+    pub expires_at: i64,
+    /// The client's address.
+    pub client: String,
+}
+
+impl SessionUser {
+    /// The person as the audit log names them.
+    pub fn actor(&self) -> Actor {
+        Actor {
+            id: self.user_id.clone(),
+            name: self.email.clone(),
+            client: Some(self.client.clone()),
+        }
+    }
+
+    /// 403 `FORBIDDEN` unless an admin.
+    pub fn admin(&self) -> ApiResult<()> {
+        if self.role == "admin" {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN",
+                "only an admin of the account can do this (members read settings)",
+            ))
+        }
     }
 }
 

@@ -14,11 +14,11 @@
 //! (by account, partner and ISA13): a file read again after a crash, or a
 //! resent interchange, is reported as a duplicate and not processed twice.
 
-use crate::api::App;
+use crate::app::App;
 use crate::db::{Db, DbError, DbResult, Val};
 use crate::error::{ApiError, ApiResult};
 use crate::lifecycle::{Changes, DocKey, transition};
-use crate::settings::Partner;
+use crate::settings::partner::Partner;
 use crate::status::{Status, Step};
 use crate::store::now_ms;
 use crate::vals;
@@ -533,17 +533,16 @@ fn apply(
         "acknowledgementReply": reply,
     });
     for i in &interchanges {
-        if i["duplicate"] == false {
-            if let Some(n) = i["controlNumber"]
+        if i["duplicate"] == false
+            && let Some(n) = i["controlNumber"]
                 .as_str()
                 .and_then(|s| s.parse::<i64>().ok())
-            {
-                c.exec(
+        {
+            c.exec(
                     "UPDATE inbound_interchanges SET result = ?4 WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
                     vals![account, &partner.id, n, result.to_string()],
                 )
                 .map_err(db)?;
-            }
         }
     }
     Ok(result)

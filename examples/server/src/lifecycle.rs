@@ -12,11 +12,12 @@
 //! one transaction: a change is never recorded without its webhooks, nor twice.
 //! The webhook worker delivers the outbox at least once (see [`deliver`]).
 
-use crate::api::App;
+use crate::app::App;
 use crate::config::TransportConfig;
 use crate::db::{Db, DbError, DbResult, Row};
 use crate::error::{ApiError, ApiResult};
-use crate::settings::{Partner, Snapshot};
+use crate::settings::Snapshot;
+use crate::settings::partner::Partner;
 use crate::status::{Delivery, Status, Step, Transition};
 use crate::store::{now_ms, rfc3339};
 use crate::vals;
@@ -28,17 +29,6 @@ use std::time::Duration;
 use tokio::sync::{Notify, Semaphore, mpsc, oneshot};
 use tracing::Instrument;
 use x12kit::webhook::{DeliveryId, EventData, EventKind, Payload, Signer};
-
-/// Wake-ups of the workers when this process wrote work for them (they also poll).
-#[derive(Debug, Default)]
-pub struct Wake {
-    /// New `queued` documents.
-    pub validate: Notify,
-    /// New `validated` documents.
-    pub route: Notify,
-    /// New webhook outbox rows.
-    pub deliver: Notify,
-}
 
 /// The identity of a document, as its events report it.
 #[derive(Debug, Clone)]
@@ -444,7 +434,7 @@ pub fn enqueue_events(
     Ok(())
 }
 
-fn db(e: DbError) -> ApiError {
+pub(crate) fn db(e: DbError) -> ApiError {
     crate::store::store_error(e)
 }
 
@@ -485,7 +475,7 @@ fn doc_key(r: &Row) -> DbResult<DocKey> {
 
 /// Records this process's heartbeat every second (claims of a silent process are void
 /// after [`HEARTBEAT_STALE_MS`]); on SQLite (one process) a start voids every older claim.
-async fn heartbeat_loop(app: Arc<App>) {
+pub(crate) async fn heartbeat_loop(app: Arc<App>) {
     const SQL: &str = "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)
          ON CONFLICT (id) DO UPDATE SET heartbeat_at = ?2";
     let me = app.worker_id.clone();
@@ -508,51 +498,6 @@ async fn heartbeat_loop(app: Arc<App>) {
     }
 }
 
-/// Starts every worker on the runtime, after a first heartbeat.
-pub async fn start(app: Arc<App>) {
-    let sqlite = !app.store.location().is_postgres();
-    let me = app.worker_id.clone();
-    let first = app
-        .store
-        .write(move |c| {
-            if sqlite {
-                c.exec("DELETE FROM workers", &[]).map_err(db)?;
-            } else {
-                c.exec(
-                    "DELETE FROM workers WHERE heartbeat_at < ?1",
-                    vals![now_ms() - 3_600_000],
-                )
-                .map_err(db)?;
-            }
-            c.exec(
-                "INSERT INTO workers (id, heartbeat_at) VALUES (?1, ?2)",
-                vals![&me, now_ms()],
-            )
-            .map_err(db)?;
-            Ok(())
-        })
-        .await;
-    if first.is_err() {
-        tracing::error!("cannot record the workers' heartbeat");
-    }
-    let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .pool_max_idle_per_host(app.config.workers.concurrency)
-        .build()
-        .unwrap_or_else(|e| {
-            tracing::error!(error = %e, "cannot build the HTTP client; using the default one");
-            reqwest::Client::new()
-        });
-    tokio::spawn(heartbeat_loop(app.clone()));
-    tokio::spawn(validate_loop(app.clone()));
-    tokio::spawn(route_loop(app.clone(), client.clone()));
-    tokio::spawn(deliver_loop(app.clone(), client));
-    tokio::spawn(sweep_loop(app.clone()));
-    tokio::spawn(crate::transport::sftp::poll_loop(app.clone()));
-    tokio::spawn(crate::as2::inbound::mdn_loop(app.clone()));
-    tokio::spawn(crate::inbound::inbox_loop(app));
-}
-
 async fn idle(app: &App, notify: &Notify) {
     tokio::select! {
         _ = notify.notified() => {},
@@ -572,7 +517,7 @@ const VALIDATE_BATCH: i64 = 64;
 /// records each verdict (its status, history and outbox rows) before the same commit:
 /// no claim to write first and release after, and a crash loses nothing (the documents
 /// are still `queued`).
-async fn validate_loop(app: Arc<App>) {
+pub(crate) async fn validate_loop(app: Arc<App>) {
     loop {
         let app2 = app.clone();
         let done = app
@@ -688,12 +633,12 @@ impl Claims {
     }
 
     fn done(&mut self, id: String) {
-        if let Some(key) = self.running.remove(&id) {
-            if let Some(n) = self.busy.get_mut(&key) {
-                *n -= 1;
-                if *n == 0 {
-                    self.busy.remove(&key);
-                }
+        if let Some(key) = self.running.remove(&id)
+            && let Some(n) = self.busy.get_mut(&key)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.busy.remove(&key);
             }
         }
         self.finished.insert(id, std::time::Instant::now());
@@ -741,7 +686,7 @@ fn pick(
     out
 }
 
-async fn route_loop(app: Arc<App>, client: reqwest::Client) {
+pub(crate) async fn route_loop(app: Arc<App>, client: reqwest::Client) {
     let permits = Arc::new(Semaphore::new(app.config.workers.concurrency));
     let in_flight: InFlight = Arc::default();
     // The outcomes of the transfers running at once are recorded together.
@@ -907,14 +852,14 @@ async fn route_one(
     doc.key.resend = doc.resends > 0;
     let partner = partner(app, &doc.key.account, &doc.key.partner_id);
     let outcome = match partner.as_ref().map(|p| p.transport.as_ref()) {
-        None => crate::transport::Outcome {
+        None => crate::transport::outcome::Outcome {
             result: Err(format!(
                 "partner {} is no longer configured for account {}",
                 doc.key.partner_id, doc.key.account
             )),
             attempts: Vec::new(),
         },
-        Some(None) => crate::transport::Outcome {
+        Some(None) => crate::transport::outcome::Outcome {
             result: Err(format!(
                 "partner {} has no transport configured",
                 doc.key.partner_id
@@ -1070,7 +1015,7 @@ async fn give_back(app: &App, lease: Lease, id: String) {
 
 // ---------------------------------------------------------------- acknowledgement windows
 
-async fn sweep_loop(app: Arc<App>) {
+pub(crate) async fn sweep_loop(app: Arc<App>) {
     loop {
         tokio::time::sleep(Duration::from_millis(app.config.workers.poll_ms)).await;
         let now = now_ms();
@@ -1141,7 +1086,7 @@ struct Pending {
 /// events of one document reach one endpoint in the order they happened: a
 /// delivery waits while an earlier one of the same document to the same
 /// endpoint is still pending (retrying).
-async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
+pub(crate) async fn deliver_loop(app: Arc<App>, client: reqwest::Client) {
     let permits = Arc::new(Semaphore::new(app.config.workers.concurrency));
     let in_flight: InFlight = Arc::default();
     // The attempts running at once are recorded together.

@@ -3,6 +3,7 @@
 
 mod actions;
 mod api;
+mod app;
 mod as2;
 mod auth;
 mod body;
@@ -20,14 +21,17 @@ mod metrics;
 mod openapi;
 mod password;
 mod pool;
+mod request;
 mod secrets;
 mod serve;
 mod settings;
 mod settings_api;
+mod startup;
 mod status;
 mod store;
 mod transport;
 mod upload;
+mod workers;
 mod x12;
 
 use axum::http::{HeaderValue, Request};
@@ -224,7 +228,7 @@ fn main() -> ExitCode {
         Some(Command::Partner(c)) => Some(console::Console::Partner(c)),
         Some(Command::Settings(c)) => Some(console::Console::Settings(c)),
         Some(Command::Openapi) => {
-            print!("{}", openapi::json());
+            print!("{}", api::openapi_json());
             return ExitCode::SUCCESS;
         }
         Some(Command::BenchParse {
@@ -266,7 +270,7 @@ fn main() -> ExitCode {
         eprintln!("x12kit-server: --config <FILE> is required (try examples/server/demo.toml)");
         return ExitCode::from(2);
     };
-    let mut config = match config::load(&path) {
+    let mut config = match config::load::load(&path) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("x12kit-server: {e}");
@@ -304,60 +308,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// The operator's secret key: the file of `X12KIT_SECRET_KEY_FILE`, else of
-/// `secret_key_file` (made when missing if `create_secret_key_file`); none without either.
-fn secret_box(config: &config::Config) -> Result<Option<secrets::SecretBox>, String> {
-    if let Some(path) = std::env::var_os("X12KIT_SECRET_KEY_FILE").filter(|p| !p.is_empty()) {
-        return secrets::SecretBox::load(std::path::Path::new(&path), false)
-            .map(Some)
-            .map_err(|e| format!("X12KIT_SECRET_KEY_FILE: {e}"));
-    }
-    match &config.secret_key_file {
-        Some(path) => secrets::SecretBox::load(path, config.create_secret_key_file)
-            .map(Some)
-            .map_err(|e| format!("secret_key_file: {e}")),
-        None => Ok(None),
-    }
-}
-
-/// Opens the store of a configuration for the server and the console: the secret key,
-/// the migrations, the key check, and the import of the file's settings into an empty
-/// store. A failure is (exit code, message): 2 for what the operator must fix.
-async fn open(
-    config: &config::Config,
-) -> Result<(store::Store, Option<secrets::SecretBox>), (u8, String)> {
-    let secrets = secret_box(config).map_err(|e| (2, e))?;
-    if let store::Location::Postgres(url) = store::Location::of(&config.database) {
-        // A malformed URL or TLS setting is the operator's to fix (exit 2).
-        db::PgTarget::parse(&url).map_err(|e| (2, e))?;
-    }
-    // Off the async threads: the PostgreSQL client blocks on its own runtime.
-    let location = store::Location::of(&config.database);
-    let store = tokio::task::spawn_blocking(move || store::Store::open(location))
-        .await
-        .map_err(|e| (1, format!("cannot open the store: {e}")))?
-        .map_err(|e| (1, e))?;
-    settings::import::check_key(&store, secrets.clone())
-        .await
-        .map_err(|e| (2, e))?;
-    let imported = settings::import::bootstrap(&store, config.bootstrap.clone(), secrets.clone())
-        .await
-        .map_err(|e| (2, e))?;
-    if imported {
-        tracing::info!(
-            accounts = config.bootstrap.len(),
-            "imported the configuration file's settings into the empty store; from now on the store holds them"
-        );
-    } else if !config.bootstrap.is_empty() {
-        tracing::info!(
-            "the configuration file's [[accounts]] sections are ignored: the store holds the settings (change them with /api/settings or the console; `x12kit-server settings export` prints them)"
-        );
-    }
-    Ok((store, secrets))
-}
-
 async fn serve(config: config::Config) -> Result<(), (u8, String)> {
-    let (store, secrets) = open(&config).await?;
+    let (store, secrets) = startup::open(&config).await?;
     let sb = secrets.clone();
     let snapshot = store
         .read(move |c| settings::load(c, sb.as_ref()))
@@ -393,7 +345,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         .connect_timeout(std::time::Duration::from_secs(10))
         .build()
         .map_err(|e| (1, format!("cannot build the HTTP client: {e}")))?;
-    let app = Arc::new(api::App {
+    let app = Arc::new(app::App {
         config,
         store,
         limits,
@@ -418,7 +370,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
         });
     }
     if app.config.workers.enabled {
-        lifecycle::start(app.clone()).await;
+        workers::start(app.clone()).await;
         tracing::info!("workers started");
     }
     let people = app
@@ -497,7 +449,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
             )
         })?;
         redirect_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
-        let serving = serve::Serving::new(server.clone());
+        let serving = serve::serving::Serving::new(server.clone());
         let router = with_layers(serve::tls::redirect_router(addr.port()));
         let stop = stopped(stop_rx.clone());
         tokio::spawn(async move {
@@ -511,7 +463,7 @@ async fn serve(config: config::Config) -> Result<(), (u8, String)> {
     if let Some(l) = metrics_listener {
         metrics_addr = Some(l.local_addr().map_err(|e| (1, e.to_string()))?);
         // Its own connection counts, so that scrapes are never refused for API traffic.
-        let serving = serve::Serving::new(server);
+        let serving = serve::serving::Serving::new(server);
         let router = with_layers(exporter::router(exporter));
         let stop = stopped(stop_rx.clone());
         tokio::spawn(async move {

@@ -1,5 +1,6 @@
-//! The OpenAPI 3.1 document, generated from the handlers' annotations and the
-//! schema types below (which describe the JSON the handlers build).
+//! The OpenAPI 3.1 document's schema types (which describe the JSON the handlers build)
+//! and its frame ([`Doc`]: info, tags, security); `crate::api::openapi_json` adds the
+//! handlers' paths from their annotations.
 //! `x12kit-server openapi` prints it; `examples/server/openapi.json` is the
 //! committed copy, checked for drift by `examples/server/test.sh`.
 
@@ -1207,14 +1208,4 @@ impl Modify for Security {
     ),
     components(schemas(OutboundRequest, OutboundAccepted, TransactionList, TransactionDetail, ErrorBody, X12Body, Health, AckParam, Direction, CsvDelimiter, InboundResult, Stats))
 )]
-struct Doc;
-
-/// The OpenAPI document as pretty JSON (with a final newline).
-pub fn json() -> String {
-    let mut doc = Doc::openapi();
-    doc.merge(<crate::api::Paths as OpenApi>::openapi());
-    crate::serve::openapi::add_responses(&mut doc);
-    let mut s = doc.to_pretty_json().unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    s
-}
+pub struct Doc;

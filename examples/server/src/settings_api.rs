@@ -5,13 +5,15 @@
 //! row, and this process loads it before answering (the others within a second).
 //! Another account's ids are 404, as unknown ones are.
 
-use crate::api::{App, body_bytes, decode_cursor, encode_cursor, limit_param, query};
-use crate::auth::SessionUser;
+use crate::app::App;
 use crate::body::{Fields, Problems};
 use crate::error::{ApiError, ApiResult};
+use crate::guard::SessionUser;
+use crate::request::{body_bytes, decode_cursor, encode_cursor, limit_param, query};
+use crate::settings::partner::Partner;
+use crate::settings::rules::valid_id;
 use crate::settings::transport::Folders;
 use crate::settings::write::{self, Put, UserChange};
-use crate::settings::{Partner, valid_id};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
@@ -119,10 +121,10 @@ pub async fn create_key(
     let mut p = Problems::default();
     let f = Fields::of(&obj, "", &["name"], &mut p);
     let name = f.string("name", true, &mut p).unwrap_or_default();
-    if p.is_empty() {
-        if let Some(problem) = write::key_name_problem(&name) {
-            p.value("INVALID_FIELD", "/name", problem);
-        }
+    if p.is_empty()
+        && let Some(problem) = write::key_name_problem(&name)
+    {
+        p.value("INVALID_FIELD", "/name", problem);
     }
     p.check()?;
     let (actor, account) = (user.actor(), user.account.clone());
@@ -729,20 +731,21 @@ fn user_fields(obj: &serde_json::Map<String, Value>, create: bool) -> ApiResult<
         f.boolean("disabled", &mut p)
     };
     let password = f.string("password", false, &mut p);
-    if let Some(e) = &email {
-        if let Some(problem) = crate::settings::email_problem(e) {
-            p.value("INVALID_EMAIL", "/email", format!("email {problem}"));
-        }
+    if let Some(e) = &email
+        && let Some(problem) = crate::settings::rules::email_problem(e)
+    {
+        p.value("INVALID_EMAIL", "/email", format!("email {problem}"));
     }
-    if let Some(r) = &role {
-        if r != "admin" && r != "member" {
-            p.value("INVALID_FIELD", "/role", "role is \"admin\" or \"member\"");
-        }
+    if let Some(r) = &role
+        && r != "admin"
+        && r != "member"
+    {
+        p.value("INVALID_FIELD", "/role", "role is \"admin\" or \"member\"");
     }
-    if let Some(pw) = &password {
-        if let Some(problem) = crate::password::problem(pw) {
-            p.value("PASSWORD_TOO_SHORT", "/password", problem);
-        }
+    if let Some(pw) = &password
+        && let Some(problem) = crate::password::problem(pw)
+    {
+        p.value("PASSWORD_TOO_SHORT", "/password", problem);
     }
     p.check()?;
     Ok((email, role, disabled, password))

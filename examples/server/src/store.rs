@@ -11,7 +11,7 @@
 
 use crate::db::{Db, DbError, DbResult, PgConn, Row};
 use crate::error::{ApiError, ApiResult};
-use crate::settings::Partner;
+use crate::settings::partner::Partner;
 use crate::status::{Delivery, Status};
 use crate::vals;
 use crate::x12;
@@ -129,7 +129,7 @@ pub struct Store {
 /// each way; `/readyz` answers 503 `STORE_UNAVAILABLE` meanwhile.
 #[derive(Debug, Default)]
 pub struct Health {
-    /// The cause and when it was last seen (`crate::serve::now_ms`).
+    /// The cause and when it was last seen (`crate::serve::clock::now_ms`).
     fault: Mutex<Option<(String, u64)>>,
 }
 
@@ -145,7 +145,7 @@ impl Health {
         if f.is_none() {
             tracing::error!(error = %e, "the store cannot take writes; requests that write answer 503 STORE_UNAVAILABLE and the workers wait until it can");
         }
-        *f = Some((e.message.clone(), crate::serve::now_ms()));
+        *f = Some((e.message.clone(), crate::serve::clock::now_ms()));
     }
 
     fn committed(&self) {
@@ -153,11 +153,11 @@ impl Health {
             .fault
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((cause, at)) = f.as_ref() {
-            if crate::serve::now_ms().saturating_sub(*at) >= 1000 {
-                tracing::info!(was = %cause, "the store takes writes again");
-                *f = None;
-            }
+        if let Some((cause, at)) = f.as_ref()
+            && crate::serve::clock::now_ms().saturating_sub(*at) >= 1000
+        {
+            tracing::info!(was = %cause, "the store takes writes again");
+            *f = None;
         }
     }
 
@@ -632,10 +632,10 @@ impl Store {
                         None => open(path)?,
                     };
                     let r = f(&conn);
-                    if let Ok(Idle::Sqlite(idle)) = readers.idle.lock().as_deref_mut() {
-                        if idle.len() < READERS {
-                            idle.push(conn);
-                        }
+                    if let Ok(Idle::Sqlite(idle)) = readers.idle.lock().as_deref_mut()
+                        && idle.len() < READERS
+                    {
+                        idle.push(conn);
                     }
                     r
                 }

@@ -16,21 +16,14 @@
 //! transport adds (the remote name, the Message-ID, the server's answer, the MDN).
 
 pub mod as2;
+pub mod outcome;
 pub mod sftp;
 
 use crate::config::TransportConfig;
+use outcome::{Outcome, exhausted};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// What happened to one document's transfer.
-#[derive(Debug)]
-pub struct Outcome {
-    /// `Ok(where)` when the partner has it, `Err(reason)` when it failed for good.
-    pub result: Result<String, String>,
-    /// Every attempt: `{at, transport, result, durationMs, …}`.
-    pub attempts: Vec<Value>,
-}
 
 /// Hands `x12` to the partner.
 pub async fn send(
@@ -133,19 +126,6 @@ pub async fn send(
     }
 }
 
-/// The outcome when every attempt failed: the last one's result, and how many there were.
-pub fn exhausted(what: &str, attempts: Vec<Value>) -> Outcome {
-    let last = attempts
-        .last()
-        .and_then(|a| a["result"].as_str())
-        .unwrap_or("no attempt")
-        .to_string();
-    Outcome {
-        result: Err(format!("{what}: {last} after {} attempts", attempts.len())),
-        attempts,
-    }
-}
-
 fn attempt_json(transport: &str, at: i64, result: &str, started: Instant) -> Value {
     json!({
         "at": crate::store::rfc3339(at),
@@ -203,10 +183,10 @@ pub async fn test_connection(client: &reqwest::Client, transport: &TransportConf
                     }
                     Err(e) => problems.push(format!("cannot write into {}: {e}", outbox.display())),
                 }
-                if let Some(i) = &inbox {
-                    if let Err(e) = std::fs::create_dir_all(i).and_then(|()| std::fs::read_dir(i)) {
-                        problems.push(format!("cannot read {}: {e}", i.display()));
-                    }
+                if let Some(i) = &inbox
+                    && let Err(e) = std::fs::create_dir_all(i).and_then(|()| std::fs::read_dir(i))
+                {
+                    problems.push(format!("cannot read {}: {e}", i.display()));
                 }
                 problems
             })

@@ -13,9 +13,10 @@
 //! `csv:<the file's SHA-256>:<its document key>`, so the same file uploaded
 //! again answers the same documents instead of making them twice.
 
-use crate::api::{App, body_bytes, canonical, query, query_error};
-use crate::auth::SessionUser;
+use crate::app::App;
 use crate::error::{ApiError, ApiResult};
+use crate::guard::SessionUser;
+use crate::request::{body_bytes, canonical, query, query_error};
 use crate::settings::write;
 use crate::store::Accept;
 use axum::body::Bytes;
@@ -200,7 +201,7 @@ pub async fn upload(
         options["documentKey"] = json!(k);
     }
     let ty = document_type.clone();
-    let read = crate::api::off_thread(csv.len(), move || {
+    let read = crate::request::off_thread(csv.len(), move || {
         crate::x12::payloads_from_csv(&ty, &csv, options)
     })
     .await?;

@@ -24,13 +24,14 @@
 use super::mdn::{self, Disposition, Receipt};
 use super::mime;
 use super::smime::{self, Digest};
-use crate::api::App;
+use crate::app::App;
 use crate::config::TransportConfig;
+use crate::config::as2::As2Config;
 use crate::error::{ApiError, ApiResult};
-use crate::settings::Partner;
+use crate::settings::partner::Partner;
 use crate::status::{Status, Step};
 use crate::store::now_ms;
-use crate::transport::as2::{As2Config, Keys};
+use crate::transport::as2::Keys;
 use crate::vals;
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
@@ -225,7 +226,7 @@ impl Asked {
             mdn: header(h, "disposition-notification-to").is_some(),
             signed,
             url: header(h, "receipt-delivery-option")
-                .filter(|u| crate::settings::url_problem(u).is_none()),
+                .filter(|u| crate::settings::rules::url_problem(u).is_none()),
         }
     }
 }

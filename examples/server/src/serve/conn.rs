@@ -5,7 +5,8 @@
 //! be asked for reads the answer instead of a reset).
 
 use super::capacity::{Phase, READING_BODY};
-use super::{Serving, now_ms};
+use super::clock::now_ms;
+use super::serving::Serving;
 use crate::error::ApiError;
 use axum::Router;
 use axum::body::Body;
@@ -298,7 +299,8 @@ pub async fn serve<I>(
         .max_headers(100)
         .keep_alive(true);
     let mut conn = builder.serve_connection(TokioIo::new(io), service);
-    let at = |ms: u64| tokio::time::Instant::from_std(super::epoch() + Duration::from_millis(ms));
+    let at =
+        |ms: u64| tokio::time::Instant::from_std(super::clock::epoch() + Duration::from_millis(ms));
     let mut check = at(now_ms() + s.keep_alive_idle.min(s.send_timeout).as_millis() as u64);
     let mut stopping = false;
     let ended = loop {

@@ -26,80 +26,27 @@
 //! client is [`crate::client::resolve`]d there. [`observe`] counts each answer for
 //! `/metrics` and writes its access log line.
 
+pub mod admit;
 pub mod capacity;
+pub mod clock;
 mod conn;
 pub mod limit;
 pub mod observe;
 pub mod openapi;
+pub mod serving;
 pub mod settings;
 pub mod tls;
 
 pub use conn::Transport;
 pub use settings::Settings;
 
-use crate::error::Detail;
 use axum::Router;
 use axum::http::StatusCode;
+use serving::Serving;
 use settings::Resolved;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-fn epoch() -> Instant {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    *EPOCH.get_or_init(Instant::now)
-}
-
-/// Milliseconds since the serving layer's clock started (monotonic).
-pub fn now_ms() -> u64 {
-    epoch().elapsed().as_millis() as u64
-}
-
-/// The state of the serving layer, shared by every connection (and given to each
-/// request as an extension, for [`capacity::admit`] and `/readyz`).
-#[derive(Debug)]
-pub struct Serving {
-    /// The settings in force.
-    pub settings: Resolved,
-    /// The open connections.
-    pub connections: Arc<limit::Connections>,
-    /// The body budget and the route groups.
-    pub capacity: capacity::Capacity,
-}
-
-impl Serving {
-    /// The state of `settings`.
-    pub fn new(settings: Resolved) -> Arc<Serving> {
-        Arc::new(Serving {
-            connections: limit::Connections::new(
-                settings.max_connections,
-                settings.max_connections_per_address,
-            ),
-            capacity: capacity::Capacity::new(&settings),
-            settings,
-        })
-    }
-
-    /// What keeps the process from taking more work now (for `/readyz`): route groups
-    /// and the body budget that refused requests in the last seconds, and the connection
-    /// limit when it is reached. Empty when the process takes work.
-    pub fn pressure(&self) -> Vec<Detail> {
-        let mut out = self.capacity.shedding();
-        let open = self.connections.open();
-        if open >= self.connections.max() {
-            let (total, per_address) = self.connections.refused();
-            out.push(Detail::error(
-                "CONNECTIONS_FULL",
-                "max_connections",
-                format!(
-                    "{open} connections open, the limit; more are refused (503 SERVER_BUSY); refused since start: {total} over the limit, {per_address} over an address's share"
-                ),
-            ));
-        }
-        out
-    }
-}
 
 /// File descriptors the process keeps for other things than client connections (store
 /// connections, outgoing HTTP, inbox files, refusals being answered).

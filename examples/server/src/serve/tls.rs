@@ -56,8 +56,8 @@ impl TlsFile {
     /// The files resolved against the configuration's folder and checked by loading them.
     pub fn resolve(&self, base: &Path) -> Result<Tls, String> {
         let tls = Tls {
-            cert_file: crate::config::absolute(&base.join(&self.cert_file)),
-            key_file: crate::config::absolute(&base.join(&self.key_file)),
+            cert_file: crate::config::path::absolute(&base.join(&self.cert_file)),
+            key_file: crate::config::path::absolute(&base.join(&self.key_file)),
             redirect_listen: self.redirect_listen.clone(),
             hsts_max_age_seconds: self.hsts_max_age_seconds,
         };

@@ -151,20 +151,6 @@ fn without_nulls(v: Value) -> Value {
     }
 }
 
-/// `camelCase` as `snake_case` (the configuration file's names).
-pub fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for ch in name.chars() {
-        if ch.is_ascii_uppercase() {
-            out.push('_');
-            out.push(ch.to_ascii_lowercase());
-        } else {
-            out.push(ch);
-        }
-    }
-    out
-}
-
 /// The store's settings as the configuration file's `[[accounts]]` sections (TOML), every
 /// secret left out: API keys by their SHA-256 (revoked ones omitted), people without their
 /// password hash, transport credentials as `"********"`, webhook endpoints without secrets.
@@ -197,7 +183,7 @@ pub fn export(c: &dyn Db) -> ApiResult<String> {
                 let transport = p["transport"].as_object().map(|t| {
                     Value::Object(
                         t.iter()
-                            .map(|(k, v)| (snake(k), v.clone()))
+                            .map(|(k, v)| (super::remote::snake(k), v.clone()))
                             .collect::<Map<_, _>>(),
                     )
                 });

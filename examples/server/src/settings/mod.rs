@@ -14,17 +14,19 @@
 //! from the configuration file and prints the settings back as TOML.
 
 pub mod import;
+pub mod partner;
 pub mod remote;
+pub mod rules;
 pub mod transport;
 pub mod write;
 
-use crate::config::TransportConfig;
 use crate::db::{Db, DbResult};
 use crate::error::ApiResult;
 use crate::secrets::SecretBox;
 use crate::store::{Store, now_ms};
 use crate::vals;
-use serde_json::{Map, Value};
+use partner::Partner;
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -32,55 +34,6 @@ use x12kit::webhook::EventKind;
 
 /// How often every process reads the settings version (ms).
 pub const POLL_MS: u64 = 250;
-
-/// True for ids of accounts and partners: 1 to 64 of `A-Z a-z 0-9 . _ -`, not only dots
-/// (`.` and `..` cannot be addressed in a URL path: clients resolve them away).
-pub fn valid_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-        && !id.bytes().all(|b| b == b'.')
-}
-
-/// Why an e-mail address is not one (`None`: it looks like one). Deliberately loose:
-/// `local@domain`, no spaces, at most 254 characters.
-pub fn email_problem(email: &str) -> Option<&'static str> {
-    let ok = email.len() <= 254
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-        && email
-            .split_once('@')
-            .is_some_and(|(l, d)| !l.is_empty() && !d.is_empty() && !d.contains('@'));
-    (!ok).then_some("is not an e-mail address (name@domain, at most 254 characters)")
-}
-
-/// Why a webhook or partner URL is not usable (`None`: an absolute http(s) URL).
-pub fn url_problem(url: &str) -> Option<&'static str> {
-    match reqwest::Url::parse(url) {
-        Ok(u) if (u.scheme() == "http" || u.scheme() == "https") && u.host().is_some() => {
-            (url.len() > 2048).then_some("is longer than 2048 characters")
-        }
-        Ok(_) => Some("must be an http:// or https:// URL"),
-        Err(_) => Some("is not a URL (http:// or https://)"),
-    }
-}
-
-/// A trading partner, as the workers and the API use it.
-#[derive(Debug)]
-pub struct Partner {
-    /// The `partnerId`.
-    pub id: String,
-    /// The core's partner profile (checked by the core when saved).
-    pub profile: Value,
-    /// How the partner is reached (credentials opened).
-    pub transport: Option<TransportConfig>,
-    /// Acknowledgement window in seconds.
-    pub ack_window_seconds: Option<u64>,
-    /// `997` or `999` to acknowledge inbound sets with.
-    pub acknowledge_inbound: Option<String>,
-    /// False: no new documents for it, its inbox is not read.
-    pub enabled: bool,
-}
 
 /// One signing secret of an endpoint (opened).
 #[derive(Debug)]
@@ -169,45 +122,6 @@ impl Snapshot {
     }
 }
 
-/// The purpose (associated data) of a partner's sealed transport credentials.
-pub fn transport_purpose(account: &str, partner: &str) -> String {
-    format!("transport:{account}/{partner}")
-}
-
-/// The purpose of a sealed webhook secret.
-pub fn secret_purpose(id: &str) -> String {
-    format!("webhook-secret:{id}")
-}
-
-/// Opens a partner's transport from its stored columns.
-pub fn open_transport(
-    secrets: Option<&SecretBox>,
-    account: &str,
-    partner: &str,
-    public: Option<&str>,
-    sealed: Option<&[u8]>,
-) -> Result<Option<TransportConfig>, String> {
-    let Some(public) = public else {
-        return Ok(None);
-    };
-    let public: Value =
-        serde_json::from_str(public).map_err(|e| format!("stored transport: {e}"))?;
-    let map: Map<String, Value> = match sealed {
-        None => Map::new(),
-        Some(sealed) => {
-            let sb = secrets.ok_or("the secret key is not configured")?;
-            let plain = sb.open(&transport_purpose(account, partner), sealed)?;
-            serde_json::from_slice(&plain).map_err(|e| format!("stored credentials: {e}"))?
-        }
-    };
-    let full = transport::join(public, &map);
-    let mut p = crate::body::Problems::default();
-    transport::parse(&full, "", &transport::Folders::Operator, None, &mut p)
-        .filter(|_| p.is_empty())
-        .map(Some)
-        .ok_or_else(|| "the stored transport does not parse".to_string())
-}
-
 /// Reads every setting of the store (the version first, so that a change committed
 /// while loading is loaded again at the next poll).
 pub fn load(c: &dyn Db, secrets: Option<&SecretBox>) -> DbResult<Snapshot> {
@@ -223,7 +137,7 @@ pub fn load(c: &dyn Db, secrets: Option<&SecretBox>) -> DbResult<Snapshot> {
     )? {
         let account: String = r.get(0)?;
         let id: String = r.get(1)?;
-        let transport = match open_transport(
+        let transport = match transport::open_transport(
             secrets,
             &account,
             &id,
@@ -258,7 +172,7 @@ pub fn load(c: &dyn Db, secrets: Option<&SecretBox>) -> DbResult<Snapshot> {
         let sealed: Vec<u8> = r.get(2)?;
         let opened = secrets
             .ok_or_else(|| "the secret key is not configured".to_string())
-            .and_then(|sb| sb.open(&secret_purpose(&id), &sealed))
+            .and_then(|sb| sb.open(&write::secret_purpose(&id), &sealed))
             .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8".to_string()));
         match opened {
             Ok(value) => secrets_of.entry(r.get(1)?).or_default().push(Secret {
@@ -408,13 +322,13 @@ pub async fn watch(settings: Arc<Settings>, store: Store, auth: crate::config::A
                     .map_or(Ok(0), |r| r.get::<i64>(0))
             })
             .await;
-        if let Ok(v) = version {
-            if v != settings.current().version {
-                if settings.reload(&store).await.is_err() {
-                    tracing::error!("cannot reload the settings; the old ones stay in use");
-                } else {
-                    tracing::info!(version = v, "settings reloaded");
-                }
+        if let Ok(v) = version
+            && v != settings.current().version
+        {
+            if settings.reload(&store).await.is_err() {
+                tracing::error!("cannot reload the settings; the old ones stay in use");
+            } else {
+                tracing::info!(version = v, "settings reloaded");
             }
         }
         if last_flush.elapsed() >= Duration::from_millis(USED_FLUSH_MS) {
@@ -455,36 +369,6 @@ pub async fn watch(settings: Arc<Settings>, store: Store, auth: crate::config::A
                     Ok(())
                 })
                 .await;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_emails_and_urls() {
-        for ok in ["acme-retail", "a", "A.b_c-9", &"x".repeat(64)] {
-            assert!(valid_id(ok), "{ok}");
-        }
-        for bad in ["", "a b", "a/b", "é", &"x".repeat(65), "../x", ".", ".."] {
-            assert!(!valid_id(bad), "{bad}");
-        }
-        assert!(email_problem("ops@alpha.example").is_none());
-        for bad in ["", "ops", "@x", "x@", "a b@c", "a@b@c"] {
-            assert!(email_problem(bad).is_some(), "{bad}");
-        }
-        assert!(url_problem("https://h.example/x").is_none());
-        assert!(url_problem("http://127.0.0.1:9/hooks").is_none());
-        for bad in [
-            "ftp://h/x",
-            "javascript:alert(1)",
-            "h.example/x",
-            "",
-            "file:///etc/passwd",
-        ] {
-            assert!(url_problem(bad).is_some(), "{bad}");
         }
     }
 }

@@ -4,12 +4,14 @@
 //! http(s): 422), their credentials (the SFTP password and private key, our AS2 private
 //! key: sealed, shown as `"********"`) and the `*_file` forms of the TOML bootstrap.
 
-use super::transport::REDACTED;
 use crate::body::{Fields, Problems, pointer};
-use crate::transport::as2::{self, As2Config};
-use crate::transport::sftp::{self, SftpConfig};
+use crate::config::as2::{self, As2Config};
+use crate::config::sftp::{self, SftpConfig};
 use serde_json::{Value, json};
 use std::path::Path;
+
+/// What a stored secret is shown as (and, sent back, means "keep it").
+pub const REDACTED: &str = "********";
 
 /// The members of an `sftp` transport's JSON.
 const SFTP_FIELDS: &[&str] = &[
@@ -332,7 +334,7 @@ pub fn sftp_rules(c: &SftpConfig, at: &str, p: &mut Problems) {
 
 /// The rules of an `as2` transport.
 pub fn as2_rules(c: &As2Config, at: &str, p: &mut Problems) {
-    if let Some(problem) = super::url_problem(&c.url) {
+    if let Some(problem) = super::rules::url_problem(&c.url) {
         p.value("INVALID_URL", pointer(at, "url"), format!("url {problem}"));
     }
     for (name, v) in [("as2From", &c.as2_from), ("as2To", &c.as2_to)] {
@@ -355,7 +357,7 @@ pub fn as2_rules(c: &As2Config, at: &str, p: &mut Problems) {
                 pointer(at, name),
                 format!(
                     "{name} is required (PEM; {}_file in the configuration file)",
-                    super::import::snake(name)
+                    snake(name)
                 ),
             ),
             Some(pem) => match crate::as2::smime::certificate(pem) {
@@ -407,7 +409,7 @@ pub fn as2_rules(c: &As2Config, at: &str, p: &mut Problems) {
                 "mdn \"async\" needs mdnUrl: this server's /as2/{account} URL as the partner reaches it",
             ),
             Some(u) => {
-                if let Some(problem) = super::url_problem(u) {
+                if let Some(problem) = super::rules::url_problem(u) {
                     p.value("INVALID_URL", pointer(at, "mdnUrl"), format!("mdnUrl {problem}"));
                 }
             }
@@ -480,4 +482,18 @@ pub fn as2_files(mut c: As2Config, base: &Path) -> Result<As2Config, String> {
         base,
     )?;
     Ok(c)
+}
+
+/// `camelCase` as `snake_case` (the configuration file's names).
+pub fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for ch in name.chars() {
+        if ch.is_ascii_uppercase() {
+            out.push('_');
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
 }

@@ -9,14 +9,13 @@
 //! A new kind adds its arm to [`parse`], [`to_json`] and [`secret_pointers`]; the `sftp`
 //! and `as2` kinds live in [`super::remote`].
 
+use super::remote::REDACTED;
 use crate::body::{Fields, Problems, pointer};
 use crate::config::TransportConfig;
+use crate::secrets::SecretBox;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
-
-/// What a stored secret is shown as (and, sent back, means "keep it").
-pub const REDACTED: &str = "********";
 
 /// Where `directory` transport folders may be.
 #[derive(Debug, Clone)]
@@ -126,7 +125,7 @@ pub fn read_files(t: TransportConfig, base: &Path) -> Result<TransportConfig, St
 }
 
 fn http_rules(url: &str, headers: &BTreeMap<String, String>, at: &str, p: &mut Problems) {
-    if let Some(problem) = super::url_problem(url) {
+    if let Some(problem) = super::rules::url_problem(url) {
         p.value("INVALID_URL", pointer(at, "url"), problem);
     }
     for (k, v) in headers {
@@ -285,7 +284,7 @@ fn folder(text: &str, at: &str, folders: &Folders<'_>, p: &mut Problems) -> Opti
         return None;
     }
     match folders {
-        Folders::Operator => Some(crate::config::absolute(path)),
+        Folders::Operator => Some(crate::config::path::absolute(path)),
         Folders::Account { root, current } => {
             if path.is_absolute() {
                 if current.contains(&path) {
@@ -312,6 +311,40 @@ fn folder(text: &str, at: &str, folders: &Folders<'_>, p: &mut Problems) -> Opti
             Some(root.join(path))
         }
     }
+}
+
+/// The purpose (associated data) of a partner's sealed transport credentials.
+pub fn transport_purpose(account: &str, partner: &str) -> String {
+    format!("transport:{account}/{partner}")
+}
+
+/// Opens a partner's transport from its stored columns.
+pub fn open_transport(
+    secrets: Option<&SecretBox>,
+    account: &str,
+    partner: &str,
+    public: Option<&str>,
+    sealed: Option<&[u8]>,
+) -> Result<Option<TransportConfig>, String> {
+    let Some(public) = public else {
+        return Ok(None);
+    };
+    let public: Value =
+        serde_json::from_str(public).map_err(|e| format!("stored transport: {e}"))?;
+    let map: Map<String, Value> = match sealed {
+        None => Map::new(),
+        Some(sealed) => {
+            let sb = secrets.ok_or("the secret key is not configured")?;
+            let plain = sb.open(&transport_purpose(account, partner), sealed)?;
+            serde_json::from_slice(&plain).map_err(|e| format!("stored credentials: {e}"))?
+        }
+    };
+    let full = join(public, &map);
+    let mut p = crate::body::Problems::default();
+    parse(&full, "", &Folders::Operator, None, &mut p)
+        .filter(|_| p.is_empty())
+        .map(Some)
+        .ok_or_else(|| "the stored transport does not parse".to_string())
 }
 
 #[cfg(test)]

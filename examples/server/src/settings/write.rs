@@ -5,8 +5,9 @@
 //! fails writes nothing. The JSON views here are what the API answers and what
 //! the audit log keeps: none of them holds a secret.
 
+use super::rules::valid_id;
+use super::transport::transport_purpose;
 use super::transport::{self, Folders};
-use super::{secret_purpose, transport_purpose, valid_id};
 use crate::body::{Fields, Problems};
 use crate::config::TransportConfig;
 use crate::db::{Db, DbError, Row};
@@ -539,14 +540,14 @@ pub fn parse_partner(
         (Some(id), _) => Some(id),
         (None, path) => path.map(str::to_string),
     };
-    if let Some(id) = &id {
-        if !valid_id(id) {
-            p.value(
-                "INVALID_ID",
-                "/id",
-                "a partner id is 1 to 64 of A-Z a-z 0-9 . _ - (not only dots)",
-            );
-        }
+    if let Some(id) = &id
+        && !valid_id(id)
+    {
+        p.value(
+            "INVALID_ID",
+            "/id",
+            "a partner id is 1 to 64 of A-Z a-z 0-9 . _ - (not only dots)",
+        );
     }
     let profile = match f.get("profile") {
         None => {
@@ -585,14 +586,15 @@ pub fn parse_partner(
         .and_then(|t| transport::parse(t, "/transport", folders, current, &mut p));
     let ack_window_seconds = f.uint("ackWindowSeconds", 365 * 86_400, &mut p);
     let acknowledge_inbound = f.string("acknowledgeInbound", false, &mut p);
-    if let Some(a) = &acknowledge_inbound {
-        if a != "997" && a != "999" {
-            p.value(
-                "INVALID_FIELD",
-                "/acknowledgeInbound",
-                "acknowledgeInbound is \"997\", \"999\" or null",
-            );
-        }
+    if let Some(a) = &acknowledge_inbound
+        && a != "997"
+        && a != "999"
+    {
+        p.value(
+            "INVALID_FIELD",
+            "/acknowledgeInbound",
+            "acknowledgeInbound is \"997\", \"999\" or null",
+        );
     }
     let enabled = f.boolean("enabled", &mut p).unwrap_or(true);
     let expected_version = f.uint("version", i64::MAX as u64, &mut p).map(|v| v as i64);
@@ -684,10 +686,12 @@ pub fn stored_transport(
     };
     let public: Option<String> = r.get(0).map_err(db)?;
     let sealed: Option<Vec<u8>> = r.get(1).map_err(db)?;
-    super::open_transport(secrets, account, id, public.as_deref(), sealed.as_deref()).map_err(|e| {
-        tracing::error!(error = %e, "cannot open a stored transport");
-        ApiError::internal()
-    })
+    transport::open_transport(secrets, account, id, public.as_deref(), sealed.as_deref()).map_err(
+        |e| {
+            tracing::error!(error = %e, "cannot open a stored transport");
+            ApiError::internal()
+        },
+    )
 }
 
 fn missing_key() -> ApiError {
@@ -732,16 +736,16 @@ pub fn put_partner(
         _ => {}
     }
     let version = before.as_ref().and_then(|b| b["version"].as_i64());
-    if let (Some(expected), Some(current)) = (input.expected_version, version) {
-        if expected != current {
-            return Err(conflict(
-                "VERSION_CONFLICT",
-                format!(
-                    "partner {:?} is at version {current}, not {expected}: read it again",
-                    input.id
-                ),
-            ));
-        }
+    if let (Some(expected), Some(current)) = (input.expected_version, version)
+        && expected != current
+    {
+        return Err(conflict(
+            "VERSION_CONFLICT",
+            format!(
+                "partner {:?} is at version {current}, not {expected}: read it again",
+                input.id
+            ),
+        ));
     }
     let (public, sealed) = match &input.transport {
         None => (None, None),
@@ -880,10 +884,10 @@ pub fn parse_webhook(body: &Map<String, Value>) -> ApiResult<WebhookInput> {
         &mut p,
     );
     let url = f.string("url", true, &mut p);
-    if let Some(u) = &url {
-        if let Some(problem) = super::url_problem(u) {
-            p.value("INVALID_URL", "/url", format!("url {problem}"));
-        }
+    if let Some(u) = &url
+        && let Some(problem) = super::rules::url_problem(u)
+    {
+        p.value("INVALID_URL", "/url", format!("url {problem}"));
     }
     let mut events = Vec::new();
     match f.get("events") {
@@ -1210,4 +1214,9 @@ pub fn audit_page(
         }));
     }
     Ok((out, if rows.len() > limit { last } else { None }))
+}
+
+/// The purpose of a sealed webhook secret.
+pub fn secret_purpose(id: &str) -> String {
+    format!("webhook-secret:{id}")
 }

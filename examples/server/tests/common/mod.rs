@@ -209,21 +209,21 @@ fn write_config(dir: &Path, o: &Options) -> PathBuf {
                 text.push_str(&o.workers_toml);
                 continue;
             }
-            if section == "[server]" {
-                if let Some(server) = &o.server_toml {
-                    text.push_str("[server]\n");
-                    text.push_str(server);
-                    text.push('\n');
-                    continue;
-                }
+            if section == "[server]"
+                && let Some(server) = &o.server_toml
+            {
+                text.push_str("[server]\n");
+                text.push_str(server);
+                text.push('\n');
+                continue;
             }
-            if section == "[auth]" {
-                if let Some(a) = &o.auth_toml {
-                    text.push_str("[auth]\n");
-                    text.push_str(a);
-                    text.push('\n');
-                    continue;
-                }
+            if section == "[auth]"
+                && let Some(a) = &o.auth_toml
+            {
+                text.push_str("[auth]\n");
+                text.push_str(a);
+                text.push('\n');
+                continue;
             }
         }
         if section == "[workers]"
@@ -300,10 +300,10 @@ impl Server {
 
     /// Starts on an existing directory (its `server.db` survives restarts).
     pub fn start_in(dir: tempfile::TempDir, mut options: Options) -> Server {
-        if options.database.is_none() {
-            if let Ok(base) = std::env::var("X12KIT_TEST_POSTGRES") {
-                options.database = Some(fresh_postgres_database(&base));
-            }
+        if options.database.is_none()
+            && let Ok(base) = std::env::var("X12KIT_TEST_POSTGRES")
+        {
+            options.database = Some(fresh_postgres_database(&base));
         }
         let database = match &options.database {
             Some(url) => std::ffi::OsString::from(url),

@@ -1,0 +1,148 @@
+//! What the route modules share to read a request and page their answers: the body, the
+//! query string, `limit`, cursors, canonical JSON, and core calls off the async threads.
+//! (Apart from the router in `api.rs`, which names the route modules.)
+
+use crate::error::{ApiError, ApiResult, Detail};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{StatusCode, Uri};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::Value;
+
+/// Bodies above this size are parsed on the blocking pool (8 KiB parse in well under
+/// 0.1 ms; anything longer must not hold a runtime thread, which serves every connection).
+const BLOCKING_ABOVE: usize = 8 * 1024;
+
+pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> ApiResult<Bytes> {
+    body.map_err(|r| {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::too_large(limit)
+        } else {
+            ApiError::bad_request(
+                "INVALID_BODY",
+                format!("the request body could not be read: {r}"),
+            )
+        }
+    })
+}
+
+/// Parses a query string into `T` (unknown or repeated parameters are 400s).
+pub(crate) fn query<T: serde::de::DeserializeOwned>(uri: &Uri) -> ApiResult<T> {
+    serde_urlencoded::from_str(uri.query().unwrap_or("")).map_err(|e| {
+        ApiError::bad_request(
+            "INVALID_QUERY",
+            format!("the query string is not valid: {e}"),
+        )
+    })
+}
+
+pub(crate) fn query_error(param: &str, message: String) -> ApiError {
+    ApiError::bad_request("INVALID_QUERY", message.clone()).with_details(vec![Detail::error(
+        "INVALID_QUERY",
+        param,
+        message,
+    )])
+}
+
+/// Serializes JSON with object keys sorted at every level (idempotency hashes).
+pub(crate) fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical(&m[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// The `limit` parameter of a list: 1 to `max`, 50 when absent.
+pub(crate) fn limit_param(value: Option<&str>, max: usize) -> ApiResult<usize> {
+    match value {
+        None => Ok(50),
+        Some(l) => l
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| {
+                query_error(
+                    "limit",
+                    format!("limit must be an integer from 1 to {max}, found {l:?}"),
+                )
+            }),
+    }
+}
+
+pub(crate) fn encode_cursor(seq: i64) -> String {
+    URL_SAFE_NO_PAD.encode(format!("v1:{seq}"))
+}
+
+/// A cursor over a text key (a delivery id), as opaque as [`encode_cursor`]'s.
+pub(crate) fn encode_cursor_text(key: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("v1:{key}"))
+}
+
+/// The key of an [`encode_cursor_text`] cursor.
+pub(crate) fn decode_cursor_text(c: &str) -> Option<String> {
+    let raw = URL_SAFE_NO_PAD.decode(c).ok()?;
+    let text = String::from_utf8(raw).ok()?;
+    text.strip_prefix("v1:")
+        .filter(|k| !k.is_empty() && k.len() <= 128)
+        .map(str::to_string)
+}
+
+pub(crate) fn decode_cursor(c: &str) -> Option<i64> {
+    let raw = URL_SAFE_NO_PAD.decode(c).ok()?;
+    let text = std::str::from_utf8(&raw).ok()?;
+    text.strip_prefix("v1:")?
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n > 0)
+}
+
+/// Core calls on the blocking pool at once: one per core (more cannot go faster, and
+/// each holds its input and output in memory); the others wait without a thread.
+fn core_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+    })
+}
+
+/// Runs a core call on a small input at once, on a larger one on the blocking pool,
+/// at most [`core_slots`] at a time.
+pub(crate) async fn off_thread<T: Send + 'static>(
+    size: usize,
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    if size <= BLOCKING_ABOVE {
+        return f();
+    }
+    let Ok(_slot) = core_slots().acquire().await else {
+        return Err(ApiError::internal());
+    };
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        tracing::error!(target: "x12kit_server::api", error = %e, "core call panicked");
+        Err(ApiError::internal())
+    })
+}
