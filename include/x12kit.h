@@ -553,6 +553,26 @@ typedef struct x12kit_issue {
 } x12kit_issue;
 
 /**
+ * A borrowed byte range given to x12kit: `len` bytes at `data`.
+ *
+ * `data` may be NULL only when `len` is 0. x12kit reads the bytes during the
+ * call and keeps no pointer to them afterwards.
+ *
+ * Ownership: the caller's, as are the bytes. Lifetime: the duration of the
+ * call. Thread safety: plain data.
+ */
+typedef struct x12kit_bytes {
+  /**
+   * The first byte.
+   */
+  const uint8_t *data;
+  /**
+   * Number of bytes.
+   */
+  size_t len;
+} x12kit_bytes;
+
+/**
  * One segment: a view into the input, filled by `x12kit_reader_next`.
  *
  * Lifetime: `data` points into the buffer given to `x12kit_reader_new` (valid
@@ -640,26 +660,6 @@ typedef struct x12kit_element {
    */
   uint64_t _private[4];
 } x12kit_element;
-
-/**
- * A borrowed byte range given to x12kit: `len` bytes at `data`.
- *
- * `data` may be NULL only when `len` is 0. x12kit reads the bytes during the
- * call and keeps no pointer to them afterwards.
- *
- * Ownership: the caller's, as are the bytes. Lifetime: the duration of the
- * call. Thread safety: plain data.
- */
-typedef struct x12kit_bytes {
-  /**
-   * The first byte.
-   */
-  const uint8_t *data;
-  /**
-   * Number of bytes.
-   */
-  size_t len;
-} x12kit_bytes;
 
 /**
  * What a successful verification established.
@@ -1573,6 +1573,87 @@ enum x12kit_status x12kit_payloads_from_csv(const char *document_type,
                                             size_t options_len,
                                             struct x12kit_string *json_out,
                                             struct x12kit_error *err);
+
+/**
+ * Splits X12 into complete interchanges, each holding one transaction set
+ * (`"per": "set"`, the default; up to `maxSets` sets) or one functional
+ * group (`"per": "group"`), closed before a set would take it past
+ * `maxBytes`: the envelopes copied, GE01 and IEA01 counted, control numbers
+ * kept or renumbered. An input with envelope errors is split as far as it
+ * can be, with the diagnostics.
+ *
+ * `input[0..input_len]`: the X12 bytes. `options[0..options_len]`: JSON
+ * `{"per": "set" | "group", "maxSets": N, "maxBytes": N, "renumber":
+ * {"interchange": N, "group": N, "set": N}}` (every key optional), or NULL
+ * with length 0 for the defaults.
+ *
+ * On success `*json_out` receives compact JSON (free with
+ * `x12kit_string_free`), byte for byte the core's `ops::split_json`:
+ * `{"parts": [{"interchangeControlNumber", "originalInterchangeControlNumber",
+ * "functionalId", "groupControlNumber", "originalGroupControlNumber",
+ * "sets": [{"type", "controlNumber", "originalControlNumber", "segment",
+ * "offset", "length"}], "x12"}], "diagnostics": [...]}`.
+ *
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_OPTIONS` (a zero
+ * `maxSets` or `maxBytes`, an unknown key; `x12kit_error_path` names it) or
+ * `INVALID_CONTROL_NUMBER` (a renumbering start outside 1–999999999);
+ * `X12KIT_STATUS_INVALID_UTF8` (the options), `X12KIT_STATUS_NULL_POINTER`,
+ * `X12KIT_STATUS_INVALID_ARGUMENT`; `*json_out` is then empty. Thread
+ * safety: may be called from many threads at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to
+ * the arguments. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * `input` and `options` must point to their lengths in readable bytes (or be
+ * NULL with length 0); `json_out` must be valid for one write.
+ */
+enum x12kit_status x12kit_split(const uint8_t *input,
+                                size_t input_len,
+                                const char *options,
+                                size_t options_len,
+                                struct x12kit_string *json_out,
+                                struct x12kit_error *err);
+
+/**
+ * Merges interchanges of one sender/receiver pair, version and delimiters
+ * into one interchange: groups with the same GS (functional id, application
+ * sender and receiver, version and control number; with `renumber.group`,
+ * whatever their control number) become one group, their sets in input
+ * order. Without renumbering, merging the parts of a split gives back the
+ * input byte for byte.
+ *
+ * `inputs[0..input_count]`: the inputs, each holding one or more
+ * interchanges. `options[0..options_len]`: JSON `{"renumber":
+ * {"interchange": N, "group": N, "set": N}}`, or NULL with length 0.
+ *
+ * On success `*x12_out` receives the merged X12 (free with
+ * `x12kit_string_free`).
+ *
+ * Errors: `X12KIT_STATUS_REJECTED` with `MERGE_REFUSED`, whose details
+ * (`x12kit_error_details_json`) name each input at fault by its 0-based
+ * index (`/0`): no interchange, envelope errors, another sender, receiver,
+ * version or delimiters, set control numbers that would repeat in a group;
+ * `X12KIT_STATUS_INVALID_INPUT` with `INVALID_ARGUMENT` (no input),
+ * `INVALID_OPTIONS` or `INVALID_CONTROL_NUMBER`; `X12KIT_STATUS_INVALID_UTF8`,
+ * `X12KIT_STATUS_NULL_POINTER`; `*x12_out` is then empty. Thread safety: may
+ * be called from many threads at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to
+ * the arguments. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * `inputs` must point to `input_count` `x12kit_bytes` (or be NULL with count
+ * 0), each pointing to its length in readable bytes; `options` to its length
+ * in readable bytes (or NULL with length 0); `x12_out` must be valid for one
+ * write.
+ */
+enum x12kit_status x12kit_merge(const struct x12kit_bytes *inputs,
+                                size_t input_count,
+                                const char *options,
+                                size_t options_len,
+                                struct x12kit_string *x12_out,
+                                struct x12kit_error *err);
 
 /**
  * Starts `*it` over the elements of `seg` (those after the identifier, empty

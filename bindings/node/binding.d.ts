@@ -21,6 +21,21 @@ export declare class SegmentSplitter {
   push(chunk?: Uint8Array | undefined | null): SplitBatch
 }
 
+/** Reads the transaction sets of a file or buffer one at a time. */
+export declare class SetReader {
+  /**
+   * Opens a reader over the file at `path` (mapped) or over `data`
+   * (copied); `options`: `{ documents }`.
+   */
+  constructor(path?: string | undefined | null, data?: Uint8Array | undefined | null, options?: any | undefined | null)
+  /** The next set's JSON, or `null` at the end. */
+  next(): Promise<string | null>
+  /** Every diagnostic of the input as JSON, once `next()` has given `null`. */
+  diagnostics(): string | null
+  /** Stops reading (the reader thread ends). */
+  close(): void
+}
+
 /** Builds and signs deliveries with a secret. */
 export declare class Signer {
   /** A signer for `secret`. */
@@ -97,6 +112,9 @@ export declare function errorForCode(code: string): void
  * `parseToObjects`, for tests and benchmarks against `JSON.parse`).
  */
 export declare function jsonToObjects(json: Uint8Array): any
+
+/** Merges interchanges of one sender/receiver pair into one (`ops::merge`). */
+export declare function merge(inputs: Array<Uint8Array>, options?: any | undefined | null): Buffer
 
 /**
  * Panics inside the addon on purpose (caught: it throws `INTERNAL`), to
@@ -208,6 +226,12 @@ export interface SplitJson {
   /** Start and end byte offsets in `json` of each run, in pairs. */
   runs: Float64Array
 }
+
+/**
+ * Splits X12 into complete interchanges of a set (or `maxSets` sets, or a group)
+ * each, as JSON text (`ops::split_json`).
+ */
+export declare function splitX12Json(input: Uint8Array, options?: any | undefined | null): string
 
 /** `[consumed, retainedBytes]` of the validator of `handle` (zeros once finished). */
 export declare function streamValidatorCounts(handle: object): Array<number>

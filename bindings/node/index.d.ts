@@ -302,6 +302,35 @@ export declare function validateStream(
   options?: ValidateOptions,
 ): Promise<ValidationResult>
 
+/** Options of `transactions`. */
+export interface TransactionsOptions {
+  /** Map the declared set types back to their payload (`document`; default true). */
+  documents?: boolean | null
+  /** Receives every diagnostic of the input (the envelope's included) once the iteration ends. */
+  onDiagnostics?: ((diagnostics: Diagnostic[]) => void) | null
+}
+/** One transaction set of `transactions`, with the envelope headers around it. */
+export interface SetItem {
+  /** The interchange's ISA fields (the parse result's interchange `header`). */
+  interchange: Record<string, string>
+  /** The group's GS fields, or null for a set outside any group. */
+  group: Record<string, string> | null
+  /** The parse result's set object: `type`, `controlNumber`, `segments`, `document`, `trailer`. */
+  transaction: Transaction
+  /** The diagnostics at the set's segments (ST through SE). */
+  diagnostics: Diagnostic[]
+}
+/**
+ * The transaction sets of a file of any size, one at a time, in bounded memory:
+ * `source` is a file path (string or `URL`, mapped), a Readable or (async)
+ * iterable of chunks (spooled to a temporary file), or a Buffer (copied once).
+ * The parser runs on its own thread a few sets ahead; breaking out of the loop stops it.
+ */
+export declare function transactions(
+  source: string | URL | Uint8Array | ArrayBuffer | Readable | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  options?: TransactionsOptions,
+): AsyncGenerator<SetItem, void, undefined>
+
 /**
  * A push validator: `feed` chunks of any size, then `finish`. Flat memory with
  * `retain: 'counts'`; with the default `'all'` the per-set summaries grow with the input
@@ -451,6 +480,77 @@ export interface CsvPayloads {
  * `INVALID_PARTNER`) or `X12kitTypeError` (`INVALID_OPTIONS`) for an unusable call.
  */
 export declare function payloadsFromCsv(documentType: string, csv: string | Uint8Array, options?: CsvOptions): CsvPayloads
+/** Control numbers to renumber from; a level left out keeps the original numbers. */
+export interface Renumber {
+  /** ISA13/IEA02 of the first part (or of the merged interchange), 1–999999999. */
+  interchange?: number | null
+  /** GS06/GE02 of the first group. */
+  group?: number | null
+  /** ST02/SE02 of the first set (written with at least four digits). */
+  set?: number | null
+}
+/** Options of `split` (the names every language uses). */
+export interface SplitOptions {
+  /** What a part holds: `'set'` (default: one set, or up to `maxSets`) or `'group'`. */
+  per?: 'set' | 'group' | null
+  /** At most this many sets a part (default: 1 per set, no limit per group). */
+  maxSets?: number | null
+  /** A part is closed before a set would take it past this many bytes (a larger set alone makes a part). */
+  maxBytes?: number | null
+  renumber?: Renumber | null
+}
+/** Where a set of a part was in the input, and its numbers. */
+export interface PartSet {
+  /** ST01. */
+  type: string
+  /** ST02 in the part. */
+  controlNumber: string
+  /** ST02 in the input. */
+  originalControlNumber: string
+  /** Index of its ST among the input's segments (0-based). */
+  segment: number
+  /** Byte offset of its ST in the input. */
+  offset: number
+  /** Its bytes in the input, ST through SE (and the line break after it). */
+  length: number
+}
+/** One part of a split: a complete interchange. */
+export interface Part {
+  interchangeControlNumber: string
+  originalInterchangeControlNumber: string
+  /** GS01 (`null` for sets outside any group). */
+  functionalId: string | null
+  groupControlNumber: string | null
+  originalGroupControlNumber: string | null
+  sets: PartSet[]
+  /** The part's X12. */
+  x12: string
+}
+/** The parts of an input and the diagnostics of reading it. */
+export interface SplitResult {
+  parts: Part[]
+  diagnostics: Diagnostic[]
+}
+/**
+ * Splits X12 into complete interchanges, each holding a set (or up to
+ * `maxSets`, or a group), counts right, control numbers kept or renumbered,
+ * with where each set was in the input. An input with envelope errors is
+ * split as far as it can be, with the diagnostics. Throws `X12kitTypeError`
+ * (`INVALID_OPTIONS`, `INVALID_CONTROL_NUMBER`) for unusable options.
+ */
+export declare function split(input: string | Uint8Array, options?: SplitOptions): SplitResult
+/** Options of `merge`. */
+export interface MergeOptions {
+  /** With `group`, groups of one functional id and application ids merge whatever their GS06. */
+  renumber?: Renumber | null
+}
+/**
+ * Merges interchanges of one sender/receiver pair, version and delimiters into
+ * one (groups with the same GS become one). Throws `X12kitError`
+ * `MERGE_REFUSED` (`details` name each input at fault: `/0`, `/1`),
+ * `X12kitTypeError` (`INVALID_ARGUMENT` for no input, `INVALID_OPTIONS`).
+ */
+export declare function merge(inputs: Array<string | Uint8Array>, options?: MergeOptions): Buffer
 /** The 18 transaction set codes x12kit renders, maps back and validates. */
 export declare const documentTypes: readonly string[]
 
@@ -541,6 +641,7 @@ declare const x12kit: {
   validate: typeof validate
   validateAsync: typeof validateAsync
   validateStream: typeof validateStream
+  transactions: typeof transactions
   StreamValidator: typeof StreamValidator
   acknowledge: typeof acknowledge
   readAcknowledgement: typeof readAcknowledgement
@@ -551,6 +652,8 @@ declare const x12kit: {
   partnerSchema: typeof partnerSchema
   describeSegment: typeof describeSegment
   payloadsFromCsv: typeof payloadsFromCsv
+  split: typeof split
+  merge: typeof merge
   documentTypes: typeof documentTypes
   write: typeof write
   segments: typeof segments

@@ -366,6 +366,95 @@ async function validateStream(source, opts) {
   return v.finish()
 }
 
+// ---------------------------------------------------------------- sets one at a time
+
+/**
+ * Spools an (async) iterable of chunks (a Readable) into a temporary file,
+ * which is removed once the reader has it open (or, where a mapped file cannot
+ * be removed, when the iteration ends): memory is one chunk.
+ */
+async function spool(source) {
+  const fs = require('node:fs')
+  const os = require('node:os')
+  const path = require('node:path')
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'x12kit-'))
+  const file = path.join(dir, 'input.x12')
+  const out = await fs.promises.open(file, 'w')
+  try {
+    for await (const chunk of source) {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : bytes(chunk, 'chunk')
+      await out.write(b)
+    }
+  } catch (e) {
+    await out.close()
+    await fs.promises.rm(dir, { recursive: true, force: true })
+    throw e
+  }
+  await out.close()
+  return { file, remove: () => fs.promises.rm(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * The transaction sets of a file of any size, one at a time, as an async
+ * iterator, in bounded memory. `source`: a file path (string or `URL`), a
+ * `Readable` or (async) iterable of chunks (spooled to a temporary file), or a
+ * `Buffer`/`Uint8Array` (copied once). Each set is `{ interchange: {ISA fields,
+ * as the parse result's interchange header}, group: {GS fields} | null,
+ * transaction: { type, controlNumber, segments, document (mapped; `documents:
+ * false` leaves it out), trailer }, diagnostics: [those at the set's
+ * segments] }`. The parser runs on a thread of its own a few sets ahead; the
+ * event loop never waits for it. Breaking out of the loop stops it.
+ * `options.onDiagnostics(list)`, if given, receives every diagnostic of the
+ * input (the envelope's included) at the end.
+ */
+async function* transactions(source, opts) {
+  let onDiagnostics
+  if (isPlainOptions(opts) && 'onDiagnostics' in opts) {
+    onDiagnostics = opts.onDiagnostics
+    opts = { ...opts }
+    delete opts.onDiagnostics
+    if (typeof onDiagnostics !== 'function') throw typeError('onDiagnostics must be a function')
+  }
+  const o = options(opts)
+  let reader
+  let spooled
+  if (typeof source === 'string' || source instanceof URL) {
+    const p = typeof source === 'string' ? source : require('node:url').fileURLToPath(source)
+    reader = call(() => new native.SetReader(p, null, o))
+  } else if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
+    reader = call(() => new native.SetReader(null, bytes(source, 'source'), o))
+  } else if (source && (typeof source[Symbol.asyncIterator] === 'function' || typeof source[Symbol.iterator] === 'function')) {
+    call(() => new native.SetReader(null, null, o)).close() // the options are checked before the stream is read
+    spooled = await spool(source)
+    try {
+      reader = call(() => new native.SetReader(spooled.file, null, o))
+    } catch (e) {
+      await spooled.remove()
+      throw e
+    }
+    // Mapped: on Linux and macOS the file can go at once.
+    if (process.platform !== 'win32') {
+      await spooled.remove()
+      spooled = undefined
+    }
+  } else {
+    throw typeError(`source must be a file path, a Readable or (async) iterable of chunks, or a Buffer, got ${describe(source)}`)
+  }
+  try {
+    for (;;) {
+      const json = await reader.next().catch((e) => {
+        throw fromNative(e)
+      })
+      if (json === null) break
+      yield JSON.parse(json)
+    }
+    if (onDiagnostics) onDiagnostics(JSON.parse(reader.diagnostics() ?? '[]'))
+  } finally {
+    reader.close()
+    if (spooled) await spooled.remove()
+  }
+}
+
 // ---------------------------------------------------------------- acknowledge
 
 /**
@@ -461,6 +550,33 @@ function payloadsFromCsv(documentType, csv, opts) {
   const t = text(documentType, 'documentType')
   const b = bytes(csv, 'csv')
   return JSON.parse(call(() => native.payloadsFromCsvJson(t, b, options(opts))))
+}
+
+/**
+ * Splits X12 into complete interchanges, each holding a set (`per: 'set'`, the
+ * default; up to `maxSets` sets) or a group (`per: 'group'`), closed before a
+ * set would take it past `maxBytes`: envelopes copied, GE01/IEA01 counted,
+ * control numbers kept or renumbered from `renumber: {interchange, group, set}`;
+ * each part says where its sets were in the input. An input with envelope
+ * errors is split as far as it can be, with the diagnostics.
+ */
+function split(input, opts) {
+  const b = bytes(input)
+  return JSON.parse(call(() => native.splitX12Json(b, options(opts))))
+}
+
+/**
+ * Merges interchanges of one sender/receiver pair, version and delimiters
+ * (`inputs`: an array of Buffers, Uint8Arrays or strings, each one or more
+ * interchanges) into one interchange (a Buffer of X12). Throws `X12kitError`
+ * `MERGE_REFUSED` (`details` name each input at fault, `/0`, `/1`).
+ */
+function merge(inputs, opts) {
+  if (!Array.isArray(inputs)) {
+    throw typeError(`inputs must be an array of Buffers, Uint8Arrays or strings, got ${describe(inputs)}`)
+  }
+  const list = inputs.map((v, k) => bytes(v, `inputs[${k}]`))
+  return call(() => native.merge(list, options(opts)))
 }
 
 /** The 18 transaction set codes x12kit renders, maps back and validates. */
@@ -775,6 +891,7 @@ module.exports = {
   validateAsync,
   validateStream,
   StreamValidator,
+  transactions,
   acknowledge,
   readAcknowledgement,
   render,
@@ -784,6 +901,8 @@ module.exports = {
   partnerSchema,
   describeSegment,
   payloadsFromCsv,
+  split,
+  merge,
   documentTypes,
   write,
   segments,

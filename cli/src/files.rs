@@ -55,20 +55,7 @@ pub(crate) fn read_input(file: &Path) -> io::Result<Vec<u8>> {
 }
 
 /// Input bytes: a read-only memory map for regular files (no copy), a buffer otherwise.
-pub(crate) enum Input {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
-
-impl std::ops::Deref for Input {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Input::Mapped(m) => m,
-            Input::Read(v) => v,
-        }
-    }
-}
+pub(crate) use x12kit_mapped::Input;
 
 /// Standard output without its line buffering: the standard handle looks
 /// for the last line break in every chunk it is given (about 4 % of
@@ -85,41 +72,22 @@ pub(crate) fn raw_stdout() -> Box<dyn Write + Send> {
     Box::new(io::stdout())
 }
 
-/// Drops the resident pages of a mapped input from `from` (where the last
-/// call ended) to `upto` (whole pages only), which the parser will not read
-/// again; returns where the dropped range ends. A no-op for a buffer.
+/// Drops the resident pages of a mapped input from `from` to `upto` (see
+/// [`Input::release`]); returns where the dropped range ends.
 pub(crate) fn release_pages(input: &Input, from: usize, upto: usize) -> usize {
-    #[cfg(unix)]
-    if let Input::Mapped(m) = input {
-        const PAGE: usize = 1 << 16;
-        let end = upto / PAGE * PAGE;
-        if end > from {
-            // SAFETY: the map is private and read-only and was never written:
-            // MADV_DONTNEED only drops its pages, and a later read of that
-            // range (the input's prefix) loads the same file bytes again.
-            let _ = unsafe {
-                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, end - from)
-            };
-            return end;
-        }
-    }
-    let _ = upto;
-    from
+    input.release(from, upto)
+}
+
+/// Drops the resident pages of a mapped input within `from..to` (see
+/// [`Input::drop_pages`]).
+pub(crate) fn drop_pages(input: &Input, from: usize, to: usize) {
+    input.drop_pages(from, to)
 }
 
 /// Opens a file for whole-input parsing, mapping it when possible.
 pub(crate) fn map_input(file: &Path) -> io::Result<Input> {
     if file != Path::new("-") {
-        let f = std::fs::File::open(file)?;
-        let meta = f.metadata()?;
-        if meta.is_file() && meta.len() > 0 {
-            // SAFETY: the map is read-only and lives only for this command; as
-            // with any mmap-based tool, truncating the file while x12kit reads
-            // it is undefined behaviour, which is documented in the README.
-            if let Ok(m) = unsafe { memmap2::Mmap::map(&f) } {
-                return Ok(Input::Mapped(m));
-            }
-        }
+        return Input::open(file);
     }
     read_input(file).map(Input::Read)
 }

@@ -9,12 +9,14 @@ mod files;
 mod guides;
 mod inspect;
 mod render;
+mod split;
 mod validate;
 mod webhook;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use files::{
-    emit, fail, map_input, raw_stdout, read_input, release_pages, report, show, usage_error,
+    drop_pages, emit, fail, map_input, raw_stdout, read_input, release_pages, report, show,
+    usage_error,
 };
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -44,8 +46,9 @@ enum Command {
         /// The options as JSON, with the names every language uses (`{"documents": false}`), instead of the flags.
         #[arg(long, value_name = "JSON", conflicts_with = "no_documents")]
         options: Option<String>,
-        /// Threads that turn interchanges into JSON (default: one per CPU;
-        /// 1 writes on the reading thread). The output is the same bytes.
+        /// Worker threads that turn batches of transaction sets into JSON
+        /// (default 1: the reading thread writes; on a busy or 2-core machine
+        /// workers cost more than they gain). The output is the same bytes.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
     },
@@ -89,6 +92,11 @@ enum Command {
     Webhook(webhook::WebhookCommand),
     /// Render a payload JSON into a complete interchange for a trading partner (X12 on stdout).
     Render(render::RenderArgs),
+    /// Split X12 into complete interchanges of a set (or `--max-sets` sets,
+    /// or a group) each, counts right, control numbers kept or renumbered.
+    Split(split::SplitArgs),
+    /// Merge interchanges of one sender/receiver pair into one (X12 on stdout).
+    Merge(split::MergeArgs),
     /// Read a CSV of documents of one type into their payloads, with every problem at its
     /// row, column and JSON pointer (JSON on stdout; exit 1 when there are problems):
     /// what `render --csv` renders.
@@ -142,9 +150,7 @@ fn main() -> ExitCode {
             options,
             threads,
         } => {
-            let threads = threads.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-            });
+            let threads = threads.unwrap_or(1);
             match options
                 .as_deref()
                 .map(x12kit::ops::options_str::<x12kit::ops::ParseOptions>)
@@ -175,6 +181,8 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run_validate(args),
         Command::Ack(args) => validate::run_ack(args),
         Command::Webhook(cmd) => webhook::run(cmd),
+        Command::Split(a) => split::split(&a),
+        Command::Merge(a) => split::merge(&a),
         Command::Render(args) => render::run_render(args),
         Command::Csv(args) => render::run_csv(args),
         Command::Schema(args) => render::run_schema(args),
@@ -213,18 +221,22 @@ fn parse(file: &Path, pretty: bool, documents: bool, threads: usize) -> ExitCode
     };
     let mut out = io::BufWriter::with_capacity(1 << 16, raw_stdout());
     let options = x12kit::JsonOptions { documents };
-    // The core writes one interchange at a time and says which input it is
-    // done with: the pages of a mapped file behind that point are dropped,
-    // so the memory held follows the largest interchange, not the file.
+    // The core writes one transaction set at a time and says which input it
+    // is done with: the pages of a mapped file behind that point are
+    // dropped, and so are those its read-ahead of a large interchange's
+    // envelope went through, so the memory held follows the largest set,
+    // not the file nor an interchange.
     let mut released = 0;
     let mut release = |upto: usize| released = release_pages(&input, released, upto);
-    let written = x12kit::json::to_json_stream_threads(
+    let mut ahead = |from: usize, to: usize| drop_pages(&input, from, to);
+    let written = x12kit::json::to_json_stream_mapped(
         &input,
         &mut out,
         pretty,
         &options,
         threads,
         &mut release,
+        &mut ahead,
     )
     .and_then(|d| {
         out.write_all(b"\n")?;

@@ -178,6 +178,16 @@ fn command(case: &Value) -> (Vec<String>, Vec<(String, String)>, Vec<u8>) {
             ];
             (with_options(v), Vec::new(), Vec::new())
         }
+        "split" => (
+            with_options(vec![s("split"), s("--json"), path(&a["input"])]),
+            Vec::new(),
+            Vec::new(),
+        ),
+        "merge" => {
+            let mut v = vec![s("merge")];
+            v.extend(a["inputs"].as_array().expect("inputs").iter().map(path));
+            (with_options(v), Vec::new(), Vec::new())
+        }
         op => panic!("{}: unknown op {op}", case["id"]),
     }
 }
@@ -278,6 +288,7 @@ fn check(case: &Value) -> Result<(), String> {
         | "readAcknowledgement"
         | "webhookSign"
         | "describeSegment"
+        | "split"
         | "payloadsFromCsv" => got.strip_suffix(b"\n") == Some(&expected[..]),
         "documentSchema" | "partnerSchema" => {
             serde_json::from_slice::<Value>(&got).ok()

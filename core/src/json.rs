@@ -98,6 +98,26 @@ pub fn to_json_stream_threads<W: io::Write + Send>(
     )
 }
 
+/// [`to_json_stream_threads`] for a caller that maps a file: besides
+/// `release`, `read_ahead(from, to)` says that the read-ahead of a large
+/// interchange's envelope went through `input[from..to]`, which is read
+/// again later: its pages may be dropped now. Not on wasm32.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline]
+pub fn to_json_stream_mapped<W: io::Write + Send>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    threads: usize,
+    release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    x12kit_json::writer::to_json_stream_mapped::<JsonDocuments, W>(
+        input, w, pretty, options, threads, release, read_ahead,
+    )
+}
+
 /// Parses `input` and appends the compact JSON of the parse result to `out`:
 /// the bytes of [`to_json_into`] of [`parse`](crate::parse())`(input)`,
 /// holding one interchange's tree at a time (see [`to_json_stream`]).
@@ -111,4 +131,83 @@ pub fn parse_to_json_into(input: &[u8], options: &JsonOptions, out: &mut Vec<u8>
 #[inline]
 pub fn to_value(doc: &Document<'_>) -> Result<serde_json::Value> {
     x12kit_json::to_value::<JsonDocuments>(doc)
+}
+
+/// [`to_json_stream`] holding an interchange whole up to `hold` body
+/// segments before streaming it set by set (the tests use 0 and 1 to
+/// stream every interchange). Not part of the API.
+#[doc(hidden)]
+#[inline]
+pub fn to_json_stream_holding<W: io::Write>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    hold: usize,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    x12kit_json::writer::to_json_stream_holding::<JsonDocuments, W>(
+        input, w, pretty, options, hold, release,
+    )
+}
+
+/// [`to_json_stream_threads`] holding an interchange whole up to `hold`
+/// body segments (see [`to_json_stream_holding`]). Not part of the API.
+#[cfg(not(target_arch = "wasm32"))]
+#[doc(hidden)]
+#[inline]
+pub fn to_json_stream_threads_holding<W: io::Write + Send>(
+    input: &[u8],
+    w: W,
+    pretty: bool,
+    options: &JsonOptions,
+    threads: usize,
+    hold: usize,
+    release: &mut dyn FnMut(usize),
+) -> io::Result<Vec<crate::Diagnostic>> {
+    x12kit_json::writer::to_json_stream_threads_holding::<JsonDocuments, W>(
+        input, w, pretty, options, threads, hold, release,
+    )
+}
+
+/// Parses `input` a transaction set at a time and hands each set to `each`
+/// as one compact JSON object: `{"interchange": {ISA fields}, "group": {GS
+/// fields} or null, "transaction": {the parse result's set object, with its
+/// mapped `document`}, "diagnostics": [those at the set's segments]}`; the
+/// memory this takes follows the largest set, not the input. `each` returns
+/// `false` to stop handing sets over. Returns every diagnostic of the input
+/// (envelope ones included), as [`parse`](crate::parse()) reports them. What
+/// the bindings' set iterators are built on (Python `iter_transactions`,
+/// Node `transactions`). `release(offset)`: the input before `offset` will
+/// not be read again; `read_ahead(from, to)`: `input[from..to]` was read
+/// ahead and will be read again later (a caller that maps a file may drop
+/// the pages of both).
+#[inline]
+pub fn each_set_json(
+    input: &[u8],
+    options: &JsonOptions,
+    each: &mut dyn FnMut(&[u8]) -> bool,
+    release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
+) -> Vec<crate::Diagnostic> {
+    x12kit_json::each_set_json::<JsonDocuments>(input, options, each, release, read_ahead)
+}
+
+/// [`each_set_json`] holding an interchange whole up to `hold` body
+/// segments (the tests stream every interchange with 0). Not part of the API.
+#[doc(hidden)]
+pub fn each_set_json_holding(
+    input: &[u8],
+    options: &JsonOptions,
+    hold: usize,
+    each: &mut dyn FnMut(&[u8]) -> bool,
+) -> Vec<crate::Diagnostic> {
+    x12kit_json::writer::each_set_json_holding::<JsonDocuments>(
+        input,
+        options,
+        hold,
+        each,
+        &mut |_| {},
+        &mut |_, _| {},
+    )
 }

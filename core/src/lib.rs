@@ -23,6 +23,8 @@
 //! - [`write`](mod@write): turning a parse result back into X12 bytes;
 //! - [`documents`]: the outbound transaction sets, declared once: render, map back, validate;
 //! - [`render`](mod@render) and [`partner`]: complete interchanges for a trading partner profile;
+//! - [`sets`]: the registry of transaction set types, and parsing one set at a time;
+//! - [`split`](mod@split): splitting X12 into interchanges of a set or a group each, and merging them;
 //! - [`error`]: typed errors with stable codes for calls that fail outright;
 //! - [`webhook`]: webhook signing and verification;
 //! - [`mod@validate`]: the envelope rules, their acknowledgement codes and outcomes;
@@ -40,8 +42,9 @@
 pub use x12kit_syntax::clock;
 pub mod json;
 pub mod ops;
+pub mod sets;
 pub mod validate;
-pub use x12kit_edi::{ack, csv, documents, guide, partner, render, sets};
+pub use x12kit_edi::{ack, csv, documents, guide, partner, render, split};
 pub use x12kit_json::write;
 pub use x12kit_syntax::{
     delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,

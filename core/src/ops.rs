@@ -43,6 +43,9 @@ use serde_json::Value;
 #[cfg(feature = "webhook")]
 use std::time::Duration;
 
+mod split;
+pub use split::*;
+
 /// The transaction set codes that x12kit renders, maps back and validates
 /// (the registry of `x12kit-edi`'s `sets`).
 pub const DOCUMENT_TYPES: &[&str] = &crate::documents::TYPES;

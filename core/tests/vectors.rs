@@ -40,6 +40,8 @@ const ARGS: &[(&str, &[&str])] = &[
     ("partnerSchema", &[]),
     ("describeSegment", &["setType", "version", "segment"]),
     ("payloadsFromCsv", &["documentType", "input"]),
+    ("split", &["input"]),
+    ("merge", &["inputs"]),
     ("webhookSign", &["secret", "timestamp", "body", "bodyFile"]),
     (
         "webhookVerify",
@@ -66,6 +68,8 @@ const OPS: &[(&str, &str)] = &[
     ("partnerSchema", "json"),
     ("describeSegment", "json"),
     ("payloadsFromCsv", "json"),
+    ("split", "json"),
+    ("merge", "edi"),
     ("webhookSign", "txt"),
     ("webhookVerify", "json"),
 ];
@@ -289,6 +293,50 @@ fn run(
                     .push("ops::payloads_from_csv and ops::payloads_from_csv_json disagree".into());
             }
             json
+        }
+        "split" => {
+            let input = c.file("input")?;
+            let o: ops::SplitOptions = match c.options() {
+                Ok(o) => o,
+                Err(e) => return Ok(Err(e)),
+            };
+            let json = ops::split_json(&input, &o);
+            let value = ops::split(&input, &o);
+            let same = match (&value, &json) {
+                (Ok(v), Ok(j)) => to_json(v) == *j,
+                (Err(a), Err(b)) => a == b,
+                _ => false,
+            };
+            if !same {
+                checks.push("ops::split and ops::split_json disagree".into());
+            }
+            // Every part of an input without envelope errors parses clean.
+            if let Ok(v) = &value {
+                if !v.diagnostics.iter().any(|d| d.is_error()) {
+                    for p in &v.parts {
+                        if x12kit::parse(&p.x12).has_errors() {
+                            checks.push(format!(
+                                "part {} of a clean input has envelope errors",
+                                p.interchange_control_number
+                            ));
+                        }
+                    }
+                }
+            }
+            json
+        }
+        "merge" => {
+            let names: Vec<String> = serde_json::from_value(c.arg("inputs")?.clone())
+                .map_err(|_| "args.inputs must be an array of file names".to_string())?;
+            let mut inputs = Vec::new();
+            for rel in &names {
+                inputs.push(
+                    std::fs::read(root().join(rel))
+                        .map_err(|e| format!("args.inputs: cannot read {rel}: {e}"))?,
+                );
+            }
+            let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+            c.options().and_then(|o| ops::merge(&slices, &o))
         }
         "webhookSign" => {
             let secret = c.str_arg("secret")?;

@@ -9,7 +9,7 @@
 //!
 //! Modules: [`error`] (status, error object, guards), [`string`] (owned
 //! output bytes), [`json`] (parse / write), [`validate`] (validate /
-//! acknowledge), [`diagnostics`], [`render`], [`csv`] (CSV intake), [`reader`] (the zero-copy
+//! acknowledge), [`diagnostics`], [`render`], [`csv`] (CSV intake), [`split`] (split and merge), [`reader`] (the zero-copy
 //! reader and element views), [`webhook`] (sign / verify, delivery building).
 
 #![allow(non_camel_case_types)]
@@ -31,6 +31,8 @@ pub mod diagnostics;
 pub mod render;
 
 pub mod csv;
+
+pub mod split;
 
 pub mod reader;
 

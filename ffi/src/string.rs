@@ -1,5 +1,6 @@
 //! Owned output bytes (`x12kit_string`) and borrowed input views (`x12kit_bytes`).
 
+use crate::error::{Failure, bytes};
 use std::ffi::c_char;
 
 /// Bytes produced by x12kit (JSON, X12, a signature) and owned by the caller.
@@ -89,6 +90,35 @@ pub unsafe extern "C" fn x12kit_string_free(s: *mut x12kit_string) {
 /// Writes `bytes` into the caller's string.
 pub(crate) fn give(out: &mut x12kit_string, bytes: Vec<u8>) {
     *out = x12kit_string::from_vec(bytes);
+}
+
+/// The `count` byte ranges of `list`.
+///
+/// # Safety
+/// `list` must point to `count` readable `x12kit_bytes`, each valid as documented.
+pub(crate) unsafe fn byte_list<'a>(
+    list: *const x12kit_bytes,
+    count: usize,
+    name: &str,
+) -> Result<Vec<&'a [u8]>, Failure> {
+    let items = if count == 0 {
+        &[][..]
+    } else if list.is_null() {
+        return Err(Failure::null(name));
+    } else if count > isize::MAX as usize / std::mem::size_of::<x12kit_bytes>() {
+        return Err(Failure::argument(format!(
+            "the count given for `{name}` ({count}) is larger than any array can be"
+        )));
+    } else {
+        // SAFETY: non-NULL; the caller guarantees `count` elements.
+        unsafe { std::slice::from_raw_parts(list, count) }
+    };
+    items
+        .iter()
+        .enumerate()
+        // SAFETY: each entry is documented to point to `len` readable bytes.
+        .map(|(i, b)| unsafe { bytes(b.data, b.len, &format!("{name}[{i}].data")) })
+        .collect()
 }
 
 #[cfg(test)]

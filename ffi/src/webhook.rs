@@ -8,7 +8,7 @@ use crate::error::{
     Failure, bytes, c_string, call, free_box, guard, json_options, out, put, text, x12kit_error,
     x12kit_status,
 };
-use crate::string::{give, x12kit_bytes, x12kit_string};
+use crate::string::{byte_list, give, x12kit_bytes, x12kit_string};
 use std::ffi::{CString, c_char};
 use std::time::Duration;
 use x12kit_core::ops::{self, VerifyOptions};
@@ -28,35 +28,6 @@ pub struct x12kit_webhook_verified {
     /// 0-based index, in the order given, of the secret that matched (tells
     /// when an old secret can be retired after a rotation).
     pub secret_index: usize,
-}
-
-/// The `count` byte ranges of `list`.
-///
-/// # Safety
-/// `list` must point to `count` readable `x12kit_bytes`, each valid as documented.
-unsafe fn byte_list<'a>(
-    list: *const x12kit_bytes,
-    count: usize,
-    name: &str,
-) -> Result<Vec<&'a [u8]>, Failure> {
-    let items = if count == 0 {
-        &[][..]
-    } else if list.is_null() {
-        return Err(Failure::null(name));
-    } else if count > isize::MAX as usize / std::mem::size_of::<x12kit_bytes>() {
-        return Err(Failure::argument(format!(
-            "the count given for `{name}` ({count}) is larger than any array can be"
-        )));
-    } else {
-        // SAFETY: non-NULL; the caller guarantees `count` elements.
-        unsafe { std::slice::from_raw_parts(list, count) }
-    };
-    items
-        .iter()
-        .enumerate()
-        // SAFETY: each entry is documented to point to `len` readable bytes.
-        .map(|(i, b)| unsafe { bytes(b.data, b.len, &format!("{name}[{i}].data")) })
-        .collect()
 }
 
 fn write_verified(out: *mut x12kit_webhook_verified, v: webhook::Verified) {

@@ -500,6 +500,36 @@ static int call(const char *op, const jv *args, const jv *options, outcome *o) {
         const jv *type = str_arg(args, "documentType");
         if (type == NULL || !file_arg(args, "input", &in)) return 0;
         o->status = x12kit_payloads_from_csv(type->str, type->len, in.data, in.len, opt, opt_len, &o->out, err);
+    } else if (strcmp(op, "split") == 0) {
+        if (!file_arg(args, "input", &in)) return 0;
+        o->status = x12kit_split(in.data, in.len, opt, opt_len, &o->out, err);
+    } else if (strcmp(op, "merge") == 0) {
+        const jv *names = jget(args, "inputs");
+        buffer *files;
+        x12kit_bytes *list;
+        size_t i, n;
+        char path[4096];
+        if (names == NULL || names->type != J_ARRAY) return fail("args.inputs must be an array%s%s", "", "");
+        n = names->len;
+        files = calloc(n ? n : 1, sizeof *files);
+        list = calloc(n ? n : 1, sizeof *list);
+        if (files == NULL || list == NULL) { free(files); free(list); return fail("out of memory%s%s", "", ""); }
+        for (i = 0; i < n; i++) {
+            const jv *rel = &names->items[i];
+            if (rel->type != J_STRING || (size_t)snprintf(path, sizeof path, "%s/%s", dir, rel->str) >= sizeof path ||
+                !read_file(path, &files[i])) {
+                while (i > 0) free(files[--i].data);
+                free(files);
+                free(list);
+                return fail("args.inputs: cannot read %s%s", rel->type == J_STRING ? rel->str : "(not a string)", "");
+            }
+            list[i].data = files[i].data;
+            list[i].len = files[i].len;
+        }
+        o->status = x12kit_merge(list, n, opt, opt_len, &o->out, err);
+        for (i = 0; i < n; i++) free(files[i].data);
+        free(files);
+        free(list);
     } else if (strcmp(op, "webhookSign") == 0) {
         const jv *secret = str_arg(args, "secret");
         int owned;

@@ -99,6 +99,15 @@ function run(c) {
       assert.deepStrictEqual(r, JSON.parse(text))
       return Buffer.from(text)
     }
+    case 'split': {
+      const input = file(a.input)
+      const r = x12kit.split(input, o)
+      const text = native.splitX12Json(input, o ?? null)
+      assert.deepStrictEqual(r, JSON.parse(text))
+      return Buffer.from(text)
+    }
+    case 'merge':
+      return x12kit.merge(a.inputs.map(file), o)
     case 'webhookSign': {
       const body = a.bodyFile !== undefined ? file(a.bodyFile) : a.body
       const sig = x12kit.webhook.sign(a.secret, a.timestamp, body)

@@ -25,6 +25,7 @@ mod errors;
 mod held;
 mod objects;
 mod segments;
+mod sets;
 pub(crate) mod split;
 mod stream;
 mod tasks;
@@ -248,6 +249,28 @@ pub fn payloads_from_csv_json(
         let json = ops::payloads_from_csv_json(&document_type, csv, &o)?;
         String::from_utf8(json)
             .map_err(|e| x12kit::Error::new(x12kit::ErrorCode::Internal, e.to_string()))
+    })
+}
+
+/// Splits X12 into complete interchanges of a set (or `maxSets` sets, or a group)
+/// each, as JSON text (`ops::split_json`).
+#[napi]
+pub fn split_x12_json(input: &[u8], options: Option<Value>) -> Result<String> {
+    guard(|| {
+        let o: ops::SplitOptions = opts(options)?;
+        let json = ops::split_json(input, &o)?;
+        String::from_utf8(json)
+            .map_err(|e| x12kit::Error::new(x12kit::ErrorCode::Internal, e.to_string()))
+    })
+}
+
+/// Merges interchanges of one sender/receiver pair into one (`ops::merge`).
+#[napi(ts_return_type = "Buffer")]
+pub fn merge(inputs: Vec<Uint8Array>, options: Option<Value>) -> Result<JsBytes> {
+    guard(|| {
+        let o: ops::MergeOptions = opts(options)?;
+        let slices: Vec<&[u8]> = inputs.iter().map(|b| &b[..]).collect();
+        Ok(ops::merge(&slices, &o)?.into())
     })
 }
 

@@ -128,3 +128,65 @@ fn buffer_copy(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
     let b = view.call_method0("tobytes")?;
     Ok(Some(b.cast::<PyBytes>()?.as_bytes().to_vec()))
 }
+
+/// Where a streaming entry point (`iter_segments`, `validate_stream`,
+/// `iter_transactions`) reads from.
+#[derive(Debug)]
+pub enum StreamSource {
+    /// An `os.PathLike`: the file, read by the core without the GIL.
+    Path(std::path::PathBuf),
+    /// `bytes` or `bytearray` already in memory.
+    Bytes(Owner),
+    /// A binary file object (`read(n)` returning bytes).
+    Reader,
+}
+
+/// What `obj` is as a streaming source; a `str` is refused (a path or X12
+/// text? pass `pathlib.Path` or bytes).
+pub fn stream_source(obj: &Bound<'_, PyAny>) -> PyResult<StreamSource> {
+    if let Some(path) = path_of(obj)? {
+        return Ok(StreamSource::Path(path));
+    }
+    if obj.is_instance_of::<PyString>() {
+        return Err(crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            "source is a str: pass a path as pathlib.Path(...), a binary file (open(..., 'rb')) or bytes",
+            true,
+        ));
+    }
+    if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
+        return Ok(StreamSource::Bytes(take(obj, "source")?));
+    }
+    if obj.hasattr("read")? {
+        return Ok(StreamSource::Reader);
+    }
+    Err(crate::errors::invalid_argument(
+        "INVALID_ARGUMENT",
+        format!(
+            "source must be a path (os.PathLike), a binary file object or bytes, not {}",
+            type_name(obj)
+        ),
+        true,
+    ))
+}
+
+/// One `read(n)` of a binary file object: its bytes, `None` at the end (an
+/// empty read, or `None` from a non-blocking stream with nothing yet).
+pub fn read_chunk<'py>(obj: &Bound<'py, PyAny>, n: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let got = obj.call_method1("read", (n,))?;
+    if got.is_none() {
+        return Ok(None);
+    }
+    match got.cast_into::<PyBytes>() {
+        Ok(b) if b.as_bytes().is_empty() => Ok(None),
+        Ok(b) => Ok(Some(b)),
+        Err(e) => Err(crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            format!(
+                "source.read() returned {}, not bytes: open the file in binary mode ('rb')",
+                type_name(e.into_inner().as_any())
+            ),
+            true,
+        )),
+    }
+}

@@ -10,6 +10,7 @@ mod native;
 mod ops;
 mod pyjson;
 mod pyser;
+mod sets;
 mod stream;
 mod text;
 mod tree;
@@ -46,8 +47,12 @@ fn x12kit_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::describe_segment_json, m)?)?;
     m.add_function(wrap_pyfunction!(ops::payloads_from_csv, m)?)?;
     m.add_function(wrap_pyfunction!(ops::payloads_from_csv_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::split, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::split_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::merge, m)?)?;
     m.add_function(wrap_pyfunction!(ops::write, m)?)?;
     m.add_function(wrap_pyfunction!(stream::iter_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(sets::iter_transactions, m)?)?;
     m.add_function(wrap_pyfunction!(stream::validate_stream, m)?)?;
     m.add_class::<tree::ParseResult>()?;
     m.add_class::<tree::PyInterchange>()?;
@@ -58,6 +63,7 @@ fn x12kit_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tree::PyDiagnostic>()?;
     m.add_class::<tree::SegmentIterator>()?;
     m.add_class::<stream::SegmentStream>()?;
+    m.add_class::<sets::TransactionStream>()?;
     m.add_class::<ops::PyValidation>()?;
     m.add_class::<ops::PyRendered>()?;
     webhook::register(m)?;

@@ -701,3 +701,124 @@ pub fn payloads_from_csv_json<'py>(
     let json = csv_result(py, document_type, data, &pairs, options)?;
     Ok(to_py_bytes(py, &json))
 }
+
+// ------------------------------------------------------------------ split and merge
+
+fn split_result(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    pairs: &[(&str, Option<&Bound<'_, PyAny>>)],
+    options: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u8>> {
+    let o: ops::SplitOptions = self::options(options, pairs)?;
+    let owner = input::take(data, "data")?;
+    py.detach(|| guard(|| ops::split_json(owner.as_slice(), &o).map_err(core_err)))
+}
+
+/// Splits X12 (``data``: bytes, str or a path) into complete interchanges, as a dict
+/// ``{parts: [{interchangeControlNumber, originalInterchangeControlNumber, functionalId,
+/// groupControlNumber, originalGroupControlNumber, sets: [{type, controlNumber,
+/// originalControlNumber, segment, offset, length}], x12}], diagnostics}``. Each part
+/// holds one set (``per="set"``, the default; up to ``max_sets``) or one group
+/// (``per="group"``), closed before a set would take it past ``max_bytes``; envelopes
+/// are copied with GE01/IEA01 counted, control numbers kept or renumbered from
+/// ``renumber={"interchange", "group", "set"}``. An input with envelope errors is split
+/// as far as it can be, with the diagnostics. Raises ``InvalidArgument``
+/// (``INVALID_OPTIONS``, ``INVALID_CONTROL_NUMBER``) for unusable options.
+#[pyfunction]
+#[pyo3(signature = (data, *, per = None, max_sets = None, max_bytes = None, renumber = None, options = None))]
+pub fn split<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    per: Option<&Bound<'py, PyAny>>,
+    max_sets: Option<&Bound<'py, PyAny>>,
+    max_bytes: Option<&Bound<'py, PyAny>>,
+    renumber: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let pairs = [
+        ("per", per),
+        ("maxSets", max_sets),
+        ("maxBytes", max_bytes),
+        ("renumber", renumber),
+    ];
+    let json = split_result(py, data, &pairs, options)?;
+    let v: Value =
+        serde_json::from_slice(&json).map_err(|e| crate::errors::internal(e.to_string()))?;
+    pyjson::value_to_py(py, &v)
+}
+
+/// ``split()`` as the core's compact JSON bytes.
+#[pyfunction]
+#[pyo3(signature = (data, *, per = None, max_sets = None, max_bytes = None, renumber = None, options = None))]
+pub fn split_json<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    per: Option<&Bound<'py, PyAny>>,
+    max_sets: Option<&Bound<'py, PyAny>>,
+    max_bytes: Option<&Bound<'py, PyAny>>,
+    renumber: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let pairs = [
+        ("per", per),
+        ("maxSets", max_sets),
+        ("maxBytes", max_bytes),
+        ("renumber", renumber),
+    ];
+    let json = split_result(py, data, &pairs, options)?;
+    Ok(to_py_bytes(py, &json))
+}
+
+/// Merges interchanges of one sender/receiver pair, version and delimiters (``inputs``:
+/// a list of bytes, str or paths, each holding one or more interchanges) into one
+/// interchange, as X12 bytes: groups with the same GS (functional id, application
+/// sender and receiver, version, control number; with ``renumber["group"]`` whatever
+/// their control number) become one. Raises ``MergeError`` (``MERGE_REFUSED``,
+/// ``problems`` naming each input at fault by its index, ``/0``), ``InvalidArgument``
+/// (``INVALID_ARGUMENT`` for no input, ``INVALID_OPTIONS``, ``INVALID_CONTROL_NUMBER``).
+#[pyfunction]
+#[pyo3(signature = (inputs, *, renumber = None, options = None))]
+pub fn merge<'py>(
+    py: Python<'py>,
+    inputs: &Bound<'py, PyAny>,
+    renumber: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let o: ops::MergeOptions = self::options(options, &[("renumber", renumber)])?;
+    if inputs.is_instance_of::<PyString>()
+        || inputs.is_instance_of::<PyBytes>()
+        || inputs.is_instance_of::<pyo3::types::PyByteArray>()
+    {
+        return Err(crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            "inputs must be a list of inputs (bytes, str or paths), not one input",
+            true,
+        ));
+    }
+    let mut owners = Vec::new();
+    let iter = inputs.try_iter().map_err(|_| {
+        crate::errors::invalid_argument(
+            "INVALID_ARGUMENT",
+            format!(
+                "inputs must be a list of inputs (bytes, str or paths), not {}",
+                inputs
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ),
+            true,
+        )
+    })?;
+    for (k, item) in iter.enumerate() {
+        owners.push(input::take(&item?, &format!("inputs[{k}]"))?);
+    }
+    let out = py.detach(|| {
+        guard(|| {
+            let slices: Vec<&[u8]> = owners.iter().map(Owner::as_slice).collect();
+            ops::merge(&slices, &o).map_err(core_err)
+        })
+    })?;
+    Ok(to_py_bytes(py, &out))
+}

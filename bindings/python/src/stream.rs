@@ -9,7 +9,7 @@ use crate::ops::{PyValidation, options};
 use crate::tree::{PyDiagnostic, PySegment};
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
+use pyo3::types::PyList;
 use std::io::Read;
 use x12kit::stream::{Pull, StreamTokenizer};
 use x12kit::{Token, ops};
@@ -30,35 +30,15 @@ enum Source {
 
 impl Source {
     fn of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
-        if let Some(path) = input::path_of(obj)? {
-            let f = std::fs::File::open(&path)
-                .map_err(|e| crate::errors::io(&e, &format!("cannot open {}", path.display())))?;
-            return Ok(Source::File(f));
-        }
-        if obj.is_instance_of::<PyString>() {
-            return Err(crate::errors::invalid_argument(
-                "INVALID_ARGUMENT",
-                "source is a str: pass a path as pathlib.Path(...), a binary file (open(..., 'rb')) or bytes",
-                true,
-            ));
-        }
-        if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
-            return Ok(Source::Mem(input::take(obj, "source")?, 0));
-        }
-        if obj.hasattr("read")? {
-            return Ok(Source::Py(obj.clone().unbind()));
-        }
-        Err(crate::errors::invalid_argument(
-            "INVALID_ARGUMENT",
-            format!(
-                "source must be a path (os.PathLike), a binary file object or bytes, not {}",
-                obj.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            ),
-            true,
-        ))
+        Ok(match input::stream_source(obj)? {
+            input::StreamSource::Path(path) => {
+                Source::File(std::fs::File::open(&path).map_err(|e| {
+                    crate::errors::io(&e, &format!("cannot open {}", path.display()))
+                })?)
+            }
+            input::StreamSource::Bytes(o) => Source::Mem(o, 0),
+            input::StreamSource::Reader => Source::Py(obj.clone().unbind()),
+        })
     }
 
     /// Reads the next chunk and hands it to `sink`; false at the end of the input.
@@ -98,29 +78,10 @@ impl Source {
                 Ok(true)
             }
             Source::Py(obj) => {
-                let got = obj.bind(py).call_method1("read", (chunk,))?;
-                if got.is_none() {
-                    // A non-blocking stream with nothing yet; treat as the end (documented).
+                let Some(got) = input::read_chunk(obj.bind(py), chunk)? else {
                     return Ok(false);
-                }
-                let bytes: &[u8] = if let Ok(b) = got.cast::<PyBytes>() {
-                    b.as_bytes()
-                } else {
-                    return Err(crate::errors::invalid_argument(
-                        "INVALID_ARGUMENT",
-                        format!(
-                            "source.read() returned {}, not bytes: open the file in binary mode ('rb')",
-                            got.get_type()
-                                .name()
-                                .map(|n| n.to_string())
-                                .unwrap_or_default()
-                        ),
-                        true,
-                    ));
                 };
-                if bytes.is_empty() {
-                    return Ok(false);
-                }
+                let bytes = got.as_bytes();
                 py.detach(|| sink(bytes));
                 Ok(true)
             }

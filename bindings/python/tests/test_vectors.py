@@ -162,6 +162,14 @@ def run(case: Dict[str, Any]) -> bytes:
         out = x12kit.payloads_from_csv_json(args["documentType"], data, **kw)
         assert x12kit.payloads_from_csv(args["documentType"], data, **kw) == json.loads(out)
         return out
+    if op == "split":
+        data = file_bytes(case, "input")
+        out = x12kit.split_json(data, **kw)
+        assert x12kit.split(data, **kw) == json.loads(out)
+        return out
+    if op == "merge":
+        inputs = [(VECTORS / rel).read_bytes() for rel in args["inputs"]]
+        return x12kit.merge(inputs, **kw)
     if op == "webhookSign":
         sig = x12kit.webhook.sign(args["secret"], args["timestamp"], body_of(case))
         return sig.encode()
@@ -193,6 +201,8 @@ FUNCTIONS: Dict[str, Any] = {
     "write": x12kit.write,
     "webhookVerify": x12kit.webhook.verify,
     "payloadsFromCsv": x12kit.payloads_from_csv_json,
+    "split": x12kit.split_json,
+    "merge": x12kit.merge,
 }
 
 

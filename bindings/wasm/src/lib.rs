@@ -21,6 +21,7 @@ use convert::{
 };
 use error::{Result, to_js};
 use js_sys::Uint8Array;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use x12kit::ops;
 use x12kit::time::DateTime;
@@ -312,6 +313,43 @@ pub fn payloads_from_csv_to_json(
     Ok(Uint8Array::from(&json[..]))
 }
 
+/// Splits X12 into complete interchanges (`ops::split`), as a plain object.
+#[wasm_bindgen(js_name = split, skip_typescript)]
+pub fn split(input: &JsValue, options: &JsValue) -> Result<JsValue> {
+    let json = split_to_json(input, options)?;
+    let text = String::from_utf8(json.to_vec())
+        .map_err(|_| to_js(x12kit::Error::internal("the split result is not UTF-8")))?;
+    js_sys::JSON::parse(&text)
+        .map_err(|_| to_js(x12kit::Error::internal("the split result is not JSON")))
+}
+
+/// Like `split`, as UTF-8 JSON bytes (byte-identical to the core).
+#[wasm_bindgen(js_name = splitToJson, skip_typescript)]
+pub fn split_to_json(input: &JsValue, options: &JsValue) -> Result<Uint8Array> {
+    let bytes = bytes_arg(input, "input")?;
+    let o: ops::SplitOptions = options_arg(options)?;
+    let json = ops::split_json(&bytes, &o).map_err(to_js)?;
+    Ok(Uint8Array::from(&json[..]))
+}
+
+/// Merges interchanges of one sender/receiver pair into one (`ops::merge`).
+#[wasm_bindgen(js_name = merge, skip_typescript)]
+pub fn merge(inputs: &JsValue, options: &JsValue) -> Result<Uint8Array> {
+    let Some(list) = inputs.dyn_ref::<js_sys::Array>() else {
+        return Err(error::argument(
+            "inputs must be an array of Uint8Arrays, ArrayBuffers or strings".to_string(),
+        ));
+    };
+    let mut owned = Vec::with_capacity(list.length() as usize);
+    for (k, v) in list.iter().enumerate() {
+        owned.push(bytes_arg(&v, &format!("inputs[{k}]"))?);
+    }
+    let o: ops::MergeOptions = options_arg(options)?;
+    let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+    let out = ops::merge(&slices, &o).map_err(to_js)?;
+    Ok(Uint8Array::from(&out[..]))
+}
+
 /// The 18 document types x12kit renders and maps (`["204", ...]`).
 #[wasm_bindgen(js_name = documentTypes, skip_typescript)]
 pub fn document_types() -> js_sys::Array {
@@ -599,6 +637,78 @@ export interface CsvPayloads {
   problems: CsvProblem[];
   /** With `table: true`: the rows under the header as read. */
   table?: string[][];
+}
+/**
+ * Splits X12 into complete interchanges, each holding a set (`per: "set"`, the
+ * default; up to `maxSets`) or a group (`per: "group"`), closed before a set would
+ * take it past `maxBytes`: envelopes copied, GE01/IEA01 counted, control numbers kept
+ * or renumbered from `renumber`; each part says where its sets were in the input. An
+ * input with envelope errors is split as far as it can be, with the diagnostics.
+ */
+export function split(input: X12Input, options?: SplitOptions): SplitResult;
+/** Like `split`, as UTF-8 JSON bytes (byte-identical to the core). */
+export function splitToJson(input: X12Input, options?: SplitOptions): Uint8Array;
+/**
+ * Merges interchanges of one sender/receiver pair, version and delimiters into one
+ * (groups with the same GS become one). Throws `MERGE_REFUSED` (`details` name each
+ * input at fault: `/0`, `/1`).
+ */
+export function merge(inputs: X12Input[], options?: MergeOptions): Uint8Array;
+/** Control numbers to renumber from; a level left out keeps the original numbers. */
+export interface Renumber {
+  /** ISA13/IEA02 of the first part (or of the merged interchange), 1–999999999. */
+  interchange?: number | null;
+  /** GS06/GE02 of the first group. */
+  group?: number | null;
+  /** ST02/SE02 of the first set (written with at least four digits). */
+  set?: number | null;
+}
+/** Options of `split` (the names every language uses). */
+export interface SplitOptions {
+  /** What a part holds: `"set"` (default: one set, or up to `maxSets`) or `"group"`. */
+  per?: "set" | "group" | null;
+  /** At most this many sets a part (default: 1 per set, no limit per group). */
+  maxSets?: number | null;
+  /** A part is closed before a set would take it past this many bytes (a larger set alone makes a part). */
+  maxBytes?: number | null;
+  renumber?: Renumber | null;
+}
+/** Options of `merge`. */
+export interface MergeOptions {
+  /** With `group`, groups of one functional id and application ids merge whatever their GS06. */
+  renumber?: Renumber | null;
+}
+/** Where a set of a part was in the input, and its numbers. */
+export interface PartSet {
+  /** ST01. */
+  type: string;
+  /** ST02 in the part. */
+  controlNumber: string;
+  /** ST02 in the input. */
+  originalControlNumber: string;
+  /** Index of its ST among the input's segments (0-based). */
+  segment: number;
+  /** Byte offset of its ST in the input. */
+  offset: number;
+  /** Its bytes in the input, ST through SE (and the line break after it). */
+  length: number;
+}
+/** One part of a split: a complete interchange. */
+export interface Part {
+  interchangeControlNumber: string;
+  originalInterchangeControlNumber: string;
+  /** GS01 (`null` for sets outside any group). */
+  functionalId: string | null;
+  groupControlNumber: string | null;
+  originalGroupControlNumber: string | null;
+  sets: PartSet[];
+  /** The part's X12. */
+  x12: string;
+}
+/** The parts of an input and the diagnostics of reading it. */
+export interface SplitResult {
+  parts: Part[];
+  diagnostics: Diagnostic[];
 }
 /** The 18 document types x12kit renders and maps. */
 export function documentTypes(): string[];

@@ -50,6 +50,18 @@ async function call(api, c, read) {
       return utf8.encode(JSON.stringify(api.partnerSchema()));
     case 'describeSegment':
       return utf8.encode(JSON.stringify(api.describeSegment(a.setType, a.version, a.segment)));
+    case 'split': {
+      const input = await read(a.input);
+      const json = api.splitToJson(input, o);
+      const same = JSON.stringify(api.split(input, o)) === text(json);
+      if (!same) throw new Error('split and splitToJson disagree');
+      return json;
+    }
+    case 'merge': {
+      const inputs = [];
+      for (const p of a.inputs) inputs.push(await read(p));
+      return api.merge(inputs, o);
+    }
     case 'payloadsFromCsv': {
       const input = await read(a.input);
       const json = api.payloadsFromCsvToJson(a.documentType, input, o);

@@ -121,6 +121,78 @@ export interface CsvPayloads {
     /** With `table: true`: the rows under the header as read. */
     table?: string[][];
 }
+/**
+ * Splits X12 into complete interchanges, each holding a set (`per: "set"`, the
+ * default; up to `maxSets`) or a group (`per: "group"`), closed before a set would
+ * take it past `maxBytes`: envelopes copied, GE01/IEA01 counted, control numbers kept
+ * or renumbered from `renumber`; each part says where its sets were in the input. An
+ * input with envelope errors is split as far as it can be, with the diagnostics.
+ */
+export function split(input: X12Input, options?: SplitOptions): SplitResult;
+/** Like `split`, as UTF-8 JSON bytes (byte-identical to the core). */
+export function splitToJson(input: X12Input, options?: SplitOptions): Uint8Array;
+/**
+ * Merges interchanges of one sender/receiver pair, version and delimiters into one
+ * (groups with the same GS become one). Throws `MERGE_REFUSED` (`details` name each
+ * input at fault: `/0`, `/1`).
+ */
+export function merge(inputs: X12Input[], options?: MergeOptions): Uint8Array;
+/** Control numbers to renumber from; a level left out keeps the original numbers. */
+export interface Renumber {
+    /** ISA13/IEA02 of the first part (or of the merged interchange), 1–999999999. */
+    interchange?: number | null;
+    /** GS06/GE02 of the first group. */
+    group?: number | null;
+    /** ST02/SE02 of the first set (written with at least four digits). */
+    set?: number | null;
+}
+/** Options of `split` (the names every language uses). */
+export interface SplitOptions {
+    /** What a part holds: `"set"` (default: one set, or up to `maxSets`) or `"group"`. */
+    per?: "set" | "group" | null;
+    /** At most this many sets a part (default: 1 per set, no limit per group). */
+    maxSets?: number | null;
+    /** A part is closed before a set would take it past this many bytes (a larger set alone makes a part). */
+    maxBytes?: number | null;
+    renumber?: Renumber | null;
+}
+/** Options of `merge`. */
+export interface MergeOptions {
+    /** With `group`, groups of one functional id and application ids merge whatever their GS06. */
+    renumber?: Renumber | null;
+}
+/** Where a set of a part was in the input, and its numbers. */
+export interface PartSet {
+    /** ST01. */
+    type: string;
+    /** ST02 in the part. */
+    controlNumber: string;
+    /** ST02 in the input. */
+    originalControlNumber: string;
+    /** Index of its ST among the input's segments (0-based). */
+    segment: number;
+    /** Byte offset of its ST in the input. */
+    offset: number;
+    /** Its bytes in the input, ST through SE (and the line break after it). */
+    length: number;
+}
+/** One part of a split: a complete interchange. */
+export interface Part {
+    interchangeControlNumber: string;
+    originalInterchangeControlNumber: string;
+    /** GS01 (`null` for sets outside any group). */
+    functionalId: string | null;
+    groupControlNumber: string | null;
+    originalGroupControlNumber: string | null;
+    sets: PartSet[];
+    /** The part's X12. */
+    x12: string;
+}
+/** The parts of an input and the diagnostics of reading it. */
+export interface SplitResult {
+    parts: Part[];
+    diagnostics: Diagnostic[];
+}
 /** The 18 document types x12kit renders and maps. */
 export function documentTypes(): string[];
 /** Turns a parse result (object or JSON text) back into X12 bytes. */

@@ -27,5 +27,6 @@ pub mod partner;
 pub mod received;
 pub mod render;
 pub mod sets;
+pub mod split;
 pub mod validate;
 pub mod validation;

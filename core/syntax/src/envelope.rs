@@ -382,18 +382,18 @@ pub struct Document<'a> {
     /// True when the last segment of the input has no segment terminator
     /// (`TERMINATOR_MISSING`); the JSON says so, and `write` leaves it off too.
     pub unterminated: bool,
-    input: &'a [u8],
+    pub(crate) input: &'a [u8],
     /// Body segments of every transaction set, as compact byte ranges: a
     /// segment view is rebuilt on demand, which keeps the tree small.
-    body: Vec<Span>,
+    pub(crate) body: Vec<Span>,
     /// Emptied group and set lists of interchanges already handed over
     /// ([`parse_each`]), reused by the next ones instead of allocated again.
-    spare: Spare<'a>,
+    pub(crate) spare: Spare<'a>,
 }
 
 /// See [`Document`]'s `spare`.
 #[derive(Debug, Clone, Default)]
-struct Spare<'a> {
+pub(crate) struct Spare<'a> {
     groups: Vec<Vec<Group<'a>>>,
     transactions: Vec<Vec<Transaction<'a>>>,
 }
@@ -404,7 +404,7 @@ const SPARE_KEPT: usize = 8;
 impl<'a> Document<'a> {
     /// Drops the interchanges, keeping their (emptied) group and set lists
     /// for the next ones.
-    fn recycle_interchanges(&mut self) {
+    pub(crate) fn recycle_interchanges(&mut self) {
         for mut i in self.interchanges.drain(..) {
             for g in i.groups.drain(..) {
                 let mut t = g.transactions;
@@ -422,9 +422,9 @@ impl<'a> Document<'a> {
 
 /// Byte range of a body segment in the input (terminator excluded).
 #[derive(Debug, Clone, Copy)]
-struct Span {
-    start: usize,
-    end: usize,
+pub(crate) struct Span {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 /// Iterator over the body segments of a transaction set.
@@ -439,7 +439,8 @@ pub struct Body<'d, 'a> {
 impl<'a> Iterator for Body<'_, 'a> {
     type Item = Segment<'a>;
 
-    #[inline]
+    // Always: the JSON writer's per-set loop runs it for every body segment.
+    #[inline(always)]
     fn next(&mut self) -> Option<Segment<'a>> {
         let s = self.spans.next()?;
         let seg = segment_at(self.input, s.start, s.end, self.index, self.delimiters);
@@ -487,9 +488,9 @@ pub struct Transaction<'a> {
     pub st: Segment<'a>,
     /// The SE segment, when present.
     pub se: Option<Segment<'a>>,
-    body: Range<usize>,
+    pub(crate) body: Range<usize>,
     /// ST01, found once (every writer and the mapper ask for it).
-    kind: &'a [u8],
+    pub(crate) kind: &'a [u8],
 }
 
 impl<'a> Transaction<'a> {
@@ -807,7 +808,7 @@ pub fn parse_each<'a>(
 }
 
 /// The bytes before the first ISA (at `isa`) when they are only a BOM and whitespace.
-fn prefix(input: &[u8], isa: usize) -> &[u8] {
+pub(crate) fn prefix(input: &[u8], isa: usize) -> &[u8] {
     let head = &input[..isa];
     let ws = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     if ws.iter().all(|&b| crate::bytes::is_ws(b)) {

@@ -162,6 +162,8 @@ error_codes! {
     InvalidCode = "INVALID_CODE", Rejected;
     /// A field that is not part of the document (a warning: it is ignored).
     UnknownField = "UNKNOWN_FIELD", Rejected;
+    /// The interchanges cannot be merged into one: an input holds none or has envelope errors, or they differ in sender, receiver, version or delimiters (the details name each input at fault).
+    MergeRefused = "MERGE_REFUSED", Rejected;
     /// CSV intake: the file is not UTF-8 text.
     CsvNotUtf8 = "CSV_NOT_UTF8", Rejected;
     /// CSV intake: the file is empty (its first row names the columns).

@@ -34,6 +34,7 @@ pub mod escape;
 pub mod index;
 pub mod lexer;
 pub mod segment;
+pub mod sets;
 pub mod stream;
 #[doc(hidden)]
 pub mod testing;

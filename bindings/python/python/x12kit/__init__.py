@@ -6,10 +6,10 @@
 >>> tx.type, next(tx.segments())[3]
 ('850', 'PO-1')
 
-The operations: ``parse`` / ``parse_json`` / ``iter_segments``, ``validate`` /
+The operations: ``parse`` / ``parse_json`` / ``iter_segments`` / ``iter_transactions``, ``validate`` /
 ``validate_stream``, ``acknowledge`` / ``read_acknowledgement``, ``render`` /
 ``document_schema`` / ``partner_schema``, ``describe_segment``, ``payloads_from_csv``
-(CSV intake), ``write``, and
+(CSV intake), ``split`` / ``merge``, ``write``, and
 ``x12kit.webhook``.
 Errors are ``X12kitError`` subclasses with the core's stable ``code``.
 """
@@ -24,6 +24,7 @@ from ._errors import (
     InvalidArgument as InvalidArgument,
     InvalidParseResult as InvalidParseResult,
     InvalidType as InvalidType,
+    MergeError as MergeError,
     RenderError as RenderError,
     WebhookConfigError as WebhookConfigError,
     WebhookError as WebhookError,
@@ -46,6 +47,7 @@ from ._x12kit import (
     Segment as Segment,
     SegmentIterator as SegmentIterator,
     SegmentStream as SegmentStream,
+    TransactionStream as TransactionStream,
     Transaction as Transaction,
     Validation as Validation,
     __version__ as __version__,
@@ -54,9 +56,13 @@ from ._x12kit import (
     describe_segment_json as describe_segment_json,
     payloads_from_csv as payloads_from_csv,
     payloads_from_csv_json as payloads_from_csv_json,
+    split as split,
+    split_json as split_json,
+    merge as merge,
     document_schema as document_schema,
     document_schema_json as document_schema_json,
     iter_segments as iter_segments,
+    iter_transactions as iter_transactions,
     parse as parse,
     parse_json as parse_json,
     partner_schema as partner_schema,
@@ -75,6 +81,7 @@ __all__ = [
     "parse",
     "parse_json",
     "iter_segments",
+    "iter_transactions",
     "validate",
     "validate_json",
     "validate_stream",
@@ -91,6 +98,9 @@ __all__ = [
     "describe_segment_json",
     "payloads_from_csv",
     "payloads_from_csv_json",
+    "split",
+    "split_json",
+    "merge",
     "write",
     "webhook",
     "ParseResult",
@@ -102,6 +112,7 @@ __all__ = [
     "Diagnostic",
     "SegmentIterator",
     "SegmentStream",
+    "TransactionStream",
     "Validation",
     "Rendered",
     "X12kitError",
@@ -110,6 +121,7 @@ __all__ = [
     "InvalidParseResult",
     "RenderError",
     "GuideError",
+    "MergeError",
     "WriteError",
     "WebhookError",
     "WebhookConfigError",

@@ -26,6 +26,7 @@ __all__ = [
     "InvalidType",
     "InvalidParseResult",
     "RenderError",
+    "MergeError",
     "WriteError",
     "WebhookError",
     "WebhookConfigError",
@@ -115,6 +116,17 @@ class GuideError(X12kitError):
         return self.details
 
 
+class MergeError(X12kitError):
+    """``merge()`` refused its inputs (``MERGE_REFUSED``); ``problems`` names each input at
+    fault by its index (``/0``, ``/1``): no interchange, envelope errors, another sender,
+    receiver, version or delimiters, or set control numbers that would repeat in a group."""
+
+    @property
+    def problems(self) -> List[Dict[str, Any]]:
+        """Every problem found: dicts with ``severity``, ``code``, ``pointer``, ``message``."""
+        return self.details
+
+
 class WebhookError(X12kitError):
     """Base of the webhook errors."""
 
@@ -194,6 +206,7 @@ CLASS_BY_CODE: Dict[str, Type[X12kitError]] = {
     "TIMESTAMP_OUT_OF_TOLERANCE": WebhookVerificationError,
     "SIGNATURE_MISMATCH": WebhookVerificationError,
     "MISSING_ID": WebhookVerificationError,
+    "MERGE_REFUSED": MergeError,
     "MALFORMED_BODY": WebhookConfigError,
     # io
     "RANDOMNESS_UNAVAILABLE": X12kitIOError,

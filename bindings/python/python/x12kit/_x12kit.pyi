@@ -1,7 +1,7 @@
 """Type stubs of the native module x12kit._x12kit (checked by mypy stubtest in test.sh)."""
 
 import os
-from typing import Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, final
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, final
 
 from typing_extensions import Buffer
 
@@ -13,7 +13,7 @@ _Source = Union["os.PathLike[str]", Any, bytes, bytearray]
 _JsonText = Union[str, bytes, bytearray]
 _AckKind = Literal["auto", "ta1", "997", "999"]
 
-__all__ = ["parse", "parse_json", "validate", "validate_json", "acknowledge", "read_acknowledgement", "read_acknowledgement_json", "render", "render_document", "document_schema", "document_schema_json", "partner_schema", "partner_schema_json", "describe_segment", "describe_segment_json", "payloads_from_csv", "payloads_from_csv_json", "write", "iter_segments", "validate_stream", "ParseResult", "Interchange", "Group", "Transaction", "Segment", "Element", "Diagnostic", "SegmentIterator", "SegmentStream", "Validation", "Rendered", "webhook_sign", "webhook_verify", "Verified", "Verifier", "Signer", "Delivery", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "HEADER_EVENT", "HEADER_DELIVERY_ID", "DEFAULT_TOLERANCE", "DOCUMENT_TYPES", "ERROR_CODES", "ERROR_KINDS", "DIAGNOSTIC_CODES", "__version__"]
+__all__ = ["parse", "parse_json", "validate", "validate_json", "acknowledge", "read_acknowledgement", "read_acknowledgement_json", "render", "render_document", "document_schema", "document_schema_json", "partner_schema", "partner_schema_json", "describe_segment", "describe_segment_json", "payloads_from_csv", "payloads_from_csv_json", "split", "split_json", "merge", "write", "iter_segments", "iter_transactions", "TransactionStream", "validate_stream", "ParseResult", "Interchange", "Group", "Transaction", "Segment", "Element", "Diagnostic", "SegmentIterator", "SegmentStream", "Validation", "Rendered", "webhook_sign", "webhook_verify", "Verified", "Verifier", "Signer", "Delivery", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "HEADER_EVENT", "HEADER_DELIVERY_ID", "DEFAULT_TOLERANCE", "DOCUMENT_TYPES", "ERROR_CODES", "ERROR_KINDS", "DIAGNOSTIC_CODES", "__version__"]
 
 DOCUMENT_TYPES: Tuple[str, ...]
 ERROR_CODES: Tuple[str, ...]
@@ -342,6 +342,44 @@ def payloads_from_csv_json(
     table: Optional[bool] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> bytes: ...
+def split(
+    data: _Data,
+    *,
+    per: Optional[Literal["set", "group"]] = ...,
+    max_sets: Optional[int] = ...,
+    max_bytes: Optional[int] = ...,
+    renumber: Optional[Mapping[str, int]] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> Dict[str, Any]: ...
+def split_json(
+    data: _Data,
+    *,
+    per: Optional[Literal["set", "group"]] = ...,
+    max_sets: Optional[int] = ...,
+    max_bytes: Optional[int] = ...,
+    renumber: Optional[Mapping[str, int]] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> bytes: ...
+def merge(
+    inputs: Iterable[_Data],
+    *,
+    renumber: Optional[Mapping[str, int]] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> bytes: ...
+@final
+class TransactionStream:
+    def __iter__(self) -> TransactionStream: ...
+    def __next__(self) -> Dict[str, Any]: ...
+    @property
+    def diagnostics(self) -> List[Diagnostic]: ...
+    def close(self) -> None: ...
+
+def iter_transactions(
+    source: _Source,
+    *,
+    documents: Optional[bool] = ...,
+    options: Optional[Mapping[str, Any]] = ...,
+) -> TransactionStream: ...
 def write(
     source: Union[ParseResult, Mapping[str, Any], _JsonText],
     *,

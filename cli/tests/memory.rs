@@ -1,0 +1,135 @@
+//! Peak memory of the CLI on large generated files (about 100 MB each: one
+//! interchange of 135 000 850s, and 1 300 interchanges of 100, written to a
+//! temporary file one at a time and removed): `parse` (one thread and two,
+//! with and without documents), `split` and `validate` stay under 64 MiB of
+//! resident memory, the whole process
+//! (each child's own peak RSS, read with `wait4`). Linux only (procfs,
+//! `wait4`'s maximum resident set size in KiB).
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::BIN;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Writes one interchange of `groups` groups of 1000 850s (about 1 MB a group).
+fn generate(path: &Path, groups: usize) -> u64 {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    w.write_all(b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~\n").unwrap();
+    for g in 1..=groups {
+        writeln!(w, "GS*PO*SENDER*RECEIVER*20230101*1200*{g}*X*004010~").unwrap();
+        for s in 1..=1000 {
+            write!(w, "ST*850*{s:04}~\nBEG*00*SA*PO-{g}-{s}**20230101~\nREF*DP*715~\nN1*ST*ACME DC {s}*92*{s}~\nN3*500 COMMERCE DR~\nN4*RENO*NV*89502*US~\n").unwrap();
+            for l in 1..=10 {
+                write!(
+                    w,
+                    "PO1*{l}*{s}*EA*1.5**VP*SKU{l}-{g}*UP*0588{l}~\nPID*F****RED WIDGET~\n"
+                )
+                .unwrap();
+            }
+            write!(w, "CTT*10~\nSE*28*{s:04}~\n").unwrap();
+        }
+        writeln!(w, "GE*1000*{g}~").unwrap();
+    }
+    writeln!(w, "IEA*{groups}*000000001~").unwrap();
+    w.flush().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+/// Writes `n` interchanges of one group of 100 850s (about 75 KB each).
+fn generate_many(path: &Path, n: usize) -> u64 {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for i in 1..=n {
+        write!(w, "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*{i:09}*0*P*>~\nGS*PO*SENDER*RECEIVER*20230101*1200*{i}*X*004010~\n").unwrap();
+        for s in 1..=100 {
+            write!(w, "ST*850*{s:04}~\nBEG*00*SA*PO-{i}-{s}**20230101~\nREF*DP*715~\nN1*ST*ACME DC {s}*92*{s}~\nN3*500 COMMERCE DR~\nN4*RENO*NV*89502*US~\n").unwrap();
+            for l in 1..=10 {
+                write!(
+                    w,
+                    "PO1*{l}*{s}*EA*1.5**VP*SKU{l}-{i}*UP*0588{l}~\nPID*F****RED WIDGET~\n"
+                )
+                .unwrap();
+            }
+            write!(w, "CTT*10~\nSE*28*{s:04}~\n").unwrap();
+        }
+        write!(w, "GE*100*{i}~\nIEA*1*{i:09}~\n").unwrap();
+    }
+    w.flush().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+/// Runs `x12kit ARGS` with its output dropped: (exit code, peak RSS in bytes).
+fn peak_rss(args: &[&str]) -> (i32, u64) {
+    let child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("x12kit runs");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value; wait4 reaps our own child
+    // (std's `Child` is not waited on afterwards).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    std::mem::forget(child);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (code, usage.ru_maxrss as u64 * 1024)
+}
+
+#[test]
+fn large_files_in_bounded_memory() {
+    let dir = std::env::temp_dir().join(format!("x12kit-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("one-interchange.x12");
+    let len = generate(&file, 135);
+    assert!(len > 90_000_000, "{len}");
+    let f = file.to_str().unwrap();
+    const LIMIT: u64 = 64 << 20;
+    for args in [
+        vec!["parse", f],
+        vec!["parse", "--threads", "1", f],
+        vec!["parse", "--threads", "2", f],
+        vec!["parse", "--no-documents", "--threads", "2", f],
+        vec!["split", f, "--out", "-"],
+        vec!["split", f, "--per", "group", "--out", "-"],
+        vec!["validate", f],
+    ] {
+        let (code, peak) = peak_rss(&args);
+        eprintln!(
+            "x12kit {}: peak RSS {} MiB for a {} MB file",
+            args.join(" "),
+            peak >> 20,
+            len / 1_000_000
+        );
+        assert_eq!(code, 0, "x12kit {args:?}");
+        assert!(peak < LIMIT, "x12kit {args:?}: peak RSS {} MiB", peak >> 20);
+    }
+    std::fs::remove_file(&file).unwrap();
+    // Many small interchanges: each is held whole, then its pages dropped
+    // (with those a fault mapped again around them).
+    let many = dir.join("many-interchanges.x12");
+    let len = generate_many(&many, 1300);
+    assert!(len > 90_000_000, "{len}");
+    let f = many.to_str().unwrap();
+    for args in [vec!["parse", f], vec!["split", f, "--out", "-"]] {
+        let (code, peak) = peak_rss(&args);
+        eprintln!(
+            "x12kit {}: peak RSS {} MiB for a {} MB file",
+            args.join(" "),
+            peak >> 20,
+            len / 1_000_000
+        );
+        assert_eq!(code, 0, "x12kit {args:?}");
+        assert!(peak < LIMIT, "x12kit {args:?}: peak RSS {} MiB", peak >> 20);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,666 @@
+//! Splitting an input into complete interchanges, a set or a group at a
+//! time, and merging interchanges of one sender/receiver pair back into one.
+//!
+//! [`split_each`] reads the input a transaction set at a time
+//! ([`parse_sets`]): a part is written as soon as it is complete, so
+//! memory follows the largest part, not the input. Each part is a complete
+//! interchange: the original ISA and GS (control numbers kept or
+//! renumbered), the sets copied byte for byte (ST02/SE02 renumbered only
+//! when asked; SE01 untouched), and a GE and IEA whose counts are those of
+//! the part. Each part says where what it holds was in the input (segment
+//! index and byte offset of each set).
+//!
+//! [`merge`] is the reverse for interchanges of one sender/receiver pair,
+//! version and delimiters: groups with the same GS (functional id,
+//! application sender and receiver, version and control number; with
+//! `renumber.group`, regardless of control number) become one group, in
+//! the order first seen, their sets in input order. Without renumbering,
+//! merging the parts of a split gives back the input byte for byte.
+
+use serde::{Deserialize, Serialize};
+use x12kit_syntax::diagnostics::Diagnostic;
+use x12kit_syntax::envelope::{Document, Group, Transaction, isa_value};
+use x12kit_syntax::error::{Error, ErrorCode, Problem};
+use x12kit_syntax::segment::Segment;
+use x12kit_syntax::sets::{HOLD, Outline, SetHandler, parse_sets};
+
+/// The largest control number; renumbering wraps around to 1 after it.
+const MAX_CONTROL: u32 = 999_999_999;
+
+/// What a part of a [`split`] holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Per {
+    /// Up to `maxSets` sets (default 1) of one group.
+    #[default]
+    Set,
+    /// One group (all its sets, unless `maxSets` or `maxBytes` cut it).
+    Group,
+}
+
+/// First control numbers to renumber from; a level left out keeps the
+/// original numbers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Renumber {
+    /// ISA13/IEA02 of the first part (or of the merged interchange).
+    pub interchange: Option<u32>,
+    /// GS06/GE02 of the first group.
+    pub group: Option<u32>,
+    /// ST02/SE02 of the first set (at least four digits, as X12 asks).
+    pub set: Option<u32>,
+}
+
+impl Renumber {
+    fn check(&self) -> Result<(), Error> {
+        for (what, n) in [
+            ("interchange", self.interchange),
+            ("group", self.group),
+            ("set", self.set),
+        ] {
+            if let Some(n) = n {
+                if !(1..=MAX_CONTROL).contains(&n) {
+                    return Err(Error::new(
+                        ErrorCode::InvalidControlNumber,
+                        format!("the first {what} control number must be 1–999999999, found {n}"),
+                    )
+                    .at(format!("/renumber/{what}")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Options of [`split`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct SplitOptions {
+    /// `set` (default) or `group`.
+    pub per: Per,
+    /// At most this many sets a part (default: 1 per set, no limit per group).
+    pub max_sets: Option<usize>,
+    /// A part is closed before a set would take it past this many bytes
+    /// (a set larger than that alone makes a part).
+    pub max_bytes: Option<usize>,
+    /// Control numbers to renumber from.
+    pub renumber: Renumber,
+}
+
+/// Where a set of a part was in the input, and its numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartSet {
+    /// ST01.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// ST02 in the part.
+    pub control_number: String,
+    /// ST02 in the input.
+    pub original_control_number: String,
+    /// Index of its ST among the input's segments (0-based).
+    pub segment: usize,
+    /// Byte offset of its ST in the input.
+    pub offset: usize,
+    /// Its bytes in the input, ST through SE (and the line break after it).
+    pub length: usize,
+}
+
+/// One part of a [`split`]: a complete interchange.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    /// ISA13 of the part.
+    pub interchange_control_number: String,
+    /// ISA13 in the input.
+    pub original_interchange_control_number: String,
+    /// GS01 (`null` for sets outside any group).
+    pub functional_id: Option<String>,
+    /// GS06 of the part (`null` for sets outside any group).
+    pub group_control_number: Option<String>,
+    /// GS06 in the input.
+    pub original_group_control_number: Option<String>,
+    /// The sets, in input order.
+    pub sets: Vec<PartSet>,
+    /// The part's X12 (as text; lossy where the input is not UTF-8: the
+    /// bytes are [`Part::x12`]).
+    #[serde(rename = "x12")]
+    pub text: String,
+    /// The part's X12 bytes.
+    #[serde(skip)]
+    pub x12: Vec<u8>,
+}
+
+/// The parts of an input and the diagnostics of reading it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Split {
+    /// The parts, in input order.
+    pub parts: Vec<Part>,
+    /// What reading the input found (as `parse` reports it).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The segment's bytes from its first byte through its terminator and the
+/// line break after it.
+fn whole<'a>(input: &'a [u8], s: &Segment<'a>) -> &'a [u8] {
+    let end = s.offset() + s.raw().len() + usize::from(s.terminated()) + s.suffix().len();
+    &input[s.offset()..end.min(input.len())]
+}
+
+/// `seg` with elements replaced (`(n, value)`, n 1-based), terminator and
+/// line break kept; an element beyond the segment's is left out.
+fn rewrite(input: &[u8], seg: &Segment<'_>, with: &[(usize, &[u8])], out: &mut Vec<u8>) {
+    let all = whole(input, seg);
+    let raw = seg.raw();
+    let sep = seg.delimiters().element;
+    for (k, e) in raw.split(|&b| b == sep).enumerate() {
+        if k > 0 {
+            out.push(sep);
+        }
+        match with.iter().find(|(n, _)| *n == k) {
+            Some((_, v)) => out.extend_from_slice(v),
+            None => out.extend_from_slice(e),
+        }
+    }
+    out.extend_from_slice(&all[raw.len().min(all.len())..]);
+}
+
+/// A segment built from elements, with the terminator and line break of `like`.
+fn build(like: &Segment<'_>, elements: &[&[u8]], out: &mut Vec<u8>) {
+    let d = like.delimiters();
+    for (i, e) in elements.iter().enumerate() {
+        if i > 0 {
+            out.push(d.element);
+        }
+        out.extend_from_slice(e);
+    }
+    out.push(d.segment);
+    out.extend_from_slice(like.suffix());
+}
+
+/// The next number of a counter that wraps around after 999999999.
+fn next(n: &mut u32) -> u32 {
+    let v = *n;
+    *n = if v >= MAX_CONTROL { 1 } else { v + 1 };
+    v
+}
+
+/// The envelope of an outline without its sets.
+fn envelope<'a>(o: &Outline<'a>) -> Outline<'a> {
+    let i = &o.interchange;
+    Outline {
+        interchange: x12kit_syntax::envelope::Interchange {
+            isa: i.isa,
+            segments: Vec::new(),
+            groups: i
+                .groups
+                .iter()
+                .map(|g| Group {
+                    gs: g.gs,
+                    segments: Vec::new(),
+                    transactions: Vec::new(),
+                    ge: g.ge,
+                })
+                .collect(),
+            iea: i.iea,
+        },
+        starts: Vec::new(),
+    }
+}
+
+/// A part being filled.
+struct Filling {
+    part: Part,
+    body: Vec<u8>,
+    /// Input bytes of the sets so far.
+    bytes: usize,
+}
+
+struct Splitter<'a, 'f, F> {
+    input: &'a [u8],
+    max_sets: usize,
+    max_bytes: usize,
+    interchange: Option<u32>,
+    group: Option<u32>,
+    set: Option<u32>,
+    /// The envelope of the interchange being split.
+    outline: Option<Outline<'a>>,
+    /// The group the sets come from (index into the outline).
+    current_group: usize,
+    filling: Option<Filling>,
+    each: &'f mut F,
+    error: Option<std::io::Error>,
+    /// Where the last part handed over ends in the input.
+    end: usize,
+    released: usize,
+    release: &'f mut dyn FnMut(usize),
+    read_ahead: &'f mut dyn FnMut(usize, usize),
+}
+
+/// The input is released at most this often (a call per part would cost
+/// a system call per part).
+const RELEASE_EVERY: usize = 4 << 20;
+
+impl<'a, F: FnMut(Part) -> std::io::Result<()>> Splitter<'a, '_, F> {
+    /// Closes the part being filled: ISA, GS, the sets, GE, IEA.
+    fn close(&mut self) {
+        let (Some(f), Some(o)) = (self.filling.take(), self.outline.as_ref()) else {
+            return;
+        };
+        let i = &o.interchange;
+        let g = &i.groups[self.current_group];
+        let input = self.input;
+        let mut out = Vec::with_capacity(f.body.len() + 256);
+        let mut part = f.part;
+        let isa13 = match self.interchange.as_mut() {
+            Some(n) => format!("{:09}", next(n)).into_bytes(),
+            None => isa_value(&i.isa, 13).into_owned(),
+        };
+        part.interchange_control_number = text(&isa13);
+        rewrite(input, &i.isa, &[(13, &isa13)], &mut out);
+        let mut groups = 0usize;
+        let gs06 = g.gs.as_ref().map(|gs| match self.group.as_mut() {
+            Some(n) => next(n).to_string().into_bytes(),
+            None => gs.value(6).to_vec(),
+        });
+        if let (Some(gs), Some(gs06)) = (&g.gs, &gs06) {
+            groups = 1;
+            part.group_control_number = Some(text(gs06));
+            rewrite(input, gs, &[(6, gs06)], &mut out);
+        }
+        out.extend_from_slice(&f.body);
+        if let (Some(gs), Some(gs06)) = (&g.gs, &gs06) {
+            let count = part.sets.len().to_string();
+            match &g.ge {
+                Some(ge) => rewrite(input, ge, &[(1, count.as_bytes()), (2, gs06)], &mut out),
+                None => build(gs, &[b"GE", count.as_bytes(), gs06], &mut out),
+            }
+        }
+        let count = groups.to_string();
+        match &i.iea {
+            Some(iea) => rewrite(input, iea, &[(1, count.as_bytes()), (2, &isa13)], &mut out),
+            None => build(&i.isa, &[b"IEA", count.as_bytes(), &isa13], &mut out),
+        }
+        part.text = text(&out);
+        part.x12 = out;
+        if self.error.is_none() {
+            if let Err(e) = (self.each)(part) {
+                self.error = Some(e);
+            }
+        }
+        if self.end >= self.released + RELEASE_EVERY {
+            self.released = self.end;
+            (self.release)(self.end);
+        }
+    }
+}
+
+impl<'a, F: FnMut(Part) -> std::io::Result<()>> SetHandler<'a> for Splitter<'a, '_, F> {
+    fn interchange(&mut self, outline: &Outline<'a>) {
+        self.outline = Some(envelope(outline));
+    }
+
+    fn group(&mut self, _outline: &Outline<'a>, n: usize) {
+        self.close();
+        self.current_group = n;
+    }
+
+    fn transaction(&mut self, doc: &Document<'a>, g: &Group<'a>, tx: &Transaction<'a>, _: usize) {
+        let input = self.input;
+        let st = &tx.st;
+        let end = match &tx.se {
+            Some(se) => se.offset() + whole(input, se).len(),
+            // No SE: the set runs through its last body segment.
+            None => doc
+                .body(tx)
+                .last()
+                .map_or(st.offset() + whole(input, st).len(), |s| {
+                    s.offset() + whole(input, &s).len()
+                }),
+        };
+        let length = end - st.offset();
+        if self.filling.as_ref().is_some_and(|f| {
+            f.part.sets.len() >= self.max_sets || (f.bytes > 0 && f.bytes + length > self.max_bytes)
+        }) {
+            self.close();
+        }
+        let isa = self.outline.as_ref().map(|o| o.interchange.isa);
+        let f = self.filling.get_or_insert_with(|| Filling {
+            part: Part {
+                interchange_control_number: String::new(),
+                original_interchange_control_number: isa
+                    .map(|isa| text(&isa_value(&isa, 13)))
+                    .unwrap_or_default(),
+                functional_id: g.gs.map(|gs| text(gs.value(1))),
+                group_control_number: None,
+                original_group_control_number: g.gs.map(|gs| text(gs.value(6))),
+                sets: Vec::new(),
+                text: String::new(),
+                x12: Vec::new(),
+            },
+            body: Vec::new(),
+            bytes: 0,
+        });
+        let original = st.value(2);
+        let st02 = match self.set.as_mut() {
+            Some(n) => format!("{:04}", next(n)).into_bytes(),
+            None => original.to_vec(),
+        };
+        if self.set.is_some() {
+            rewrite(input, st, &[(2, &st02)], &mut f.body);
+            let st_end = st.offset() + whole(input, st).len();
+            match &tx.se {
+                Some(se) => {
+                    f.body.extend_from_slice(&input[st_end..se.offset()]);
+                    rewrite(input, se, &[(2, &st02)], &mut f.body);
+                }
+                None => f.body.extend_from_slice(&input[st_end.min(end)..end]),
+            }
+        } else {
+            f.body.extend_from_slice(&input[st.offset()..end]);
+        }
+        f.bytes += length;
+        self.end = end;
+        f.part.sets.push(PartSet {
+            kind: text(tx.kind()),
+            control_number: text(&st02),
+            original_control_number: text(original),
+            segment: st.index(),
+            offset: st.offset(),
+            length,
+        });
+    }
+
+    fn group_end(&mut self, _outline: &Outline<'a>, _n: usize) {
+        self.close();
+    }
+
+    fn interchange_end(&mut self, _outline: &Outline<'a>, _upto: usize) {
+        self.close();
+        self.outline = None;
+    }
+
+    fn read_ahead(&mut self, from: usize, to: usize) {
+        (self.read_ahead)(from, to);
+    }
+}
+
+/// Splits `input` into parts (see the [module](self) docs), handing each
+/// to `each` as soon as it is complete, reading the input a set at a time.
+/// Returns the diagnostics of reading the input (as `parse` reports them),
+/// `INVALID_OPTIONS` / `INVALID_CONTROL_NUMBER` for unusable options, or
+/// `IO` with what `each` failed with.
+pub fn split_each(
+    input: &[u8],
+    o: &SplitOptions,
+    each: impl FnMut(Part) -> std::io::Result<()>,
+) -> Result<Vec<Diagnostic>, Error> {
+    split_releasing(input, o, each, &mut |_| {}, &mut |_, _| {})
+}
+
+/// [`split_each`] for a caller that maps a file: `release(offset)` every
+/// few MiB says the input before `offset` will not be read again except for
+/// envelope segments read ahead, and `read_ahead(from, to)` that the
+/// read-ahead of a large interchange's envelope went through
+/// `input[from..to]`, read again later: the pages of both may be dropped.
+pub fn split_releasing(
+    input: &[u8],
+    o: &SplitOptions,
+    mut each: impl FnMut(Part) -> std::io::Result<()>,
+    release: &mut dyn FnMut(usize),
+    read_ahead: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<Diagnostic>, Error> {
+    o.renumber.check()?;
+    for (name, v) in [("maxSets", o.max_sets), ("maxBytes", o.max_bytes)] {
+        if v == Some(0) {
+            return Err(Error::new(
+                ErrorCode::InvalidOptions,
+                format!("{name} must be at least 1"),
+            )
+            .at(format!("/{name}")));
+        }
+    }
+    let max_sets = o.max_sets.unwrap_or(match o.per {
+        Per::Set => 1,
+        Per::Group => usize::MAX,
+    });
+    let mut s = Splitter {
+        input,
+        max_sets,
+        max_bytes: o.max_bytes.unwrap_or(usize::MAX),
+        interchange: o.renumber.interchange,
+        group: o.renumber.group,
+        set: o.renumber.set,
+        outline: None,
+        current_group: 0,
+        filling: None,
+        each: &mut each,
+        error: None,
+        end: 0,
+        released: 0,
+        release,
+        read_ahead,
+    };
+    let doc = parse_sets(input, HOLD, &mut s);
+    if let Some(e) = s.error {
+        return Err(Error::new(ErrorCode::Io, e.to_string()));
+    }
+    Ok(doc.diagnostics)
+}
+
+/// [`split_each`] collected: every part, with the diagnostics.
+pub fn split(input: &[u8], o: &SplitOptions) -> Result<Split, Error> {
+    let mut parts = Vec::new();
+    let diagnostics = split_each(input, o, |p| {
+        parts.push(p);
+        Ok(())
+    })?;
+    Ok(Split { parts, diagnostics })
+}
+
+/// Options of [`merge`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct MergeOptions {
+    /// Control numbers to renumber from (the interchange, its groups, its
+    /// sets); with `group`, the groups of one functional id, application
+    /// sender and receiver and version merge whatever their control numbers.
+    pub renumber: Renumber,
+}
+
+/// A group of the merged interchange: the input and GS/GE it was first
+/// seen with, and its sets (input, set).
+struct Merging<'a, 'd> {
+    key: Vec<&'a [u8]>,
+    first: usize,
+    gs: Segment<'a>,
+    ge: Segment<'a>,
+    sets: Vec<(usize, &'d Transaction<'a>)>,
+}
+
+/// What must be equal in every interchange merged: ISA05–ISA08 (sender and
+/// receiver), ISA12 (version) and the delimiters.
+const SAME: [(usize, &str); 5] = [
+    (5, "sender qualifier (ISA05)"),
+    (6, "sender id (ISA06)"),
+    (7, "receiver qualifier (ISA07)"),
+    (8, "receiver id (ISA08)"),
+    (12, "version (ISA12)"),
+];
+
+/// Merges the interchanges of `inputs` (each an X12 input of one or more
+/// interchanges) into one interchange (see the [module](self) docs).
+/// `MERGE_REFUSED`, with a problem per input at fault (pointer `/N`, the
+/// input's 0-based position), when an input holds no interchange or has
+/// envelope errors, or when the interchanges differ in sender, receiver,
+/// version or delimiters; `INVALID_ARGUMENT` for no input;
+/// `INVALID_CONTROL_NUMBER` for a renumbering start outside 1–999999999.
+/// Without `renumber.set`, two sets of one control number that would end
+/// in one group are refused too.
+/// Segments directly inside an interchange (TA1, ISB, ISE) are not carried
+/// over.
+pub fn merge(inputs: &[&[u8]], o: &MergeOptions) -> Result<Vec<u8>, Error> {
+    o.renumber.check()?;
+    if inputs.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "merge needs at least one interchange",
+        ));
+    }
+    let docs: Vec<Document<'_>> = inputs.iter().map(|i| x12kit_syntax::parse(i)).collect();
+    let mut problems = Vec::new();
+    let mut reference: Option<(usize, Segment<'_>)> = None;
+    for (k, doc) in docs.iter().enumerate() {
+        let at = format!("/{k}");
+        if let Some(d) = doc.diagnostics.iter().find(|d| d.is_error()) {
+            problems.push(Problem::error(
+                ErrorCode::MergeRefused,
+                at,
+                format!("has envelope errors: {}", d.message),
+            ));
+            continue;
+        }
+        if doc.interchanges.is_empty() {
+            problems.push(Problem::error(
+                ErrorCode::MergeRefused,
+                at,
+                "holds no interchange",
+            ));
+            continue;
+        }
+        for i in &doc.interchanges {
+            let Some((first, r)) = reference else {
+                reference = Some((k, i.isa));
+                continue;
+            };
+            let isa13 = text(&isa_value(&i.isa, 13));
+            if i.isa.delimiters().bytes() != r.delimiters().bytes() {
+                problems.push(Problem::error(
+                    ErrorCode::MergeRefused,
+                    at.clone(),
+                    format!(
+                        "interchange {isa13} has other delimiters than the first interchange (of input {first})"
+                    ),
+                ));
+            }
+            for (n, what) in SAME {
+                let (a, b) = (isa_value(&i.isa, n), isa_value(&r, n));
+                if a != b {
+                    problems.push(Problem::error(
+                        ErrorCode::MergeRefused,
+                        at.clone(),
+                        format!(
+                            "interchange {isa13} has {what} {:?}, the first interchange (of input {first}) {:?}",
+                            text(&a),
+                            text(&b)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::from_problems(ErrorCode::MergeRefused, problems));
+    }
+    let (first, isa) = reference.expect("an interchange, or a problem");
+    let first_iea = docs[first].interchanges[0].iea.expect("no envelope errors");
+    let mut groups: Vec<Merging<'_, '_>> = Vec::new();
+    for (k, doc) in docs.iter().enumerate() {
+        for i in &doc.interchanges {
+            for g in &i.groups {
+                let (Some(gs), Some(ge)) = (g.gs, g.ge) else {
+                    continue;
+                };
+                let mut key = vec![gs.value(1), gs.value(2), gs.value(3), gs.value(8)];
+                if o.renumber.group.is_none() {
+                    key.push(gs.value(6));
+                }
+                let at = match groups.iter().position(|m| m.key == key) {
+                    Some(at) => at,
+                    None => {
+                        groups.push(Merging {
+                            key,
+                            first: k,
+                            gs,
+                            ge,
+                            sets: Vec::new(),
+                        });
+                        groups.len() - 1
+                    }
+                };
+                groups[at]
+                    .sets
+                    .extend(g.transactions.iter().map(|t| (k, t)));
+            }
+        }
+    }
+    // Without renumbering, two sets with one control number would end in
+    // one group: the output would not validate.
+    if o.renumber.set.is_none() {
+        for m in &groups {
+            let mut seen = std::collections::HashMap::new();
+            for &(k, t) in &m.sets {
+                if let Some(was) = seen.insert(t.control_number(), k) {
+                    problems.push(Problem::error(
+                        ErrorCode::MergeRefused,
+                        format!("/{k}"),
+                        format!(
+                            "set control number {} is also in input {was}, in the same group ({} {}): renumber the sets (renumber.set)",
+                            text(t.control_number()),
+                            text(m.gs.value(1)),
+                            text(m.gs.value(6)),
+                        ),
+                    ));
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::from_problems(ErrorCode::MergeRefused, problems));
+        }
+    }
+    let mut out = Vec::with_capacity(inputs.iter().map(|i| i.len()).sum::<usize>() + 256);
+    let (mut interchange, mut group, mut set) =
+        (o.renumber.interchange, o.renumber.group, o.renumber.set);
+    let isa13 = match interchange.as_mut() {
+        Some(n) => format!("{:09}", next(n)).into_bytes(),
+        None => isa_value(&isa, 13).into_owned(),
+    };
+    rewrite(inputs[first], &isa, &[(13, &isa13)], &mut out);
+    for m in &groups {
+        let input = inputs[m.first];
+        let gs06 = match group.as_mut() {
+            Some(n) => next(n).to_string().into_bytes(),
+            None => m.gs.value(6).to_vec(),
+        };
+        rewrite(input, &m.gs, &[(6, &gs06)], &mut out);
+        for &(k, t) in &m.sets {
+            let input = inputs[k];
+            let se = t.se.expect("no envelope errors");
+            let end = se.offset() + whole(input, &se).len();
+            match set.as_mut() {
+                Some(n) => {
+                    let st02 = format!("{:04}", next(n)).into_bytes();
+                    rewrite(input, &t.st, &[(2, &st02)], &mut out);
+                    let st_end = t.st.offset() + whole(input, &t.st).len();
+                    out.extend_from_slice(&input[st_end..se.offset()]);
+                    rewrite(input, &se, &[(2, &st02)], &mut out);
+                }
+                None => out.extend_from_slice(&input[t.st.offset()..end]),
+            }
+        }
+        let count = m.sets.len().to_string();
+        rewrite(input, &m.ge, &[(1, count.as_bytes()), (2, &gs06)], &mut out);
+    }
+    let count = groups.len().to_string();
+    rewrite(
+        inputs[first],
+        &first_iea,
+        &[(1, count.as_bytes()), (2, &isa13)],
+        &mut out,
+    );
+    Ok(out)
+}

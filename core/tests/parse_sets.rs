@@ -1,0 +1,158 @@
+//! The parse JSON written a transaction set at a time
+//! (`x12kit_syntax::sets::parse_sets` under `json::to_json_stream`) is the
+//! whole-tree writer's, byte for byte, whatever the point at which an
+//! interchange stops being held and is streamed (`hold` 0, 1, 2, 5 body
+//! segments), on this thread and on 1-3 workers: every committed input and its variants, every vector input,
+//! every corpus file, and generated inputs with misplaced segments inside
+//! and after groups, after IEAs, implicit groups, missing trailers and
+//! changes of delimiters and line breaks.
+
+mod common;
+
+use common::{corpus_dir, corpus_files};
+use proptest::prelude::*;
+use x12kit::json::{JsonOptions, to_json_stream_holding, to_json_stream_threads_holding};
+
+fn check(name: &str, input: &[u8]) {
+    let doc = x12kit::parse(input);
+    for documents in [true, false] {
+        let o = JsonOptions { documents };
+        for pretty in [false, true] {
+            let mut whole = Vec::new();
+            x12kit::to_json_writer(&doc, &mut whole, pretty, &o).unwrap();
+            for hold in [0, 1, 2, 5] {
+                let mut out = Vec::new();
+                let mut released = Vec::new();
+                let d = to_json_stream_holding(input, &mut out, pretty, &o, hold, &mut |at| {
+                    released.push(at)
+                })
+                .unwrap();
+                assert!(
+                    out == whole,
+                    "{name}: hold {hold}, pretty {pretty}, documents {documents}\n{}\n{}",
+                    String::from_utf8_lossy(&out),
+                    String::from_utf8_lossy(&whole)
+                );
+                assert_eq!(d, doc.diagnostics, "{name}: hold {hold}");
+                assert!(released.windows(2).all(|w| w[0] <= w[1]), "{name}");
+                assert!(released.iter().all(|&r| r <= input.len()), "{name}");
+                assert!(released.len() >= doc.interchanges.len(), "{name}");
+                for threads in [1, 2, 3] {
+                    let mut out = Vec::new();
+                    let d = to_json_stream_threads_holding(
+                        input,
+                        &mut out,
+                        pretty,
+                        &o,
+                        threads,
+                        hold,
+                        &mut |_| {},
+                    )
+                    .unwrap();
+                    assert!(out == whole, "{name}: {threads} threads, hold {hold}");
+                    assert_eq!(d, doc.diagnostics, "{name}: {threads} threads");
+                }
+            }
+        }
+        each_set(name, input, &doc, &o);
+    }
+}
+
+/// `each_set_json` hands over every set of the parse result, in order, as
+/// the parse JSON's set object with its interchange's and group's headers
+/// and the diagnostics at its segments, whatever the hold.
+fn each_set(name: &str, input: &[u8], doc: &x12kit::Document<'_>, o: &JsonOptions) {
+    let whole: serde_json::Value =
+        serde_json::from_slice(&x12kit::json::to_json_with(doc, o)).unwrap();
+    let mut want = Vec::new();
+    for i in whole["interchanges"].as_array().unwrap() {
+        for g in i["groups"].as_array().unwrap() {
+            for t in g["transactions"].as_array().unwrap() {
+                want.push((i["header"].clone(), g["header"].clone(), t.clone()));
+            }
+        }
+    }
+    let all: Vec<serde_json::Value> = doc
+        .diagnostics
+        .iter()
+        .map(|d| serde_json::to_value(d).unwrap())
+        .collect();
+    for hold in [0, 2, x12kit::sets::HOLD] {
+        let mut got = Vec::new();
+        let d = x12kit::json::each_set_json_holding(input, o, hold, &mut |b| {
+            got.push(serde_json::from_slice::<serde_json::Value>(b).unwrap());
+            true
+        });
+        assert_eq!(d, doc.diagnostics, "{name}: hold {hold}");
+        assert_eq!(got.len(), want.len(), "{name}: hold {hold}");
+        for (g, (isa, gs, t)) in got.iter().zip(&want) {
+            assert_eq!(&g["interchange"], isa, "{name}: hold {hold}");
+            assert_eq!(&g["group"], gs, "{name}: hold {hold}");
+            assert_eq!(&g["transaction"], t, "{name}: hold {hold}");
+            for d in g["diagnostics"].as_array().unwrap() {
+                assert!(all.contains(d), "{name}: {d}");
+            }
+        }
+        // Stopping after the first set hands over no other.
+        let mut n = 0;
+        x12kit::json::each_set_json_holding(input, o, hold, &mut |_| {
+            n += 1;
+            false
+        });
+        assert_eq!(n, want.len().min(1), "{name}: hold {hold}");
+    }
+}
+
+#[test]
+fn committed_inputs_set_by_set_equal_the_whole_tree() {
+    let inputs = common::committed_inputs();
+    assert!(inputs.len() > 300, "only {} inputs", inputs.len());
+    for (name, input) in &inputs {
+        check(name, input);
+    }
+}
+
+#[test]
+fn corpus_set_by_set_equals_the_whole_tree() {
+    let Some(dir) = corpus_dir() else { return };
+    let files = corpus_files(&dir);
+    assert!(!files.is_empty());
+    for (name, path) in &files {
+        check(name, &std::fs::read(path).unwrap());
+    }
+}
+
+const ISA: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~\n";
+
+fn piece() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(ISA.as_bytes().to_vec()),
+        Just(ISA.replace("*U*00401", "*^*00501").into_bytes()),
+        Just(ISA.replace("~\n", "~").into_bytes()),
+        Just(b"GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~\n".to_vec()),
+        Just(b"GS*IN*SENDER*RECEIVER*20230101*1200*2*X*005010~\n".to_vec()),
+        Just(b"ST*850*0001~\nBEG*00*SA*PO-1**20230101~\nREF*DP*7*x>y^z~\nPO1*1*2*EA*1.5**VP*SKU1~\nCTT*1~\nSE*6*0001~\n".to_vec()),
+        Just(b"ST*810*0002~\nBIG*20230101*INV-1~\nIT1*1*2*EA*9.99~\nTDS*1998~\nSE*5*0002~\n".to_vec()),
+        Just(b"ST*850*0003~\nBEG*00*SA*PO1**20230101~\nN1*ST*Caf\xc3\xa9 \"q\" \\ \xe2\x82\xac~SE*4*0003~\n".to_vec()),
+        Just(b"N1*ST*Caf\xe9*\xff\xfe~\n".to_vec()),
+        Just(b"REF*DP*1~".to_vec()),
+        Just(b"TA1*000000001*230101*1200*A*000~\n".to_vec()),
+        Just(b"ISE*1~\n".to_vec()),
+        Just(b"GE*1*1~\n".to_vec()),
+        Just(b"SE*2*0001~\n".to_vec()),
+        Just(b"IEA*1*000000001~\n".to_vec()),
+        Just(b"\xef\xbb\xbf \n".to_vec()),
+        proptest::collection::vec(any::<u8>(), 0..6),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn generated_inputs_set_by_set_equal_the_whole_tree(
+        pieces in proptest::collection::vec(piece(), 1..30),
+    ) {
+        check("generated", &pieces.concat());
+    }
+}
