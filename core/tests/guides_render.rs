@@ -7,7 +7,8 @@
 //!   guide. What render accepts is the X12 it writes without the guide, and
 //!   guided validation passes it clean; what render refuses for the guide
 //!   (a `GUIDE_*` problem), guided validation of the X12 written without
-//!   the guide finds too. Render and validation apply one guide the same way.
+//!   the guide finds too. Render and validation apply one guide the same way,
+//!   also an 856 guide whose minimums name segments of some HL levels only.
 //! - the narrowed schema of each guided set accepts the demo payload and
 //!   refuses payloads that break the guide.
 
@@ -34,6 +35,35 @@ fn guide_json(code: &str) -> Value {
 
 fn guides(code: &str) -> Guides {
     Guides::new(vec![Guide::from_value(&guide_json(code)).unwrap()]).unwrap()
+}
+
+/// The property test's cases: each guided set under the demo guide, and the
+/// 856 under a guide whose minimums name segments the declaration places at
+/// some HL levels only (`LIN @I`, `PRF @O`, `MAN @P`, `TD5 @S`): they hold
+/// per HL loop of those levels, in render and in validation alike.
+const CASES: [&str; 5] = ["850", "810", "856", "204", "856 by HL level"];
+
+/// The set and the guides of a case.
+fn case(name: &str) -> (&str, Guides) {
+    if name != "856 by HL level" {
+        return (name, guides(name));
+    }
+    let mut g = guide_json("856");
+    let segments = g["segments"].as_object_mut().unwrap();
+    for (key, rule) in [
+        ("HL/LIN", json!({"usage": "required"})),
+        ("HL/SN1", json!({"minUse": 1})),
+        ("HL/PRF", json!({"usage": "required"})),
+        ("HL/MAN", json!({"usage": "required"})),
+        ("HL/TD5", json!({"usage": "required"})),
+    ] {
+        let old = segments.entry(key).or_insert_with(|| json!({}));
+        old.as_object_mut()
+            .unwrap()
+            .extend(rule.as_object().unwrap().clone());
+    }
+    let guides = Guides::new(vec![Guide::from_value(&g).unwrap()]).unwrap();
+    ("856", guides)
 }
 
 fn render(code: &str, payload: &Value, guides: Guides) -> Result<x12kit::Rendered, x12kit::Error> {
@@ -192,10 +222,10 @@ proptest! {
 
     #[test]
     fn render_and_validation_apply_a_guide_alike(
-        which in 0..GUIDED.len(),
+        which in 0..CASES.len(),
         changes in prop::collection::vec(change(), 0..5),
     ) {
-        let code = GUIDED[which];
+        let (code, guided) = case(CASES[which]);
         let mut payload = read_json(&format!("examples/payloads/{code}.json"));
         apply(code, &mut payload, &changes);
         // A payload the standard refuses says nothing of the guide.
@@ -203,10 +233,10 @@ proptest! {
             return Ok(());
         };
         let validated = ops::validate(&plain.x12, &ops::ValidateOptions {
-            guides: guides(code),
+            guides: guided.clone(),
             ..Default::default()
         });
-        match render(code, &payload, guides(code)) {
+        match render(code, &payload, guided) {
             Ok(r) => {
                 prop_assert_eq!(&r.x12, &plain.x12);
                 prop_assert!(
@@ -320,4 +350,45 @@ fn a_profiles_guides_are_checked_with_it() {
     let r = render("850", &read_json("examples/payloads/850.json"), other).unwrap();
     assert_eq!(r.warnings.len(), 1);
     assert_eq!(r.warnings[0].code.as_str(), "GUIDE_NOT_APPLIED");
+}
+
+/// A minimum of a segment placed at some HL levels only counts in the HL
+/// loops of those levels: the demo ASN is clean under the 856 case's
+/// guide, and without the LIN of its first item the one finding is at that
+/// item's HL loop.
+#[test]
+fn an_hl_levels_minimums_hold_in_its_own_loops_only() {
+    let (code, guided) = case("856 by HL level");
+    let payload = read_json("examples/payloads/856.json");
+    let x12 = render(code, &payload, guided.clone()).unwrap().x12;
+    let options = ops::ValidateOptions {
+        guides: guided,
+        ..Default::default()
+    };
+    assert!(guide_codes(&ops::validate(&x12, &options)).is_empty());
+    let text = String::from_utf8(x12.clone()).unwrap();
+    let lin = text.find("LIN*").unwrap();
+    let end = lin + text[lin..].find('~').unwrap() + 1;
+    let without = format!("{}{}", &text[..lin], text[end..].trim_start());
+    let v = ops::validate(without.as_bytes(), &options);
+    let found: Vec<_> = v
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str().starts_with("GUIDE_"))
+        .map(|d| {
+            (
+                d.code.as_str(),
+                d.segment_id.as_deref(),
+                d.guide_pointer.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "GUIDE_SEGMENT_MISSING",
+            Some("LIN"),
+            Some("/segments/HL~1LIN/usage")
+        )]
+    );
 }

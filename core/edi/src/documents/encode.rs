@@ -404,6 +404,9 @@ impl<'d> Encoder<'d> {
 
     fn node(&mut self, node: &'d Node, it: &Item<'_>) {
         let Some(map) = &node.map else { return };
+        // A node of other HL levels is not written here, and a guide's
+        // minimum of it holds in the HL loops of its own levels only (as
+        // guided validation counts it: `guide::check`).
         if !map.levels.is_empty() {
             match &it.hl {
                 Some(h) if map.levels.contains(&h.level) => {}

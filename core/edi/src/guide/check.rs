@@ -38,7 +38,19 @@ pub(crate) fn check(
         end,
         out,
     };
-    w.level(&guide.decl.body, 0, items.len(), None, w.end);
+    w.level(&guide.decl.body, 0, items.len(), None, None, w.end);
+}
+
+/// True when the guide's minimum of `node` applies in an occurrence of HL
+/// level `hl` (HL03 of the HL loop it is in, `None` outside one): a node
+/// the declaration places at some HL levels only (`LIN @I` of the 856) is
+/// required in the HL loops of those levels, as render writes it there
+/// only; any other node in every occurrence.
+fn declared_at(node: &Node, hl: Option<&str>) -> bool {
+    match node.map.as_ref().map(|m| &m.levels) {
+        Some(levels) if !levels.is_empty() => hl.is_some_and(|l| levels.iter().any(|x| x == l)),
+        _ => true,
+    }
 }
 
 impl Walk<'_, '_> {
@@ -57,7 +69,8 @@ impl Walk<'_, '_> {
     }
 
     /// One occurrence of a node list (the set's body, or a loop's
-    /// children): items `from..to`; `after` is where the next segment
+    /// children): items `from..to`; `hl` the level code (HL03) of the HL
+    /// loop occurrence it is in, if any; `after` is where the next segment
     /// after the occurrence is.
     fn level(
         &mut self,
@@ -65,6 +78,7 @@ impl Walk<'_, '_> {
         from: usize,
         to: usize,
         loop_id: Option<&str>,
+        hl: Option<&str>,
         after: (usize, usize),
     ) {
         let (guide, segs) = (self.guide, self.segs);
@@ -88,7 +102,14 @@ impl Walk<'_, '_> {
                     Some(kids) => {
                         // The loop's next segment is the first one after it.
                         let after_loop = self.next_at(it.end, to, after);
-                        self.level(kids, i + 1, it.end, Some(&node.id), after_loop);
+                        // An HL loop's occurrence is at the level its HL03 names.
+                        let hier = node.map.as_ref().is_some_and(|m| !m.hier.is_empty());
+                        let code = hier.then(|| String::from_utf8_lossy(segs[it.at].value(3)));
+                        let hl = match &code {
+                            Some(c) => Some(c.as_ref()),
+                            None => hl,
+                        };
+                        self.level(kids, i + 1, it.end, Some(&node.id), hl, after_loop);
                     }
                     None => {
                         if let Some(rules) = guide.elements.get(&node_key(node)) {
@@ -101,7 +122,7 @@ impl Walk<'_, '_> {
         }
         let Some(rules) = counts else { return };
         for (r, c) in rules.iter().enumerate() {
-            if seen[r] >= c.min {
+            if seen[r] >= c.min || !declared_at(&nodes[c.child], hl) {
                 continue;
             }
             // Reported where the node would have been: at the first item
