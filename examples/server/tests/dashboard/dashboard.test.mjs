@@ -2,7 +2,8 @@
 // as the WASM page's tests do) against the real x12kit-server on a fresh store,
 // with a trading partner and webhook receivers that live in this test:
 // sign-in and the lockout, the overview against the API, documents filtered and
-// searched, the inspector highlighting a diagnostic, a resend, a partner with a
+// searched, the inspector highlighting a diagnostic, a received document's
+// partner guide findings, a resend, a partner with a
 // field error then fixed, a key created, used and revoked, a webhook endpoint
 // with a test delivery, CSV intake with a bad row fixed, users and the audit
 // log, an expired session, a phone's screen. axe-core checks every page; the
@@ -123,6 +124,12 @@ url = "${partnerUrl}/edi"
 retries = 1
 backoff_ms = 50
 timeout_ms = 3000
+
+# The demo partner with its implementation guides (examples/guides, paths
+# relative to the profile): what it sends is checked against them.
+[[accounts.partners]]
+id = "acme-guided"
+profile = ${JSON.stringify(join(root, 'examples', 'partners', 'acme-retail-guided.json'))}
 
 [[accounts.webhooks]]
 url = "${hookUrl}/hooks"
@@ -429,6 +436,42 @@ test('a received document: the inspector highlights its diagnostic', async () =>
   await shot('document-inspector');
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('document');
+});
+
+test('a received document that breaks the partner\'s guide: the findings with their rules and 999 codes', async () => {
+  // The demo order from the guided partner, its REF01 a code the guide does not
+  // list (DP, IA): with the order number against the guide's BEG03 pattern, two findings.
+  const edi = readFileSync(join(root, 'examples', 'x12', 'purchase-orders-850.edi'), 'utf8').replace('REF*DP*HARDWARE~', 'REF*ZZ*HARDWARE~');
+  const r = await call('POST', '/api/v1/documents/inbound?partnerId=acme-guided', edi);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const id = r.body.data.transactions[0].documentId;
+  const api = (await call('GET', `/api/v1/transactions/${id}`)).body.data.diagnostics;
+  assert.deepEqual(api.guides, ['acme-retail-850']);
+  const found = api.diagnostics.filter((d) => d.code.startsWith('GUIDE_'));
+  assert.deepEqual(found.map((d) => d.code), ['GUIDE_PATTERN', 'GUIDE_CODE_NOT_USED']);
+  await open(`#/documents/${id}`, '850');
+  await page.waitForSelector('#guide-findings tbody tr', { timeout: 20_000 });
+  assert.equal(await page.textContent('#guide-h'), 'Partner guide findings (2)');
+  assert.equal(await page.textContent('#guide-findings .notice-error'),
+    'The set breaks the partner\'s guide (acme-retail-850) in 2 places; a 999 answering it carries the implementation codes.');
+  const rows = await page.$$eval('#guide-findings tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
+  // The page shows what the API recorded, finding for finding.
+  assert.deepEqual(rows.map((c) => [c[0], c[1], c[2], c[3], c[5]]),
+    found.map((d) => [d.code, d.message, `#${d.segmentIndex} ${d.segmentId}`, String(d.element), d.guidePointer]));
+  assert.deepEqual(rows.map((c) => c[2]), ['#3 BEG', '#4 REF']);
+  assert.deepEqual(rows.map((c) => c[4]), ['IK304 8, IK403 I12', 'IK304 8, IK403 I6']);
+  assert.deepEqual(rows.map((c) => c[5]), ['/segments/BEG/elements/BEG03/pattern', '/segments/REF/elements/REF01/codes']);
+  assert.match(rows[0][1], /PO-2026-0042/);
+  assert.match(rows[1][1], /"ZZ"/);
+  // A document of a partner without guides has no such section.
+  await open(`#/documents/${docs.inbound}`, '850');
+  await page.waitForSelector('#diagnostics tbody tr[data-diag]', { timeout: 20_000 });
+  assert.equal(await page.locator('#guide-findings').count(), 0);
+  await open(`#/documents/${id}`, '850');
+  await page.waitForSelector('#guide-findings tbody tr', { timeout: 20_000 });
+  await page.locator('#guide-findings').scrollIntoViewIfNeeded();
+  await axe(page, 'document with guide findings');
+  await shot('guide-findings');
 });
 
 test('resend a failed document: confirmed, routed afterwards, said so in its timeline', async () => {
