@@ -5,8 +5,8 @@ use crate::app::App;
 use crate::error::{ApiError, ApiResult, Detail};
 use crate::guard::{self, Caller, Group};
 use crate::request::{
-    body_bytes, canonical, decode_cursor, encode_cursor, limit_param, off_thread, query,
-    query_error,
+    BLOCKING_ABOVE, Frames, body_bytes, canonical, decode_cursor, encode_cursor, limit_param,
+    off_thread, query, query_error, read_whole,
 };
 use crate::status::Status;
 use crate::store::{self, Accept};
@@ -590,8 +590,15 @@ fn x12_input(
     body: Result<Bytes, BytesRejection>,
     limit: usize,
 ) -> ApiResult<Bytes> {
+    let json = x12_wrapped(headers)?;
+    x12_of(json, body_bytes(body, limit)?)
+}
+
+/// Whether a `/parse` or `/validate` body is the JSON wrapper (else raw X12);
+/// 415 for another media type.
+fn x12_wrapped(headers: &HeaderMap) -> ApiResult<bool> {
     let media = media_type(headers);
-    let raw = match media.as_deref() {
+    let json = match media.as_deref() {
         Some("application/edi-x12" | "text/plain" | "application/octet-stream") => false,
         Some(m) if is_json(m) => true,
         _ => {
@@ -603,11 +610,15 @@ fn x12_input(
             ));
         }
     };
-    let body = body_bytes(body, limit)?;
+    Ok(json)
+}
+
+/// The X12 of a whole body: itself, or the `x12` of its JSON wrapper.
+fn x12_of(json: bool, body: Bytes) -> ApiResult<Bytes> {
     if body.is_empty() {
         return Err(empty_body());
     }
-    if !raw {
+    if !json {
         return Ok(body);
     }
     let wrapped: X12Json = serde_json::from_slice(&body).map_err(|e| {
@@ -720,7 +731,7 @@ async fn validate(
     State(app): AppState,
     uri: Uri,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: axum::body::Body,
 ) -> ApiResult<Response> {
     let q: ValidateQuery = query(&uri)?;
     let ack = match q.ack.as_deref() {
@@ -743,10 +754,30 @@ async fn validate(
             format!("controlNumber must be 1 to 999999999, found {control}"),
         ));
     }
-    let input = x12_input(&headers, body, app.config.max_body_bytes)?;
+    let json = x12_wrapped(&headers)?;
+    let limit = app.config.max_body_bytes;
     let structure = q.structure.unwrap_or(false);
-    let json = off_thread(input.len(), move || {
-        x12::validate(&input, structure, ack.as_deref(), control)
+    let size = {
+        use http_body::Body as _;
+        body.size_hint().exact()
+    };
+    // Raw X12 of unknown or larger size is validated as it arrives (memory bounded by
+    // the longest segment and the sets' summaries); a JSON wrapper or a small body whole.
+    if json || size.is_some_and(|n| n <= BLOCKING_ABOVE as u64) {
+        let input = x12_of(json, read_whole(body, limit).await?)?;
+        let json = off_thread(input.len(), move || {
+            x12::validate(&input, structure, ack.as_deref(), control)
+        })
+        .await?;
+        return Ok(json_response(StatusCode::OK, json));
+    }
+    let frames = Frames::new(body, limit);
+    let json = off_thread(usize::MAX, move || {
+        let mut frames = frames.peekable();
+        if frames.peek().is_none() {
+            return Err(empty_body());
+        }
+        x12::validate_stream(frames, structure, ack.as_deref(), control)
     })
     .await?;
     Ok(json_response(StatusCode::OK, json))

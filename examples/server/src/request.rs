@@ -3,7 +3,7 @@
 //! (Apart from the router in `api.rs`, which names the route modules.)
 
 use crate::error::{ApiError, ApiResult, Detail};
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::http::{StatusCode, Uri};
 use base64::Engine;
@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// Bodies above this size are parsed on the blocking pool (8 KiB parse in well under
 /// 0.1 ms; anything longer must not hold a runtime thread, which serves every connection).
-const BLOCKING_ABOVE: usize = 8 * 1024;
+pub(crate) const BLOCKING_ABOVE: usize = 8 * 1024;
 
 pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> ApiResult<Bytes> {
     body.map_err(|r| {
@@ -25,6 +25,120 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> A
             )
         }
     })
+}
+
+/// What a body that failed while being read answers: 413 over `limit`, 408 too slow
+/// (a [`Metered`](crate::serve::metered::Metered) body), else 400 `INVALID_BODY`. The
+/// rest of the body is not read: the connection closes after the answer.
+pub(crate) fn body_error(e: &axum::Error, limit: usize) -> ApiError {
+    use crate::serve::metered::BodyFault;
+    let error = match BodyFault::of(e) {
+        Some(BodyFault::TooLarge(_)) => ApiError::too_large(limit),
+        Some(BodyFault::TooSlow(m)) => return crate::serve::capacity::request_timeout(m.clone()),
+        Some(BodyFault::Read(e)) => invalid_body(e),
+        None => invalid_body(e),
+    };
+    error.with_header(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    )
+}
+
+fn invalid_body(e: &dyn std::fmt::Display) -> ApiError {
+    ApiError::bad_request(
+        "INVALID_BODY",
+        format!("the request body could not be read: {e}"),
+    )
+}
+
+/// A body's data as it arrives, for a core call on the blocking pool (each
+/// [`next`](Iterator::next) waits for the next frame on the runtime): at most `limit`
+/// bytes, empty frames skipped, a read failure as [`body_error`]'s answer.
+pub(crate) struct Frames {
+    body: Body,
+    limit: usize,
+    read: usize,
+    runtime: tokio::runtime::Handle,
+    ended: bool,
+}
+
+impl Frames {
+    /// Must be made on the runtime (it keeps its handle).
+    pub(crate) fn new(body: Body, limit: usize) -> Self {
+        Frames {
+            body,
+            limit,
+            read: 0,
+            runtime: tokio::runtime::Handle::current(),
+            ended: false,
+        }
+    }
+}
+
+impl Iterator for Frames {
+    type Item = ApiResult<Bytes>;
+
+    fn next(&mut self) -> Option<ApiResult<Bytes>> {
+        use http_body_util::BodyExt;
+        while !self.ended {
+            let frame = match self.runtime.block_on(self.body.frame()) {
+                None => break,
+                Some(Err(e)) => Err(body_error(&e, self.limit)),
+                Some(Ok(f)) => Ok(f),
+            };
+            let data = match frame {
+                Err(e) => {
+                    self.ended = true;
+                    return Some(Err(e));
+                }
+                Ok(f) => match f.into_data() {
+                    Ok(d) if !d.is_empty() => d,
+                    _ => continue,
+                },
+            };
+            self.read += data.len();
+            if self.read > self.limit {
+                self.ended = true;
+                return Some(Err(ApiError::too_large(self.limit).with_header(
+                    axum::http::header::CONNECTION,
+                    axum::http::HeaderValue::from_static("close"),
+                )));
+            }
+            return Some(Ok(data));
+        }
+        self.ended = true;
+        None
+    }
+}
+
+/// Reads a whole body of at most `limit` bytes (see [`Frames`] for the errors).
+pub(crate) async fn read_whole(mut body: Body, limit: usize) -> ApiResult<Bytes> {
+    use http_body_util::BodyExt;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut first: Option<Bytes> = None;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| body_error(&e, limit))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let have = first.as_ref().map_or(0, Bytes::len) + buf.len();
+        if have + data.len() > limit {
+            return Err(body_error(
+                &axum::Error::new(crate::serve::metered::BodyFault::TooLarge(limit)),
+                limit,
+            ));
+        }
+        match &first {
+            None if buf.is_empty() => first = Some(data),
+            _ => {
+                if let Some(f) = first.take() {
+                    buf.extend_from_slice(&f);
+                }
+                buf.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(first.unwrap_or_else(|| Bytes::from(buf)))
 }
 
 /// Parses a query string into `T` (unknown or repeated parameters are 400s).

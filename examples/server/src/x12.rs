@@ -108,6 +108,38 @@ pub fn validate(
 ) -> ApiResult<Vec<u8>> {
     let options: ops::ValidateOptions = core_options(json!({"structure": structure}))?;
     let validation = guarded("validate", || Ok(ops::validate(input, &options)))?;
+    answer(validation, structure, ack, control)
+}
+
+/// `POST /validate` of a body read as it arrives: the core's push validator fed each
+/// chunk, so memory follows the longest segment and the summaries of the sets, not the
+/// input. The same bytes as [`validate`] of the whole input (the core's stream gives
+/// the result of its whole-input validation, whatever the chunking). A chunk's error
+/// (the body over its limit, a broken connection) ends it with that error.
+pub fn validate_stream(
+    chunks: impl Iterator<Item = ApiResult<axum::body::Bytes>>,
+    structure: bool,
+    ack: Option<&str>,
+    control: u64,
+) -> ApiResult<Vec<u8>> {
+    let options: ops::ValidateOptions = core_options(json!({"structure": structure}))?;
+    let validation = guarded("validate", || {
+        let mut v = ops::stream_validator(&options);
+        for chunk in chunks {
+            v.feed(&chunk?);
+        }
+        Ok(v.finish())
+    })?;
+    answer(validation, structure, ack, control)
+}
+
+/// The validation JSON, with the acknowledgement asked for.
+fn answer(
+    validation: x12kit::Validation,
+    structure: bool,
+    ack: Option<&str>,
+    control: u64,
+) -> ApiResult<Vec<u8>> {
     let mut json = validation.to_json();
     if let Some(kind) = ack {
         let options: ops::AcknowledgeOptions = core_options(json!({
