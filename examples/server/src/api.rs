@@ -671,11 +671,20 @@ async fn parse(
     State(app): AppState,
     uri: Uri,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: axum::body::Body,
 ) -> ApiResult<Response> {
     let q: ParseQuery = query(&uri)?;
-    let input = x12_input(&headers, body, app.config.max_body_bytes)?;
+    let json = x12_wrapped(&headers)?;
+    let limit = app.config.max_body_bytes;
     let documents = q.documents.unwrap_or(true);
+    let size = {
+        use http_body::Body as _;
+        body.size_hint().exact()
+    };
+    if !json && crate::request::parse_streams(size) {
+        return parse_streamed(body, limit, documents).await;
+    }
+    let input = x12_of(json, read_whole(body, limit).await?)?;
     // Into a reused buffer, which goes back to the pool once the body is sent (src/pool.rs).
     let json = off_thread(input.len(), move || {
         let mut out = crate::pool::take();
@@ -689,6 +698,45 @@ async fn parse(
     })
     .await?;
     Ok(json_response(StatusCode::OK, crate::pool::into_bytes(json)))
+}
+
+/// `POST /parse` of a large raw body: spooled to a temporary file as it arrives, then
+/// parsed into JSON that is sent as it is written (chunked), one interchange or set at
+/// a time; memory follows the largest set, not the input or the result. The body's
+/// errors (413, 400, 408) are answered before the result starts.
+async fn parse_streamed(
+    body: axum::body::Body,
+    limit: usize,
+    documents: bool,
+) -> ApiResult<Response> {
+    let slot = crate::request::core_slot().await?;
+    let frames = Frames::new(body, limit);
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<ApiResult<()>>();
+    let (out, writer) = crate::request::channel_body();
+    tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        let input = match crate::request::spool(frames) {
+            Ok(i) if i.is_empty() => Err(empty_body()),
+            other => other,
+        };
+        let input = match input {
+            Ok(i) => i,
+            Err(e) => {
+                let _ = ready_tx.send(Err(e));
+                return;
+            }
+        };
+        let _ = ready_tx.send(Ok(()));
+        let _ = x12::parse_stream(&input, documents, writer);
+    });
+    match ready_rx.await {
+        Ok(Ok(())) => Ok(json_response(StatusCode::OK, axum::body::Body::new(out))),
+        Ok(Err(e)) => Err(e),
+        Err(_) => {
+            tracing::error!(target: "x12kit_server::api", "reading a body to parse panicked");
+            Err(ApiError::internal())
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -243,6 +243,122 @@ fn core_slots() -> &'static tokio::sync::Semaphore {
     })
 }
 
+/// `POST /parse` reads a raw body as it arrives (spooled, its answer streamed) when its
+/// size is unknown or over this; a smaller one is parsed whole into a reused buffer and
+/// answered with its length.
+const PARSE_STREAM_ABOVE: u64 = 8 * 1024 * 1024;
+
+/// Whether `POST /parse` streams a raw body of this declared size (see
+/// [`PARSE_STREAM_ABOVE`]).
+pub(crate) fn parse_streams(declared: Option<u64>) -> bool {
+    declared.is_none_or(|n| n > PARSE_STREAM_ABOVE)
+}
+
+/// A core slot for a call that runs on the blocking pool by itself (one that answers
+/// before it ends, as a streamed parse does).
+pub(crate) async fn core_slot() -> ApiResult<tokio::sync::SemaphorePermit<'static>> {
+    core_slots()
+        .acquire()
+        .await
+        .map_err(|_| ApiError::internal())
+}
+
+/// A body's data copied into an anonymous temporary file, mapped (see [`Frames`] for
+/// the errors; a temporary file that cannot be written is a logged 500). Memory: one
+/// 64 KiB buffer and the frame at hand.
+pub(crate) fn spool(mut frames: Frames) -> ApiResult<x12kit_mapped::Input> {
+    let mut pending = Bytes::new();
+    let mut failed = None;
+    let spooled = x12kit_mapped::Input::spool(64 * 1024, |buf| {
+        while pending.is_empty() {
+            match frames.next() {
+                None => return Ok(0),
+                Some(Ok(b)) => pending = b,
+                Some(Err(e)) => {
+                    failed = Some(e);
+                    return Err(std::io::Error::other("the request body ended early"));
+                }
+            }
+        }
+        let n = buf.len().min(pending.len());
+        buf[..n].copy_from_slice(&pending.split_to(n));
+        Ok(n)
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    spooled.map_err(|e| {
+        tracing::error!(target: "x12kit_server::api", error = %e, "cannot spool a request body to a temporary file");
+        ApiError::internal()
+    })
+}
+
+/// A response body made on the blocking pool as it is sent: the chunks of a
+/// [`ChannelWriter`], through a channel of a few chunks (what is held in between).
+pub(crate) struct ChannelBody(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl http_body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|b| Ok(http_body::Frame::data(b))))
+    }
+}
+
+/// Writes into a [`ChannelBody`] in chunks of 64 KiB, waiting while the client reads;
+/// `BrokenPipe` once the client has gone.
+pub(crate) struct ChannelWriter {
+    tx: tokio::sync::mpsc::Sender<Bytes>,
+    buf: Vec<u8>,
+}
+
+/// Chunks of a [`ChannelWriter`].
+const CHUNK: usize = 64 * 1024;
+
+/// A response body and the writer that makes it (at most 4 chunks in between).
+pub(crate) fn channel_body() -> (ChannelBody, ChannelWriter) {
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    (
+        ChannelBody(rx),
+        ChannelWriter {
+            tx,
+            buf: Vec::with_capacity(CHUNK),
+        },
+    )
+}
+
+impl ChannelWriter {
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = Bytes::from(std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK)));
+        self.tx
+            .blocking_send(chunk)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send()
+    }
+}
+
 /// Runs a core call on a small input at once, on a larger one on the blocking pool,
 /// at most [`core_slots`] at a time.
 pub(crate) async fn off_thread<T: Send + 'static>(

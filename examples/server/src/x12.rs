@@ -98,6 +98,38 @@ pub fn parse_into(input: &[u8], documents: bool, out: &mut Vec<u8>) -> ApiResult
     })
 }
 
+/// `POST /parse` of a large body: the core's parse result JSON written to `out` as it
+/// is made (the core's set-by-set writer for a mapped input, `json::to_json_stream_mapped`: one
+/// interchange, or one set of a large one, at a time), the pages of the mapped input dropped behind the
+/// parser. The same bytes as [`parse_into`]. An error of `out` (the client has gone)
+/// ends it.
+pub fn parse_stream(
+    input: &x12kit_mapped::Input,
+    documents: bool,
+    mut out: impl std::io::Write + Send,
+) -> ApiResult<()> {
+    let options: ops::ParseOptions = core_options(json!({"documents": documents}))?;
+    let mut released = 0;
+    crate::metrics::PARSE.time(|| {
+        guarded("parse", || {
+            let written = x12kit::json::to_json_stream_mapped(
+                input,
+                &mut out,
+                false,
+                &options,
+                1,
+                &mut |offset| released = input.release(released, offset),
+                &mut |from, to| input.drop_pages(from, to),
+            )
+            .and_then(|_| out.flush());
+            written.map_err(|e| {
+                tracing::debug!(error = %e, "a streamed parse result was not sent whole");
+                ApiError::internal()
+            })
+        })
+    })
+}
+
 /// `POST /validate`: the validation JSON (what `x12kit validate --json`
 /// prints), with the acknowledgement X12 added as `"acknowledgement"` when asked.
 pub fn validate(

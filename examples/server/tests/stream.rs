@@ -325,3 +325,156 @@ fn a_large_body_is_validated_in_bounded_memory() {
         size >> 20
     );
 }
+
+#[test]
+fn streamed_parse_answers_the_cores_bytes_for_every_vector_input() {
+    let s = Server::start();
+    for (i, (name, input)) in vector_inputs().into_iter().enumerate() {
+        if input.is_empty() {
+            let r = s
+                .post("/api/v1/parse", ALPHA)
+                .header("content-type", "application/edi-x12")
+                .body(chunked(&input, 1))
+                .send()
+                .unwrap();
+            error_body(r, 400, "EMPTY_BODY");
+            continue;
+        }
+        for documents in [true, false] {
+            let o: x12kit::ops::ParseOptions =
+                x12kit::ops::options(json!({"documents": documents})).unwrap();
+            let expected = x12kit::ops::parse_json(&input, &o);
+            let step = [1, 7, 4096, 65536][(i + usize::from(documents)) % 4];
+            let r = s
+                .post(
+                    &format!("{}/parse?documents={documents}", PREFIXES[i % 2]),
+                    ALPHA,
+                )
+                .header("content-type", "application/edi-x12")
+                .body(chunked(&input, step))
+                .send()
+                .unwrap();
+            assert_eq!(r.status(), 200, "{name}");
+            assert_eq!(r.headers()["content-type"], "application/json");
+            // Sent as it is written: no length up front.
+            assert_eq!(r.headers()["transfer-encoding"], "chunked", "{name}");
+            assert_eq!(
+                r.bytes().unwrap().as_ref(),
+                expected.as_slice(),
+                "{name} documents={documents} in {step}-byte frames"
+            );
+        }
+    }
+    // Over the limit while arriving: the same 413, before any of the result.
+    let limit = 64 * 1024;
+    let s = Server::start_with(Options {
+        max_body_bytes: limit,
+        ..Options::default()
+    });
+    let mut over = Vec::new();
+    generated(limit as u64 + 1)
+        .take(limit as u64 + 1)
+        .read_to_end(&mut over)
+        .unwrap();
+    let r = s
+        .post("/api/v1/parse", ALPHA)
+        .header("content-type", "application/edi-x12")
+        .body(chunked(&over, 8192))
+        .send()
+        .unwrap();
+    error_body(r, 413, "PAYLOAD_TOO_LARGE");
+}
+
+#[test]
+fn a_large_body_is_parsed_in_bounded_memory() {
+    use sha2::{Digest, Sha256};
+    let size: u64 = std::env::var("X12KIT_STREAM_TEST_PARSE_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256 << 20);
+    let limit = (size + (1 << 20)) as usize;
+    let s = Server::start_with(Options {
+        max_body_bytes: limit,
+        server_toml: Some(format!(
+            "request_timeout_ms = 1800000\nbody_memory_bytes = {}\n",
+            limit.min(u32::MAX as usize)
+        )),
+        ..Options::default()
+    });
+    // The expected result: the core's streamed JSON of the same bytes, hashed.
+    let mut generated_input = Vec::new();
+    generated(size).read_to_end(&mut generated_input).unwrap();
+    let input_len = generated_input.len();
+    let mut hasher = Sha256::new();
+    let mut expected_len = 0usize;
+    {
+        struct Hashing<'a>(&'a mut Sha256, &'a mut usize);
+        impl std::io::Write for Hashing<'_> {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.update(b);
+                *self.1 += b.len();
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let o: x12kit::ops::ParseOptions =
+            x12kit::ops::options(json!({"documents": false})).unwrap();
+        x12kit::ops::parse_json_to_writer(
+            &generated_input,
+            &o,
+            Hashing(&mut hasher, &mut expected_len),
+        )
+        .unwrap();
+    }
+    drop(generated_input);
+    let expected = hasher.finalize();
+    let before = peak_rss(s.pid());
+    let started = std::time::Instant::now();
+    let client = reqwest::blocking::Client::builder()
+        .timeout(std::time::Duration::from_secs(1800))
+        .build()
+        .unwrap();
+    let mut r = client
+        .post(format!("{}/api/v1/parse?documents=false", s.base))
+        .bearer_auth(ALPHA)
+        .header("content-type", "application/edi-x12")
+        .body(reqwest::blocking::Body::new(generated(size)))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let mut got = Sha256::new();
+    let mut got_len = 0usize;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = r.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        got.update(&buf[..n]);
+        got_len += n;
+    }
+    let took = started.elapsed();
+    let after = peak_rss(s.pid());
+    assert_eq!(got_len, expected_len);
+    assert_eq!(
+        got.finalize(),
+        expected,
+        "the streamed result differs from the core's"
+    );
+    let grew = after.saturating_sub(before);
+    eprintln!(
+        "parsed {input_len} bytes into {got_len} bytes of JSON in {:.1} s; server peak RSS {} MiB before, {} MiB after",
+        took.as_secs_f64(),
+        before >> 20,
+        after >> 20
+    );
+    assert!(
+        grew < 64 << 20,
+        "the server's peak RSS grew by {} MiB parsing {} MiB into {} MiB of JSON",
+        grew >> 20,
+        input_len >> 20,
+        got_len >> 20
+    );
+}

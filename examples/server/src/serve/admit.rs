@@ -72,7 +72,8 @@ pub async fn admit(req: Request, next: Next) -> Response {
     let phase = req.extensions().get::<Phase>().cloned().unwrap_or_default();
     let mut held = Held::default();
     let (parts, body) = req.into_parts();
-    let streamed = kind == Kind::X12 && streamed(&path, &parts.headers);
+    let streamed =
+        kind == Kind::X12 && streamed(&path, &parts.headers, declared(&parts.headers, &body));
     let read = if streamed {
         stream_body(capacity, &mut held, &parts.headers, body).await
     } else {
@@ -234,8 +235,9 @@ async fn reserve_memory(
 }
 
 /// Whether the route reads its body as it arrives ([`stream_body`]) rather than whole
-/// beforehand: `POST /validate` with raw X12 (a JSON wrapper is read whole).
-fn streamed(path: &str, headers: &axum::http::HeaderMap) -> bool {
+/// beforehand: raw X12 to `POST /validate`, and to `POST /parse` when its size is
+/// unknown or large (a JSON wrapper is read whole).
+fn streamed(path: &str, headers: &axum::http::HeaderMap, size: Option<u64>) -> bool {
     let raw = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -252,7 +254,8 @@ fn streamed(path: &str, headers: &axum::http::HeaderMap) -> bool {
                 "application/edi-x12" | "text/plain" | "application/octet-stream"
             )
         });
-    raw && path.ends_with("/validate")
+    raw && (path.ends_with("/validate")
+        || (path.ends_with("/parse") && crate::request::parse_streams(size)))
 }
 
 /// Admits a body its route reads as it arrives: over `max_body_bytes` by its declared
