@@ -700,6 +700,9 @@ async fn parse(
     Ok(json_response(StatusCode::OK, crate::pool::into_bytes(json)))
 }
 
+/// What a streamed `/validate` gathers from the body before handing it to the core.
+const VALIDATE_BATCH: usize = 1024 * 1024;
+
 /// `POST /parse` of a large raw body: spooled to a temporary file as it arrives, then
 /// parsed into JSON that is sent as it is written (chunked), one interchange or set at
 /// a time; memory follows the largest set, not the input or the result. The body's
@@ -709,34 +712,21 @@ async fn parse_streamed(
     limit: usize,
     documents: bool,
 ) -> ApiResult<Response> {
-    let slot = crate::request::core_slot().await?;
+    // Spooling waits for the client: on a blocking thread but without a core slot.
     let frames = Frames::new(body, limit);
-    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<ApiResult<()>>();
+    let input = tokio::task::spawn_blocking(move || crate::request::spool(frames))
+        .await
+        .map_err(|_| ApiError::internal())??;
+    if input.is_empty() {
+        return Err(empty_body());
+    }
+    let slot = crate::request::core_slot().await?;
     let (out, writer) = crate::request::channel_body();
     tokio::task::spawn_blocking(move || {
         let _slot = slot;
-        let input = match crate::request::spool(frames) {
-            Ok(i) if i.is_empty() => Err(empty_body()),
-            other => other,
-        };
-        let input = match input {
-            Ok(i) => i,
-            Err(e) => {
-                let _ = ready_tx.send(Err(e));
-                return;
-            }
-        };
-        let _ = ready_tx.send(Ok(()));
         let _ = x12::parse_stream(&input, documents, writer);
     });
-    match ready_rx.await {
-        Ok(Ok(())) => Ok(json_response(StatusCode::OK, axum::body::Body::new(out))),
-        Ok(Err(e)) => Err(e),
-        Err(_) => {
-            tracing::error!(target: "x12kit_server::api", "reading a body to parse panicked");
-            Err(ApiError::internal())
-        }
-    }
+    Ok(json_response(StatusCode::OK, axum::body::Body::new(out)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -819,15 +809,34 @@ async fn validate(
         .await?;
         return Ok(json_response(StatusCode::OK, json));
     }
-    let frames = Frames::new(body, limit);
-    let json = off_thread(usize::MAX, move || {
-        let mut frames = frames.peekable();
-        if frames.peek().is_none() {
-            return Err(empty_body());
+    // The body is read here, on the runtime, and handed to the core a batch at a time on
+    // the blocking pool: a core slot is held while the core works, never while the
+    // client is sending (a slow client must not take the slots of everyone's calls).
+    let (mut body, mut read) = (body, 0usize);
+    let mut v = x12::ValidateStream::new(structure)?;
+    let mut batch: Vec<u8> = Vec::with_capacity(VALIDATE_BATCH + 64 * 1024);
+    loop {
+        let chunk = crate::request::next_data(&mut body, &mut read, limit)
+            .await
+            .transpose()?;
+        let end = chunk.is_none();
+        if let Some(c) = chunk {
+            batch.extend_from_slice(&c);
         }
-        x12::validate_stream(frames, structure, ack.as_deref(), control)
-    })
-    .await?;
+        if batch.len() >= VALIDATE_BATCH || (end && !batch.is_empty()) {
+            // The batch's buffer goes to the blocking pool and comes back, reused.
+            let b = std::mem::take(&mut batch);
+            (v, batch) = off_thread(b.len(), move || Ok((v.feed(&b)?, b))).await?;
+            batch.clear();
+        }
+        if end {
+            break;
+        }
+    }
+    if read == 0 {
+        return Err(empty_body());
+    }
+    let json = off_thread(usize::MAX, move || v.answer(ack.as_deref(), control)).await?;
     Ok(json_response(StatusCode::OK, json))
 }
 

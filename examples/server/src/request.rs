@@ -79,35 +79,43 @@ impl Iterator for Frames {
     type Item = ApiResult<Bytes>;
 
     fn next(&mut self) -> Option<ApiResult<Bytes>> {
-        use http_body_util::BodyExt;
-        while !self.ended {
-            let frame = match self.runtime.block_on(self.body.frame()) {
-                None => break,
-                Some(Err(e)) => Err(body_error(&e, self.limit)),
-                Some(Ok(f)) => Ok(f),
-            };
-            let data = match frame {
-                Err(e) => {
-                    self.ended = true;
-                    return Some(Err(e));
-                }
-                Ok(f) => match f.into_data() {
-                    Ok(d) if !d.is_empty() => d,
-                    _ => continue,
-                },
-            };
-            self.read += data.len();
-            if self.read > self.limit {
-                self.ended = true;
-                return Some(Err(ApiError::too_large(self.limit).with_header(
-                    axum::http::header::CONNECTION,
-                    axum::http::HeaderValue::from_static("close"),
-                )));
-            }
-            return Some(Ok(data));
+        if self.ended {
+            return None;
         }
-        self.ended = true;
-        None
+        let next = self
+            .runtime
+            .block_on(next_data(&mut self.body, &mut self.read, self.limit));
+        if !matches!(next, Some(Ok(_))) {
+            self.ended = true;
+        }
+        next
+    }
+}
+
+/// The next data of a body (empty frames skipped), counting what was `read` against
+/// `limit`; a read failure or the limit passed as [`body_error`]'s answer.
+pub(crate) async fn next_data(
+    body: &mut Body,
+    read: &mut usize,
+    limit: usize,
+) -> Option<ApiResult<Bytes>> {
+    use http_body_util::BodyExt;
+    loop {
+        let data = match body.frame().await? {
+            Err(e) => return Some(Err(body_error(&e, limit))),
+            Ok(f) => match f.into_data() {
+                Ok(d) if !d.is_empty() => d,
+                _ => continue,
+            },
+        };
+        *read += data.len();
+        if *read > limit {
+            return Some(Err(body_error(
+                &axum::Error::new(crate::serve::metered::BodyFault::TooLarge(limit)),
+                limit,
+            )));
+        }
+        return Some(Ok(data));
     }
 }
 

@@ -148,26 +148,42 @@ pub fn validate(
     answer(validation, structure, ack, control)
 }
 
-/// `POST /validate` of a body read as it arrives: the core's push validator fed each
-/// chunk, so memory follows the longest segment and the summaries of the sets, not the
-/// input. The same bytes as [`validate`] of the whole input (the core's stream gives
-/// the result of its whole-input validation, whatever the chunking). A chunk's error
-/// (the body over its limit, a broken connection) ends it with that error.
-pub fn validate_stream(
-    chunks: impl Iterator<Item = ApiResult<axum::body::Bytes>>,
+/// `POST /validate` of a body read as it arrives: the core's push validator, fed the
+/// body a batch at a time on the blocking pool ([`feed`](Self::feed)), so memory
+/// follows the longest segment and the sets' summaries, not the input; its
+/// [`answer`](Self::answer) is the same bytes as [`validate`] of the whole input (the
+/// core's stream gives the result of its whole-input validation, whatever the chunking).
+pub struct ValidateStream {
+    validator: x12kit::StreamValidator,
     structure: bool,
-    ack: Option<&str>,
-    control: u64,
-) -> ApiResult<Vec<u8>> {
-    let options: ops::ValidateOptions = core_options(json!({"structure": structure}))?;
-    let validation = guarded("validate", || {
-        let mut v = ops::stream_validator(&options);
-        for chunk in chunks {
-            v.feed(&chunk?);
-        }
-        Ok(v.finish())
-    })?;
-    answer(validation, structure, ack, control)
+}
+
+impl ValidateStream {
+    /// A validator for `?structure=`.
+    pub fn new(structure: bool) -> ApiResult<Self> {
+        let options: ops::ValidateOptions = core_options(json!({"structure": structure}))?;
+        Ok(ValidateStream {
+            validator: ops::stream_validator(&options),
+            structure,
+        })
+    }
+
+    /// Validates the next bytes of the body.
+    pub fn feed(mut self, chunk: &[u8]) -> ApiResult<Self> {
+        guarded("validate", || {
+            self.validator.feed(chunk);
+            Ok(())
+        })?;
+        Ok(self)
+    }
+
+    /// The answer once the body has ended: the validation JSON, with the
+    /// acknowledgement asked for.
+    pub fn answer(self, ack: Option<&str>, control: u64) -> ApiResult<Vec<u8>> {
+        let validator = self.validator;
+        let validation = guarded("validate", || Ok(validator.finish()))?;
+        answer(validation, self.structure, ack, control)
+    }
 }
 
 /// The validation JSON, with the acknowledgement asked for.
