@@ -551,9 +551,19 @@ fn apply(
         }))
         .map_err(|e| ApiError::from_core(&e))?;
         let at = x12kit::DateTime::from_unix((now / 1000).max(0) as u64);
-        // `ops::acknowledge` of the body, from the validation `read` made.
+        // `ops::acknowledge` of the body, from the validation `read` made, or with the
+        // partner's guides one made again by the core's push validator (no tree held).
         let x12 = std::panic::catch_unwind(|| {
-            ops::acknowledge_validation(&read.validation, &options, at)
+            if options.guides.is_empty() {
+                return ops::acknowledge_validation(&read.validation, &options, at);
+            }
+            let mut v = ops::stream_validator(&ops::ValidateOptions {
+                structure: options.structure,
+                guides: options.guides.clone(),
+                ..Default::default()
+            });
+            v.feed(input);
+            ops::acknowledge_validation(&v.finish(), &options, at)
         })
         .map_err(|_| ApiError::internal())?
         .map_err(|e| ApiError::from_core(&e))?;
