@@ -16,7 +16,10 @@ use x12kit::json::{JsonOptions, to_json_stream_holding, to_json_stream_threads_h
 fn check(name: &str, input: &[u8]) {
     let doc = x12kit::parse(input);
     for documents in [true, false] {
-        let o = JsonOptions { documents };
+        let o = JsonOptions {
+            documents,
+            ..Default::default()
+        };
         for pretty in [false, true] {
             let mut whole = Vec::new();
             x12kit::to_json_writer(&doc, &mut whole, pretty, &o).unwrap();

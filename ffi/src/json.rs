@@ -98,10 +98,8 @@ pub unsafe extern "C" fn x12kit_parse_with_json_options(
         // SAFETY: forwarded to the caller.
         let options: ParseOptions = unsafe { json_options(options, options_len) }?;
         // What ops::parse_json does, with the one parse shared by both outputs.
-        let doc = x12kit_core::parse(input);
-        let json_options = JsonOptions {
-            documents: options.documents,
-        };
+        let doc = x12kit_core::parse_capped(input, options.max_set_bytes);
+        let json_options: JsonOptions = options;
         give_outputs(
             &doc.diagnostics,
             || x12kit_core::to_json_with(&doc, &json_options),

@@ -119,7 +119,7 @@ pub fn parse(
 ) -> PyResult<ParseResult> {
     let o: ops::ParseOptions = self::options(options, &[("documents", documents)])?;
     let owner = input::take(data, "data")?;
-    let parsed = py.detach(|| guard(|| Ok(crate::tree::Parsed::build(owner))))?;
+    let parsed = py.detach(|| guard(|| Ok(crate::tree::Parsed::build(owner, o.max_set_bytes))))?;
     Ok(ParseResult::new(parsed, o.documents))
 }
 

@@ -3,6 +3,7 @@
 //! around the sets; workers turn batches of sets into JSON; the results are
 //! written in input order, so the bytes are those of one thread.
 
+use super::JsonOptions;
 use super::emit::{JsonWriter, RELEASE_EVERY};
 use crate::mapping::{Documents, SetMapper};
 use crate::pretty::Pretty;
@@ -212,7 +213,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
     input: &[u8],
     w: W,
     pretty: bool,
-    documents: bool,
+    options: &JsonOptions,
     threads: usize,
     hold: usize,
     release: &'r mut dyn FnMut(usize),
@@ -230,7 +231,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             let queue = Arc::clone(&queue);
             scope.spawn(move || {
                 let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::new(), usize::MAX);
-                jw.documents = documents;
+                jw.documents = options.documents;
                 loop {
                     // The lock is held only to take the next job.
                     let job = queue
@@ -254,7 +255,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             });
         }
         let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::with_capacity(1 << 17), 1 << 16);
-        jw.documents = documents;
+        jw.documents = options.documents;
         jw.sink = Some(sink);
         jw.raw(b"{\"interchanges\":[");
         let mut t = Threaded {
@@ -273,7 +274,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             release,
             ahead,
         };
-        let doc = parse_sets(input, hold, &mut t);
+        let doc = parse_sets(input, hold, options.max_set_bytes, &mut t);
         while !t.steps.is_empty() {
             t.write_one();
         }
