@@ -523,7 +523,7 @@ impl<'a> Document<'a> {
             Diagnostic::error(
                 Code::SetTooLarge,
                 format!(
-                    "transaction set {} ({}) that starts at segment {} is larger than the cap of {} bytes on one set (maxSetBytes): its segments are not kept, up to its SE",
+                    "transaction set {} ({}) that starts at segment {} is larger than the cap of {} bytes on one set (maxSetBytes): its segments are skipped up to its SE, not kept or mapped",
                     preview(st.value(2), 15),
                     preview(st.value(1), 15),
                     st.index(),
