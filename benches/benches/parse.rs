@@ -177,11 +177,7 @@ fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, input: &Input) {
     group.bench_function("parse_json_no_documents_reused_buffer", |b| {
         b.iter(|| {
             out.clear();
-            x12kit::ops::parse_json_into(
-                black_box(data),
-                &bare,
-                &mut out,
-            );
+            x12kit::ops::parse_json_into(black_box(data), &bare, &mut out);
             assert_eq!(out.len(), bare_len);
             out.len()
         })

@@ -34,7 +34,11 @@ fn parse_cuts_the_set_over_the_cap_and_keeps_the_others() {
     );
     let capped = run(&["parse", "--max-set-bytes", "300", INPUT], b"");
     assert_eq!(capped.status.code(), Some(1), "{}", stderr(&capped));
-    assert!(stderr(&capped).contains("1 error diagnostic"), "{}", stderr(&capped));
+    assert!(
+        stderr(&capped).contains("1 error diagnostic"),
+        "{}",
+        stderr(&capped)
+    );
     assert_eq!(
         sets(&capped.stdout),
         [("0001".into(), 3), ("0002".into(), 0), ("0003".into(), 4)]
@@ -59,19 +63,28 @@ fn parse_cuts_the_set_over_the_cap_and_keeps_the_others() {
     // Not a number of bytes: a usage error.
     let o = run(&["parse", "--max-set-bytes", "-5", INPUT], b"");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let o = run(&["parse", "--options", r#"{"maxSetBytes": "big"}"#, INPUT], b"");
+    let o = run(
+        &["parse", "--options", r#"{"maxSetBytes": "big"}"#, INPUT],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("/maxSetBytes"), "{}", stderr(&o));
 }
 
 #[test]
 fn split_leaves_the_set_over_the_cap_out() {
-    let o = run(&["split", INPUT, "--out", "-", "--max-set-bytes", "300"], b"");
+    let o = run(
+        &["split", INPUT, "--out", "-", "--max-set-bytes", "300"],
+        b"",
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("SET_TOO_LARGE"), "{}", stderr(&o));
     let out = stdout(&o);
     assert_eq!(out.matches("ISA*").count(), 2, "{out}");
-    assert!(out.contains("ST*850*0001") && out.contains("ST*850*0003"), "{out}");
+    assert!(
+        out.contains("ST*850*0001") && out.contains("ST*850*0003"),
+        "{out}"
+    );
     assert!(!out.contains("ST*850*0002"), "{out}");
     let all = run(&["split", INPUT, "--out", "-"], b"");
     assert_eq!(all.status.code(), Some(0), "{}", stderr(&all));

@@ -86,7 +86,7 @@ fn a_set_over_the_cap_is_an_error_at_its_st_and_the_others_are_kept() {
     assert_eq!(d[0]["code"], "SET_TOO_LARGE");
     assert_eq!(d[0]["severity"], "error");
     assert_eq!(d[0]["segmentId"], "ST");
-    assert_eq!(d[0]["segmentIndex"], 6);
+    assert_eq!(d[0]["segmentIndex"], 7);
     assert_eq!(d[0]["offset"], x12.find("ST*850*0002").unwrap());
     let m = d[0]["message"].as_str().unwrap();
     assert!(m.contains("0002 (850)") && m.contains("300 bytes"), "{m}");
@@ -168,8 +168,16 @@ fn every_path_gives_the_same_result() {
     for hold in [0, 1, 5, x12kit::sets::HOLD] {
         for threads in [1, 2] {
             let mut out = Vec::new();
-            let d = to_json_stream_threads_holding(input, &mut out, false, &o, threads, hold, &mut |_| {})
-                .unwrap();
+            let d = to_json_stream_threads_holding(
+                input,
+                &mut out,
+                false,
+                &o,
+                threads,
+                hold,
+                &mut |_| {},
+            )
+            .unwrap();
             assert!(out == whole, "hold {hold}, {threads} threads");
             assert_eq!(d, doc.diagnostics);
         }
@@ -190,12 +198,23 @@ fn every_path_gives_the_same_result() {
                 .iter()
                 .map(|d| d["code"].as_str().unwrap())
                 .collect();
-            assert_eq!(codes, if k == 1 { vec!["SET_TOO_LARGE"] } else { vec![] });
+            assert_eq!(
+                codes,
+                if k == 1 {
+                    vec!["SET_TOO_LARGE"]
+                } else {
+                    vec![]
+                }
+            );
         }
     }
     // The mapped document of the cut set: none.
     assert_eq!(ops::transaction_document_json(&doc, 0, 0, 1).unwrap(), None);
-    assert!(ops::transaction_document_json(&doc, 0, 0, 2).unwrap().is_some());
+    assert!(
+        ops::transaction_document_json(&doc, 0, 0, 2)
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[test]
@@ -245,7 +264,11 @@ fn the_option_is_read_from_json_and_zero_is_no_cap() {
     assert_eq!(o.max_set_bytes, SetCap::NONE);
     assert_eq!(ParseOptions::default().max_set_bytes, SetCap(MAX_SET_BYTES));
     assert_eq!(MAX_SET_BYTES, 64 << 20);
-    for bad in [json!({"maxSetBytes": -1}), json!({"maxSetBytes": "1"}), json!({"maxSetBytes": 1.5})] {
+    for bad in [
+        json!({"maxSetBytes": -1}),
+        json!({"maxSetBytes": "1"}),
+        json!({"maxSetBytes": 1.5}),
+    ] {
         let e = ops::options::<ParseOptions>(bad.clone()).unwrap_err();
         assert_eq!(e.code().as_str(), "INVALID_OPTIONS", "{bad}");
         assert_eq!(e.pointer(), Some("/maxSetBytes"), "{bad}");
