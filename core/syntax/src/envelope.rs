@@ -479,9 +479,7 @@ impl<'a> Document<'a> {
         c.limit = c.cap.map_or(usize::MAX, |cap| cap.limit(st.offset()));
         c.from = self.body.len();
         c.over = false;
-        if c.cap.is_some() {
-            c.st = Some(st.clone());
-        }
+        c.st = Some(*st);
     }
 
     /// The open set's body starts at `body[from]` (its earlier part was moved).
