@@ -710,6 +710,8 @@ fn split_result(
 /// (``INVALID_OPTIONS``, ``INVALID_CONTROL_NUMBER``) for unusable options.
 #[pyfunction]
 #[pyo3(signature = (data, *, per = None, max_sets = None, max_bytes = None, renumber = None, max_set_bytes = None, options = None))]
+// One parameter per keyword argument.
+#[allow(clippy::too_many_arguments)]
 pub fn split<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -736,6 +738,8 @@ pub fn split<'py>(
 /// ``split()`` as the core's compact JSON bytes.
 #[pyfunction]
 #[pyo3(signature = (data, *, per = None, max_sets = None, max_bytes = None, renumber = None, max_set_bytes = None, options = None))]
+// One parameter per keyword argument.
+#[allow(clippy::too_many_arguments)]
 pub fn split_json<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -770,7 +774,6 @@ pub fn merge<'py>(
     py: Python<'py>,
     inputs: &Bound<'py, PyAny>,
     renumber: Option<&Bound<'py, PyAny>>,
-    max_set_bytes: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let o: ops::MergeOptions = self::options(options, &[("renumber", renumber)])?;

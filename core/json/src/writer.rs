@@ -207,7 +207,17 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
     if threads <= 1 {
         return to_json_stream::<D, W>(input, w, pretty, options, release);
     }
-    threads::stream::<D, W>(input, w, pretty, options, threads, HOLD, release, None)
+    threads::stream::<D, W>(
+        input,
+        w,
+        pretty,
+        options.documents,
+        options.max_set_bytes,
+        threads,
+        HOLD,
+        release,
+        None,
+    )
 }
 
 /// [`to_json_stream_threads`] (any `threads`, 1 included) for a caller
@@ -231,7 +241,8 @@ pub fn to_json_stream_mapped<D: Documents, W: io::Write + Send>(
             input,
             w,
             pretty,
-            options,
+            options.documents,
+            options.max_set_bytes,
             threads,
             HOLD,
             release,
@@ -314,7 +325,8 @@ pub fn to_json_stream_threads_holding<D: Documents, W: io::Write + Send>(
         input,
         w,
         pretty,
-        options,
+        options.documents,
+        options.max_set_bytes,
         threads.max(1),
         hold,
         release,

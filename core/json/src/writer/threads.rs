@@ -3,7 +3,6 @@
 //! around the sets; workers turn batches of sets into JSON; the results are
 //! written in input order, so the bytes are those of one thread.
 
-use super::JsonOptions;
 use super::emit::{JsonWriter, RELEASE_EVERY};
 use crate::mapping::{Documents, SetMapper};
 use crate::pretty::Pretty;
@@ -12,7 +11,7 @@ use std::io;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use x12kit_syntax::Diagnostic;
-use x12kit_syntax::envelope::{Document, Group, Transaction};
+use x12kit_syntax::envelope::{Document, Group, SetCap, Transaction};
 use x12kit_syntax::segment::Segment;
 use x12kit_syntax::sets::{Batch, Outline, SetHandler, parse_sets};
 
@@ -213,7 +212,8 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
     input: &[u8],
     w: W,
     pretty: bool,
-    options: &JsonOptions,
+    documents: bool,
+    cap: SetCap,
     threads: usize,
     hold: usize,
     release: &'r mut dyn FnMut(usize),
@@ -231,7 +231,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             let queue = Arc::clone(&queue);
             scope.spawn(move || {
                 let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::new(), usize::MAX);
-                jw.documents = options.documents;
+                jw.documents = documents;
                 loop {
                     // The lock is held only to take the next job.
                     let job = queue
@@ -255,7 +255,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             });
         }
         let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::with_capacity(1 << 17), 1 << 16);
-        jw.documents = options.documents;
+        jw.documents = documents;
         jw.sink = Some(sink);
         jw.raw(b"{\"interchanges\":[");
         let mut t = Threaded {
@@ -274,7 +274,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             release,
             ahead,
         };
-        let doc = parse_sets(input, hold, options.max_set_bytes, &mut t);
+        let doc = parse_sets(input, hold, cap, &mut t);
         while !t.steps.is_empty() {
             t.write_one();
         }
