@@ -400,9 +400,11 @@ pub struct Document<'a> {
 /// `document`), and the parse goes on after its SE (or the envelope
 /// segment that ends it) with the sets that follow.
 ///
-/// The default, [`MAX_SET_BYTES`], bounds what one set costs: its body's
-/// segment list (16 bytes a segment while held), its mapped document and
-/// its JSON (a few times its bytes each) stay within a few hundred MiB.
+/// The default, [`MAX_SET_BYTES`], bounds what one set costs while it is
+/// held: its segment list (16 bytes a segment) and its mapped document
+/// take about 16 times its size (near 1 GiB at the default), about twice
+/// without the document; a 64 MiB set is larger than the single sets met
+/// in practice (an 834 full file, a large payer's 835).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(transparent)]
 pub struct SetCap(pub u64);
@@ -435,7 +437,7 @@ impl SetCap {
 }
 
 /// [`Document`]'s state of the cap on one set.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Capping<'a> {
     /// The cap (`None`: no cap, as a document built by hand has).
     cap: Option<SetCap>,
@@ -447,6 +449,18 @@ pub(crate) struct Capping<'a> {
     st: Option<Segment<'a>>,
     /// The open set went over the cap: its body is no longer kept.
     over: bool,
+}
+
+impl Default for Capping<'_> {
+    fn default() -> Self {
+        Capping {
+            cap: None,
+            limit: usize::MAX,
+            from: 0,
+            st: None,
+            over: false,
+        }
+    }
 }
 
 /// See [`Document`]'s `spare`.
