@@ -1324,7 +1324,10 @@ enum x12kit_status x12kit_render(const char *document_type,
  * Arguments and outputs as for `x12kit_render`, except:
  * - `options[0..options_len]`: a JSON object (UTF-8) with any of
  *   `controlNumbers` (`{"interchange", "group", "transaction"}`, each 1 to
- *   999999999, default 1), `date` (`CCYYMMDD`) with `time` (`HHMM`); NULL
+ *   999999999, default 1), `date` (`CCYYMMDD`) with `time` (`HHMM`),
+ *   `guides` (partners' implementation guides: a payload that breaks the
+ *   one of its type and version is `INVALID_PAYLOAD` with every `GUIDE_*`
+ *   problem at its pointer; an unusable guide is `INVALID_GUIDE`); NULL
  *   with length 0 (or the text `null`) for the defaults.
  * - `now`: dates the interchange unless `date` and `time` are given: Unix
  *   seconds (UTC), or 0 for the system clock.
@@ -1337,7 +1340,8 @@ enum x12kit_status x12kit_render(const char *document_type,
  * wrong type; `x12kit_error_path` names it), `INVALID_TIMESTAMP`,
  * `INVALID_CONTROL_NUMBER`, `INVALID_JSON` (path `/payload` or `/partner`);
  * `X12KIT_STATUS_REJECTED` with `INVALID_PAYLOAD`, `INVALID_PARTNER`,
- * `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
+ * `INVALID_GUIDE` (an unusable guide in the options: `*issues_out` lists its
+ * problems), `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
  * `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
  * `X12KIT_STATUS_INVALID_ARGUMENT`. `*issues_out` is NULL after these last
  * three and after `INVALID_OPTIONS`.
@@ -1391,6 +1395,42 @@ enum x12kit_status x12kit_document_schema(const char *document_type,
                                           size_t document_type_len,
                                           struct x12kit_string *json_out,
                                           struct x12kit_error *err);
+
+/**
+ * The JSON Schema (draft 2020-12) of a document type's payload narrowed for
+ * a trading partner (`x12kit schema TYPE --partner`): the edition of the
+ * partner's version for the type, its implementation guide of the type
+ * (the profile's `guides`: codes as enums, fixed values as const, its
+ * lengths and patterns, required elements and segments, not-used ones left
+ * out) and its required fields.
+ *
+ * `document_type[0..document_type_len]` is the transaction set code and
+ * `partner[0..partner_len]` the profile's JSON text (UTF-8), its guides
+ * given inline. On success `*json_out` receives the schema as compact JSON
+ * (free with `x12kit_string_free`), byte for byte the core's
+ * `ops::document_schema_for_partner_str` serialized.
+ *
+ * Errors: `X12KIT_STATUS_REJECTED` with `UNKNOWN_DOCUMENT_TYPE` or
+ * `INVALID_PARTNER` (the message lists every problem, a guide's as
+ * `INVALID_GUIDE` at its pointer); `X12KIT_STATUS_INVALID_INPUT` with
+ * `INVALID_JSON` (path `/partner`); `X12KIT_STATUS_INVALID_UTF8`,
+ * `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`;
+ * `*json_out` is then empty. Thread safety: may be called from many threads
+ * at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to
+ * the inputs. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * `document_type` and `partner` must point to their lengths in readable
+ * bytes (or be NULL with length 0); `json_out` must be valid for one write.
+ */
+enum x12kit_status x12kit_document_schema_for_partner(const char *document_type,
+                                                      size_t document_type_len,
+                                                      const char *partner,
+                                                      size_t partner_len,
+                                                      struct x12kit_string *json_out,
+                                                      struct x12kit_error *err);
 
 /**
  * The JSON Schema (draft 2020-12) of the partner profile `x12kit_render`

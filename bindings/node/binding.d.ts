@@ -79,8 +79,11 @@ export interface Delivery {
 /** What x12kit knows of a segment (the core's declaration and X12 dictionary), as JSON text (`null` when it does not describe it). */
 export declare function describeSegmentJson(setType: string, version: string, segment: string): string
 
-/** The JSON Schema of a document type's payload, as JSON text. */
-export declare function documentSchemaJson(documentType: string): string
+/**
+ * The JSON Schema of a document type's payload, as JSON text; with a partner
+ * profile's JSON text, narrowed by its guide of the type and its required fields.
+ */
+export declare function documentSchemaJson(documentType: string, partner?: string | undefined | null): string
 
 /** The transaction set codes that x12kit renders, maps back and validates. */
 export declare function documentTypes(): Array<string>

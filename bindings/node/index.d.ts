@@ -175,6 +175,13 @@ export interface RenderOptions {
   date?: string
   /** HHMM (with `date`); default: `now`. */
   time?: string
+  /**
+   * Partners' implementation guides (objects of `schema/guide.schema.json`): the one of the
+   * document type and the partner's version (before the profile's own `guides`) is applied, and
+   * a payload that breaks it throws `INVALID_PAYLOAD` with every `GUIDE_*` problem at its payload
+   * pointer. An unusable guide throws `INVALID_GUIDE`.
+   */
+  guides?: object[]
   /** The interchange's date and time unless `date`/`time` are given. */
   now?: Now
 }
@@ -366,7 +373,12 @@ export declare function renderAsync(
   options?: RenderOptions & AsyncOptions,
 ): Promise<Buffer>
 /** The JSON Schema of a document type's payload (`UNKNOWN_DOCUMENT_TYPE` otherwise). */
-export declare function documentSchema(documentType: string): Record<string, unknown>
+/**
+ * With `partner` (a profile object or JSON text): the schema narrowed for it, by its version
+ * for the type, its guide of the type (enums, const, lengths, patterns, required, not-used
+ * fields left out) and its required fields (`INVALID_PARTNER` for an unusable profile).
+ */
+export declare function documentSchema(documentType: string, partner?: object | string): Record<string, unknown>
 /** The JSON Schema of the partner profile. */
 export declare function partnerSchema(): Record<string, unknown>
 /** One element of a described segment (the core's declaration and X12 dictionary). */

@@ -517,10 +517,11 @@ function renderAsync(documentType, payload, partner, opts) {
   }).then((r) => r.x12)
 }
 
-/** The JSON Schema of a document type's payload. */
-function documentSchema(documentType) {
+/** The JSON Schema of a document type's payload; with a partner profile (object or JSON text), narrowed for it. */
+function documentSchema(documentType, partner) {
   const t = text(documentType, 'documentType')
-  return JSON.parse(call(() => native.documentSchemaJson(t)))
+  const p = partner === undefined || partner === null ? undefined : jsonText(partner, 'partner')
+  return JSON.parse(call(() => native.documentSchemaJson(t, p)))
 }
 
 /** The JSON Schema of the partner profile. */

@@ -6,6 +6,7 @@
 //! 2 usage or I/O error. Errors go to stderr, prefixed with the file name.
 
 mod files;
+mod guides;
 mod inspect;
 mod render;
 mod split;

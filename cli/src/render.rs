@@ -60,6 +60,13 @@ pub struct RenderArgs {
     /// dates the interchange unless a date and time are given.
     #[arg(long, value_name = "UNIX_SECONDS")]
     now: Option<u64>,
+    /// A partner's implementation guide (JSON, `schema/guide.schema.json`)
+    /// the payload must keep: a payload that breaks it is refused with every
+    /// problem (`GUIDE_*`) at its pointer. Repeat for several; the one of
+    /// the document type and the partner's version applies, before the
+    /// profile's own `guides`.
+    #[arg(long = "guide", value_name = "GUIDE.json")]
+    guides: Vec<PathBuf>,
 }
 
 /// Arguments of `x12kit csv`.
@@ -106,6 +113,16 @@ pub struct SchemaArgs {
     /// its business reference first, then every field a column can name.
     #[arg(long)]
     csv_template: bool,
+    /// A trading partner profile (JSON): the payload schema narrowed for it, by
+    /// its version for the type, its guide of the type (codes, lengths,
+    /// patterns, fixed values, required and not-used fields) and its required fields.
+    #[arg(
+        long,
+        short = 'p',
+        value_name = "PARTNER.json",
+        conflicts_with = "csv_template"
+    )]
+    partner: Option<PathBuf>,
 }
 
 /// A JSON file's text; `INVALID_UTF8` (exit 1) when it is not UTF-8.
@@ -133,8 +150,16 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
         (Ok(p), Ok(v)) => (p, v),
         (Err(code), _) | (_, Err(code)) => return code,
     };
+    let partner = match resolved_partner(&a.partner, partner) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     let (options, now) = match options_of(&a) {
         Ok(o) => o,
+        Err(code) => return code,
+    };
+    let options = match crate::guides::with_files(&options.guides, &a.guides) {
+        Ok(guides) => ops::RenderOptions { guides, ..options },
         Err(code) => return code,
     };
     match ops::render_str(&a.kind, &payload, &partner, &options, now) {
@@ -171,6 +196,20 @@ pub fn run_render(a: RenderArgs) -> ExitCode {
     }
 }
 
+/// The partner profile's text with its guides given as paths read
+/// (relative to the profile); text that is not JSON is left for the core
+/// to report.
+fn resolved_partner(path: &std::path::Path, text: String) -> Result<String, ExitCode> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(text);
+    };
+    if !v.get("guides").is_some_and(serde_json::Value::is_object) {
+        return Ok(text);
+    }
+    let v = crate::guides::resolve_profile(path, v)?;
+    Ok(v.to_string())
+}
+
 /// The render options and "now" of the flags (or of `--options`).
 fn options_of(a: &RenderArgs) -> Result<(ops::RenderOptions, x12kit::DateTime), ExitCode> {
     let options = match a
@@ -186,6 +225,7 @@ fn options_of(a: &RenderArgs) -> Result<(ops::RenderOptions, x12kit::DateTime), 
             },
             date: a.date.clone(),
             time: a.time.clone(),
+            guides: ops::Guides::default(),
         },
         Some(Ok(o)) => o,
         Some(Err(e)) => return Err(crate::files::usage_error(&e)),
@@ -360,7 +400,42 @@ pub fn run_schema(a: SchemaArgs) -> ExitCode {
         };
     }
     let text = if a.what == "partner" {
+        if a.partner.is_some() {
+            eprintln!(
+                "x12kit: schema: --partner narrows a document type's schema, not the profile's"
+            );
+            return ExitCode::from(2);
+        }
         x12kit::partner::SCHEMA_JSON.to_string()
+    } else if let Some(path) = &a.partner {
+        let text = match read_text(path) {
+            Ok(t) => t,
+            Err(code) => return code,
+        };
+        // As render reports a profile that is not JSON: at `/partner`.
+        let profile = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                let e = x12kit::Error::invalid_json("partner profile", e).at("/partner");
+                crate::files::report(path, &e);
+                return ExitCode::from(1);
+            }
+        };
+        let profile = match crate::guides::resolve_profile(path, profile) {
+            Ok(v) => v,
+            Err(code) => return code,
+        };
+        match ops::document_schema_for_partner(&a.what, &profile) {
+            Ok(s) => serde_json::to_string_pretty(&s).unwrap_or_default() + "\n",
+            Err(e) if e.code() == x12kit::ErrorCode::UnknownDocumentType => {
+                eprintln!("x12kit: schema: {e}");
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                crate::files::report(path, &e);
+                return ExitCode::from(1);
+            }
+        }
     } else {
         match ops::document_schema(&a.what) {
             Ok(s) => serde_json::to_string_pretty(&s).unwrap_or_default() + "\n",

@@ -46,6 +46,10 @@ pub struct ValidateArgs {
     /// `--structure`.
     #[arg(long = "guide", value_name = "GUIDE.json")]
     guides: Vec<PathBuf>,
+    /// A trading partner profile (JSON): its `guides` are applied as
+    /// `--guide` files are (a `--guide` of the same set and version wins).
+    #[arg(long, short = 'p', value_name = "PARTNER.json")]
+    partner: Option<PathBuf>,
 }
 
 /// Which acknowledgement `x12kit ack` writes.
@@ -130,33 +134,22 @@ pub struct AckArgs {
         conflicts_with = "envelope_only"
     )]
     guides: Vec<PathBuf>,
+    /// A trading partner profile (JSON): its `guides` are applied as
+    /// `--guide` files are (a `--guide` of the same set and version wins).
+    #[arg(
+        long,
+        short = 'p',
+        value_name = "PARTNER.json",
+        conflicts_with = "envelope_only"
+    )]
+    partner: Option<PathBuf>,
 }
 
-/// The guides of the `--guide` files added to those of the options:
-/// `x12kit: FILE: INVALID_GUIDE: …` (every problem) and exit code 2 for
-/// a file that cannot be read or used.
-fn with_guides(given: &ops::Guides, files: &[PathBuf]) -> Result<ops::Guides, ExitCode> {
-    if files.is_empty() {
-        return Ok(given.clone());
-    }
-    let mut guides = given.guides().to_vec();
-    for f in files {
-        let text = match std::fs::read(f) {
-            Ok(t) => t,
-            Err(e) => return Err(fail(f, e)),
-        };
-        match ops::Guide::from_json(&text) {
-            Ok(g) => guides.push(g),
-            Err(e) => {
-                crate::files::report(f, &e);
-                return Err(ExitCode::from(2));
-            }
-        }
-    }
-    ops::Guides::new(guides).map_err(|e| {
-        eprintln!("x12kit: --guide: {e}");
-        ExitCode::from(2)
-    })
+/// The guides of the `--partner` profile, if one is given.
+fn partner_guides(partner: &Option<PathBuf>) -> Result<Vec<ops::Guide>, ExitCode> {
+    partner
+        .as_deref()
+        .map_or(Ok(Vec::new()), crate::guides::of_partner)
 }
 
 fn code_of(d: &Diagnostic) -> String {
@@ -411,7 +404,9 @@ pub fn run_validate(args: ValidateArgs) -> ExitCode {
         Some(Ok(o)) => o,
         Some(Err(e)) => return crate::files::usage_error(&e),
     };
-    let options = match with_guides(&options.guides, &args.guides) {
+    let options = match partner_guides(&args.partner)
+        .and_then(|p| crate::guides::with_more(&options.guides, &args.guides, p))
+    {
         Ok(guides) => ops::ValidateOptions { guides, ..options },
         Err(code) => return code,
     };
@@ -588,7 +583,9 @@ pub fn run_ack(args: AckArgs) -> ExitCode {
         Some(Ok(o)) => o,
         Some(Err(e)) => return crate::files::usage_error(&e),
     };
-    let options = match with_guides(&options.guides, &args.guides) {
+    let options = match partner_guides(&args.partner)
+        .and_then(|p| crate::guides::with_more(&options.guides, &args.guides, p))
+    {
         Ok(guides) => ops::AcknowledgeOptions { guides, ..options },
         Err(code) => return code,
     };

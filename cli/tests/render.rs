@@ -335,3 +335,129 @@ fn schema_csv_template_starts_with_the_reference() {
         Some(2)
     );
 }
+
+/// `render --guide` and a profile's guides given as paths (read relative to
+/// the profile): a payload that breaks the guide is refused at its
+/// pointers, exit 1, nothing on stdout; the example payloads keep them.
+#[test]
+fn render_refuses_what_the_partners_guide_does_not_allow() {
+    let dated = ["--date", "20261122", "--time", "0930"];
+    let bad = "tests/vectors/payloads/850-breaks-guide.json";
+    for how in [
+        vec![
+            "--partner",
+            "examples/partners/acme-retail.json",
+            "--guide",
+            "examples/guides/acme-retail-850.json",
+        ],
+        vec!["--partner", "examples/partners/acme-retail-guided.json"],
+    ] {
+        let mut args = vec!["render", "--type", "850"];
+        args.extend(&how);
+        args.extend(dated);
+        args.push(bad);
+        let o = run(&args, None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{how:?}: {err}");
+        assert!(o.stdout.is_empty());
+        for line in [
+            "GUIDE_SEGMENT_NOT_USED /currency:",
+            "GUIDE_ELEMENT_TOO_LONG /lines/0/description/text:",
+            "GUIDE_CODE_NOT_USED /lines/0/unit:",
+            "GUIDE_PATTERN /purchaseOrderNumber:",
+        ] {
+            assert!(err.contains(line), "{how:?}: {line} in {err}");
+        }
+    }
+    for t in ["204", "810", "850", "856"] {
+        let payload = format!("examples/payloads/{t}.json");
+        let mut args = vec![
+            "render",
+            "--type",
+            t,
+            "--partner",
+            "examples/partners/acme-retail-guided.json",
+        ];
+        args.extend(dated);
+        args.push(&payload);
+        let o = run(&args, None);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{t}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // The X12 is the one rendered without the guides.
+        let mut plain = vec![
+            "render",
+            "--type",
+            t,
+            "--partner",
+            "examples/partners/acme-retail.json",
+        ];
+        plain.extend(dated);
+        plain.push(&payload);
+        assert_eq!(o.stdout, run(&plain, None).stdout, "{t}");
+    }
+    // A guide file that is missing: the error names it.
+    let o = run(
+        &[
+            "render",
+            "--type",
+            "850",
+            "--partner",
+            "examples/partners/acme-retail.json",
+            "--guide",
+            "no-such-guide.json",
+            "examples/payloads/850.json",
+        ],
+        None,
+    );
+    assert_ne!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-guide.json"));
+}
+
+/// `schema TYPE --partner`: the core's narrowed schema (the profile's guide
+/// paths read), and an unusable profile reported at its path.
+#[test]
+fn schema_narrowed_for_a_partner() {
+    let o = run(
+        &[
+            "schema",
+            "850",
+            "--partner",
+            "examples/partners/acme-retail-guided.json",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        s["properties"]["orderType"]["enum"],
+        serde_json::json!(["SA", "NE"])
+    );
+    assert!(s["properties"].get("currency").is_none());
+    // The same as the library's, given the guides inline.
+    let inline: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/vectors/partners/acme-guided.json")).unwrap(),
+    )
+    .unwrap();
+    let lib = x12kit::ops::document_schema_for_partner("850", &inline).unwrap();
+    assert_eq!(s["properties"], lib["properties"]);
+    let o = run(
+        &[
+            "schema",
+            "850",
+            "--partner",
+            "tests/vectors/partners/bad-guide.json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("INVALID_GUIDE /guides/850/segments/N3"));
+}

@@ -222,3 +222,62 @@ fn validate_of_a_file_streams_and_equals_the_whole_document_result() {
         }
     }
 }
+
+/// `validate --partner` and `ack --partner`: the profile's guides (paths
+/// read relative to the profile) apply as `--guide` files do.
+#[test]
+fn a_partner_profile_brings_its_guides() {
+    let input = "../tests/vectors/inputs/850-guide-departures.edi";
+    let partner = "../examples/partners/acme-retail-guided.json";
+    let o = run(&["validate", "--partner", partner, input], b"");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    for code in [
+        "GUIDE_CODE_NOT_USED",
+        "GUIDE_SEGMENT_NOT_USED",
+        "GUIDE_PATTERN",
+    ] {
+        assert!(text.contains(code), "{code}: {text}");
+    }
+    let with_file = run(
+        &[
+            "validate",
+            "--guide",
+            "../examples/guides/acme-retail-850.json",
+            input,
+        ],
+        b"",
+    );
+    assert_eq!(stdout(&with_file), text);
+    let ack = run(
+        &[
+            "ack",
+            "--kind",
+            "999",
+            "--partner",
+            partner,
+            "--timestamp",
+            "202311142213",
+            input,
+        ],
+        b"",
+    );
+    assert_eq!(ack.status.code(), Some(1), "{}", stderr(&ack));
+    assert!(stdout(&ack).contains("IK5*R*I5"), "{}", stdout(&ack));
+    // A profile whose guide cannot be used: exit 2, the profile named.
+    let o = run(
+        &[
+            "validate",
+            "--partner",
+            "../tests/vectors/partners/bad-guide.json",
+            input,
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("INVALID_GUIDE /guides/850/loops/N1/maxUse"),
+        "{}",
+        stderr(&o)
+    );
+}

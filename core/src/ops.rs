@@ -510,6 +510,31 @@ pub fn document_schema(document_type: &str) -> Result<Value, Error> {
     })
 }
 
+/// The JSON Schema of a document type's payload for a partner profile
+/// (`x12kit schema TYPE --partner P.json`): the edition of the partner's
+/// version for the type, narrowed by the profile's guide of the type (enums
+/// of its codes, `const` of fixed values, its lengths and patterns,
+/// `required` of its required elements, segments and loops and of the
+/// required fields, `minItems`/`maxItems` of its uses, not-used segments
+/// and elements left out), so a form or an API client knows the partner's
+/// rules in advance. `INVALID_PARTNER` for an unusable profile,
+/// `UNKNOWN_DOCUMENT_TYPE` for a type x12kit does not declare.
+pub fn document_schema_for_partner(document_type: &str, partner: &Value) -> Result<Value, Error> {
+    let partner = Partner::from_value(partner)?;
+    if !DOCUMENT_TYPES.contains(&document_type) {
+        return document_schema(document_type);
+    }
+    partner.document_schema(document_type)
+}
+
+/// [`document_schema_for_partner`] with the profile as JSON text
+/// (`INVALID_JSON` at `/partner` when it does not parse).
+pub fn document_schema_for_partner_str(document_type: &str, partner: &str) -> Result<Value, Error> {
+    let partner: Value = serde_json::from_str(partner)
+        .map_err(|e| Error::invalid_json("partner profile", e).at("/partner"))?;
+    document_schema_for_partner(document_type, &partner)
+}
+
 /// The JSON Schema of the partner profile.
 pub fn partner_schema() -> Value {
     crate::partner::schema()

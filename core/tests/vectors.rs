@@ -36,7 +36,7 @@ const ARGS: &[(&str, &[&str])] = &[
     ("readAcknowledgement", &["input"]),
     ("render", &["documentType", "payload", "partner", "now"]),
     ("write", &["input"]),
-    ("documentSchema", &["documentType"]),
+    ("documentSchema", &["documentType", "partner"]),
     ("partnerSchema", &[]),
     ("describeSegment", &["setType", "version", "segment"]),
     ("payloadsFromCsv", &["documentType", "input"]),
@@ -237,7 +237,21 @@ fn run(
         }
         "documentSchema" => {
             let document_type = c.str_arg("documentType")?;
-            ops::document_schema(document_type).map(|v| to_json(&v))
+            if c.args.contains_key("partner") {
+                // Narrowed for a partner: the text form and the value form agree.
+                let partner = c.text("partner")?;
+                let from_text = ops::document_schema_for_partner_str(document_type, &partner);
+                if let Ok(p) = serde_json::from_str::<Value>(&partner) {
+                    if ops::document_schema_for_partner(document_type, &p) != from_text {
+                        checks.push(
+                            "ops::document_schema_for_partner_str and _for_partner disagree".into(),
+                        );
+                    }
+                }
+                from_text.map(|v| to_json(&v))
+            } else {
+                ops::document_schema(document_type).map(|v| to_json(&v))
+            }
         }
         "partnerSchema" => Ok(to_json(&ops::partner_schema())),
         "describeSegment" => {

@@ -278,12 +278,26 @@ pub(crate) unsafe fn json_options<T: DeserializeOwned + Default>(
     ptr: *const c_char,
     len: usize,
 ) -> Result<T, Failure> {
+    // SAFETY: forwarded to the caller.
+    match unsafe { text_or_empty(ptr, len) }? {
+        None => Ok(T::default()),
+        Some(options) => Ok(x12kit_core::ops::options_str(options)?),
+    }
+}
+
+/// The options' JSON text, `None` for NULL with length 0 (the defaults).
+///
+/// # Safety
+/// As [`text`].
+pub(crate) unsafe fn text_or_empty<'a>(
+    ptr: *const c_char,
+    len: usize,
+) -> Result<Option<&'a str>, Failure> {
     if ptr.is_null() && len == 0 {
-        return Ok(T::default());
+        return Ok(None);
     }
     // SAFETY: forwarded to the caller.
-    let options = unsafe { text(ptr, len, "options") }?;
-    Ok(x12kit_core::ops::options_str(options)?)
+    Ok(Some(unsafe { text(ptr, len, "options") }?))
 }
 
 /// The time a call is made at: `now` Unix seconds, or the system clock for 0.

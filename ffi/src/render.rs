@@ -4,7 +4,7 @@
 
 use crate::diagnostics::x12kit_severity;
 use crate::error::{
-    Failure, c_string, call, free_box, guard, json_options, now_or_clock, out, text, x12kit_error,
+    Failure, c_string, call, free_box, guard, now_or_clock, out, text, text_or_empty, x12kit_error,
     x12kit_status,
 };
 use crate::string::{give, x12kit_string};
@@ -178,6 +178,7 @@ pub unsafe extern "C" fn x12kit_render(
                     },
                     date,
                     time,
+                    guides: Default::default(),
                 }
             }
         };
@@ -231,7 +232,10 @@ fn give_rendered(
 /// Arguments and outputs as for `x12kit_render`, except:
 /// - `options[0..options_len]`: a JSON object (UTF-8) with any of
 ///   `controlNumbers` (`{"interchange", "group", "transaction"}`, each 1 to
-///   999999999, default 1), `date` (`CCYYMMDD`) with `time` (`HHMM`); NULL
+///   999999999, default 1), `date` (`CCYYMMDD`) with `time` (`HHMM`),
+///   `guides` (partners' implementation guides: a payload that breaks the
+///   one of its type and version is `INVALID_PAYLOAD` with every `GUIDE_*`
+///   problem at its pointer; an unusable guide is `INVALID_GUIDE`); NULL
 ///   with length 0 (or the text `null`) for the defaults.
 /// - `now`: dates the interchange unless `date` and `time` are given: Unix
 ///   seconds (UTC), or 0 for the system clock.
@@ -244,7 +248,8 @@ fn give_rendered(
 /// wrong type; `x12kit_error_path` names it), `INVALID_TIMESTAMP`,
 /// `INVALID_CONTROL_NUMBER`, `INVALID_JSON` (path `/payload` or `/partner`);
 /// `X12KIT_STATUS_REJECTED` with `INVALID_PAYLOAD`, `INVALID_PARTNER`,
-/// `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
+/// `INVALID_GUIDE` (an unusable guide in the options: `*issues_out` lists its
+/// problems), `UNKNOWN_DOCUMENT_TYPE` or `UNSUPPORTED_VERSION`;
 /// `X12KIT_STATUS_INVALID_UTF8`, `X12KIT_STATUS_NULL_POINTER`,
 /// `X12KIT_STATUS_INVALID_ARGUMENT`. `*issues_out` is NULL after these last
 /// three and after `INVALID_OPTIONS`.
@@ -289,7 +294,19 @@ pub unsafe extern "C" fn x12kit_render_with_json_options(
             )
         };
         // SAFETY: forwarded to the caller.
-        let options: RenderOptions = unsafe { json_options(options, options_len) }?;
+        let options = unsafe { text_or_empty(options, options_len) }?;
+        // An unusable guide in the options: its problems are the issues, as
+        // a refused payload's are.
+        let options: RenderOptions = match options {
+            None => RenderOptions::default(),
+            Some(text) => match ops::options_str(text) {
+                Ok(o) => o,
+                Err(e) if e.code() == x12kit_core::ErrorCode::InvalidGuide => {
+                    return give_rendered(Err(e), x12_out, issues_out);
+                }
+                Err(e) => return Err(e.into()),
+            },
+        };
         give_rendered(
             ops::render_str(code, payload, partner, &options, now_or_clock(now)),
             x12_out,
@@ -334,6 +351,61 @@ pub unsafe extern "C" fn x12kit_document_schema(
         // SAFETY: forwarded to the caller.
         let code = unsafe { text(document_type, document_type_len, "document_type") }?;
         give(json_out, to_json(&ops::document_schema(code)?));
+        Ok(())
+    })
+}
+
+/// The JSON Schema (draft 2020-12) of a document type's payload narrowed for
+/// a trading partner (`x12kit schema TYPE --partner`): the edition of the
+/// partner's version for the type, its implementation guide of the type
+/// (the profile's `guides`: codes as enums, fixed values as const, its
+/// lengths and patterns, required elements and segments, not-used ones left
+/// out) and its required fields.
+///
+/// `document_type[0..document_type_len]` is the transaction set code and
+/// `partner[0..partner_len]` the profile's JSON text (UTF-8), its guides
+/// given inline. On success `*json_out` receives the schema as compact JSON
+/// (free with `x12kit_string_free`), byte for byte the core's
+/// `ops::document_schema_for_partner_str` serialized.
+///
+/// Errors: `X12KIT_STATUS_REJECTED` with `UNKNOWN_DOCUMENT_TYPE` or
+/// `INVALID_PARTNER` (the message lists every problem, a guide's as
+/// `INVALID_GUIDE` at its pointer); `X12KIT_STATUS_INVALID_INPUT` with
+/// `INVALID_JSON` (path `/partner`); `X12KIT_STATUS_INVALID_UTF8`,
+/// `X12KIT_STATUS_NULL_POINTER`, `X12KIT_STATUS_INVALID_ARGUMENT`;
+/// `*json_out` is then empty. Thread safety: may be called from many threads
+/// at once.
+///
+/// Ownership: the output becomes the caller's; x12kit keeps no pointer to
+/// the inputs. Lifetime: until `x12kit_string_free`.
+///
+/// # Safety
+/// `document_type` and `partner` must point to their lengths in readable
+/// bytes (or be NULL with length 0); `json_out` must be valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn x12kit_document_schema_for_partner(
+    document_type: *const c_char,
+    document_type_len: usize,
+    partner: *const c_char,
+    partner_len: usize,
+    json_out: *mut x12kit_string,
+    err: *mut x12kit_error,
+) -> x12kit_status {
+    call(err, || {
+        // SAFETY: forwarded to the caller.
+        let json_out = unsafe { out(json_out, "json_out") }?;
+        *json_out = x12kit_string::EMPTY;
+        // SAFETY: forwarded to the caller.
+        let (code, partner) = unsafe {
+            (
+                text(document_type, document_type_len, "document_type")?,
+                text(partner, partner_len, "partner")?,
+            )
+        };
+        give(
+            json_out,
+            to_json(&ops::document_schema_for_partner_str(code, partner)?),
+        );
         Ok(())
     })
 }

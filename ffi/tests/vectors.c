@@ -479,7 +479,15 @@ static int call(const char *op, const jv *args, const jv *options, outcome *o) {
     } else if (strcmp(op, "documentSchema") == 0) {
         const jv *type = str_arg(args, "documentType");
         if (type == NULL) return 0;
-        o->status = x12kit_document_schema(type->str, type->len, &o->out, err);
+        if (jget(args, "partner") != NULL) {
+            /* Narrowed for a partner profile. */
+            if (!file_arg(args, "partner", &partner)) return 0;
+            o->status = x12kit_document_schema_for_partner(type->str, type->len, (const char *)partner.data,
+                                                           partner.len, &o->out, err);
+            free(partner.data);
+        } else {
+            o->status = x12kit_document_schema(type->str, type->len, &o->out, err);
+        }
     } else if (strcmp(op, "partnerSchema") == 0) {
         o->status = x12kit_partner_schema(&o->out, err);
     } else if (strcmp(op, "describeSegment") == 0) {

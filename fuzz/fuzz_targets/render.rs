@@ -90,6 +90,7 @@ fuzz_target!(|data: &[u8]| {
         control_numbers: control,
         date: Some("20261123".into()),
         time: Some("1200".into()),
+        guides: Default::default(),
     };
     // The date and time are the options': "now" is not read.
     let now = x12kit::DateTime::from_unix(0);

@@ -64,9 +64,20 @@ function run(c) {
       return out
     }
     case 'documentSchema': {
-      const s = x12kit.documentSchema(a.documentType)
-      const text = native.documentSchemaJson(a.documentType)
+      // Narrowed for a partner profile when the case names one (as text, and as an object).
+      const partner = a.partner === undefined ? undefined : fileText(a.partner)
+      const s = x12kit.documentSchema(a.documentType, partner)
+      const text = native.documentSchemaJson(a.documentType, partner)
       assert.deepStrictEqual(s, JSON.parse(text))
+      let profile
+      try {
+        profile = partner === undefined ? undefined : JSON.parse(partner)
+      } catch {
+        profile = undefined
+      }
+      if (profile !== undefined) {
+        assert.deepStrictEqual(x12kit.documentSchema(a.documentType, profile), s)
+      }
       return Buffer.from(text)
     }
     case 'partnerSchema': {

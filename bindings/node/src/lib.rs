@@ -207,10 +207,17 @@ pub fn render_json(
     })
 }
 
-/// The JSON Schema of a document type's payload, as JSON text.
+/// The JSON Schema of a document type's payload, as JSON text; with a partner
+/// profile's JSON text, narrowed by its guide of the type and its required fields.
 #[napi]
-pub fn document_schema_json(document_type: String) -> Result<String> {
-    guard(|| Ok(ops::document_schema(&document_type)?.to_string()))
+pub fn document_schema_json(document_type: String, partner: Option<String>) -> Result<String> {
+    guard(|| {
+        Ok(match partner {
+            None => ops::document_schema(&document_type)?,
+            Some(p) => ops::document_schema_for_partner_str(&document_type, &p)?,
+        }
+        .to_string())
+    })
 }
 
 /// The JSON Schema of the partner profile, as JSON text.

@@ -398,6 +398,7 @@ fn render_impl(
     control_numbers: Option<&Bound<'_, PyAny>>,
     date: Option<&Bound<'_, PyAny>>,
     time: Option<&Bound<'_, PyAny>>,
+    guides: Option<&Bound<'_, PyAny>>,
     now: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<x12kit::Rendered> {
@@ -408,6 +409,7 @@ fn render_impl(
             ("controlNumbers", control_numbers),
             ("date", date),
             ("time", time),
+            ("guides", guides),
         ],
     )?;
     let now = x12kit::DateTime::from_unix(now_secs(now)?);
@@ -424,7 +426,7 @@ fn render_impl(
 
 /// Renders one document (`"850"`, ...) from its payload for a partner profile: the interchange's X12 bytes.
 #[pyfunction]
-#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None, options = None))]
+#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, guides = None, now = None, options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn render<'py>(
     py: Python<'py>,
@@ -434,6 +436,7 @@ pub fn render<'py>(
     control_numbers: Option<&Bound<'py, PyAny>>,
     date: Option<&Bound<'py, PyAny>>,
     time: Option<&Bound<'py, PyAny>>,
+    guides: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
@@ -445,6 +448,7 @@ pub fn render<'py>(
         control_numbers,
         date,
         time,
+        guides,
         now,
         options,
     )?;
@@ -453,7 +457,7 @@ pub fn render<'py>(
 
 /// `render()` that also returns the payload as mapped back and the warnings.
 #[pyfunction]
-#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, now = None, options = None))]
+#[pyo3(signature = (document_type, payload, partner, *, control_numbers = None, date = None, time = None, guides = None, now = None, options = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn render_document<'py>(
     py: Python<'py>,
@@ -463,6 +467,7 @@ pub fn render_document<'py>(
     control_numbers: Option<&Bound<'py, PyAny>>,
     date: Option<&Bound<'py, PyAny>>,
     time: Option<&Bound<'py, PyAny>>,
+    guides: Option<&Bound<'py, PyAny>>,
     now: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<PyRendered> {
@@ -474,6 +479,7 @@ pub fn render_document<'py>(
         control_numbers,
         date,
         time,
+        guides,
         now,
         options,
     )?;
@@ -486,25 +492,46 @@ pub fn render_document<'py>(
     })
 }
 
-/// The JSON Schema of a document type's payload, as a dict.
+/// The schema of a document type's payload; with a partner profile (a dict or JSON
+/// text), narrowed for it (`ops::document_schema_for_partner`).
+fn schema_of(
+    document_type: &Bound<'_, PyAny>,
+    partner: Option<&Bound<'_, PyAny>>,
+) -> PyResult<serde_json::Value> {
+    let t = str_arg(document_type, "document_type")?;
+    match partner.filter(|p| !p.is_none()) {
+        None => ops::document_schema(&t).map_err(core_err),
+        Some(p) => {
+            let p = json_value(json_arg(p, "partner")?, "/partner", "partner profile")
+                .map_err(core_err)?;
+            ops::document_schema_for_partner(&t, &p).map_err(core_err)
+        }
+    }
+}
+
+/// The JSON Schema of a document type's payload, as a dict; with `partner` (a
+/// profile), narrowed by its guide of the type and its required fields.
 #[pyfunction]
+#[pyo3(signature = (document_type, partner = None))]
 pub fn document_schema<'py>(
     py: Python<'py>,
     document_type: &Bound<'py, PyAny>,
+    partner: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let t = str_arg(document_type, "document_type")?;
-    let v = ops::document_schema(&t).map_err(core_err)?;
+    let v = schema_of(document_type, partner)?;
     pyjson::value_to_py(py, &v)
 }
 
-/// The JSON Schema of a document type's payload, as the core's JSON bytes.
+/// The JSON Schema of a document type's payload, as the core's JSON bytes; with
+/// `partner`, narrowed for it.
 #[pyfunction]
+#[pyo3(signature = (document_type, partner = None))]
 pub fn document_schema_json<'py>(
     py: Python<'py>,
     document_type: &Bound<'py, PyAny>,
+    partner: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let t = str_arg(document_type, "document_type")?;
-    let v = ops::document_schema(&t).map_err(core_err)?;
+    let v = schema_of(document_type, partner)?;
     let b = serde_json::to_vec(&v).map_err(|e| crate::errors::internal(e.to_string()))?;
     Ok(to_py_bytes(py, &b))
 }

@@ -134,8 +134,19 @@ def run(case: Dict[str, Any]) -> bytes:
             assert x12kit.write(value, **kw) == out
         return out
     if op == "documentSchema":
-        out = x12kit.document_schema_json(args["documentType"])
-        assert x12kit.document_schema(args["documentType"]) == json.loads(out)
+        if "partner" not in args:
+            out = x12kit.document_schema_json(args["documentType"])
+            assert x12kit.document_schema(args["documentType"]) == json.loads(out)
+            return out
+        # Narrowed for a partner profile, given as JSON text and as a dict.
+        text = file_bytes(case, "partner").decode()
+        out = x12kit.document_schema_json(args["documentType"], text)
+        assert x12kit.document_schema(args["documentType"], partner=text) == json.loads(out)
+        try:
+            profile = json.loads(text)
+        except ValueError:
+            return out
+        assert x12kit.document_schema_json(args["documentType"], partner=profile) == out
         return out
     if op == "partnerSchema":
         out = x12kit.partner_schema_json()

@@ -67,6 +67,8 @@ export interface AcknowledgeOptions extends WithNow {
 export interface RenderOptions extends WithNow {
   controlNumbers?: { interchange?: number; group?: number; transaction?: number };
   date?: string; time?: string;
+  /** Partners' implementation guides: the one of the type and the partner's version (before the profile's own `guides`) is applied; a payload that breaks it throws `INVALID_PAYLOAD` with every `GUIDE_*` problem at its payload pointer. */
+  guides?: object[];
 }
 /** `write` options (all optional). */
 export interface WriteOptions { lineBreak?: string }
@@ -264,11 +266,18 @@ fn rendered(
     ops::render_str(&kind, &payload, &partner, &o, DateTime::from_unix(now)).map_err(to_js)
 }
 
-/// The JSON Schema of a document type's payload (`850`, ...).
+/// The JSON Schema of a document type's payload (`850`, ...); with a partner
+/// profile (object, JSON text or bytes), narrowed for it.
 #[wasm_bindgen(js_name = documentSchema, skip_typescript)]
-pub fn document_schema(document_type: &JsValue) -> Result<JsValue> {
+pub fn document_schema(document_type: &JsValue, partner: &JsValue) -> Result<JsValue> {
     let kind = string_arg(document_type, "documentType")?;
-    convert::serde_to_js(&ops::document_schema(&kind).map_err(to_js)?)
+    let schema = if partner.is_undefined() || partner.is_null() {
+        ops::document_schema(&kind)
+    } else {
+        let partner = json_text_arg(partner, "partner")?;
+        ops::document_schema_for_partner_str(&kind, &partner)
+    };
+    convert::serde_to_js(&schema.map_err(to_js)?)
 }
 
 /// The JSON Schema of a trading partner profile.
@@ -578,8 +587,8 @@ export function readAcknowledgementToJson(input: X12Input): Uint8Array;
 export function render(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Uint8Array;
 /** Like `render`, with the document as it maps back and the warnings. */
 export function renderResult(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Rendered;
-/** The JSON Schema of a document type's payload. */
-export function documentSchema(documentType: string): Record<string, unknown>;
+/** The JSON Schema of a document type's payload; with `partner` (a profile), narrowed by its guide of the type and its required fields. */
+export function documentSchema(documentType: string, partner?: object | string | Uint8Array): Record<string, unknown>;
 /** The JSON Schema of a trading partner profile. */
 export function partnerSchema(): Record<string, unknown>;
 /**

@@ -232,6 +232,46 @@ test('a dropped file is checked (drag and drop onto the page)', async () => {
   assert.match(await page.textContent('#verdict'), /^dropped-850\.x12: /);
 });
 
+test('a partner guide beside the X12: its findings with their rules, the 999 with its codes, a bad guide refused', async () => {
+  await page.click('#sample-guide');
+  await page.waitForFunction(() => /^Loaded acme-retail-850 \(850 004010\)/.test(document.getElementById('guide-status').textContent));
+  assert.match(await page.textContent('#guides'), /acme-retail-850 — 850 004010 \(acme-retail-850\.guide\.json\)/);
+  // The valid sample sends CUR, which the demo partner's guide marks not used.
+  await page.click('#sample-valid');
+  await page.waitForFunction(() => !document.getElementById('guide-section').hidden
+    && document.getElementById('verdict').textContent.startsWith('850-valid.x12:')
+    && document.getElementById('guide-count').textContent === '(1)', null, { timeout: 60_000 });
+  assert.match(await page.textContent('#verdict'), /a partner would reject it — 1 error/);
+  const row = await page.textContent('#guide-findings tbody tr');
+  assert.match(row, /GUIDE_SEGMENT_NOT_USED/);
+  assert.match(row, /the partner's guide marks it not used/);
+  assert.match(row, /#4 CUR/); // its index in the input (ISA is 0)
+  assert.match(row, /IK304 I4/);
+  assert.match(row, /\/segments\/CUR\/usage/);
+  assert.match(await page.textContent('#diagnostics'), /\(guide rule \/segments\/CUR\/usage\)/);
+  // The 999 carries the implementation code and rejects the set with I5.
+  await page.selectOption('#ack-kind', '999');
+  await page.waitForFunction(() => /IK3\*CUR\*3\*\*I4/.test(document.getElementById('ack').textContent));
+  assert.match(await page.textContent('#ack'), /IK5\*R\*I5/);
+  await page.evaluate(() => document.getElementById('guide-section').scrollIntoView());
+  await page.screenshot({ path: join(shots, 'guide-findings.png') });
+  // A guide that widens the standard: refused with every problem at its pointer, the list unchanged.
+  const draft = { id: 'draft', documentType: '850', version: '004010', segments: { BEG: { elements: { BEG02: { codes: ['SA', 'NEW'] } } }, N3: {} } };
+  await page.setInputFiles('#guide-file', { name: 'draft.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(draft)) });
+  await page.waitForFunction(() => /^Could not use draft\.json: INVALID_GUIDE/.test(document.getElementById('guide-status').textContent));
+  const why = await page.textContent('#guide-status');
+  assert.match(why, /\/guides\/1\/segments\/BEG\/elements\/BEG02\/codes\/1 the code "NEW" is 3 long/);
+  assert.match(why, /\/guides\/1\/segments\/N3 the 850 declaration has no segment N3 at the top of the set/);
+  assert.equal(await page.locator('#guides li').count(), 1);
+  await page.screenshot({ path: join(shots, 'guide-refused.png') });
+  // Removed: the same file is valid again.
+  await page.click('#guides li button');
+  await page.waitForFunction(() => document.getElementById('guide-section').hidden
+    && /^850-valid\.x12: valid/.test(document.getElementById('verdict').textContent), null, { timeout: 60_000 });
+  assert.equal(await page.locator('#guides li').count(), 0);
+  await page.selectOption('#ack-kind', 'auto');
+});
+
 test('the inspector says why it cannot describe a segment of a group whose version is not one', async () => {
   if (!(await page.$eval('#paste-box', (d) => d.open))) await page.click('#paste-box summary');
   const sample = readFileSync(join(here, '..', 'www', 'samples', '850-wrong-se01.x12'), 'utf8');

@@ -41,6 +41,10 @@ async function call(api, c, read) {
     case 'write':
       return api.write(await read(a.input), o);
     case 'documentSchema':
+      if (a.partner !== undefined) {
+        // Narrowed for a partner profile (given as its bytes, as a file reads).
+        return utf8.encode(JSON.stringify(api.documentSchema(a.documentType, await read(a.partner))));
+      }
       return utf8.encode(JSON.stringify(api.documentSchema(a.documentType)));
     case 'partnerSchema':
       return utf8.encode(JSON.stringify(api.partnerSchema()));

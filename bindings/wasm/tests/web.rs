@@ -63,7 +63,7 @@ fn errors_carry_code_kind_pointer_and_details() {
     assert_eq!(prop(&e, "pointer"), js("/nope"));
     assert!(js_sys::Array::is_array(&prop(&e, "details")));
 
-    let e = x12kit_wasm::document_schema(&js("123")).unwrap_err();
+    let e = x12kit_wasm::document_schema(&js("123"), &JsValue::UNDEFINED).unwrap_err();
     assert!(!e.is_instance_of::<js_sys::TypeError>());
     assert!(e.is_instance_of::<js_sys::Error>());
     assert_eq!(prop(&e, "name"), js("X12kitError"));
@@ -223,7 +223,7 @@ fn segments_and_describe() {
     assert_eq!(types.length() as usize, ops::DOCUMENT_TYPES.len());
     assert!(x12kit_wasm::partner_schema().unwrap().is_object());
     assert!(
-        x12kit_wasm::document_schema(&js("850"))
+        x12kit_wasm::document_schema(&js("850"), &JsValue::UNDEFINED)
             .unwrap()
             .dyn_ref::<js_sys::Object>()
             .is_some()

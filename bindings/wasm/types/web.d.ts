@@ -66,8 +66,8 @@ export function readAcknowledgementToJson(input: X12Input): Uint8Array;
 export function render(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Uint8Array;
 /** Like `render`, with the document as it maps back and the warnings. */
 export function renderResult(documentType: string, payload: object | string | Uint8Array, partner: object | string | Uint8Array, options?: RenderOptions): Rendered;
-/** The JSON Schema of a document type's payload. */
-export function documentSchema(documentType: string): Record<string, unknown>;
+/** The JSON Schema of a document type's payload; with `partner` (a profile), narrowed by its guide of the type and its required fields. */
+export function documentSchema(documentType: string, partner?: object | string | Uint8Array): Record<string, unknown>;
 /** The JSON Schema of a trading partner profile. */
 export function partnerSchema(): Record<string, unknown>;
 /**
@@ -317,6 +317,8 @@ export interface AcknowledgeOptions extends WithNow {
 export interface RenderOptions extends WithNow {
     controlNumbers?: { interchange?: number; group?: number; transaction?: number };
     date?: string; time?: string;
+    /** Partners' implementation guides: the one of the type and the partner's version (before the profile's own `guides`) is applied; a payload that breaks it throws `INVALID_PAYLOAD` with every `GUIDE_*` problem at its payload pointer. */
+    guides?: object[];
 }
 /** `write` options (all optional). */
 export interface WriteOptions { lineBreak?: string }
@@ -389,7 +391,7 @@ export interface InitOutput {
     readonly __wbg_webhook_free: (a: number, b: number) => void;
     readonly acknowledge: (a: any, b: any) => [number, number, number];
     readonly describeSegment: (a: any, b: any, c: any) => [number, number, number];
-    readonly documentSchema: (a: any) => [number, number, number];
+    readonly documentSchema: (a: any, b: any) => [number, number, number];
     readonly documentTypes: () => any;
     readonly errorCodes: () => [number, number, number];
     readonly errorForCode: (a: number, b: number) => [number, number, number];

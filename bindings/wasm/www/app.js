@@ -13,8 +13,12 @@ if ('serviceWorker' in navigator && location.protocol !== 'file:') {
   navigator.serviceWorker.register(new URL('./sw.js', import.meta.url)).catch((e) => console.warn(`offline copy unavailable: ${e.message}`));
 }
 let current = null; // the last result
+let lastInput = null; // {input, name} of the last check, checked again when the guides change
 let describeSeq = 0;
 const pendingDescribe = new Map();
+let guides = []; // [{name, guide}]: the partners' guides loaded, checked by the core
+let guideSeq = 0;
+const pendingGuides = new Map();
 
 function status(text) {
   $('status').textContent = text;
@@ -31,12 +35,13 @@ function download(name, text, type = 'text/plain') {
 
 // ------------------------------------------------------------------ input
 function analyze(input, name) {
+  lastInput = { input, name };
   $('results').hidden = true;
   $('progress-box').hidden = false;
   $('progress').value = 0;
   $('progress-label').textContent = `Reading ${name}…`;
   status(`Checking ${name}…`);
-  const msg = { type: 'analyze', name, structure: $('structure').checked, ackKind: $('ack-kind').value };
+  const msg = { type: 'analyze', name, structure: $('structure').checked, ackKind: $('ack-kind').value, guides: guides.map((g) => g.guide) };
   if (input instanceof Blob) msg.file = input;
   else msg.bytes = input;
   worker.postMessage(msg);
@@ -67,6 +72,77 @@ $('paste-go').addEventListener('click', () => {
   if (!text.trim()) return status('Paste some X12 first.');
   analyze(new TextEncoder().encode(text), 'pasted text');
 });
+// ------------------------------------------------------------------ partners' guides
+function guideStatus(text, bad = false, problems = []) {
+  const box = $('guide-status');
+  box.className = 'guide-status' + (bad ? ' bad' : '');
+  box.replaceChildren(text);
+  if (problems.length) box.append(el('ul', {}, ...problems.map((p) => el('li', {}, el('code', {}, p.pointer), ` ${p.message}`))));
+}
+
+/** The core's answer on a list of guides: null when usable, else the error (INVALID_GUIDE with its details). */
+function checkGuides(list) {
+  return new Promise((resolve) => {
+    const id = ++guideSeq;
+    pendingGuides.set(id, resolve);
+    worker.postMessage({ type: 'guides', id, guides: list.map((g) => g.guide) });
+  });
+}
+
+function showGuides() {
+  const ul = $('guides');
+  ul.replaceChildren(...guides.map((g, i) => el('li', {},
+    `${g.guide.id} — ${g.guide.documentType} ${g.guide.version} (${g.name})`,
+    el('button', { type: 'button', 'aria-label': `Remove the guide ${g.guide.id}`, onclick: () => removeGuide(i) }, 'Remove'))));
+}
+
+function recheck() {
+  if (lastInput) analyze(lastInput.input, lastInput.name);
+}
+
+async function addGuides(files) {
+  const added = [];
+  for (const { name, text } of files) {
+    let guide;
+    try {
+      guide = JSON.parse(text);
+    } catch (e) {
+      return guideStatus(`${name} is not JSON: ${e.message}`, true);
+    }
+    added.push({ name, guide });
+  }
+  const error = await checkGuides([...guides, ...added]);
+  if (error) {
+    // Pointers are into the list given: /guides/<index>/…
+    return guideStatus(`Could not use ${added.map((g) => g.name).join(', ')}: ${error.code}: ${error.message}`, true, error.details);
+  }
+  guides = [...guides, ...added];
+  showGuides();
+  guideStatus(`Loaded ${added.map((g) => `${g.guide.id} (${g.guide.documentType} ${g.guide.version})`).join(', ')}.`);
+  recheck();
+}
+
+function removeGuide(i) {
+  const [g] = guides.splice(i, 1);
+  showGuides();
+  guideStatus(`Removed ${g.guide.id}.`);
+  recheck();
+}
+
+$('guide-file').addEventListener('change', async () => {
+  const files = [...$('guide-file').files];
+  $('guide-file').value = '';
+  await addGuides(await Promise.all(files.map(async (f) => ({ name: f.name, text: await f.text() }))));
+});
+const guideSample = fetch(new URL('./samples/acme-retail-850.guide.json', import.meta.url)).then((r) => r.text());
+$('sample-guide').addEventListener('click', async () => {
+  try {
+    await addGuides([{ name: 'acme-retail-850.guide.json', text: await guideSample }]);
+  } catch (e) {
+    guideStatus(`Could not load the sample guide: ${e.message}`, true);
+  }
+});
+
 // The samples are fetched with the page (842 bytes each), so that they load offline too.
 const samples = Object.fromEntries(['850-valid.x12', '850-wrong-se01.x12'].map((f) => [
   f, fetch(new URL(`./samples/${f}`, import.meta.url)).then((r) => r.arrayBuffer()),
@@ -104,6 +180,10 @@ worker.onmessage = (ev) => {
   } else if (m.type === 'ack') {
     current.ack = m.ack;
     showAck();
+  } else if (m.type === 'guides') {
+    const f = pendingGuides.get(m.id);
+    pendingGuides.delete(m.id);
+    if (f) f(m.error);
   } else if (m.type === 'describe') {
     const f = pendingDescribe.get(m.id);
     pendingDescribe.delete(m.id);
@@ -149,6 +229,7 @@ function show(r) {
     ? `${r.name}: valid — ${v.warningCount} warning${v.warningCount === 1 ? '' : 's'}`
     : `${r.name}: a partner would reject it — ${v.errorCount} error${v.errorCount === 1 ? '' : 's'}, ${v.warningCount} warning${v.warningCount === 1 ? '' : 's'}`;
   showOutline(r);
+  showGuideFindings(v);
   inspector.show({
     segments: r.segments,
     total: r.total,
@@ -160,6 +241,31 @@ function show(r) {
   showJson(r);
   showDocuments(r);
   status(`Checked ${r.name} (${r.size.toLocaleString()} bytes): ${v.valid ? 'valid' : 'invalid'}, ${v.diagnostics.length} diagnostic${v.diagnostics.length === 1 ? '' : 's'}.`);
+}
+
+/** The guides' findings (`GUIDE_*` diagnostics), with the 999 code and the rule each breaks. */
+function showGuideFindings(v) {
+  const section = $('guide-section');
+  section.hidden = !guides.length;
+  if (!guides.length) return;
+  const found = v.diagnostics.filter((d) => d.code.startsWith('GUIDE_'));
+  $('guide-count').textContent = `(${found.length})`;
+  const names = guides.map((g) => g.guide.id).join(', ');
+  $('guide-summary').textContent = found.length
+    ? `The sets break ${names} in ${found.length} place${found.length === 1 ? '' : 's'}; the 999 carries the implementation codes.`
+    : `Every set the guides name (${names}) keeps them.`;
+  const body = $('guide-findings').tBodies[0];
+  body.replaceChildren(...found.map((d) => {
+    const a = d.ack || {};
+    const code = [a.ik3 && `IK304 ${a.ik3}`, a.ik4 && `IK403 ${a.ik4}`].filter(Boolean).join(', ');
+    return el('tr', { class: `sev-${d.severity}` },
+      el('td', {}, el('code', {}, d.code)),
+      el('td', {}, d.message),
+      el('td', {}, d.segmentIndex !== undefined ? `#${d.segmentIndex} ${d.segmentId || ''}` : ''),
+      el('td', {}, d.element ?? ''),
+      el('td', {}, code),
+      el('td', { class: 'guide-rule' }, d.guidePointer || ''));
+  }));
 }
 
 function statusSpan(s) {

@@ -112,7 +112,7 @@ export function createInspector({ raw, title, context, table, note, diagnostics,
         el('td', {}, btn),
         el('td', { class: `sev-${d.severity}` }, d.severity),
         el('td', {}, el('code', {}, d.code)),
-        el('td', {}, d.message),
+        el('td', {}, d.message, d.guidePointer ? el('span', { class: 'guide-rule' }, ` (guide rule ${d.guidePointer})`) : ''),
         el('td', {}, has ? `#${d.segmentIndex} ${d.segmentId || ''}` : ''),
         el('td', {}, d.element ?? ''),
         el('td', {}, d.offset ?? '')));

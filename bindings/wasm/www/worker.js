@@ -10,18 +10,24 @@ const RAW_SEGMENTS = 5000; // segments shown in the raw view
 const ready = init({ module_or_path: new URL('./pkg/web/x12kit_wasm_bg.wasm', import.meta.url) });
 const dec = new TextDecoder();
 
-let last = null; // {bytes | stream validator, structure} of the last input, for new acknowledgements
+let last = null; // {bytes | stream validator, structure, guides} of the last input, for new acknowledgements
 
 function errorInfo(e) {
   return { message: String(e && e.message || e), code: e && e.code, kind: e && e.kind };
 }
 
-async function analyze({ file, bytes, name, structure, ackKind }) {
+/** The options of a validation: the partners' guides (parsed JSON) imply the structure checks. */
+function validateOptions(structure, guides) {
+  return guides && guides.length ? { structure: true, guides } : { structure };
+}
+
+async function analyze({ file, bytes, name, structure, ackKind, guides }) {
   await ready;
   const size = file ? file.size : bytes.length;
   const full = size <= FULL_LIMIT;
   const progress = (done) => postMessage({ type: 'progress', done, total: size });
-  const sv = new x12.StreamValidator({ structure });
+  const options = validateOptions(structure, guides);
+  const sv = new x12.StreamValidator(options);
   const kept = [];
   let head = null; // the first chunk: the raw view of a file too big to keep
   let done = 0;
@@ -52,10 +58,10 @@ async function analyze({ file, bytes, name, structure, ackKind }) {
       off += c.length;
     }
     // The whole-input validation also reads acknowledgements and reports UTF-8 problems.
-    validation = x12.validate(input, { structure });
+    validation = x12.validate(input, options);
   }
   if (last && last.sv) last.sv.free();
-  last = full ? { input, structure } : { sv, structure };
+  last = full ? { input, options } : { sv, options };
   const result = {
     type: 'result', name, size, full, validation,
     ack: ackFor(ackKind),
@@ -71,7 +77,7 @@ async function analyze({ file, bytes, name, structure, ackKind }) {
 function ackFor(kind) {
   try {
     const bytes = last.input
-      ? x12.acknowledge(last.input, { kind, structure: last.structure })
+      ? x12.acknowledge(last.input, { kind, ...last.options })
       : last.sv.acknowledge({ kind });
     return { text: dec.decode(bytes) };
   } catch (e) {
@@ -84,6 +90,18 @@ onmessage = async (ev) => {
   try {
     if (m.type === 'analyze') await analyze(m);
     else if (m.type === 'ack') postMessage({ type: 'ack', ack: ackFor(m.kind) });
+    else if (m.type === 'guides') {
+      // The core checks the guides (against their sets' declarations) when it
+      // reads the options: INVALID_GUIDE lists every problem at its pointer.
+      await ready;
+      let error = null;
+      try {
+        x12.validate(new Uint8Array(0), validateOptions(true, m.guides));
+      } catch (e) {
+        error = { ...errorInfo(e), details: (e && e.details) || [] };
+      }
+      postMessage({ type: 'guides', id: m.id, error });
+    }
     else if (m.type === 'describe') {
       await ready;
       // A segment id or version that is not one (a defective file) is

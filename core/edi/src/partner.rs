@@ -7,8 +7,9 @@
 //! `examples/partners/` for complete examples.
 
 use crate::codes;
+use crate::guide::Guide;
 use crate::sets::TYPES;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 use x12kit_syntax::delimiters::Delimiters;
 use x12kit_syntax::error::Problem;
@@ -137,6 +138,36 @@ pub struct Partner {
     /// Implementation-guide rules: per document type, JSON pointers that must be present (`*` matches every array item).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub required_fields: BTreeMap<String, Vec<String>>,
+    /// The partner's implementation guides per document type
+    /// (`schema/guide.schema.json`): render refuses a payload that breaks
+    /// one, validation checks received sets against it. A guide is given
+    /// inline, or as the path of its file, which the CLI and the server read
+    /// (relative to the profile's file) and put in its place.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub guides: BTreeMap<String, PartnerGuide>,
+}
+
+/// A partner's guide for one document type: the guide, or the path of its file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum PartnerGuide {
+    /// The path of the guide's file, not read yet (the CLI and the server
+    /// read it; a library call gives the guide itself).
+    Path(String),
+    /// The guide, checked against its set's declaration.
+    Guide(Guide),
+}
+
+impl<'de> Deserialize<'de> for PartnerGuide {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        match v {
+            serde_json::Value::String(p) => Ok(PartnerGuide::Path(p)),
+            v => Guide::deserialize(v)
+                .map(PartnerGuide::Guide)
+                .map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 fn problem(pointer: &str, message: String) -> Problem {
@@ -169,9 +200,43 @@ impl Partner {
         Partner::from_value(&v)
     }
 
-    /// Reads and checks a profile: `INVALID_PARTNER` with every problem at once.
+    /// Reads and checks a profile: `INVALID_PARTNER` with every problem at
+    /// once (a guide's `INVALID_GUIDE` problems at their pointers below
+    /// `/guides/<type>`).
     pub fn from_value(v: &serde_json::Value) -> Result<Partner, Error> {
-        let p: Partner = x12kit_json::de::from_value(v).map_err(|e| {
+        // Guides are read apart, so that each of their problems keeps its pointer.
+        let mut guides = BTreeMap::new();
+        let mut guide_problems = Vec::new();
+        let mut rest = v.clone();
+        if let Some(obj) = rest.as_object_mut() {
+            match obj.remove("guides") {
+                None => {}
+                Some(serde_json::Value::Object(map)) => {
+                    for (t, g) in map {
+                        let at = format!("/guides/{}", t.replace('~', "~0").replace('/', "~1"));
+                        match g {
+                            serde_json::Value::String(path) => {
+                                guides.insert(t, PartnerGuide::Path(path));
+                            }
+                            g => match Guide::load(&g, &at) {
+                                Ok(g) => {
+                                    guides.insert(t, PartnerGuide::Guide(g));
+                                }
+                                Err(p) => guide_problems.extend(p),
+                            },
+                        }
+                    }
+                }
+                Some(other) => guide_problems.push(problem(
+                    "/guides",
+                    format!(
+                        "guides are an object of document type → guide (or the path of its file), not {}",
+                        x12kit_json::value_kind(&other)
+                    ),
+                )),
+            }
+        }
+        let mut p: Partner = x12kit_json::de::from_value(&rest).map_err(|e| {
             Error::from_problems(
                 ErrorCode::InvalidPartner,
                 vec![problem(
@@ -183,6 +248,13 @@ impl Partner {
                 )],
             )
         })?;
+        if !guide_problems.is_empty() {
+            return Err(Error::from_problems(
+                ErrorCode::InvalidPartner,
+                guide_problems,
+            ));
+        }
+        p.guides = guides;
         let issues = p.check();
         if issues.is_empty() {
             Ok(p)
@@ -279,6 +351,37 @@ impl Partner {
                 }
             }
         }
+        for (t, g) in &self.guides {
+            let at = format!("/guides/{}", t.replace('~', "~0").replace('/', "~1"));
+            if !TYPES.contains(&t.as_str()) {
+                out.push(problem(
+                    &at,
+                    format!("{t} is not a document type x12kit renders"),
+                ));
+                continue;
+            }
+            let PartnerGuide::Guide(g) = g else { continue };
+            if g.document_type() != t {
+                out.push(problem(
+                    &format!("{at}/documentType"),
+                    format!(
+                        "the guide under {t} describes the {} (its documentType)",
+                        g.document_type()
+                    ),
+                ));
+                continue;
+            }
+            let version = self.version_for(t);
+            if version.get(..6) != Some(g.version()) {
+                out.push(problem(
+                    &format!("{at}/version"),
+                    format!(
+                        "the guide describes version {}, and the partner's {t}s are version {version} (\"version\"/\"versions\")",
+                        g.version()
+                    ),
+                ));
+            }
+        }
         if !matches!(self.line_break.as_str(), "" | "\n" | "\r\n" | "\r") {
             out.push(problem(
                 "/lineBreak",
@@ -356,6 +459,58 @@ impl Partner {
             }
         }
         out
+    }
+
+    /// The JSON Schema of a document type's payload for this partner: the
+    /// edition of its version for the type, narrowed by its guide of the
+    /// type and its required fields (see `x12kit schema TYPE --partner`).
+    /// `UNKNOWN_DOCUMENT_TYPE` for a type x12kit does not declare,
+    /// `INVALID_PARTNER` when the guide is a path not read yet.
+    pub fn document_schema(&self, code: &str) -> Result<serde_json::Value, Error> {
+        let guide = match self.guides.get(code) {
+            None => None,
+            Some(PartnerGuide::Guide(g)) => Some(g),
+            Some(PartnerGuide::Path(path)) => {
+                return Err(Error::from_problems(
+                    ErrorCode::InvalidPartner,
+                    vec![Problem::error(
+                        ErrorCode::InvalidGuide,
+                        format!("/guides/{code}"),
+                        format!(
+                            "the {code} guide is the path {path:?}, which the CLI and the server read; a library call gives the guide itself"
+                        ),
+                    )],
+                ));
+            }
+        };
+        let mut fields: Vec<String> = self.required_fields.get(code).cloned().unwrap_or_default();
+        for f in guide.map(Guide::required_fields).unwrap_or_default() {
+            if !fields.contains(f) {
+                fields.push(f.clone());
+            }
+        }
+        let who = match (&self.id, guide) {
+            (Some(id), Some(g)) => format!("partner {id} under its guide {}", g.id()),
+            (Some(id), None) => format!("partner {id}"),
+            (None, Some(g)) => format!("the guide {}", g.id()),
+            (None, None) => format!("the partner {}", self.receiver.id),
+        };
+        crate::documents::schema::schema_narrowed(
+            code,
+            &self.version_for(code),
+            guide.map(Guide::compiled),
+            &fields,
+            &who,
+        )
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::UnknownDocumentType,
+                format!(
+                    "x12kit has no schema for transaction set \"{code}\"; known: {}",
+                    TYPES.join(", ")
+                ),
+            )
+        })
     }
 
     /// GS02/GS03 of a party.

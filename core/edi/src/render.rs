@@ -8,7 +8,8 @@
 //! reported at once, each with a stable code and a JSON pointer.
 
 use crate::documents::{self, encode::Context};
-use crate::partner::{Partner, isa_version};
+use crate::guide::{Applies, Guide, Guides};
+use crate::partner::{Partner, PartnerGuide, isa_version};
 use serde::Deserialize;
 use serde_json::Value;
 use x12kit_syntax::diagnostics::Severity;
@@ -39,7 +40,7 @@ impl Default for ControlNumbers {
 }
 
 /// Options of [`render`] (and of `x12kit::ops::render`: JSON
-/// `{"controlNumbers", "date", "time"}`).
+/// `{"controlNumbers", "date", "time", "guides"}`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct RenderOptions {
@@ -49,6 +50,13 @@ pub struct RenderOptions {
     pub date: Option<String>,
     /// Time of the interchange, HHMM (with `date`); default: `now`.
     pub time: Option<String>,
+    /// Partners' implementation guides (`schema/guide.schema.json`): the
+    /// one naming the document type and the partner's version is applied
+    /// (before the partner profile's own guide for the type), and a payload
+    /// that breaks it is refused with every departure (`GUIDE_*`) at its
+    /// payload pointer. Guides of the type for other versions only: a
+    /// `GUIDE_NOT_APPLIED` warning.
+    pub guides: Guides,
 }
 
 /// A rendered interchange.
@@ -298,10 +306,12 @@ pub fn render_sets(
         date: date.clone(),
         time: time.clone(),
     };
+    let (guide, mut guide_warnings) = guide_for(code, &version, partner, &options.guides)?;
     let several = payloads.len() > 1;
     let mut bodies = Vec::with_capacity(payloads.len());
+    issues.append(&mut guide_warnings);
     for (index, payload) in payloads.iter().enumerate() {
-        let (body, mut found) = body_of(code, &version, payload, &ctx, partner);
+        let (body, mut found) = body_of(code, &version, payload, &ctx, partner, guide.as_ref());
         if several {
             for p in &mut found {
                 p.pointer = format!(
@@ -430,6 +440,48 @@ pub fn render_sets(
     })
 }
 
+/// The guide a render of `code` in `version` keeps: the options' guide of
+/// the type and version, else the partner profile's guide of the type; a
+/// `GUIDE_NOT_APPLIED` warning when the options' guides name the type for
+/// other versions only. `INVALID_PARTNER` when the profile's guide is a
+/// path nobody has read.
+fn guide_for(
+    code: &str,
+    version: &str,
+    partner: &Partner,
+    guides: &Guides,
+) -> Result<(Option<Guide>, Vec<Problem>), Error> {
+    let mut warnings = Vec::new();
+    match guides.applies(code, version) {
+        Applies::Guide(g) => return Ok((Some(g.clone()), warnings)),
+        Applies::OtherVersions if !partner.guides.contains_key(code) => {
+            warnings.push(Problem::warning(
+                ErrorCode::GuideNotApplied,
+                "/",
+                format!(
+                    "the guides given for the {code} describe version {}, not {version}: rendered against the standard alone",
+                    guides.versions_of(code).join(", ")
+                ),
+            ));
+        }
+        _ => {}
+    }
+    match partner.guides.get(code) {
+        None => Ok((None, warnings)),
+        Some(PartnerGuide::Guide(g)) => Ok((Some(g.clone()), warnings)),
+        Some(PartnerGuide::Path(path)) => Err(Error::from_problems(
+            ErrorCode::InvalidPartner,
+            vec![err(
+                ErrorCode::InvalidGuide,
+                &format!("/guides/{code}"),
+                format!(
+                    "the {code} guide is the path {path:?}, which the CLI and the server read; a library call gives the guide itself (or the option guides)"
+                ),
+            )],
+        )),
+    }
+}
+
 /// The body of one payload and its problems (warnings too), the partner's
 /// implementation guide checked; `None` when an error keeps it from rendering.
 fn body_of(
@@ -438,8 +490,9 @@ fn body_of(
     payload: &Value,
     ctx: &Context,
     partner: &Partner,
+    guide: Option<&Guide>,
 ) -> (Option<documents::Body>, Vec<Problem>) {
-    let body = documents::render_body(code, version, payload, ctx);
+    let body = documents::render_body(code, version, payload, ctx, guide.map(Guide::compiled));
     let (body, mut issues) = match body {
         Ok(b) => {
             let w = b.warnings.clone();
@@ -447,11 +500,23 @@ fn body_of(
         }
         Err(i) => (None, i),
     };
-    if let (Some(ptrs), true) = (partner.required_fields.get(code), payload.is_object()) {
+    let guide_fields = guide.map(Guide::required_fields).unwrap_or_default();
+    let partner_fields = partner.required_fields.get(code).map(Vec::as_slice);
+    let ptrs: Vec<String> = partner_fields
+        .unwrap_or_default()
+        .iter()
+        .chain(
+            guide_fields
+                .iter()
+                .filter(|g| !partner_fields.unwrap_or_default().contains(g)),
+        )
+        .cloned()
+        .collect();
+    if !ptrs.is_empty() && payload.is_object() {
         let target = body.as_ref().map_or(payload, |b| &b.normalized);
         let mut req = Vec::new();
         required_fields(
-            ptrs,
+            &ptrs,
             target,
             partner
                 .id

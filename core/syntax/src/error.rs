@@ -116,6 +116,34 @@ error_codes! {
     InvalidPartner = "INVALID_PARTNER", Rejected;
     /// An implementation guide is unusable (not JSON, unknown keys, a path or element the set does not have, a rule that widens the standard); the details list every problem with its pointer.
     InvalidGuide = "INVALID_GUIDE", Rejected;
+    /// Render under a partner's guide: a field would produce a segment or loop the guide marks not used.
+    GuideSegmentNotUsed = "GUIDE_SEGMENT_NOT_USED", Rejected;
+    /// Render under a partner's guide: a segment the guide requires would be missing.
+    GuideSegmentMissing = "GUIDE_SEGMENT_MISSING", Rejected;
+    /// Render under a partner's guide: fewer occurrences of a segment than the guide's minimum use.
+    GuideSegmentTooFew = "GUIDE_SEGMENT_TOO_FEW", Rejected;
+    /// Render under a partner's guide: more occurrences of a segment than the guide's maximum use.
+    GuideSegmentTooMany = "GUIDE_SEGMENT_TOO_MANY", Rejected;
+    /// Render under a partner's guide: fewer occurrences of a loop than the guide's minimum.
+    GuideLoopTooFew = "GUIDE_LOOP_TOO_FEW", Rejected;
+    /// Render under a partner's guide: more occurrences of a loop than the guide's maximum.
+    GuideLoopTooMany = "GUIDE_LOOP_TOO_MANY", Rejected;
+    /// Render under a partner's guide: an element the guide requires would be missing.
+    GuideElementMissing = "GUIDE_ELEMENT_MISSING", Rejected;
+    /// Render under a partner's guide: a field fills an element the guide marks not used.
+    GuideElementNotUsed = "GUIDE_ELEMENT_NOT_USED", Rejected;
+    /// Render under a partner's guide: a code valid in X12 that the guide does not use.
+    GuideCodeNotUsed = "GUIDE_CODE_NOT_USED", Rejected;
+    /// Render under a partner's guide: a value that is not the guide's fixed value.
+    GuideValue = "GUIDE_VALUE", Rejected;
+    /// Render under a partner's guide: a value that does not match the guide's pattern.
+    GuidePattern = "GUIDE_PATTERN", Rejected;
+    /// Render under a partner's guide: a value shorter than the guide's minimum length.
+    GuideElementTooShort = "GUIDE_ELEMENT_TOO_SHORT", Rejected;
+    /// Render under a partner's guide: a value longer than the guide's maximum length.
+    GuideElementTooLong = "GUIDE_ELEMENT_TOO_LONG", Rejected;
+    /// Guides name the document type but none its version: rendered against the standard alone (a warning).
+    GuideNotApplied = "GUIDE_NOT_APPLIED", Rejected;
     /// A required field is missing or empty.
     MissingField = "MISSING_FIELD", Rejected;
     /// A field has the wrong type or an impossible value.

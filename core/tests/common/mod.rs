@@ -202,6 +202,7 @@ pub fn render_options(date: &str, time: &str, control: Option<u32>) -> x12kit::R
         }),
         date: Some(date.into()),
         time: Some(time.into()),
+        guides: Default::default(),
     }
 }
 

@@ -447,13 +447,21 @@ fn apply(
             )?;
         }
     }
-    // Other sets: inbound transactions with their mapped documents.
+    // Other sets: inbound transactions with their mapped documents, and the
+    // findings of the partner's guides on each (none without guides).
+    let findings = crate::guides::inbound_findings(input, &partner.profile);
     let mut received = Vec::new();
-    for i in &read.interchanges {
+    for (n, i) in read.interchanges.iter().enumerate() {
         if !fresh.contains(&i.control) {
             continue;
         }
-        for t in &i.sets {
+        for (k, t) in i.sets.iter().enumerate() {
+            let guided = findings
+                .as_ref()
+                .and_then(|f| f.get(n))
+                .and_then(|s| s.get(k))
+                .cloned()
+                .flatten();
             let kind = &t.kind;
             if crate::lifecycle::is_ack_type(kind) {
                 continue;
@@ -469,8 +477,9 @@ fn apply(
                 .and_then(|d| crate::x12::reference(kind, &d));
             c.exec(
                 "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
-                    updated_at, interchange_control, group_control, transaction_control, payload, x12, reference)
-                 VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    updated_at, interchange_control, group_control, transaction_control, payload, x12, reference,
+                    diagnostics)
+                 VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 vals![
                     &id,
                     account,
@@ -482,7 +491,8 @@ fn apply(
                     t.control,
                     document,
                     input,
-                    reference
+                    reference,
+                    guided
                 ],
             )
             .map_err(db)?;
@@ -498,11 +508,13 @@ fn apply(
     let mut reply = Value::Null;
     if let (Some(kind), false) = (&partner.acknowledge_inbound, received.is_empty()) {
         let number = crate::store::next_control(c, account, &partner.id)?;
+        // The partner's guides: a 999 carries their implementation codes.
         let options: ops::AcknowledgeOptions = ops::options(json!({
             "kind": kind,
             "interchangeControlNumber": number,
             "groupControlNumber": number,
             "setControlNumber": number,
+            "guides": crate::guides::of_profile(&partner.profile),
         }))
         .map_err(|e| ApiError::from_core(&e))?;
         let at = x12kit::DateTime::from_unix((now / 1000).max(0) as u64);

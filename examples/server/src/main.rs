@@ -15,6 +15,7 @@ mod db;
 mod error;
 mod exporter;
 mod guard;
+mod guides;
 mod inbound;
 mod lifecycle;
 mod metrics;

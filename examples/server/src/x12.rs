@@ -9,6 +9,11 @@ use x12kit::ops;
 
 /// Checks a partner profile with the core (at start-up).
 pub fn check_partner(profile: &Value) -> Result<(), String> {
+    if let Some((kind, path)) = crate::guides::path_given(profile) {
+        return Err(format!(
+            "INVALID_PARTNER: /guides/{kind}: the guide is the path {path:?}; give the guide itself (a path is read only from the configuration file, relative to the profile)"
+        ));
+    }
     x12kit::Partner::from_value(profile)
         .map(|_| ())
         .map_err(|e| {

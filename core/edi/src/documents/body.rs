@@ -28,6 +28,7 @@ pub(crate) fn render_body(
     version: &str,
     payload: &Value,
     ctx: &encode::Context,
+    guide: Option<&crate::guide::Compiled>,
 ) -> Result<Body, Vec<Problem>> {
     let Some(decl) = declaration(code, edition(version)) else {
         return Err(vec![Problem {
@@ -40,7 +41,7 @@ pub(crate) fn render_body(
             ),
         }]);
     };
-    let mut enc = encode::Encoder::new(decl, ctx);
+    let mut enc = encode::Encoder::new(decl, ctx).with_guide(guide);
     enc.run(payload);
     let mut issues = enc.issues;
     let mut warnings = Vec::new();

@@ -6,6 +6,8 @@
 use super::model::*;
 use super::syntax::{Rule, RuleKind};
 use super::value::{self, Problem};
+use crate::guide::Compiled;
+use crate::guide::render::{Place, count_faults, element_faults};
 use serde_json::{Map, Value};
 use std::rc::Rc;
 use x12kit_json::value_kind as kind;
@@ -65,6 +67,8 @@ pub struct Encoder<'d> {
     pub moves: Vec<(String, String)>,
     hl_next: usize,
     v5010: bool,
+    /// The partner's guide the payload must keep, if any.
+    guide: Option<&'d Compiled>,
 }
 
 static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
@@ -184,6 +188,34 @@ fn holds(node: &Node, obj: Option<&Map<String, Value>>, fixed: Option<u8>) -> bo
     })
 }
 
+/// The pointer of one occurrence `i` of `node` written in the occurrence
+/// `it` of its parent: its own object or array item, or, for a node whose
+/// fields sit on the parent's object, the first of its fields the payload
+/// gives (what makes it appear).
+fn occurrence_ptr(node: &Node, i: &Item<'_>, it: &Item<'_>) -> String {
+    if *i.ptr != *it.ptr {
+        return i.ptr.to_string();
+    }
+    let seg = match &node.children {
+        Some(kids) => &kids[0],
+        None => node,
+    };
+    if let Some(map) = &seg.map {
+        for e in &map.elements {
+            if let Target::Field(path) = &e.target {
+                if let Found::Value(_) = look(i.obj, path) {
+                    return join(&i.ptr, path);
+                }
+            }
+        }
+    }
+    if i.ptr.is_empty() {
+        "/".into()
+    } else {
+        i.ptr.to_string()
+    }
+}
+
 /// True when `obj`, the object of a level of HL loop `node`, has data for
 /// it: for the segments rendered at that level, or levels below it (unless
 /// the level is flat: its children are beside it).
@@ -226,6 +258,70 @@ impl<'d> Encoder<'d> {
             moves: Vec::new(),
             hl_next: 0,
             v5010: decl.edition == Edition::V5010,
+            guide: None,
+        }
+    }
+
+    /// The same renderer, checking the payload against a partner's guide
+    /// compiled for the same declaration (a guide of another is not applied).
+    pub fn with_guide(mut self, guide: Option<&'d Compiled>) -> Self {
+        self.guide = guide.filter(|g| std::ptr::eq(g.decl, self.decl));
+        self
+    }
+
+    /// The guide's count rules of `node`, written as `items` in the
+    /// occurrence `it` of its parent; `missing` is where an absent node's
+    /// problem is reported.
+    fn guide_counts(&mut self, node: &Node, items: &[Item<'_>], it: &Item<'_>, missing: &str) {
+        let Some(g) = self.guide else { return };
+        for (place, f) in count_faults(g, node, items.len()) {
+            let ptr = match place {
+                Place::Missing => missing.to_string(),
+                Place::At(k) => match items.get(k) {
+                    Some(i) => occurrence_ptr(node, i, it),
+                    None => missing.to_string(),
+                },
+            };
+            self.issue(f.code, &ptr, f.message);
+        }
+    }
+
+    /// The guide's element rules of a segment about to be written:
+    /// `els` its elements, `ptrs` the payload fields of its positions and
+    /// `pair_ptrs` those of its qualifier/id pairs.
+    fn guide_elements(
+        &mut self,
+        node: &Node,
+        els: &[Option<String>],
+        ptrs: &[Option<&[String]>],
+        pair_ptrs: &[Option<String>],
+        it: &Item<'_>,
+    ) {
+        let Some(g) = self.guide else { return };
+        let component = self.ctx.delimiters.component as char;
+        let value = |pos: u8, c: Option<u8>| {
+            let v = els
+                .get(pos as usize)
+                .and_then(|v| v.as_deref())
+                .unwrap_or("");
+            match c {
+                None => v.to_string(),
+                Some(k) => v
+                    .split(component)
+                    .nth(k as usize - 1)
+                    .unwrap_or("")
+                    .to_string(),
+            }
+        };
+        for (pos, f) in element_faults(g, node, &value) {
+            let ptr = match ptrs.get(pos as usize).copied().flatten() {
+                Some(path) => join(&it.ptr, path),
+                None => match pair_ptrs.get(pos as usize).cloned().flatten() {
+                    Some(p) => p,
+                    None => it.ptr.to_string(),
+                },
+            };
+            self.issue(f.code, &ptr, f.message);
         }
     }
 
@@ -315,7 +411,15 @@ impl<'d> Encoder<'d> {
             }
         }
         if !map.hier.is_empty() {
+            let before = self.hl_next;
             self.hier(node, map, it);
+            if self.guide.is_some() {
+                // Every HL occurrence is one of the loop, at the level of its first.
+                let n = self.hl_next - before;
+                let items = vec![it.clone(); n];
+                let at = if it.ptr.is_empty() { "/" } else { &it.ptr };
+                self.guide_counts(node, &items, it, at);
+            }
             return;
         }
         let mut items: Vec<Item<'_>> = Vec::new();
@@ -459,6 +563,10 @@ impl<'d> Encoder<'d> {
                     },
                 );
             }
+        }
+        if self.guide.is_some() {
+            let missing = where_ptr();
+            self.guide_counts(node, &items, it, &missing);
         }
         if items.len() as u64 > node.max as u64 {
             self.issue(
@@ -816,6 +924,8 @@ impl<'d> Encoder<'d> {
         let mut els: Vec<Option<String>> = vec![None; width + 1];
         // Field pointers per position, for rule messages.
         let mut ptrs: Vec<Option<&[String]>> = vec![None; width + 1];
+        // The payload fields of qualifier/id pairs, for the guide's checks.
+        let mut pair_ptrs: Vec<Option<String>> = Vec::new();
         let mut pending: Vec<&ElDecl> = Vec::new();
         for e in &map.elements {
             let pos = e.pos as usize;
@@ -846,7 +956,12 @@ impl<'d> Encoder<'d> {
                         }
                     }
                 }
-                Target::Pairs(p) => self.pairs(p, e.render_required(), pos, it, &mut els),
+                Target::Pairs(p) => {
+                    if pair_ptrs.is_empty() && self.guide.is_some() {
+                        pair_ptrs = vec![None; width + 1];
+                    }
+                    self.pairs(p, e.render_required(), pos, it, &mut els, &mut pair_ptrs)
+                }
             }
         }
         // Defaults and missing fields, after the present values are known: a
@@ -903,6 +1018,7 @@ impl<'d> Encoder<'d> {
         for r in &map.rules {
             self.rule(node, r, &els, &ptrs, it);
         }
+        self.guide_elements(node, &els, &ptrs, &pair_ptrs, it);
         els[0] = Some(node.id.clone());
         // In place: `Option<String>` and `String` have one layout.
         let mut seg: Seg = els.into_iter().map(Option::unwrap_or_default).collect();
@@ -959,14 +1075,18 @@ impl<'d> Encoder<'d> {
         pos: usize,
         it: &Item<'_>,
         els: &mut [Option<String>],
+        pair_ptrs: &mut [Option<String>],
     ) {
-        let mut list: Vec<(String, String)> = Vec::new(); // qualifier, id
+        // (qualifier, id), and the payload pointers they come from.
+        let mut list: Vec<(String, String)> = Vec::new();
+        let mut from: Vec<(String, String)> = Vec::new();
         for (q, f) in &p.promote {
             if let Some(v) = it.obj.and_then(|o| o.get(f)).filter(|v| !v.is_null()) {
                 let ptr = || format!("{}/{f}", it.ptr);
                 let el = pair_element(XType::AN, p.id_len, false);
                 if let Some(t) = self.convert(v, &el, &ptr) {
                     list.push((q.clone(), t));
+                    from.push((ptr(), ptr()));
                 }
             }
         }
@@ -1017,6 +1137,7 @@ impl<'d> Encoder<'d> {
                         let mut vals = vals.into_iter();
                         if let (Some(q), Some(id)) = (vals.next(), vals.next()) {
                             list.push((q, id));
+                            from.push((format!("{ip}/qualifier"), format!("{ip}/id")));
                         }
                     }
                 }
@@ -1053,9 +1174,15 @@ impl<'d> Encoder<'d> {
                 ),
             );
         }
-        for (k, (q, id)) in list.into_iter().enumerate() {
+        for (k, ((q, id), (qp, ip))) in list.into_iter().zip(from).enumerate() {
             els[pos + 2 * k] = Some(q);
             els[pos + 2 * k + 1] = Some(id);
+            if let Some(slot) = pair_ptrs.get_mut(pos + 2 * k) {
+                *slot = Some(qp);
+            }
+            if let Some(slot) = pair_ptrs.get_mut(pos + 2 * k + 1) {
+                *slot = Some(ip);
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 use super::compiled::declaration;
 use super::model::*;
 pub use super::syntax::RuleKind;
+use crate::guide::{Compiled, Usage};
 use crate::sets::TYPES;
 use serde_json::{Map, Value, json};
 use x12kit_syntax::diagnostics::Severity;
@@ -43,6 +44,8 @@ pub struct Field {
     pub shape: Shape,
     /// Required in the payload.
     pub required: bool,
+    /// The fewest items of an array field (a partner's guide's `minUse`).
+    pub min_items: Option<u32>,
 }
 
 /// What a value field accepts.
@@ -69,6 +72,10 @@ pub struct Leaf {
     /// For a product id promoted from qualifier/id pairs: the pairs' array
     /// field and how many pairs the segment holds (shared with the array).
     pub pairs: Option<(String, u8)>,
+    /// A partner's guide's pattern for the value.
+    pub pattern: Option<String>,
+    /// A partner's guide's fixed value.
+    pub value: Option<String>,
 }
 
 fn merge(a: &mut Shape, b: Shape) {
@@ -110,6 +117,7 @@ fn put(fields: &mut Vec<Field>, path: &[String], shape: Shape, required: bool) {
             name: path[0].clone(),
             shape,
             required,
+            min_items: None,
         };
         match fields.iter_mut().find(|x| x.name == f.name) {
             Some(x) => {
@@ -127,6 +135,7 @@ fn put(fields: &mut Vec<Field>, path: &[String], shape: Shape, required: bool) {
                 name: path[0].clone(),
                 shape: Shape::Object(Vec::new(), Vec::new()),
                 required: false,
+                min_items: None,
             });
             fields.len() - 1
         }
@@ -165,6 +174,43 @@ fn leaf(e: &ElDecl, seg: &str, date: bool) -> Leaf {
         },
         element: format!("{seg}{:02}", e.pos),
         pairs: None,
+        pattern: None,
+        value: None,
+    }
+}
+
+/// A guide's rule of element `pos` (not of a component) of a segment node.
+fn rule_at<'g>(
+    g: Option<&'g Compiled>,
+    node: &Node,
+    pos: u8,
+) -> Option<&'g crate::guide::ElementRule> {
+    g?.element_rules(node)
+        .iter()
+        .find(|r| r.pos == pos && r.component.is_none())
+}
+
+/// Narrows a leaf by a guide's element rule: codes, fixed value, lengths
+/// and pattern of a string (numbers, dates and times keep the standard's:
+/// their X12 text is not the payload's).
+fn narrow(l: &mut Leaf, r: &crate::guide::ElementRule) {
+    if !matches!(l.ptype, PType::Str | PType::StrOrInt) {
+        return;
+    }
+    if let Some(c) = &r.codes {
+        l.codes = Some(c.clone());
+    }
+    if let Some(v) = &r.value {
+        l.value = Some(v.clone());
+    }
+    if let Some(m) = r.min_length {
+        l.min = l.min.max(m);
+    }
+    if let Some(m) = r.max_length {
+        l.max = l.max.min(m);
+    }
+    if let Some((text, _)) = &r.pattern {
+        l.pattern = Some(text.clone());
     }
 }
 
@@ -174,6 +220,7 @@ fn seg_fields(
     rules: &mut Vec<FieldRule>,
     required: bool,
     fixed: Option<u8>,
+    g: Option<&Compiled>,
 ) {
     let Some(map) = &node.map else { return };
     for r in &map.rules {
@@ -203,8 +250,20 @@ fn seg_fields(
     for e in &map.elements {
         match &e.target {
             Target::Field(p) if Some(e.pos) != fixed => {
-                let req = required && e.render_required() && e.default.is_none() && p.len() == 1;
-                put(fields, p, Shape::Leaf(leaf(e, &node.id, true)), req);
+                let r = rule_at(g, node, e.pos);
+                if r.is_some_and(|r| r.usage == Some(Usage::NotUsed)) {
+                    continue;
+                }
+                let guide_req = r.is_some_and(|r| r.usage == Some(Usage::Required));
+                let req = required
+                    && (e.render_required() || guide_req)
+                    && e.default.is_none()
+                    && p.len() == 1;
+                let mut l = leaf(e, &node.id, true);
+                if let Some(r) = r {
+                    narrow(&mut l, r);
+                }
+                put(fields, p, Shape::Leaf(l), req);
             }
             Target::Pairs(p) => {
                 let text = |min, max, xtype, doc: &str, at: u8, pairs| {
@@ -219,7 +278,19 @@ fn seg_fields(
                         default: None,
                         element: format!("{}{:02}", node.id, at),
                         pairs,
+                        pattern: None,
+                        value: None,
                     })
+                };
+                // A guide's rules of the first pair narrow every pair (the
+                // first one written may be any of them).
+                let id_rule = rule_at(g, node, e.pos + 1);
+                let q_rule = rule_at(g, node, e.pos);
+                let narrowed = |mut s: Shape, r: Option<&crate::guide::ElementRule>| {
+                    if let (Shape::Leaf(l), Some(r)) = (&mut s, r) {
+                        narrow(l, r);
+                    }
+                    s
                 };
                 for (q, f) in &p.promote {
                     let l = text(
@@ -230,7 +301,7 @@ fn seg_fields(
                         e.pos,
                         Some((p.array.join("/"), p.count)),
                     );
-                    put(fields, std::slice::from_ref(f), l, false);
+                    put(fields, std::slice::from_ref(f), narrowed(l, id_rule), false);
                 }
                 let q = text(
                     p.qualifier_len.0,
@@ -248,17 +319,20 @@ fn seg_fields(
                     e.pos + 1,
                     None,
                 );
+                let (q, id) = (narrowed(q, q_rule), narrowed(id, id_rule));
                 let item = Shape::Object(
                     vec![
                         Field {
                             name: "qualifier".into(),
                             shape: q,
                             required: true,
+                            min_items: None,
                         },
                         Field {
                             name: "id".into(),
                             shape: id,
                             required: true,
+                            min_items: None,
                         },
                     ],
                     Vec::new(),
@@ -279,6 +353,40 @@ fn bound(n: &Node) -> Option<u32> {
     (n.max != u32::MAX).then_some(n.max)
 }
 
+/// A guide's use of a node: not used, the fewest and the most occurrences.
+#[derive(Default)]
+struct Uses {
+    not_used: bool,
+    min: u32,
+    max: Option<u32>,
+}
+
+fn uses(g: Option<&Compiled>, node: &Node) -> Uses {
+    let mut u = Uses::default();
+    for c in g.map_or(&[][..], |g| g.count_rules(node)) {
+        u.not_used |= c.not_used;
+        u.min = u.min.max(c.min);
+        u.max = match (u.max, c.max) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    u
+}
+
+/// The field at `path` under `fields`.
+fn field_mut<'f>(fields: &'f mut [Field], path: &[String]) -> Option<&'f mut Field> {
+    let (first, rest) = path.split_first()?;
+    let f = fields.iter_mut().find(|f| f.name == *first)?;
+    if rest.is_empty() {
+        return Some(f);
+    }
+    match &mut f.shape {
+        Shape::Object(inner, _) => field_mut(inner, rest),
+        _ => None,
+    }
+}
+
 fn body(
     nodes: &[Node],
     fields: &mut Vec<Field>,
@@ -286,14 +394,20 @@ fn body(
     required: bool,
     level: Option<&str>,
     fixed: Option<u8>,
+    g: Option<&Compiled>,
 ) {
     for (k, node) in nodes.iter().enumerate() {
         let Some(map) = &node.map else { continue };
         if !map.levels.is_empty() && !level.is_some_and(|l| map.levels.iter().any(|x| x == l)) {
             continue;
         }
+        let u = uses(g, node);
+        if u.not_used {
+            // The partner does not use it: none of its fields is allowed.
+            continue;
+        }
         if !map.hier.is_empty() {
-            hier(node, map, fields);
+            hier(node, map, fields, g);
             continue;
         }
         let content = |fields: &mut Vec<Field>,
@@ -301,19 +415,24 @@ fn body(
                        req: bool,
                        fixed: Option<u8>| match &node.children {
             Some(children) => {
-                seg_fields(&children[0], fields, rules, req, fixed);
-                body(&children[1..], fields, rules, req, level, None);
+                seg_fields(&children[0], fields, rules, req, fixed, g);
+                body(&children[1..], fields, rules, req, level, None, g);
             }
-            None => seg_fields(node, fields, rules, req, fixed),
+            None => seg_fields(node, fields, rules, req, fixed, g),
         };
         if map.binds.is_empty() {
-            let req = required && (node.mandatory || (k == 0 && fixed.is_some()));
+            let req = required && (node.mandatory || u.min > 0 || (k == 0 && fixed.is_some()));
             content(fields, rules, req, if k == 0 { fixed } else { None });
         } else {
             for b in &map.binds {
                 if b.path.is_empty() {
                     // `.`: the fields are on the current object.
-                    content(fields, rules, false, None);
+                    content(
+                        fields,
+                        rules,
+                        required && u.min > 0 && map.binds.len() == 1,
+                        None,
+                    );
                     continue;
                 }
                 let mut item = Vec::new();
@@ -328,12 +447,16 @@ fn body(
                 // After a single occurrence (`.` or an unconditional object:
                 // `terms additionalTerms[]`), the array holds the others.
                 let single = map.binds.iter().any(|x| !x.array && x.when.is_none());
+                let max = match (bound(node), u.max) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
                 let shape = if b.array {
                     Shape::Array(
                         Box::new(obj),
-                        bound(node).map(|m| {
+                        max.map(|m| {
                             if single {
-                                m.saturating_sub(1).max(1)
+                                m.saturating_sub(1).max(u32::from(u.max.is_none()))
                             } else {
                                 m
                             }
@@ -342,23 +465,35 @@ fn body(
                 } else {
                     obj
                 };
+                let only = map.binds.len() == 1;
                 put(
                     fields,
                     &b.path,
                     shape,
-                    required && node.mandatory && map.binds.len() == 1,
+                    required && (node.mandatory || u.min > 0) && only,
                 );
+                if b.array && only && required && u.min > 1 {
+                    if let Some(f) = field_mut(fields, &b.path) {
+                        f.min_items = Some(u.min);
+                    }
+                }
             }
         }
     }
 }
 
-fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
+fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>, g: Option<&Compiled>) {
     let children = node.children.as_deref().unwrap_or(&[]);
-    fn level(children: &[Node], map: &NodeMap, lvl: &HlLevel, container: &mut Vec<Field>) {
+    fn level(
+        children: &[Node],
+        map: &NodeMap,
+        lvl: &HlLevel,
+        container: &mut Vec<Field>,
+        g: Option<&Compiled>,
+    ) {
         let mut obj = Vec::new();
         let mut rules = Vec::new();
-        seg_fields(&children[0], &mut obj, &mut rules, true, None);
+        seg_fields(&children[0], &mut obj, &mut rules, true, None, g);
         body(
             &children[1..],
             &mut obj,
@@ -366,12 +501,13 @@ fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
             true,
             Some(&lvl.code),
             None,
+            g,
         );
         for c in map.hier.iter().filter(|c| c.under.contains(&lvl.code)) {
             if lvl.flat {
-                level(children, map, c, container);
+                level(children, map, c, container, g);
             } else {
-                level(children, map, c, &mut obj);
+                level(children, map, c, &mut obj, g);
             }
         }
         let o = Shape::Object(obj, rules);
@@ -383,16 +519,44 @@ fn hier(node: &Node, map: &NodeMap, root: &mut Vec<Field>) {
         put(container, &lvl.path, shape, false);
     }
     for top in map.hier.iter().filter(|l| l.under.is_empty()) {
-        level(children, map, top, root);
+        level(children, map, top, root, g);
     }
 }
 
 fn build(code: &str, edition: Edition) -> Option<Shape> {
+    build_guided(code, edition, None)
+}
+
+/// The shape of a set in one edition, narrowed by a guide compiled for
+/// that edition's declaration (another one's is not applied).
+fn build_guided(code: &str, edition: Edition, g: Option<&Compiled>) -> Option<Shape> {
     let d = declaration(code, edition)?;
+    let g = g.filter(|g| std::ptr::eq(g.decl, d));
     let mut fields = Vec::new();
     let mut rules = Vec::new();
-    body(&d.body, &mut fields, &mut rules, true, None, None);
+    body(&d.body, &mut fields, &mut rules, true, None, None, g);
     Some(Shape::Object(fields, rules))
+}
+
+/// Marks the field at a required-field pointer (`/lines/*/lineNumber`:
+/// `*` every item) and the objects on the way to it as required.
+fn require(s: &mut Shape, parts: &[&str]) {
+    let Some((first, rest)) = parts.split_first() else {
+        return;
+    };
+    match s {
+        Shape::Object(fields, _) => {
+            let name = first.replace("~1", "/").replace("~0", "~");
+            if let Some(f) = fields.iter_mut().find(|f| f.name == name) {
+                f.required = true;
+                require(&mut f.shape, rest);
+            }
+        }
+        Shape::Array(inner, _) if *first == "*" || first.parse::<usize>().is_ok() => {
+            require(inner, rest)
+        }
+        _ => {}
+    }
 }
 
 /// The payload shape of a set in one edition (built once per set, on its
@@ -502,6 +666,14 @@ fn leaf_schema(l: &Leaf) -> Value {
     if let Some(c) = &l.codes {
         m.insert("enum".into(), json!(c));
     }
+    if let Some(v) = &l.value {
+        m.insert("const".into(), json!(v));
+    }
+    if let Some(p) = &l.pattern {
+        // Beside the printable-characters pattern: both must match.
+        m.insert("allOf".into(), json!([{ "pattern": p }]));
+        desc.push_str(&format!("; the partner's guide's pattern {p}"));
+    }
     match &l.default {
         Some(Value::String(s)) if s.contains(' ') => desc.push_str(&format!("; default: {s}")),
         Some(d) => {
@@ -528,7 +700,11 @@ pub fn to_schema(s: &Shape) -> Value {
             let mut props = Map::new();
             let mut req = Vec::new();
             for f in fields {
-                props.insert(f.name.clone(), to_schema(&f.shape));
+                let mut fs = to_schema(&f.shape);
+                if let (Some(n), Some(o)) = (f.min_items, fs.as_object_mut()) {
+                    o.insert("minItems".into(), json!(n));
+                }
+                props.insert(f.name.clone(), fs);
                 if f.required {
                     req.push(f.name.clone());
                 }
@@ -598,9 +774,37 @@ fn unmapped_schema() -> Value {
 
 /// The published JSON Schema of a set's payload (`schema/documents/<code>.schema.json`).
 pub fn schema(code: &str) -> Option<Value> {
-    let s = shape(code)?;
+    wrap(code, &shape(code)?, None)
+}
+
+/// The JSON Schema of a set's payload for one partner: the shape of the
+/// edition of `version` (the partner's for the set), narrowed by the
+/// partner's guide compiled for it (enums of its codes, `const` of a fixed
+/// value, its lengths and patterns, `required` of its required elements,
+/// segments and loops, `minItems`/`maxItems` of its uses, not-used
+/// segments and elements left out) and by `required_fields` (the profile's
+/// and the guide's pointers). `who` names the partner and the guide in the
+/// description.
+pub(crate) fn schema_narrowed(
+    code: &str,
+    version: &str,
+    guide: Option<&Compiled>,
+    required_fields: &[String],
+    who: &str,
+) -> Option<Value> {
+    let edition = super::compiled::edition(version);
+    let mut s = build_guided(code, edition, guide)?;
+    for p in required_fields {
+        let parts: Vec<&str> = p.split('/').skip(1).collect();
+        require(&mut s, &parts);
+    }
+    wrap(code, &s, Some((version, who)))
+}
+
+/// The schema document of a shape: `$schema`, `$id`, title, description.
+fn wrap(code: &str, s: &Shape, partner: Option<(&str, &str)>) -> Option<Value> {
     let d = declaration(code, Edition::Base)?;
-    let mut v = to_schema(&s);
+    let mut v = to_schema(s);
     let m = v.as_object_mut()?;
     let mut out = Map::new();
     out.insert(
@@ -623,6 +827,23 @@ pub fn schema(code: &str) -> Option<Value> {
     );
     // The business reference (an annotation, as OpenAPI's `x-` members): what people
     // search the document by, the same field in every language.
+    if let Some((version, who)) = partner {
+        out.insert(
+            "$id".into(),
+            json!(format!(
+                "https://example.invalid/x12kit/schema/documents/{code}.partner.schema.json"
+            )),
+        );
+        out.insert(
+            "title".into(),
+            json!(format!("{code} {} payload for {who}", d.name)),
+        );
+        if let Some(Value::String(desc)) = out.get_mut("description") {
+            desc.push_str(&format!(
+                " Narrowed for {who} (version {version}): the partner's guide's codes, fixed values, lengths, patterns, required and not-used fields, and its required fields; a payload this schema accepts still goes through render's checks."
+            ));
+        }
+    }
     if let Some(r) = crate::sets::reference_field(code) {
         out.insert("x-reference".into(), json!(r));
     }

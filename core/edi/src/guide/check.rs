@@ -286,7 +286,10 @@ impl Walk<'_, '_> {
 }
 
 /// The first rule an element's value `v` breaks (one finding per element).
-fn element_fault(r: &ElementRule, v: &str) -> Option<(Code, &'static str, String, &'static str)> {
+pub(super) fn element_fault(
+    r: &ElementRule,
+    v: &str,
+) -> Option<(Code, &'static str, String, &'static str)> {
     let name = &r.name;
     if v.is_empty() {
         return (r.usage == Some(Usage::Required)).then(|| {

@@ -60,6 +60,21 @@ pub(crate) struct Compiled {
     pub elements: HashMap<usize, Vec<ElementRule>>,
     /// Count rules per node list (the address of its first node).
     pub counts: HashMap<usize, Vec<Count>>,
+    /// The same count rules per node they count (its address): what
+    /// render looks up as it writes each node.
+    pub by_node: HashMap<usize, Vec<Count>>,
+}
+
+impl Compiled {
+    /// The element rules of a segment node (by its address).
+    pub(crate) fn element_rules(&self, n: &Node) -> &[ElementRule] {
+        self.elements.get(&node_key(n)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The count rules of a segment or loop node (by its address).
+    pub(crate) fn count_rules(&self, n: &Node) -> &[Count] {
+        self.by_node.get(&node_key(n)).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// The address of a node, which identifies it (declarations are static).
@@ -131,6 +146,7 @@ pub(super) fn compile(raw: &RawGuide) -> Result<(Compiled, Edition), Vec<Problem
         decl,
         elements: HashMap::new(),
         counts: HashMap::new(),
+        by_node: HashMap::new(),
     };
     if raw.id.trim().is_empty() {
         p.add(&child(base, "id"), "the guide's id is empty".into());
@@ -333,7 +349,7 @@ fn counts(c: &mut Compiled, p: &mut Problems, pointer: &str, key: &str, found: &
     }
     let required = usage == Some(Usage::Required);
     for &(list, k) in &found.at {
-        c.counts.entry(list_key(list)).or_default().push(Count {
+        let count = Count {
             child: k,
             pointer: pointer.to_string(),
             key: key.to_string(),
@@ -343,7 +359,12 @@ fn counts(c: &mut Compiled, p: &mut Problems, pointer: &str, key: &str, found: &
             not_used: usage == Some(Usage::NotUsed),
             min: min_use.unwrap_or(0).max(u32::from(required)),
             max: max_use,
-        });
+        };
+        c.by_node
+            .entry(node_key(&list[k]))
+            .or_default()
+            .push(count.clone());
+        c.counts.entry(list_key(list)).or_default().push(count);
     }
 }
 

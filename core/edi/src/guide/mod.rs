@@ -26,10 +26,12 @@
 pub(crate) mod check;
 mod compile;
 mod format;
+pub(crate) mod render;
+
+pub(crate) use compile::{Compiled, ElementRule};
 
 pub use format::Usage;
 
-use compile::Compiled;
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Serialize, Serializer};
 use serde_json::Value;

@@ -124,11 +124,19 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
                     let text = std::fs::read_to_string(&at).map_err(|e| {
                         format!("partner {}: cannot read {}: {e}", p.id, at.display())
                     })?;
-                    serde_json::from_str::<serde_json::Value>(&text)
-                        .map_err(|e| format!("partner {}: {}: {e}", p.id, at.display()))?
+                    let mut profile = serde_json::from_str::<serde_json::Value>(&text)
+                        .map_err(|e| format!("partner {}: {}: {e}", p.id, at.display()))?;
+                    // Guides given as paths: relative to the profile's file.
+                    crate::guides::read_paths(&mut profile, at.parent().unwrap_or(base))
+                        .map_err(|e| format!("partner {}: {}: {e}", p.id, at.display()))?;
+                    profile
                 }
                 (None, Some(inline)) => {
-                    serde_json::to_value(inline).map_err(|e| format!("partner {}: {e}", p.id))?
+                    let mut profile = serde_json::to_value(inline)
+                        .map_err(|e| format!("partner {}: {e}", p.id))?;
+                    crate::guides::read_paths(&mut profile, base)
+                        .map_err(|e| format!("partner {}: {e}", p.id))?;
+                    profile
                 }
                 _ => {
                     return Err(format!(

@@ -555,6 +555,17 @@ pub fn parse_partner(
             None
         }
         Some(v @ Value::Object(_)) => {
+            // A guide is given inline here: the server reads no file an API call names.
+            if let Some((kind, path)) = crate::guides::path_given(v) {
+                p.details.push(crate::error::Detail {
+                    severity: "error",
+                    code: std::borrow::Cow::Borrowed("INVALID_GUIDE"),
+                    pointer: format!("/profile/guides/{kind}"),
+                    message: format!(
+                        "the guide is the path {path:?}: give the guide itself (only the configuration file names guide files)"
+                    ),
+                });
+            }
             if let Err(e) = x12kit::Partner::from_value(v) {
                 for d in e.details() {
                     let at = if d.pointer.is_empty() || d.pointer == "/" {

@@ -120,15 +120,17 @@ pub fn send_850(s: &crate::common::Server) {
 /// `server.toml` in `dir`.
 pub fn demo_config(dir: &Path, edit: impl FnOnce(String) -> String) -> PathBuf {
     let demo = std::fs::read_to_string(crate::common::server_dir().join("demo.toml")).unwrap();
+    // The demo's profile (with its guides, read relative to the profile's file).
     let text = demo.replace(
-        "profile = \"../partners/acme-retail.json\"",
+        "profile = \"../partners/acme-retail-guided.json\"",
         &format!(
             "profile = {:?}",
             crate::common::repo_root()
-                .join("examples/partners/acme-retail.json")
+                .join("examples/partners/acme-retail-guided.json")
                 .to_string_lossy()
         ),
     );
+    assert_ne!(text, demo, "demo.toml names another profile");
     let p = dir.join("server.toml");
     std::fs::write(&p, edit(text)).unwrap();
     p

@@ -82,6 +82,8 @@ pub struct Options {
     /// Uses the configuration's own key file (the demo's, made beside it) instead of the
     /// test key every test server shares (servers sharing a store must share its key).
     pub own_key: bool,
+    /// Replaces the demo partner's profile (a path; default `examples/partners/acme-retail.json`).
+    pub profile: Option<PathBuf>,
 }
 
 /// The secret key file every test server uses (`X12KIT_SECRET_KEY_FILE`), made once per
@@ -150,6 +152,7 @@ impl Default for Options {
             log_to_file: false,
             upload_limits: None,
             own_key: false,
+            profile: None,
         }
     }
 }
@@ -194,7 +197,10 @@ pub struct Server {
 
 fn write_config(dir: &Path, o: &Options) -> PathBuf {
     let demo = std::fs::read_to_string(server_dir().join("demo.toml")).unwrap();
-    let partner = repo_root().join("examples/partners/acme-retail.json");
+    let partner = o
+        .profile
+        .clone()
+        .unwrap_or_else(|| repo_root().join("examples/partners/acme-retail.json"));
     let mut text = String::new();
     let mut section = String::new();
     let mut in_partner = false;

@@ -94,6 +94,30 @@ function attempts(list) {
     el('td', {}, a.resend ? `resend ${a.resend}` : a.resent ? 'resent after an interrupted attempt' : ''))));
 }
 
+/** The findings of the partner's guides on an inbound set (`diagnostics` with
+ * `guides`: recorded when the document was received), or null without guides. */
+function guideSection(d) {
+  const g = d.diagnostics;
+  if (!g || !Array.isArray(g.guides)) return null;
+  const found = (g.diagnostics || []).filter((x) => String(x.code).startsWith('GUIDE_'));
+  const rows = found.map((x) => {
+    const a = x.ack || {};
+    return el('tr', {},
+      el('td', {}, el('code', {}, x.code)),
+      el('td', {}, x.message),
+      el('td', {}, x.segmentIndex !== undefined ? `#${x.segmentIndex} ${x.segmentId || ''}` : ''),
+      el('td', {}, x.element ?? ''),
+      el('td', {}, [a.ik3 && `IK304 ${a.ik3}`, a.ik4 && `IK403 ${a.ik4}`].filter(Boolean).join(', ')),
+      el('td', {}, el('code', {}, x.guidePointer || '')));
+  });
+  return el('section', { class: 'panel', id: 'guide-findings', 'aria-labelledby': 'guide-h' },
+    el('h2', { id: 'guide-h' }, `Partner guide findings (${found.length})`),
+    el('p', { class: found.length ? 'notice notice-error' : 'muted' }, found.length
+      ? `The set breaks the partner's guide (${g.guides.join(', ')}) in ${found.length} place${found.length === 1 ? '' : 's'}; a 999 answering it carries the implementation codes.`
+      : `The set keeps the partner's guide (${g.guides.join(', ')}).`),
+    rows.length ? table('Partner guide findings', ['Code', 'Message', 'Segment', 'Element', '999', 'Guide rule'], rows, '') : null);
+}
+
 async function inspectorSection(d) {
   const box = el('div', { class: 'x12-box' });
   if (!d.x12) return fill(box, el('p', { class: 'muted' }, 'No X12 for this document.'));
@@ -256,6 +280,7 @@ export async function render(root, { params, isCurrent }) {
     el('section', { class: 'panel', 'aria-labelledby': 'hooks-h' },
       el('h2', { id: 'hooks-h' }, 'Webhook deliveries'),
       table('Webhook deliveries about this document', ['Event', 'Endpoint', 'State', 'Attempts', 'Last result', ''], deliveries, 'No webhook delivery about this document.')),
+    guideSection(d),
     x12Section,
     el('section', { class: 'panel', 'aria-labelledby': 'doc-h' },
       el('h2', { id: 'doc-h' }, d.direction === 'inbound' ? 'Mapped document' : 'Payload (the mapped document it was rendered from)'),
