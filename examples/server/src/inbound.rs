@@ -115,7 +115,12 @@ fn read(input: &[u8]) -> ApiResult<Read> {
         // (what `ops::read_acknowledgement` reads from the tree).
         let acks = validation.acknowledgements.clone().unwrap_or_default();
         let mut collect = Collect::default();
-        let doc = x12kit::sets::parse_sets(input, x12kit::sets::HOLD, &mut collect);
+        let doc = x12kit::sets::parse_sets(
+            input,
+            x12kit::sets::HOLD,
+            x12kit::envelope::SetCap::default(),
+            &mut collect,
+        );
         Read {
             acks,
             validation,
