@@ -69,7 +69,14 @@ fn parse_tree(data: &[u8]) -> usize {
 fn parse_json_no_documents(data: &[u8]) -> usize {
     let doc = x12kit::parse(data);
     let mut out = Vec::new();
-    x12kit::to_json_into(&doc, &JsonOptions { documents: false }, &mut out);
+    x12kit::to_json_into(
+        &doc,
+        &JsonOptions {
+            documents: false,
+            ..Default::default()
+        },
+        &mut out,
+    );
     out.len()
 }
 

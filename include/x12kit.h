@@ -827,7 +827,10 @@ enum x12kit_status x12kit_parse(const uint8_t *input,
  *
  * `options[0..options_len]` is a JSON object (UTF-8), e.g.
  * `{"documents": false}` to leave out the `document` mapped back from each
- * of the 18 known transaction sets (default true); NULL with length 0 (or
+ * of the 18 known transaction sets (default true), `{"maxSetBytes": N}` to
+ * cap one transaction set at N bytes (default 64 MiB, 0 for no cap: a
+ * larger set is a `SET_TOO_LARGE` diagnostic, written without its
+ * segments); NULL with length 0 (or
  * the text `null`) for the defaults. The JSON output is byte for byte the
  * core's `ops::parse_json` (what `x12kit parse` prints).
  *
@@ -1584,7 +1587,9 @@ enum x12kit_status x12kit_payloads_from_csv(const char *document_type,
  *
  * `input[0..input_len]`: the X12 bytes. `options[0..options_len]`: JSON
  * `{"per": "set" | "group", "maxSets": N, "maxBytes": N, "renumber":
- * {"interchange": N, "group": N, "set": N}}` (every key optional), or NULL
+ * {"interchange": N, "group": N, "set": N}, "maxSetBytes": N}` (every key
+ * optional; `maxSetBytes`, 64 MiB by default and 0 for none, leaves a
+ * larger set out of the parts with a `SET_TOO_LARGE` diagnostic), or NULL
  * with length 0 for the defaults.
  *
  * On success `*json_out` receives compact JSON (free with

@@ -94,7 +94,10 @@ fn input(size: usize) -> Input {
     let mut plain = Vec::new();
     x12kit::to_json_into(
         &x12kit::parse(&g.data),
-        &x12kit::JsonOptions { documents: false },
+        &x12kit::JsonOptions {
+            documents: false,
+            ..Default::default()
+        },
         &mut plain,
     );
     let objects = memchr::memmem::find_iter(&plain, b"\",\"elements\":[").count();
@@ -165,19 +168,16 @@ fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, input: &Input) {
     // Without `document` (the 850 payloads mapped back), into a buffer
     // reused across calls as a server or a binding does: the parser's own
     // JSON cost, without page faults for a fresh output allocation.
-    let bare = x12kit::JsonOptions { documents: false };
+    let bare = x12kit::JsonOptions {
+        documents: false,
+        ..Default::default()
+    };
     let bare_len = x12kit::to_json_with(&x12kit::parse(data), &bare).len();
     let mut out = Vec::new();
     group.bench_function("parse_json_no_documents_reused_buffer", |b| {
         b.iter(|| {
             out.clear();
-            x12kit::ops::parse_json_into(
-                black_box(data),
-                &x12kit::ops::ParseOptions {
-                    documents: bare.documents,
-                },
-                &mut out,
-            );
+            x12kit::ops::parse_json_into(black_box(data), &bare, &mut out);
             assert_eq!(out.len(), bare_len);
             out.len()
         })
@@ -193,7 +193,10 @@ fn run_group(group: &mut BenchmarkGroup<'_, WallTime>, input: &Input) {
                 let mut w = Count(0);
                 x12kit::ops::parse_json_to_writer(
                     black_box(data),
-                    &x12kit::ops::ParseOptions { documents },
+                    &x12kit::ops::ParseOptions {
+                        documents,
+                        ..Default::default()
+                    },
                     &mut w,
                 )
                 .expect("a counter cannot fail");

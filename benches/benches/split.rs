@@ -68,7 +68,10 @@ fn json(data: &[u8], hold: usize) -> usize {
         data,
         &mut out,
         false,
-        &JsonOptions { documents: false },
+        &JsonOptions {
+            documents: false,
+            ..Default::default()
+        },
         hold,
         &mut |_| {},
     )

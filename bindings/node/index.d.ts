@@ -110,6 +110,8 @@ export interface ErrorJson {
 export interface ParseOptions {
   /** Map the 18 known transaction set types back to their payload (`document`). Default true. */
   documents?: boolean
+  /** The cap on one transaction set, in bytes (0: none; default 64 MiB): a larger set is a `SET_TOO_LARGE` error, its segments skipped (it has no `segments` and no `document`), and the sets after it follow. */
+  maxSetBytes?: number
 }
 
 /** Options of `validate`, `validateAsync`, `validateStream`, `StreamValidator`. */
@@ -306,6 +308,8 @@ export declare function validateStream(
 export interface TransactionsOptions {
   /** Map the declared set types back to their payload (`document`; default true). */
   documents?: boolean | null
+  /** The cap on one transaction set, in bytes (0: none; default 64 MiB): a larger set is a `SET_TOO_LARGE` error, its segments skipped (it has no `segments` and no `document`), and the sets after it follow. */
+  maxSetBytes?: number | null
   /** Receives every diagnostic of the input (the envelope's included) once the iteration ends. */
   onDiagnostics?: ((diagnostics: Diagnostic[]) => void) | null
 }
@@ -498,6 +502,8 @@ export interface SplitOptions {
   /** A part is closed before a set would take it past this many bytes (a larger set alone makes a part). */
   maxBytes?: number | null
   renumber?: Renumber | null
+  /** The cap on one transaction set, in bytes (0: none; default 64 MiB): a larger set is a `SET_TOO_LARGE` error, its segments skipped and in no part. */
+  maxSetBytes?: number | null
 }
 /** Where a set of a part was in the input, and its numbers. */
 export interface PartSet {

@@ -43,8 +43,13 @@ enum Command {
         /// types): several times faster for bulk conversion.
         #[arg(long)]
         no_documents: bool,
+        /// The cap on one transaction set, in bytes (0: none; default 64 MiB): a
+        /// larger set is a SET_TOO_LARGE error, written without its segments,
+        /// and the sets after it follow.
+        #[arg(long, value_name = "BYTES")]
+        max_set_bytes: Option<u64>,
         /// The options as JSON, with the names every language uses (`{"documents": false}`), instead of the flags.
-        #[arg(long, value_name = "JSON", conflicts_with = "no_documents")]
+        #[arg(long, value_name = "JSON", conflicts_with_all = ["no_documents", "max_set_bytes"])]
         options: Option<String>,
         /// Worker threads that turn batches of transaction sets into JSON
         /// (default 1: the reading thread writes; on a busy or 2-core machine
@@ -147,6 +152,7 @@ fn main() -> ExitCode {
             file,
             pretty,
             no_documents,
+            max_set_bytes,
             options,
             threads,
         } => {
@@ -155,8 +161,17 @@ fn main() -> ExitCode {
                 .as_deref()
                 .map(x12kit::ops::options_str::<x12kit::ops::ParseOptions>)
             {
-                None => parse(&file, pretty, !no_documents, threads),
-                Some(Ok(o)) => parse(&file, pretty, o.documents, threads),
+                None => {
+                    let mut o = x12kit::ops::ParseOptions {
+                        documents: !no_documents,
+                        ..Default::default()
+                    };
+                    if let Some(n) = max_set_bytes {
+                        o.max_set_bytes = x12kit::envelope::SetCap::bytes(n);
+                    }
+                    parse(&file, pretty, &o, threads)
+                }
+                Some(Ok(o)) => parse(&file, pretty, &o, threads),
                 Some(Err(e)) => usage_error(&e),
             }
         }
@@ -214,13 +229,12 @@ fn describe(set_type: &str, version: &str, segment: &str, pretty: bool) -> ExitC
     }
 }
 
-fn parse(file: &Path, pretty: bool, documents: bool, threads: usize) -> ExitCode {
+fn parse(file: &Path, pretty: bool, options: &x12kit::JsonOptions, threads: usize) -> ExitCode {
     let input = match map_input(file) {
         Ok(b) => b,
         Err(e) => return fail(file, e),
     };
     let mut out = io::BufWriter::with_capacity(1 << 16, raw_stdout());
-    let options = x12kit::JsonOptions { documents };
     // The core writes one transaction set at a time and says which input it
     // is done with: the pages of a mapped file behind that point are
     // dropped, and so are those its read-ahead of a large interchange's
@@ -233,7 +247,7 @@ fn parse(file: &Path, pretty: bool, documents: bool, threads: usize) -> ExitCode
         &input,
         &mut out,
         pretty,
-        &options,
+        options,
         threads,
         &mut release,
         &mut ahead,

@@ -68,10 +68,14 @@ pub(crate) struct SplitArgs {
     /// Close a part before a set would take it past N bytes.
     #[arg(long, value_name = "N")]
     max_bytes: Option<usize>,
+    /// The cap on one transaction set, in bytes (0: none; default 64 MiB): a
+    /// larger set is a SET_TOO_LARGE error and is in no part.
+    #[arg(long, value_name = "BYTES")]
+    max_set_bytes: Option<u64>,
     #[command(flatten)]
     renumber: RenumberArgs,
     /// The options as JSON (`{"per": "set", "maxSets": 10, "renumber": {"set": 1}}`), instead of the flags.
-    #[arg(long, value_name = "JSON", conflicts_with_all = ["per", "max_sets", "max_bytes", "renumber_interchange", "renumber_group", "renumber_set"])]
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["per", "max_sets", "max_bytes", "max_set_bytes", "renumber_interchange", "renumber_group", "renumber_set"])]
     options: Option<String>,
 }
 
@@ -136,6 +140,9 @@ pub(crate) fn split(a: &SplitArgs) -> ExitCode {
             max_sets: a.max_sets,
             max_bytes: a.max_bytes,
             renumber: a.renumber.get(),
+            max_set_bytes: a
+                .max_set_bytes
+                .map_or_else(Default::default, x12kit::envelope::SetCap::bytes),
         },
     };
     let input = match map_input(&a.file) {

@@ -60,7 +60,10 @@ pub struct WebhooksGuide;
 pub use ack::{AckKind, AckOptions, acknowledge};
 pub use delimiters::Delimiters;
 pub use diagnostics::{AckCodes, Code, Diagnostic, Severity};
-pub use envelope::{Document, Envelope, Group, Handler, Interchange, Transaction, parse};
+pub use envelope::{
+    Document, Envelope, Group, Handler, Interchange, MAX_SET_BYTES, SetCap, Transaction, parse,
+    parse_capped,
+};
 pub use error::{Error, ErrorCode, ErrorKind, Problem};
 pub use json::{JsonOptions, to_json, to_json_into, to_json_with, to_json_writer, to_value};
 pub use lexer::{Token, Tokenizer, segments};

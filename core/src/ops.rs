@@ -208,8 +208,13 @@ fn validate_options(o: &ValidateOptions) -> validate::Options {
 /// Validates X12: the envelope rules (and with `structure` the set
 /// structure), each diagnostic with its TA1/997/999 codes, and the outcome
 /// of every interchange, group and set.
+///
+/// No cap on one set's size applies ([`crate::envelope::SetCap`]): the
+/// validator reads a set's segments as they come and holds none of them,
+/// as [`stream_validator`] does, and gives the same result.
 pub fn validate(input: &[u8], o: &ValidateOptions) -> Validation {
-    validate::validate_with(&crate::parse(input), &validate_options(o))
+    let doc = crate::envelope::parse_capped(input, crate::envelope::SetCap::NONE);
+    validate::validate_with(&doc, &validate_options(o))
 }
 
 /// [`validate()`] as JSON (`schema/validation-result.schema.json`), the bytes

@@ -11,12 +11,27 @@ mod common;
 
 use common::{corpus_dir, corpus_files};
 use proptest::prelude::*;
+use x12kit::SetCap;
 use x12kit::json::{JsonOptions, to_json_stream_holding, to_json_stream_threads_holding};
 
 fn check(name: &str, input: &[u8]) {
-    let doc = x12kit::parse(input);
+    check_capped(name, input, SetCap::default());
+}
+
+/// [`check`] with a cap on one set (`maxSetBytes`): every path gives the
+/// whole tree's JSON of the capped parse, and `parse_json` (one
+/// interchange at a time) too.
+fn check_capped(name: &str, input: &[u8], cap: SetCap) {
+    let doc = x12kit::parse_capped(input, cap);
     for documents in [true, false] {
-        let o = JsonOptions { documents };
+        let o = JsonOptions {
+            documents,
+            max_set_bytes: cap,
+        };
+        assert!(
+            x12kit::ops::parse_json(input, &o) == x12kit::to_json_with(&doc, &o),
+            "{name}: parse_json, cap {cap:?}"
+        );
         for pretty in [false, true] {
             let mut whole = Vec::new();
             x12kit::to_json_writer(&doc, &mut whole, pretty, &o).unwrap();
@@ -109,6 +124,7 @@ fn committed_inputs_set_by_set_equal_the_whole_tree() {
     assert!(inputs.len() > 300, "only {} inputs", inputs.len());
     for (name, input) in &inputs {
         check(name, input);
+        check_capped(name, input, SetCap::bytes(64));
     }
 }
 
@@ -154,5 +170,15 @@ proptest! {
         pieces in proptest::collection::vec(piece(), 1..30),
     ) {
         check("generated", &pieces.concat());
+    }
+
+    /// With a cap small enough to catch some sets (`SET_TOO_LARGE`), every
+    /// path still gives the same bytes and diagnostics.
+    #[test]
+    fn generated_inputs_capped_set_by_set_equal_the_whole_tree(
+        pieces in proptest::collection::vec(piece(), 1..30),
+        cap in 1u64..160,
+    ) {
+        check_capped("generated, capped", &pieces.concat(), SetCap::bytes(cap));
     }
 }

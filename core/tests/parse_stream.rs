@@ -20,9 +20,15 @@ use x12kit::ops::{self, ParseOptions};
 fn check(name: &str, input: &[u8]) {
     let doc = x12kit::parse(input);
     for documents in [true, false] {
-        let o = JsonOptions { documents };
+        let o = JsonOptions {
+            documents,
+            ..Default::default()
+        };
         let whole = x12kit::to_json_with(&doc, &o);
-        let po = ParseOptions { documents };
+        let po = ParseOptions {
+            documents,
+            ..Default::default()
+        };
         assert!(
             ops::parse_json(input, &po) == whole,
             "{name}: parse_json, documents {documents}"

@@ -51,7 +51,15 @@ fn peak_of_streaming(input: &[u8], documents: bool) -> (usize, usize) {
     let base = LIVE.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
     let mut out = Count(0);
-    let d = ops::parse_json_to_writer(input, &ParseOptions { documents }, &mut out).unwrap();
+    let d = ops::parse_json_to_writer(
+        input,
+        &ParseOptions {
+            documents,
+            ..Default::default()
+        },
+        &mut out,
+    )
+    .unwrap();
     assert!(d.is_empty(), "{d:?}");
     (PEAK.load(Ordering::Relaxed) - base, out.0)
 }

@@ -61,7 +61,10 @@ pub unsafe extern "C" fn x12kit_parse(
 ///
 /// `options[0..options_len]` is a JSON object (UTF-8), e.g.
 /// `{"documents": false}` to leave out the `document` mapped back from each
-/// of the 18 known transaction sets (default true); NULL with length 0 (or
+/// of the 18 known transaction sets (default true), `{"maxSetBytes": N}` to
+/// cap one transaction set at N bytes (default 64 MiB, 0 for no cap: a
+/// larger set is a `SET_TOO_LARGE` diagnostic, written without its
+/// segments); NULL with length 0 (or
 /// the text `null`) for the defaults. The JSON output is byte for byte the
 /// core's `ops::parse_json` (what `x12kit parse` prints).
 ///
@@ -98,10 +101,8 @@ pub unsafe extern "C" fn x12kit_parse_with_json_options(
         // SAFETY: forwarded to the caller.
         let options: ParseOptions = unsafe { json_options(options, options_len) }?;
         // What ops::parse_json does, with the one parse shared by both outputs.
-        let doc = x12kit_core::parse(input);
-        let json_options = JsonOptions {
-            documents: options.documents,
-        };
+        let doc = x12kit_core::parse_capped(input, options.max_set_bytes);
+        let json_options: JsonOptions = options;
         give_outputs(
             &doc.diagnostics,
             || x12kit_core::to_json_with(&doc, &json_options),

@@ -387,7 +387,13 @@ fn write_reads_bytes_and_verify_gives_json() {
     let err = Err::new();
     // SAFETY: live local buffers and outputs throughout.
     unsafe {
-        let parsed = ops::parse_json(X12, &ops::ParseOptions { documents: false });
+        let parsed = ops::parse_json(
+            X12,
+            &ops::ParseOptions {
+                documents: false,
+                ..Default::default()
+            },
+        );
         let options = r#"{"lineBreak": "\n"}"#;
         let mut x12 = x12kit_string::EMPTY;
         let status = x12kit_write_with_json_options(

@@ -15,7 +15,9 @@ use x12kit_core::ops::{self, MergeOptions, SplitOptions};
 ///
 /// `input[0..input_len]`: the X12 bytes. `options[0..options_len]`: JSON
 /// `{"per": "set" | "group", "maxSets": N, "maxBytes": N, "renumber":
-/// {"interchange": N, "group": N, "set": N}}` (every key optional), or NULL
+/// {"interchange": N, "group": N, "set": N}, "maxSetBytes": N}` (every key
+/// optional; `maxSetBytes`, 64 MiB by default and 0 for none, leaves a
+/// larger set out of the parts with a `SET_TOO_LARGE` diagnostic), or NULL
 /// with length 0 for the defaults.
 ///
 /// On success `*json_out` receives compact JSON (free with

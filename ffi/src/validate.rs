@@ -215,7 +215,8 @@ pub unsafe extern "C" fn x12kit_validate_with(
         let input = unsafe { bytes(input, input_len, "input") }?;
         // SAFETY: forwarded to the caller.
         let options = unsafe { validate_options(options) }?;
-        let validation = validate_with(&x12kit_core::parse(input), &options);
+        let doc = x12kit_core::parse_capped(input, x12kit_core::SetCap::NONE);
+        let validation = validate_with(&doc, &options);
         give_validation(&validation, json_out, diagnostics_out);
         Ok(())
     })

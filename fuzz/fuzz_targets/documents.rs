@@ -13,7 +13,7 @@ use x12kit::documents;
 
 fuzz_target!(|data: &[u8]| {
     let doc = x12kit::parse(data);
-    let json = x12kit::to_json_with(&doc, &JsonOptions { documents: true });
+    let json = x12kit::to_json_with(&doc, &JsonOptions { documents: true, ..Default::default() });
     let _: serde_json::Value =
         serde_json::from_slice(&json).expect("to_json with documents gives JSON");
 

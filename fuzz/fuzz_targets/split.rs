@@ -7,20 +7,34 @@
 //! the sets handed over one at a time (`each_set_json_holding`, what the
 //! bindings' set iterators read) are the parse result's, with its diagnostics.
 //!
-//! The first byte picks the options (hold, maxSets, per, renumbering); the
-//! rest is the X12.
+//! The first byte picks the options (hold, maxSets, per, renumbering), the
+//! second the cap on one set (`maxSetBytes`: 0 the default, else 8 bytes a
+//! unit, so that some sets go over it: `SET_TOO_LARGE` the same through
+//! every path, the sets over it in no part); the rest is the X12.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use x12kit::json::{JsonOptions, to_json_stream_holding, to_json_stream_threads_holding};
+use x12kit::SetCap;
 use x12kit::ops::{self, MergeOptions, Per, Renumber, SplitOptions};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, input)) = data.split_first() else {
+    let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    let doc = x12kit::parse(input);
-    let o = JsonOptions { documents: pick & 1 == 1 };
+    let Some((&unit, input)) = rest.split_first() else {
+        return;
+    };
+    let cap = match unit {
+        0 => SetCap::default(),
+        n => SetCap::bytes(u64::from(n) * 8),
+    };
+    let doc = x12kit::parse_capped(input, cap);
+    let o = JsonOptions {
+        documents: pick & 1 == 1,
+        max_set_bytes: cap,
+    };
+    assert!(ops::parse_json(input, &o) == x12kit::to_json_with(&doc, &o));
     let whole = x12kit::to_json_with(&doc, &o);
     let hold = [0, 1, 3, usize::MAX][usize::from(pick >> 1 & 3)];
     let mut out = Vec::new();
@@ -53,6 +67,7 @@ fuzz_target!(|data: &[u8]| {
         max_sets: Some(usize::from(pick >> 3 & 3) + 1),
         max_bytes: (pick & 0x20 != 0).then_some(200),
         renumber,
+        max_set_bytes: cap,
     };
     let split = ops::split(input, &so).expect("valid options");
     assert_eq!(split.diagnostics, doc.diagnostics);
@@ -60,10 +75,12 @@ fuzz_target!(|data: &[u8]| {
         .interchanges
         .iter()
         .flat_map(|i| &i.groups)
-        .map(|g| g.transactions.len())
-        .sum();
+        .flat_map(|g| &g.transactions)
+        .filter(|t| !t.is_over_cap())
+        .count();
+    let over = doc.diagnostics.iter().filter(|d| d.code == x12kit::Code::SetTooLarge).count();
     assert_eq!(split.parts.iter().map(|p| p.sets.len()).sum::<usize>(), sets);
-    assert_eq!(handed, sets);
+    assert_eq!(handed, sets + over);
     for p in &split.parts {
         assert_eq!(x12kit::parse(&p.x12).interchanges.len(), 1);
     }

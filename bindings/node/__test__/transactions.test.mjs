@@ -107,3 +107,22 @@ test('memory stays bounded: transactions() over a 256 MB Readable, documents map
   assert.ok(lines >= sets)
   assert.ok(grew < 96, `RSS grew by ${grew.toFixed(0)} MB for ${mb} MB of input`)
 })
+
+test('transactions(): a set over maxSetBytes comes without its segments, the others whole', async () => {
+  const { readFileSync } = await import('node:fs')
+  const input = readFileSync(new URL('../../../tests/vectors/inputs/set-too-large.edi', import.meta.url))
+  const parsed = x12kit.parse(input, { maxSetBytes: 300 })
+  const want = parsed.interchanges[0].groups[0].transactions
+  assert.deepStrictEqual(want.map((t) => t.segments.length), [3, 0, 4])
+  assert.equal(want[1].document, undefined)
+  assert.deepStrictEqual(parsed.diagnostics.map((d) => d.code), ['SET_TOO_LARGE'])
+  for (const source of [input, Readable.from([input.subarray(0, 100), input.subarray(100)])]) {
+    let all
+    const got = await collect(source, { maxSetBytes: 300, onDiagnostics: (d) => (all = d) })
+    assert.deepStrictEqual(got.map((s) => s.transaction), want)
+    assert.deepStrictEqual(got.map((s) => s.diagnostics.map((d) => d.code)), [[], ['SET_TOO_LARGE'], []])
+    assert.deepStrictEqual(all, parsed.diagnostics)
+  }
+  const free = await collect(input, { maxSetBytes: 0 })
+  assert.deepStrictEqual(free.map((s) => s.transaction.segments.length), [3, 14, 4])
+})

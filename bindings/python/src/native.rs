@@ -47,11 +47,7 @@ pub fn document<'py>(
             let json = py.detach(|| {
                 crate::errors::guard(|| {
                     let mut out = Vec::with_capacity(doc.input().len() * 2 + 256);
-                    x12kit::json::to_json_into(
-                        doc,
-                        &x12kit::JsonOptions { documents: true },
-                        &mut out,
-                    );
+                    x12kit::json::to_json_into(doc, &x12kit::JsonOptions::default(), &mut out);
                     Ok(out)
                 })
             })?;

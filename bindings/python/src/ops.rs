@@ -110,29 +110,37 @@ fn str_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
 
 /// Parses X12 into a lazy `ParseResult` that keeps the input once.
 #[pyfunction]
-#[pyo3(signature = (data, *, documents = None, options = None))]
+#[pyo3(signature = (data, *, documents = None, max_set_bytes = None, options = None))]
 pub fn parse(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     documents: Option<&Bound<'_, PyAny>>,
+    max_set_bytes: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ParseResult> {
-    let o: ops::ParseOptions = self::options(options, &[("documents", documents)])?;
+    let o: ops::ParseOptions = self::options(
+        options,
+        &[("documents", documents), ("maxSetBytes", max_set_bytes)],
+    )?;
     let owner = input::take(data, "data")?;
-    let parsed = py.detach(|| guard(|| Ok(crate::tree::Parsed::build(owner))))?;
+    let parsed = py.detach(|| guard(|| Ok(crate::tree::Parsed::build(owner, o.max_set_bytes))))?;
     Ok(ParseResult::new(parsed, o.documents))
 }
 
 /// Parses X12 and returns the JSON contract bytes, straight from the core.
 #[pyfunction]
-#[pyo3(signature = (data, *, documents = None, options = None))]
+#[pyo3(signature = (data, *, documents = None, max_set_bytes = None, options = None))]
 pub fn parse_json<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     documents: Option<&Bound<'py, PyAny>>,
+    max_set_bytes: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let o: ops::ParseOptions = self::options(options, &[("documents", documents)])?;
+    let o: ops::ParseOptions = self::options(
+        options,
+        &[("documents", documents), ("maxSetBytes", max_set_bytes)],
+    )?;
     let owner = input::take(data, "data")?;
     let out = py.detach(|| guard(|| Ok(ops::parse_json(owner.as_slice(), &o))))?;
     Ok(to_py_bytes(py, &out))
@@ -720,13 +728,17 @@ fn split_result(
 /// groupControlNumber, originalGroupControlNumber, sets: [{type, controlNumber,
 /// originalControlNumber, segment, offset, length}], x12}], diagnostics}``. Each part
 /// holds one set (``per="set"``, the default; up to ``max_sets``) or one group
-/// (``per="group"``), closed before a set would take it past ``max_bytes``; envelopes
+/// (``per="group"``), closed before a set would take it past ``max_bytes``; a set
+/// larger than ``max_set_bytes`` (64 MiB by default, 0 for no cap) is a
+/// ``SET_TOO_LARGE`` diagnostic and in no part; envelopes
 /// are copied with GE01/IEA01 counted, control numbers kept or renumbered from
 /// ``renumber={"interchange", "group", "set"}``. An input with envelope errors is split
 /// as far as it can be, with the diagnostics. Raises ``InvalidArgument``
 /// (``INVALID_OPTIONS``, ``INVALID_CONTROL_NUMBER``) for unusable options.
 #[pyfunction]
-#[pyo3(signature = (data, *, per = None, max_sets = None, max_bytes = None, renumber = None, options = None))]
+#[pyo3(signature = (data, *, per = None, max_sets = None, max_bytes = None, renumber = None, max_set_bytes = None, options = None))]
+// One parameter per keyword argument.
+#[allow(clippy::too_many_arguments)]
 pub fn split<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -734,6 +746,7 @@ pub fn split<'py>(
     max_sets: Option<&Bound<'py, PyAny>>,
     max_bytes: Option<&Bound<'py, PyAny>>,
     renumber: Option<&Bound<'py, PyAny>>,
+    max_set_bytes: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pairs = [
@@ -741,6 +754,7 @@ pub fn split<'py>(
         ("maxSets", max_sets),
         ("maxBytes", max_bytes),
         ("renumber", renumber),
+        ("maxSetBytes", max_set_bytes),
     ];
     let json = split_result(py, data, &pairs, options)?;
     let v: Value =
@@ -750,7 +764,9 @@ pub fn split<'py>(
 
 /// ``split()`` as the core's compact JSON bytes.
 #[pyfunction]
-#[pyo3(signature = (data, *, per = None, max_sets = None, max_bytes = None, renumber = None, options = None))]
+#[pyo3(signature = (data, *, per = None, max_sets = None, max_bytes = None, renumber = None, max_set_bytes = None, options = None))]
+// One parameter per keyword argument.
+#[allow(clippy::too_many_arguments)]
 pub fn split_json<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -758,6 +774,7 @@ pub fn split_json<'py>(
     max_sets: Option<&Bound<'py, PyAny>>,
     max_bytes: Option<&Bound<'py, PyAny>>,
     renumber: Option<&Bound<'py, PyAny>>,
+    max_set_bytes: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let pairs = [
@@ -765,6 +782,7 @@ pub fn split_json<'py>(
         ("maxSets", max_sets),
         ("maxBytes", max_bytes),
         ("renumber", renumber),
+        ("maxSetBytes", max_set_bytes),
     ];
     let json = split_result(py, data, &pairs, options)?;
     Ok(to_py_bytes(py, &json))

@@ -195,17 +195,23 @@ impl TransactionStream {
 /// types; ``documents=False`` leaves it out), "trailer"}, "diagnostics": [those
 /// at the set's segments]}`` (the parse result's JSON shapes). A path is mapped
 /// and a file object spooled to a temporary file, so memory follows the largest
-/// set, not the input. After the end, ``.diagnostics`` lists every diagnostic of
+/// set, not the input; a set larger than ``max_set_bytes`` (64 MiB by default, 0
+/// for no cap) comes with no segments and no document, its ``SET_TOO_LARGE``
+/// diagnostic with it. After the end, ``.diagnostics`` lists every diagnostic of
 /// the input (the envelope's included), as ``parse`` does.
 #[pyfunction]
-#[pyo3(signature = (source, *, documents = None, options = None))]
+#[pyo3(signature = (source, *, documents = None, max_set_bytes = None, options = None))]
 pub fn iter_transactions(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
     documents: Option<&Bound<'_, PyAny>>,
+    max_set_bytes: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<TransactionStream> {
-    let o: JsonOptions = self::options(options, &[("documents", documents)])?;
+    let o: JsonOptions = self::options(
+        options,
+        &[("documents", documents), ("maxSetBytes", max_set_bytes)],
+    )?;
     let held = Held::of(py, source)?;
     let (tx, rx) = sync_channel(AHEAD);
     std::thread::Builder::new()

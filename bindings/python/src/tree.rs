@@ -27,8 +27,8 @@ self_cell::self_cell!(
 
 impl Parsed {
     /// Parses `owner` (call without the GIL).
-    pub fn build(owner: Owner) -> Parsed {
-        Parsed::new(owner, |o| x12kit::parse(o.as_slice()))
+    pub fn build(owner: Owner, cap: x12kit::envelope::SetCap) -> Parsed {
+        Parsed::new(owner, |o| x12kit::envelope::parse_capped(o.as_slice(), cap))
     }
     fn doc(&self) -> &Document<'_> {
         self.borrow_dependent()
@@ -493,7 +493,14 @@ impl ParseResult {
         py.detach(|| {
             guard(|| {
                 let mut out = Vec::with_capacity(p.input().len() * 2 + 256);
-                x12kit::json::to_json_into(p.doc(), &x12kit::JsonOptions { documents }, &mut out);
+                x12kit::json::to_json_into(
+                    p.doc(),
+                    &x12kit::JsonOptions {
+                        documents,
+                        ..Default::default()
+                    },
+                    &mut out,
+                );
                 Ok(out)
             })
         })

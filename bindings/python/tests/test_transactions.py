@@ -114,3 +114,25 @@ def test_iter_transactions_memory_is_bounded_at_1gb() -> None:
     assert count[0] > SIZE // 2_000, count
     assert count[1] == count[0] * 20
     assert peak - before < 96, f"iter_transactions grew RSS by {peak - before:.0f} MB over {SIZE >> 20} MB"
+
+
+def test_a_set_over_the_cap_comes_without_its_segments_and_the_others_whole(tmp_path: Path) -> None:
+    # The vector input: a small set, one of about 400 bytes, a small one.
+    data = (Path(__file__).parents[3] / "tests/vectors/inputs/set-too-large.edi").read_bytes()
+    p = tmp_path / "x.edi"
+    p.write_bytes(data)
+    whole = x12kit.parse(data, max_set_bytes=300).to_dict()
+    want = [t for g in whole["interchanges"][0]["groups"] for t in g["transactions"]]
+    assert [len(t["segments"]) for t in want] == [3, 0, 4]
+    assert "document" not in want[1] and "document" in want[2]
+    for source in (data, p, io.BytesIO(data)):
+        for kw in ({"max_set_bytes": 300}, {"options": {"maxSetBytes": 300}}):
+            it = x12kit.iter_transactions(source if not isinstance(source, io.BytesIO) else io.BytesIO(data), **kw)
+            got = list(it)
+            assert [s["transaction"] for s in got] == want
+            assert [[d["code"] for d in s["diagnostics"]] for s in got] == [[], ["SET_TOO_LARGE"], []]
+            assert [d.code for d in it.diagnostics] == ["SET_TOO_LARGE"]
+    assert [len(s["transaction"]["segments"]) for s in x12kit.iter_transactions(data, max_set_bytes=0)] == [3, 14, 4]
+    with pytest.raises(x12kit.InvalidArgument) as e:
+        x12kit.iter_transactions(data, max_set_bytes=-1)
+    assert e.value.code == "INVALID_OPTIONS"

@@ -34,7 +34,10 @@ fn parse_to_json_is_the_core_bytes() {
     }
     let no_docs =
         x12kit_wasm::parse_to_json(&js(SAMPLE), &options(r#"{"documents":false}"#)).unwrap();
-    let o = ops::ParseOptions { documents: false };
+    let o = ops::ParseOptions {
+        documents: false,
+        ..Default::default()
+    };
     assert_eq!(no_docs.to_vec(), ops::parse_json(SAMPLE.as_bytes(), &o));
 }
 

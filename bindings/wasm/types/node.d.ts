@@ -155,6 +155,8 @@ export interface SplitOptions {
     /** A part is closed before a set would take it past this many bytes (a larger set alone makes a part). */
     maxBytes?: number | null;
     renumber?: Renumber | null;
+    /** The cap on one transaction set, in bytes (0: none; default 64 MiB): a larger set is a `SET_TOO_LARGE` error and in no part. */
+    maxSetBytes?: number | null;
 }
 /** Options of `merge`. */
 export interface MergeOptions {
@@ -279,7 +281,11 @@ export class StreamValidator {
 /** X12 input: the bytes of a file, or its text (encoded as UTF-8). */
 export type X12Input = Uint8Array | ArrayBuffer | string;
 /** `parse` options (all optional). */
-export interface ParseOptions { documents?: boolean }
+export interface ParseOptions {
+    documents?: boolean;
+    /** The cap on one transaction set, in bytes (0: none; default 64 MiB): a larger set is a `SET_TOO_LARGE` error, its segments skipped (it has no `segments` and no `document`), and the sets after it follow. */
+    maxSetBytes?: number;
+}
 /** `validate` / `StreamValidator` options (all optional). */
 export interface ValidateOptions {
     /** Also check each known set's structure (segments, loops, elements, codes). Default false. */

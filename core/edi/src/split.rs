@@ -19,7 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 use x12kit_syntax::diagnostics::Diagnostic;
-use x12kit_syntax::envelope::{Document, Group, Transaction, isa_value};
+use x12kit_syntax::envelope::{Document, Group, SetCap, Transaction, isa_value};
 use x12kit_syntax::error::{Error, ErrorCode, Problem};
 use x12kit_syntax::segment::Segment;
 use x12kit_syntax::sets::{HOLD, Outline, SetHandler, parse_sets};
@@ -85,6 +85,10 @@ pub struct SplitOptions {
     pub max_bytes: Option<usize>,
     /// Control numbers to renumber from.
     pub renumber: Renumber,
+    /// The cap on one set, in bytes (0: none; default
+    /// [`MAX_SET_BYTES`](x12kit_syntax::envelope::MAX_SET_BYTES)): a larger
+    /// set is a `SET_TOO_LARGE` error and is left out of the parts.
+    pub max_set_bytes: SetCap,
 }
 
 /// Where a set of a part was in the input, and its numbers.
@@ -310,6 +314,10 @@ impl<'a, F: FnMut(Part) -> std::io::Result<()>> SetHandler<'a> for Splitter<'a, 
     }
 
     fn transaction(&mut self, doc: &Document<'a>, g: &Group<'a>, tx: &Transaction<'a>, _: usize) {
+        // Over the cap on one set (`SET_TOO_LARGE`): in no part.
+        if tx.is_over_cap() {
+            return;
+        }
         let input = self.input;
         let st = &tx.st;
         let end = match &tx.se {
@@ -445,7 +453,7 @@ pub fn split_releasing(
         release,
         read_ahead,
     };
-    let doc = parse_sets(input, HOLD, &mut s);
+    let doc = parse_sets(input, HOLD, o.max_set_bytes, &mut s);
     if let Some(e) = s.error {
         return Err(Error::new(ErrorCode::Io, e.to_string()));
     }

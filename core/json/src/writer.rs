@@ -37,7 +37,7 @@ use emit::JsonWriter;
 use serde::Deserialize;
 use std::io;
 use x12kit_syntax::Diagnostic;
-use x12kit_syntax::envelope::Document;
+use x12kit_syntax::envelope::{Document, SetCap};
 use x12kit_syntax::sets::{HOLD, parse_sets};
 
 mod each;
@@ -55,11 +55,19 @@ pub struct ParseOptions {
     /// (`document` beside `segments`). On by default; turning it off makes
     /// bulk conversion of those types several times faster.
     pub documents: bool,
+    /// The cap on one transaction set, in bytes (ST up to its SE; 0: no
+    /// cap). A larger set is a `SET_TOO_LARGE` error at its ST and is
+    /// written with no segments and no `document`; the sets after it
+    /// follow as usual. Default [`MAX_SET_BYTES`](x12kit_syntax::envelope::MAX_SET_BYTES).
+    pub max_set_bytes: SetCap,
 }
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { documents: true }
+        ParseOptions {
+            documents: true,
+            max_set_bytes: SetCap::default(),
+        }
     }
 }
 
@@ -172,7 +180,7 @@ pub fn to_json_stream_holding<D: Documents, W: io::Write>(
     jw.sink = Some(sink);
     jw.raw(b"{\"interchanges\":[");
     let mut sets = sets::SetWriter::new(jw, release);
-    let doc = parse_sets(input, hold, &mut sets);
+    let doc = parse_sets(input, hold, options.max_set_bytes, &mut sets);
     let mut jw = sets.jw;
     jw.tail(&doc);
     jw.flush_all()?;
@@ -204,6 +212,7 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
         w,
         pretty,
         options.documents,
+        options.max_set_bytes,
         threads,
         HOLD,
         release,
@@ -233,6 +242,7 @@ pub fn to_json_stream_mapped<D: Documents, W: io::Write + Send>(
             w,
             pretty,
             options.documents,
+            options.max_set_bytes,
             threads,
             HOLD,
             release,
@@ -250,7 +260,7 @@ pub fn to_json_stream_mapped<D: Documents, W: io::Write + Send>(
     jw.raw(b"{\"interchanges\":[");
     let mut sets = sets::SetWriter::new(jw, release);
     sets.ahead = Some(read_ahead);
-    let doc = parse_sets(input, HOLD, &mut sets);
+    let doc = parse_sets(input, HOLD, options.max_set_bytes, &mut sets);
     let mut jw = sets.jw;
     jw.tail(&doc);
     jw.flush_all()?;
@@ -295,7 +305,7 @@ pub fn each_set_json_holding<D: Documents>(
     let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::with_capacity(1 << 16), usize::MAX);
     jw.documents = options.documents;
     let mut sets = each::EachSet::new(jw, each, release, read_ahead);
-    parse_sets(input, hold, &mut sets).diagnostics
+    parse_sets(input, hold, options.max_set_bytes, &mut sets).diagnostics
 }
 
 /// [`to_json_stream_threads`] holding an interchange whole up to `hold`
@@ -316,6 +326,7 @@ pub fn to_json_stream_threads_holding<D: Documents, W: io::Write + Send>(
         w,
         pretty,
         options.documents,
+        options.max_set_bytes,
         threads.max(1),
         hold,
         release,
@@ -333,7 +344,7 @@ pub fn parse_to_json_into<D: Documents>(input: &[u8], options: &JsonOptions, out
     jw.documents = options.documents;
     jw.raw(b"{\"interchanges\":[");
     let mut first = true;
-    let doc = x12kit_syntax::envelope::parse_each(input, |doc, _| {
+    let doc = x12kit_syntax::envelope::parse_each(input, options.max_set_bytes, |doc, _| {
         for i in &doc.interchanges {
             if !first {
                 jw.buf.push(b',');

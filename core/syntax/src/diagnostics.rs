@@ -103,6 +103,10 @@ codes! {
         TerminatorMissing = "TERMINATOR_MISSING",
         /// A DOS end-of-file byte (0x1A) or NUL padding follows an IEA; it is skipped and kept (a warning).
         TrailingPadding = "TRAILING_PADDING",
+        /// A transaction set is larger than the cap on one set (`maxSetBytes`,
+        /// 64 MiB by default): its segments are not kept; the parse goes on
+        /// after its SE.
+        SetTooLarge = "SET_TOO_LARGE",
     }
     validator {
         /// ISA01 (authorization information qualifier) is not 00–06.

@@ -389,6 +389,78 @@ pub struct Document<'a> {
     /// Emptied group and set lists of interchanges already handed over
     /// ([`parse_each`]), reused by the next ones instead of allocated again.
     pub(crate) spare: Spare<'a>,
+    /// The cap on one set (see [`SetCap`]) and the state of the open set.
+    pub(crate) cap: Capping<'a>,
+}
+
+/// The cap on the size of one transaction set: the bytes from the start of
+/// its ST to the end of the last segment before its SE. A set that grows
+/// past it is a `SET_TOO_LARGE` error at its ST; its body is not kept (the
+/// set is in the result with its ST and SE and no segments, and no mapped
+/// `document`), and the parse goes on after its SE (or the envelope
+/// segment that ends it) with the sets that follow.
+///
+/// The default, [`MAX_SET_BYTES`], bounds what one set costs while it is
+/// held: its segment list (16 bytes a segment) and its mapped document
+/// take about 16 times its size (near 1 GiB at the default), about twice
+/// without the document; a 64 MiB set is larger than the single sets met
+/// in practice (an 834 full file, a large payer's 835).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct SetCap(pub u64);
+
+/// The default cap on one set: 64 MiB (see [`SetCap`]).
+pub const MAX_SET_BYTES: u64 = 64 << 20;
+
+impl Default for SetCap {
+    fn default() -> Self {
+        SetCap(MAX_SET_BYTES)
+    }
+}
+
+impl SetCap {
+    /// No cap (0 in the options).
+    pub const NONE: SetCap = SetCap(0);
+
+    /// The cap given in options: `0` for none.
+    pub fn bytes(n: u64) -> Self {
+        SetCap(n)
+    }
+
+    /// The offset past which the body of a set whose ST starts at `st` is over the cap.
+    fn limit(self, st: usize) -> usize {
+        match self.0 {
+            0 => usize::MAX,
+            n => st.saturating_add(usize::try_from(n).unwrap_or(usize::MAX)),
+        }
+    }
+}
+
+/// [`Document`]'s state of the cap on one set.
+#[derive(Debug, Clone)]
+pub(crate) struct Capping<'a> {
+    /// The cap (`None`: no cap, as a document built by hand has).
+    cap: Option<SetCap>,
+    /// The offset past which the open set's body segments are over the cap.
+    limit: usize,
+    /// Index in `body` of the open set's first body segment.
+    from: usize,
+    /// The open set's ST.
+    st: Option<Segment<'a>>,
+    /// The open set went over the cap: its body is no longer kept.
+    over: bool,
+}
+
+impl Default for Capping<'_> {
+    fn default() -> Self {
+        Capping {
+            cap: None,
+            limit: usize::MAX,
+            from: 0,
+            st: None,
+            over: false,
+        }
+    }
 }
 
 /// See [`Document`]'s `spare`.
@@ -402,6 +474,78 @@ pub(crate) struct Spare<'a> {
 const SPARE_KEPT: usize = 8;
 
 impl<'a> Document<'a> {
+    /// A document of `input` whose sets are capped at `cap`.
+    pub(crate) fn capped(input: &'a [u8], cap: SetCap) -> Self {
+        Document {
+            input,
+            cap: Capping {
+                cap: Some(cap),
+                ..Capping::default()
+            },
+            ..Document::default()
+        }
+    }
+
+    /// A set opens with `st`; its body starts at `body.len()`.
+    #[inline]
+    pub(crate) fn open_set(&mut self, st: &Segment<'a>) {
+        let c = &mut self.cap;
+        c.limit = c.cap.map_or(usize::MAX, |cap| cap.limit(st.offset()));
+        c.from = self.body.len();
+        c.over = false;
+        c.st = Some(*st);
+    }
+
+    /// The open set's body starts at `body[from]` (its earlier part was moved).
+    pub(crate) fn rebase_set(&mut self, from: usize) {
+        self.cap.from = from;
+    }
+
+    /// The open set closes: whether it went over the cap.
+    #[inline]
+    pub(crate) fn close_set(&mut self) -> bool {
+        self.cap.limit = usize::MAX;
+        std::mem::take(&mut self.cap.over)
+    }
+
+    /// Adds a body segment of the open set (`input[start..end]`), unless
+    /// the set is over the cap.
+    #[inline(always)]
+    pub(crate) fn push_body(&mut self, start: usize, end: usize) {
+        if end <= self.cap.limit {
+            self.body.push(Span { start, end });
+        } else {
+            self.over_cap();
+        }
+    }
+
+    /// The open set went past the cap: drops its body, once, with the diagnostic.
+    #[cold]
+    fn over_cap(&mut self) {
+        let c = &mut self.cap;
+        if c.over {
+            return;
+        }
+        c.over = true;
+        self.body.truncate(c.from);
+        let (Some(st), Some(cap)) = (&c.st, c.cap) else {
+            return;
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                Code::SetTooLarge,
+                format!(
+                    "transaction set {} ({}) that starts at segment {} is larger than the cap of {} bytes on one set (maxSetBytes): its segments are skipped up to its SE, not kept or mapped",
+                    preview(st.value(2), 15),
+                    preview(st.value(1), 15),
+                    st.index(),
+                    cap.0
+                ),
+            )
+            .at_segment(st),
+        );
+    }
+
     /// Drops the interchanges, keeping their (emptied) group and set lists
     /// for the next ones.
     pub(crate) fn recycle_interchanges(&mut self) {
@@ -491,6 +635,8 @@ pub struct Transaction<'a> {
     pub(crate) body: Range<usize>,
     /// ST01, found once (every writer and the mapper ask for it).
     pub(crate) kind: &'a [u8],
+    /// The set went over the cap on one set ([`SetCap`]): its body was not kept.
+    pub(crate) over: bool,
 }
 
 impl<'a> Transaction<'a> {
@@ -502,6 +648,13 @@ impl<'a> Transaction<'a> {
     /// The control number (ST02).
     pub fn control_number(&self) -> &'a [u8] {
         self.st.value(2)
+    }
+
+    /// True when the set went over the cap on one set ([`SetCap`],
+    /// `SET_TOO_LARGE`): its body was skipped, not kept, so it has no
+    /// segments and no mapped document.
+    pub fn is_over_cap(&self) -> bool {
+        self.over
     }
 }
 
@@ -532,6 +685,7 @@ impl<'a> Document<'a> {
                 std::mem::replace(&mut self.body, keep)
             },
             spare: Spare::default(),
+            cap: Capping::default(),
         }
     }
 
@@ -610,6 +764,7 @@ impl<'a> Handler<'a> for Document<'a> {
 
     fn transaction_start(&mut self, st: Segment<'a>) {
         let at = self.body.len();
+        self.open_set(&st);
         if let Some(g) = self
             .interchanges
             .last_mut()
@@ -620,20 +775,19 @@ impl<'a> Handler<'a> for Document<'a> {
                 st,
                 se: None,
                 body: at..at,
+                over: false,
             });
         }
     }
 
     #[inline]
     fn segment(&mut self, seg: Segment<'a>) {
-        self.body.push(Span {
-            start: seg.offset(),
-            end: seg.offset() + seg.raw().len(),
-        });
+        self.push_body(seg.offset(), seg.offset() + seg.raw().len());
     }
 
     fn transaction_end(&mut self, se: Option<Segment<'a>>) {
         let end = self.body.len();
+        let over = self.close_set();
         if let Some(t) = self
             .interchanges
             .last_mut()
@@ -642,6 +796,7 @@ impl<'a> Handler<'a> for Document<'a> {
         {
             t.se = se;
             t.body.end = end;
+            t.over = over;
         }
     }
 
@@ -678,7 +833,7 @@ fn run<'a, H: Handler<'a>>(input: &'a [u8], h: &mut H, doc: impl Fn(&mut H) -> &
     loop {
         if env.in_transaction() {
             let d = doc(h);
-            if tokens.body_run(|start, end| d.body.push(Span { start, end })) > 0 {
+            if tokens.body_run(|start, end| d.push_body(start, end)) > 0 {
                 d.unterminated = false;
             }
         }
@@ -693,14 +848,21 @@ fn run<'a, H: Handler<'a>>(input: &'a [u8], h: &mut H, doc: impl Fn(&mut H) -> &
 
 /// Parses a whole input into its envelope tree, borrowing the input.
 ///
-/// Never fails: problems are reported in [`Document::diagnostics`].
+/// Never fails: problems are reported in [`Document::diagnostics`]. Sets
+/// are capped at the default [`SetCap`] ([`MAX_SET_BYTES`]); see
+/// [`parse_capped`].
 pub fn parse(input: &[u8]) -> Document<'_> {
+    parse_capped(input, SetCap::default())
+}
+
+/// [`parse`] with a cap on one set's size: a set larger than `cap` is a
+/// `SET_TOO_LARGE` error and its body is not kept ([`SetCap`]).
+pub fn parse_capped(input: &[u8], cap: SetCap) -> Document<'_> {
     let mut doc = Document {
-        input,
         // Most segments are 20-60 bytes; reserving up front avoids
         // repeated growth of the largest allocation.
         body: Vec::with_capacity(input.len() / 32),
-        ..Document::default()
+        ..Document::capped(input, cap)
     };
     run(input, &mut doc, |d| d);
     if let Some(first) = doc.interchanges.first() {
@@ -726,9 +888,10 @@ pub fn parse(input: &[u8]) -> Document<'_> {
 /// of the whole input; `each` may keep it with [`Document::take_interchanges`].
 /// The document returned holds what [`parse`] gives
 /// besides the interchanges: every diagnostic (in the same order),
-/// `prefix` and `unterminated`.
+/// `prefix` and `unterminated`. Sets are capped at `cap` ([`SetCap`]).
 pub fn parse_each<'a>(
     input: &'a [u8],
+    cap: SetCap,
     mut each: impl FnMut(&mut Document<'a>, usize),
 ) -> Document<'a> {
     struct Each<'a, F> {
@@ -791,10 +954,7 @@ pub fn parse_each<'a>(
         }
     }
     let mut h = Each {
-        doc: Document {
-            input,
-            ..Document::default()
-        },
+        doc: Document::capped(input, cap),
         each: &mut each,
         utf8: Utf8Check::default(),
         checked: 0,

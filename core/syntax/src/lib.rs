@@ -43,7 +43,10 @@ pub mod utf8;
 
 pub use delimiters::Delimiters;
 pub use diagnostics::{AckCodes, Code, Diagnostic, Severity};
-pub use envelope::{Document, Envelope, Group, Handler, Interchange, Transaction, parse};
+pub use envelope::{
+    Document, Envelope, Group, Handler, Interchange, MAX_SET_BYTES, SetCap, Transaction, parse,
+    parse_capped,
+};
 pub use error::{Error, ErrorCode, ErrorKind, Problem};
 pub use lexer::{Token, Tokenizer, segments};
 pub use segment::{Element, Segment};

@@ -20,7 +20,7 @@
 //! the outline (one entry per group and per segment outside a set).
 
 use crate::diagnostics::Diagnostic;
-use crate::envelope::{Document, Envelope, Group, Handler, Interchange, Span, Transaction};
+use crate::envelope::{Document, Envelope, Group, Handler, Interchange, SetCap, Transaction};
 use crate::lexer::{Token, Tokenizer};
 use crate::segment::Segment;
 use crate::utf8::Utf8Check;
@@ -84,13 +84,16 @@ const AHEAD_EVERY: usize = 4 << 20;
 /// every interchange streamed; [`HOLD`]: the default). Segment indexes
 /// and offsets are those of the whole input. Returns what [`parse`](crate::parse())
 /// gives besides the interchanges: every diagnostic (in the same order),
-/// `prefix` and `unterminated`.
-pub fn parse_sets<'a, H: SetHandler<'a>>(input: &'a [u8], hold: usize, h: &mut H) -> Document<'a> {
+/// `prefix` and `unterminated`. Sets are capped at `cap` ([`SetCap`]): a
+/// larger one is handed over with no body, after its `SET_TOO_LARGE`.
+pub fn parse_sets<'a, H: SetHandler<'a>>(
+    input: &'a [u8],
+    hold: usize,
+    cap: SetCap,
+    h: &mut H,
+) -> Document<'a> {
     let mut s = Sets {
-        doc: Document {
-            input,
-            ..Document::default()
-        },
+        doc: Document::capped(input, cap),
         h,
         outline: None,
         current: None,
@@ -105,7 +108,7 @@ pub fn parse_sets<'a, H: SetHandler<'a>>(input: &'a [u8], hold: usize, h: &mut H
     loop {
         if env.in_transaction() {
             let d = &mut s.doc;
-            if tokens.body_run(|start, end| d.body.push(Span { start, end })) > 0 {
+            if tokens.body_run(|start, end| d.push_body(start, end)) > 0 {
                 d.unterminated = false;
             }
         }
@@ -271,6 +274,7 @@ impl<'a, H: SetHandler<'a>> Sets<'a, '_, H> {
             let start = t.body.start;
             self.doc.body.drain(..start);
             t.body = 0..0;
+            self.doc.rebase_set(0);
             self.current = Some(t);
         } else {
             self.doc.body.clear();
@@ -376,11 +380,13 @@ impl<'a, H: SetHandler<'a>> Handler<'a> for Sets<'a, '_, H> {
             self.doc.transaction_start(st);
         } else {
             self.doc.body.clear();
+            self.doc.open_set(&st);
             self.current = Some(Transaction {
                 kind: st.value(1),
                 st,
                 se: None,
                 body: 0..0,
+                over: false,
             });
         }
     }
@@ -393,8 +399,10 @@ impl<'a, H: SetHandler<'a>> Handler<'a> for Sets<'a, '_, H> {
             self.doc.transaction_end(se);
             return;
         };
+        let over = self.doc.close_set();
         if let Some(mut t) = self.current.take() {
             t.se = se;
+            t.over = over;
             t.body.end = self.doc.body.len();
             let upto = match (&se, self.doc.body.last()) {
                 (Some(s), _) => s.offset(),

@@ -5,8 +5,8 @@ use crate::app::App;
 use crate::error::{ApiError, ApiResult, Detail};
 use crate::guard::{self, Caller, Group};
 use crate::request::{
-    body_bytes, canonical, decode_cursor, encode_cursor, limit_param, off_thread, query,
-    query_error,
+    BLOCKING_ABOVE, Frames, body_bytes, canonical, decode_cursor, encode_cursor, limit_param,
+    off_thread, query, query_error, read_whole,
 };
 use crate::status::Status;
 use crate::store::{self, Accept};
@@ -590,8 +590,15 @@ fn x12_input(
     body: Result<Bytes, BytesRejection>,
     limit: usize,
 ) -> ApiResult<Bytes> {
+    let json = x12_wrapped(headers)?;
+    x12_of(json, body_bytes(body, limit)?)
+}
+
+/// Whether a `/parse` or `/validate` body is the JSON wrapper (else raw X12);
+/// 415 for another media type.
+fn x12_wrapped(headers: &HeaderMap) -> ApiResult<bool> {
     let media = media_type(headers);
-    let raw = match media.as_deref() {
+    let json = match media.as_deref() {
         Some("application/edi-x12" | "text/plain" | "application/octet-stream") => false,
         Some(m) if is_json(m) => true,
         _ => {
@@ -603,11 +610,15 @@ fn x12_input(
             ));
         }
     };
-    let body = body_bytes(body, limit)?;
+    Ok(json)
+}
+
+/// The X12 of a whole body: itself, or the `x12` of its JSON wrapper.
+fn x12_of(json: bool, body: Bytes) -> ApiResult<Bytes> {
     if body.is_empty() {
         return Err(empty_body());
     }
-    if !raw {
+    if !json {
         return Ok(body);
     }
     let wrapped: X12Json = serde_json::from_slice(&body).map_err(|e| {
@@ -660,11 +671,20 @@ async fn parse(
     State(app): AppState,
     uri: Uri,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: axum::body::Body,
 ) -> ApiResult<Response> {
     let q: ParseQuery = query(&uri)?;
-    let input = x12_input(&headers, body, app.config.max_body_bytes)?;
+    let json = x12_wrapped(&headers)?;
+    let limit = app.config.max_body_bytes;
     let documents = q.documents.unwrap_or(true);
+    let size = {
+        use http_body::Body as _;
+        body.size_hint().exact()
+    };
+    if !json && crate::request::parse_streams(size) {
+        return parse_streamed(body, limit, documents).await;
+    }
+    let input = x12_of(json, read_whole(body, limit).await?)?;
     // Into a reused buffer, which goes back to the pool once the body is sent (src/pool.rs).
     let json = off_thread(input.len(), move || {
         let mut out = crate::pool::take();
@@ -678,6 +698,35 @@ async fn parse(
     })
     .await?;
     Ok(json_response(StatusCode::OK, crate::pool::into_bytes(json)))
+}
+
+/// What a streamed `/validate` gathers from the body before handing it to the core.
+const VALIDATE_BATCH: usize = 1024 * 1024;
+
+/// `POST /parse` of a large raw body: spooled to a temporary file as it arrives, then
+/// parsed into JSON that is sent as it is written (chunked), one interchange or set at
+/// a time; memory follows the largest set, not the input or the result. The body's
+/// errors (413, 400, 408) are answered before the result starts.
+async fn parse_streamed(
+    body: axum::body::Body,
+    limit: usize,
+    documents: bool,
+) -> ApiResult<Response> {
+    // Spooling waits for the client: on a blocking thread but without a core slot.
+    let frames = Frames::new(body, limit);
+    let input = tokio::task::spawn_blocking(move || crate::request::spool(frames))
+        .await
+        .map_err(|_| ApiError::internal())??;
+    if input.is_empty() {
+        return Err(empty_body());
+    }
+    let slot = crate::request::core_slot().await?;
+    let (out, writer) = crate::request::channel_body();
+    tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        let _ = x12::parse_stream(&input, documents, writer);
+    });
+    Ok(json_response(StatusCode::OK, axum::body::Body::new(out)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -720,7 +769,7 @@ async fn validate(
     State(app): AppState,
     uri: Uri,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: axum::body::Body,
 ) -> ApiResult<Response> {
     let q: ValidateQuery = query(&uri)?;
     let ack = match q.ack.as_deref() {
@@ -743,12 +792,51 @@ async fn validate(
             format!("controlNumber must be 1 to 999999999, found {control}"),
         ));
     }
-    let input = x12_input(&headers, body, app.config.max_body_bytes)?;
+    let json = x12_wrapped(&headers)?;
+    let limit = app.config.max_body_bytes;
     let structure = q.structure.unwrap_or(false);
-    let json = off_thread(input.len(), move || {
-        x12::validate(&input, structure, ack.as_deref(), control)
-    })
-    .await?;
+    let size = {
+        use http_body::Body as _;
+        body.size_hint().exact()
+    };
+    // Raw X12 of unknown or larger size is validated as it arrives (memory bounded by
+    // the longest segment and the sets' summaries); a JSON wrapper or a small body whole.
+    if json || size.is_some_and(|n| n <= BLOCKING_ABOVE as u64) {
+        let input = x12_of(json, read_whole(body, limit).await?)?;
+        let json = off_thread(input.len(), move || {
+            x12::validate(&input, structure, ack.as_deref(), control)
+        })
+        .await?;
+        return Ok(json_response(StatusCode::OK, json));
+    }
+    // The body is read here, on the runtime, and handed to the core a batch at a time on
+    // the blocking pool: a core slot is held while the core works, never while the
+    // client is sending (a slow client must not take the slots of everyone's calls).
+    let (mut body, mut read) = (body, 0usize);
+    let mut v = x12::ValidateStream::new(structure)?;
+    let mut batch: Vec<u8> = Vec::with_capacity(VALIDATE_BATCH + 64 * 1024);
+    loop {
+        let chunk = crate::request::next_data(&mut body, &mut read, limit)
+            .await
+            .transpose()?;
+        let end = chunk.is_none();
+        if let Some(c) = chunk {
+            batch.extend_from_slice(&c);
+        }
+        if batch.len() >= VALIDATE_BATCH || (end && !batch.is_empty()) {
+            // The batch's buffer goes to the blocking pool and comes back, reused.
+            let b = std::mem::take(&mut batch);
+            (v, batch) = off_thread(b.len(), move || Ok((v.feed(&b)?, b))).await?;
+            batch.clear();
+        }
+        if end {
+            break;
+        }
+    }
+    if read == 0 {
+        return Err(empty_body());
+    }
+    let json = off_thread(usize::MAX, move || v.answer(ack.as_deref(), control)).await?;
     Ok(json_response(StatusCode::OK, json))
 }
 

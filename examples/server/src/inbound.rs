@@ -32,12 +32,16 @@ use x12kit::ops;
 /// envelope tree's interchanges with their sets and mapped documents.
 struct Read {
     acks: x12kit::ack::Acknowledgements,
+    /// The core's validation of the body with the structure rules (what an
+    /// acknowledgement reply reports), made by its push validator (no tree held).
+    validation: x12kit::Validation,
     interchanges: Vec<Interchange>,
     /// The parse's diagnostics (why a body is not X12).
     diagnostics: Vec<x12kit::Diagnostic>,
 }
 
 /// One interchange of an inbound body, from the core's envelope tree.
+#[derive(Debug, PartialEq)]
 struct Interchange {
     /// ISA05 and ISA06, trimmed.
     sender: (String, String),
@@ -48,6 +52,7 @@ struct Interchange {
 }
 
 /// One transaction set of an inbound interchange.
+#[derive(Debug, PartialEq)]
 struct Set {
     /// ST01.
     kind: String,
@@ -60,33 +65,66 @@ struct Set {
     document: Option<Vec<u8>>,
 }
 
+/// The interchanges and sets of an inbound body, collected a set at a time
+/// ([`x12kit::sets::parse_sets`]): what is held follows the largest set plus the
+/// records kept (a set's numbers and mapped document), never the tree of a large
+/// interchange.
+#[derive(Default)]
+struct Collect {
+    interchanges: Vec<Interchange>,
+}
+
+impl<'a> x12kit::sets::SetHandler<'a> for Collect {
+    fn interchange(&mut self, outline: &x12kit::sets::Outline<'a>) {
+        let isa = &outline.interchange.isa;
+        self.interchanges.push(Interchange {
+            sender: (text(isa.value(5)), text(isa.value(6))),
+            control: text(isa.value(13)),
+            sets: Vec::new(),
+        });
+    }
+
+    fn transaction(
+        &mut self,
+        doc: &x12kit::Document<'a>,
+        group: &x12kit::Group<'a>,
+        tx: &x12kit::Transaction<'a>,
+        _upto: usize,
+    ) {
+        let Some(ic) = self.interchanges.last_mut() else {
+            return;
+        };
+        ic.sets.push(Set {
+            kind: text(tx.kind()),
+            group_control: group.gs.as_ref().and_then(|gs| number(gs.value(6))),
+            control: number(tx.control_number()),
+            document: x12kit::documents::document_json(doc, group, tx),
+        });
+    }
+}
+
 fn read(input: &[u8]) -> ApiResult<Read> {
     let run = std::panic::catch_unwind(|| {
-        let acks = ops::read_acknowledgement(input);
-        let doc = x12kit::parse(input);
-        let mut interchanges = Vec::with_capacity(doc.interchanges.len());
-        for (i, ic) in doc.interchanges.iter().enumerate() {
-            let mut sets = Vec::new();
-            for (g, group) in ic.groups.iter().enumerate() {
-                let group_control = group.gs.as_ref().and_then(|gs| number(gs.value(6)));
-                for (t, set) in group.transactions.iter().enumerate() {
-                    sets.push(Set {
-                        kind: text(set.kind()),
-                        group_control,
-                        control: number(set.control_number()),
-                        document: ops::transaction_document_json(&doc, i, g, t).ok().flatten(),
-                    });
-                }
-            }
-            interchanges.push(Interchange {
-                sender: (text(ic.isa.value(5)), text(ic.isa.value(6))),
-                control: text(ic.isa.value(13)),
-                sets,
-            });
-        }
+        let mut validator = ops::stream_validator(&ops::ValidateOptions {
+            structure: true,
+            ..Default::default()
+        });
+        validator.feed(input);
+        let validation = validator.finish();
+        // The acknowledgements the body carries, read as the validator went by
+        // (what `ops::read_acknowledgement` reads from the tree).
+        let acks = validation.acknowledgements.clone().unwrap_or_default();
+        let mut collect = Collect::default();
+        let doc = x12kit::sets::parse_sets(
+            input,
+            x12kit::sets::HOLD,
+            x12kit::envelope::SetCap::default(),
+            &mut collect,
+        );
         Read {
             acks,
-            interchanges,
+            validation,
+            interchanges: collect.interchanges,
             diagnostics: doc.diagnostics,
         }
     });
@@ -518,9 +556,22 @@ fn apply(
         }))
         .map_err(|e| ApiError::from_core(&e))?;
         let at = x12kit::DateTime::from_unix((now / 1000).max(0) as u64);
-        let x12 = std::panic::catch_unwind(|| ops::acknowledge(input, &options, at))
-            .map_err(|_| ApiError::internal())?
-            .map_err(|e| ApiError::from_core(&e))?;
+        // `ops::acknowledge` of the body, from the validation `read` made, or with the
+        // partner's guides one made again by the core's push validator (no tree held).
+        let x12 = std::panic::catch_unwind(|| {
+            if options.guides.is_empty() {
+                return ops::acknowledge_validation(&read.validation, &options, at);
+            }
+            let mut v = ops::stream_validator(&ops::ValidateOptions {
+                structure: options.structure,
+                guides: options.guides.clone(),
+                ..Default::default()
+            });
+            v.feed(input);
+            ops::acknowledge_validation(&v.finish(), &options, at)
+        })
+        .map_err(|_| ApiError::internal())?
+        .map_err(|e| ApiError::from_core(&e))?;
         let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
         let about: Vec<&Value> = received.iter().map(|r| &r["documentId"]).collect();
         c.exec(
@@ -621,6 +672,74 @@ pub async fn inbox_loop(app: Arc<App>) {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `read` gave when it built the whole tree (`x12kit::parse`).
+    fn from_tree(input: &[u8]) -> (Vec<Interchange>, Vec<x12kit::Diagnostic>) {
+        let doc = x12kit::parse(input);
+        let mut interchanges = Vec::new();
+        for (i, ic) in doc.interchanges.iter().enumerate() {
+            let mut sets = Vec::new();
+            for (g, group) in ic.groups.iter().enumerate() {
+                let group_control = group.gs.as_ref().and_then(|gs| number(gs.value(6)));
+                for (t, set) in group.transactions.iter().enumerate() {
+                    sets.push(Set {
+                        kind: text(set.kind()),
+                        group_control,
+                        control: number(set.control_number()),
+                        document: ops::transaction_document_json(&doc, i, g, t).ok().flatten(),
+                    });
+                }
+            }
+            interchanges.push(Interchange {
+                sender: (text(ic.isa.value(5)), text(ic.isa.value(6))),
+                control: text(ic.isa.value(13)),
+                sets,
+            });
+        }
+        (interchanges, doc.diagnostics)
+    }
+
+    #[test]
+    fn reading_set_by_set_gives_what_the_whole_tree_gave() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/inputs");
+        let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| std::fs::read(p).unwrap())
+            .collect();
+        // An interchange past the core's hold (streamed set by set): 850s repeated.
+        let one = std::fs::read(dir.join("850-basic.edi")).unwrap();
+        let text = String::from_utf8(one).unwrap();
+        let (head, rest) = text.split_at(text.find("ST*").unwrap());
+        let (set, tail) = rest.split_at(rest.find("GE*").unwrap());
+        let mut big = head.to_string();
+        for _ in 0..(x12kit::sets::HOLD / 4 + 10) {
+            big.push_str(set);
+        }
+        big.push_str(tail);
+        inputs.push(big.into_bytes());
+        assert!(inputs.len() > 50);
+        for input in &inputs {
+            let r = read(input).unwrap();
+            let (interchanges, diagnostics) = from_tree(input);
+            assert_eq!(r.interchanges, interchanges);
+            assert_eq!(r.diagnostics, diagnostics);
+            assert_eq!(r.acks, ops::read_acknowledgement(input));
+            let options: ops::AcknowledgeOptions = ops::options(json!({"kind": "auto"})).unwrap();
+            let at = x12kit::DateTime::from_unix(1_700_000_000);
+            assert_eq!(
+                ops::acknowledge_validation(&r.validation, &options, at).ok(),
+                ops::acknowledge(input, &options, at).ok()
+            );
         }
     }
 }

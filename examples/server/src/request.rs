@@ -3,7 +3,7 @@
 //! (Apart from the router in `api.rs`, which names the route modules.)
 
 use crate::error::{ApiError, ApiResult, Detail};
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::http::{StatusCode, Uri};
 use base64::Engine;
@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// Bodies above this size are parsed on the blocking pool (8 KiB parse in well under
 /// 0.1 ms; anything longer must not hold a runtime thread, which serves every connection).
-const BLOCKING_ABOVE: usize = 8 * 1024;
+pub(crate) const BLOCKING_ABOVE: usize = 8 * 1024;
 
 pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> ApiResult<Bytes> {
     body.map_err(|r| {
@@ -25,6 +25,128 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>, limit: usize) -> A
             )
         }
     })
+}
+
+/// What a body that failed while being read answers: 413 over `limit`, 408 too slow
+/// (a [`Metered`](crate::serve::metered::Metered) body), else 400 `INVALID_BODY`. The
+/// rest of the body is not read: the connection closes after the answer.
+pub(crate) fn body_error(e: &axum::Error, limit: usize) -> ApiError {
+    use crate::serve::metered::BodyFault;
+    let error = match BodyFault::of(e) {
+        Some(BodyFault::TooLarge(_)) => ApiError::too_large(limit),
+        Some(BodyFault::TooSlow(m)) => return crate::serve::capacity::request_timeout(m.clone()),
+        Some(BodyFault::Read(e)) => invalid_body(e),
+        None => invalid_body(e),
+    };
+    error.with_header(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    )
+}
+
+fn invalid_body(e: &dyn std::fmt::Display) -> ApiError {
+    ApiError::bad_request(
+        "INVALID_BODY",
+        format!("the request body could not be read: {e}"),
+    )
+}
+
+/// A body's data as it arrives, for a core call on the blocking pool (each
+/// [`next`](Iterator::next) waits for the next frame on the runtime): at most `limit`
+/// bytes, empty frames skipped, a read failure as [`body_error`]'s answer.
+pub(crate) struct Frames {
+    body: Body,
+    limit: usize,
+    read: usize,
+    runtime: tokio::runtime::Handle,
+    ended: bool,
+}
+
+impl Frames {
+    /// Must be made on the runtime (it keeps its handle).
+    pub(crate) fn new(body: Body, limit: usize) -> Self {
+        Frames {
+            body,
+            limit,
+            read: 0,
+            runtime: tokio::runtime::Handle::current(),
+            ended: false,
+        }
+    }
+}
+
+impl Iterator for Frames {
+    type Item = ApiResult<Bytes>;
+
+    fn next(&mut self) -> Option<ApiResult<Bytes>> {
+        if self.ended {
+            return None;
+        }
+        let next = self
+            .runtime
+            .block_on(next_data(&mut self.body, &mut self.read, self.limit));
+        if !matches!(next, Some(Ok(_))) {
+            self.ended = true;
+        }
+        next
+    }
+}
+
+/// The next data of a body (empty frames skipped), counting what was `read` against
+/// `limit`; a read failure or the limit passed as [`body_error`]'s answer.
+pub(crate) async fn next_data(
+    body: &mut Body,
+    read: &mut usize,
+    limit: usize,
+) -> Option<ApiResult<Bytes>> {
+    use http_body_util::BodyExt;
+    loop {
+        let data = match body.frame().await? {
+            Err(e) => return Some(Err(body_error(&e, limit))),
+            Ok(f) => match f.into_data() {
+                Ok(d) if !d.is_empty() => d,
+                _ => continue,
+            },
+        };
+        *read += data.len();
+        if *read > limit {
+            return Some(Err(body_error(
+                &axum::Error::new(crate::serve::metered::BodyFault::TooLarge(limit)),
+                limit,
+            )));
+        }
+        return Some(Ok(data));
+    }
+}
+
+/// Reads a whole body of at most `limit` bytes (see [`Frames`] for the errors).
+pub(crate) async fn read_whole(mut body: Body, limit: usize) -> ApiResult<Bytes> {
+    use http_body_util::BodyExt;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut first: Option<Bytes> = None;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| body_error(&e, limit))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let have = first.as_ref().map_or(0, Bytes::len) + buf.len();
+        if have + data.len() > limit {
+            return Err(body_error(
+                &axum::Error::new(crate::serve::metered::BodyFault::TooLarge(limit)),
+                limit,
+            ));
+        }
+        match &first {
+            None if buf.is_empty() => first = Some(data),
+            _ => {
+                if let Some(f) = first.take() {
+                    buf.extend_from_slice(&f);
+                }
+                buf.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(first.unwrap_or_else(|| Bytes::from(buf)))
 }
 
 /// Parses a query string into `T` (unknown or repeated parameters are 400s).
@@ -127,6 +249,122 @@ fn core_slots() -> &'static tokio::sync::Semaphore {
     SLOTS.get_or_init(|| {
         tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
     })
+}
+
+/// `POST /parse` reads a raw body as it arrives (spooled, its answer streamed) when its
+/// size is unknown or over this; a smaller one is parsed whole into a reused buffer and
+/// answered with its length.
+const PARSE_STREAM_ABOVE: u64 = 8 * 1024 * 1024;
+
+/// Whether `POST /parse` streams a raw body of this declared size (see
+/// [`PARSE_STREAM_ABOVE`]).
+pub(crate) fn parse_streams(declared: Option<u64>) -> bool {
+    declared.is_none_or(|n| n > PARSE_STREAM_ABOVE)
+}
+
+/// A core slot for a call that runs on the blocking pool by itself (one that answers
+/// before it ends, as a streamed parse does).
+pub(crate) async fn core_slot() -> ApiResult<tokio::sync::SemaphorePermit<'static>> {
+    core_slots()
+        .acquire()
+        .await
+        .map_err(|_| ApiError::internal())
+}
+
+/// A body's data copied into an anonymous temporary file, mapped (see [`Frames`] for
+/// the errors; a temporary file that cannot be written is a logged 500). Memory: one
+/// 64 KiB buffer and the frame at hand.
+pub(crate) fn spool(mut frames: Frames) -> ApiResult<x12kit_mapped::Input> {
+    let mut pending = Bytes::new();
+    let mut failed = None;
+    let spooled = x12kit_mapped::Input::spool(64 * 1024, |buf| {
+        while pending.is_empty() {
+            match frames.next() {
+                None => return Ok(0),
+                Some(Ok(b)) => pending = b,
+                Some(Err(e)) => {
+                    failed = Some(e);
+                    return Err(std::io::Error::other("the request body ended early"));
+                }
+            }
+        }
+        let n = buf.len().min(pending.len());
+        buf[..n].copy_from_slice(&pending.split_to(n));
+        Ok(n)
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    spooled.map_err(|e| {
+        tracing::error!(target: "x12kit_server::api", error = %e, "cannot spool a request body to a temporary file");
+        ApiError::internal()
+    })
+}
+
+/// A response body made on the blocking pool as it is sent: the chunks of a
+/// [`ChannelWriter`], through a channel of a few chunks (what is held in between).
+pub(crate) struct ChannelBody(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl http_body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|b| Ok(http_body::Frame::data(b))))
+    }
+}
+
+/// Writes into a [`ChannelBody`] in chunks of 64 KiB, waiting while the client reads;
+/// `BrokenPipe` once the client has gone.
+pub(crate) struct ChannelWriter {
+    tx: tokio::sync::mpsc::Sender<Bytes>,
+    buf: Vec<u8>,
+}
+
+/// Chunks of a [`ChannelWriter`].
+const CHUNK: usize = 64 * 1024;
+
+/// A response body and the writer that makes it (at most 4 chunks in between).
+pub(crate) fn channel_body() -> (ChannelBody, ChannelWriter) {
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    (
+        ChannelBody(rx),
+        ChannelWriter {
+            tx,
+            buf: Vec::with_capacity(CHUNK),
+        },
+    )
+}
+
+impl ChannelWriter {
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = Bytes::from(std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK)));
+        self.tx
+            .blocking_send(chunk)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send()
+    }
 }
 
 /// Runs a core call on a small input at once, on a larger one on the blocking pool,

@@ -103,6 +103,38 @@ pub fn parse_into(input: &[u8], documents: bool, out: &mut Vec<u8>) -> ApiResult
     })
 }
 
+/// `POST /parse` of a large body: the core's parse result JSON written to `out` as it
+/// is made (the core's set-by-set writer for a mapped input, `json::to_json_stream_mapped`: one
+/// interchange, or one set of a large one, at a time), the pages of the mapped input dropped behind the
+/// parser. The same bytes as [`parse_into`]. An error of `out` (the client has gone)
+/// ends it.
+pub fn parse_stream(
+    input: &x12kit_mapped::Input,
+    documents: bool,
+    mut out: impl std::io::Write + Send,
+) -> ApiResult<()> {
+    let options: ops::ParseOptions = core_options(json!({"documents": documents}))?;
+    let mut released = 0;
+    crate::metrics::PARSE.time(|| {
+        guarded("parse", || {
+            let written = x12kit::json::to_json_stream_mapped(
+                input,
+                &mut out,
+                false,
+                &options,
+                1,
+                &mut |offset| released = input.release(released, offset),
+                &mut |from, to| input.drop_pages(from, to),
+            )
+            .and_then(|_| out.flush());
+            written.map_err(|e| {
+                tracing::debug!(error = %e, "a streamed parse result was not sent whole");
+                ApiError::internal()
+            })
+        })
+    })
+}
+
 /// `POST /validate`: the validation JSON (what `x12kit validate --json`
 /// prints), with the acknowledgement X12 added as `"acknowledgement"` when asked.
 pub fn validate(
@@ -113,6 +145,54 @@ pub fn validate(
 ) -> ApiResult<Vec<u8>> {
     let options: ops::ValidateOptions = core_options(json!({"structure": structure}))?;
     let validation = guarded("validate", || Ok(ops::validate(input, &options)))?;
+    answer(validation, structure, ack, control)
+}
+
+/// `POST /validate` of a body read as it arrives: the core's push validator, fed the
+/// body a batch at a time on the blocking pool ([`feed`](Self::feed)), so memory
+/// follows the longest segment and the sets' summaries, not the input; its
+/// [`answer`](Self::answer) is the same bytes as [`validate`] of the whole input (the
+/// core's stream gives the result of its whole-input validation, whatever the chunking).
+pub struct ValidateStream {
+    validator: x12kit::StreamValidator,
+    structure: bool,
+}
+
+impl ValidateStream {
+    /// A validator for `?structure=`.
+    pub fn new(structure: bool) -> ApiResult<Self> {
+        let options: ops::ValidateOptions = core_options(json!({"structure": structure}))?;
+        Ok(ValidateStream {
+            validator: ops::stream_validator(&options),
+            structure,
+        })
+    }
+
+    /// Validates the next bytes of the body.
+    pub fn feed(mut self, chunk: &[u8]) -> ApiResult<Self> {
+        guarded("validate", || {
+            self.validator.feed(chunk);
+            Ok(())
+        })?;
+        Ok(self)
+    }
+
+    /// The answer once the body has ended: the validation JSON, with the
+    /// acknowledgement asked for.
+    pub fn answer(self, ack: Option<&str>, control: u64) -> ApiResult<Vec<u8>> {
+        let validator = self.validator;
+        let validation = guarded("validate", || Ok(validator.finish()))?;
+        answer(validation, self.structure, ack, control)
+    }
+}
+
+/// The validation JSON, with the acknowledgement asked for.
+fn answer(
+    validation: x12kit::Validation,
+    structure: bool,
+    ack: Option<&str>,
+    control: u64,
+) -> ApiResult<Vec<u8>> {
     let mut json = validation.to_json();
     if let Some(kind) = ack {
         let options: ops::AcknowledgeOptions = core_options(json!({

@@ -251,8 +251,8 @@ class Rendered:
     @property
     def warnings(self) -> List[Dict[str, Any]]: ...
 
-def parse(data: _Data, *, documents: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> ParseResult: ...
-def parse_json(data: _Data, *, documents: Optional[bool] = ..., options: Optional[Mapping[str, Any]] = ...) -> bytes: ...
+def parse(data: _Data, *, documents: Optional[bool] = ..., max_set_bytes: Optional[int] = ..., options: Optional[Mapping[str, Any]] = ...) -> ParseResult: ...
+def parse_json(data: _Data, *, documents: Optional[bool] = ..., max_set_bytes: Optional[int] = ..., options: Optional[Mapping[str, Any]] = ...) -> bytes: ...
 def validate(
     data: _Data,
     *,
@@ -349,6 +349,7 @@ def split(
     max_sets: Optional[int] = ...,
     max_bytes: Optional[int] = ...,
     renumber: Optional[Mapping[str, int]] = ...,
+    max_set_bytes: Optional[int] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> Dict[str, Any]: ...
 def split_json(
@@ -358,6 +359,7 @@ def split_json(
     max_sets: Optional[int] = ...,
     max_bytes: Optional[int] = ...,
     renumber: Optional[Mapping[str, int]] = ...,
+    max_set_bytes: Optional[int] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> bytes: ...
 def merge(
@@ -378,6 +380,7 @@ def iter_transactions(
     source: _Source,
     *,
     documents: Optional[bool] = ...,
+    max_set_bytes: Optional[int] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> TransactionStream: ...
 def write(

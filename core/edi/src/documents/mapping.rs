@@ -100,7 +100,7 @@ pub fn document_json<'a>(
     group: &Group<'a>,
     tx: &Transaction<'a>,
 ) -> Option<Vec<u8>> {
-    if !is_known(tx.kind()) {
+    if !is_known(tx.kind()) || tx.is_over_cap() {
         return None;
     }
     let mut out = Vec::new();

@@ -46,6 +46,8 @@ pub fn parser_codes(d: &Diagnostic, scope: Scope) -> Option<AckCodes> {
             ..AckCodes::default()
         },
         Code::SeMissing => AckCodes::ik5("2"),
+        // The set was not read past the cap: rejected, its segments unchecked.
+        Code::SetTooLarge => AckCodes::ik5("5"),
         Code::StOutsideGroup => AckCodes {
             ik5: Some("18"),
             ta1: Some("022"),

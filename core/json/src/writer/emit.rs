@@ -384,7 +384,7 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
         self.buf.push(b'[');
         // The mapped business document, for the declared set types only;
         // its body is collected while the segments are written.
-        let map = self.documents && self.mapper.maps(t.kind());
+        let map = self.documents && !t.is_over_cap() && self.mapper.maps(t.kind());
         if map {
             self.mapper.start_body();
         }

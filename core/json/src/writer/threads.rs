@@ -11,7 +11,7 @@ use std::io;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use x12kit_syntax::Diagnostic;
-use x12kit_syntax::envelope::{Document, Group, Transaction};
+use x12kit_syntax::envelope::{Document, Group, SetCap, Transaction};
 use x12kit_syntax::segment::Segment;
 use x12kit_syntax::sets::{Batch, Outline, SetHandler, parse_sets};
 
@@ -213,6 +213,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
     w: W,
     pretty: bool,
     documents: bool,
+    cap: SetCap,
     threads: usize,
     hold: usize,
     release: &'r mut dyn FnMut(usize),
@@ -273,7 +274,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             release,
             ahead,
         };
-        let doc = parse_sets(input, hold, &mut t);
+        let doc = parse_sets(input, hold, cap, &mut t);
         while !t.steps.is_empty() {
             t.write_one();
         }

@@ -31,6 +31,7 @@ pub mod capacity;
 pub mod clock;
 mod conn;
 pub mod limit;
+pub mod metered;
 pub mod observe;
 pub mod openapi;
 pub mod serving;
