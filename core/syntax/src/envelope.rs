@@ -612,6 +612,29 @@ pub struct Interchange<'a> {
     pub iea: Option<Segment<'a>>,
 }
 
+impl<'a> Interchange<'a> {
+    /// A copy of the interchange's envelope without its transaction sets:
+    /// the ISA, IEA and loose segments, and each group's GS, GE and loose
+    /// segments (what the set-by-set paths hand over before the sets).
+    pub fn envelope_only(&self) -> Interchange<'a> {
+        Interchange {
+            isa: self.isa,
+            segments: self.segments.clone(),
+            groups: self
+                .groups
+                .iter()
+                .map(|g| Group {
+                    gs: g.gs,
+                    segments: g.segments.clone(),
+                    transactions: Vec::new(),
+                    ge: g.ge,
+                })
+                .collect(),
+            iea: self.iea,
+        }
+    }
+}
+
 /// One GS…GE functional group.
 #[derive(Debug, Clone)]
 pub struct Group<'a> {

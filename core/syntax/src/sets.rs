@@ -197,21 +197,7 @@ impl<'a, H: SetHandler<'a>> Sets<'a, '_, H> {
         };
         let mut ahead = Ahead {
             outline: Outline {
-                interchange: Interchange {
-                    isa: i.isa,
-                    segments: i.segments.clone(),
-                    groups: i
-                        .groups
-                        .iter()
-                        .map(|g| Group {
-                            gs: g.gs,
-                            segments: g.segments.clone(),
-                            transactions: Vec::new(),
-                            ge: g.ge,
-                        })
-                        .collect(),
-                    iea: i.iea,
-                },
+                interchange: i.envelope_only(),
                 starts: i.groups.iter().map(group_start).collect(),
             },
             pending_start: false,

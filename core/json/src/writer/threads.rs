@@ -138,21 +138,7 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, M> {
         // The envelope only: a held interchange's outline has its sets too.
         let i = &outline.interchange;
         let o = Arc::new(Outline {
-            interchange: x12kit_syntax::envelope::Interchange {
-                isa: i.isa,
-                segments: i.segments.clone(),
-                groups: i
-                    .groups
-                    .iter()
-                    .map(|g| Group {
-                        gs: g.gs,
-                        segments: g.segments.clone(),
-                        transactions: Vec::new(),
-                        ge: g.ge,
-                    })
-                    .collect(),
-                iea: i.iea,
-            },
+            interchange: i.envelope_only(),
             starts: outline.starts.clone(),
         });
         self.outline = Some(Arc::clone(&o));
