@@ -383,7 +383,10 @@ pub struct Document<'a> {
     /// (`TERMINATOR_MISSING`); the JSON says so, and `write` leaves it off too.
     pub unterminated: bool,
     pub(crate) input: &'a [u8],
-    /// Body segments of every transaction set, as compact byte ranges: a
+    /// Offset in the whole input of `input[0]`: 0, except for a set read
+    /// from a stream ([`crate::feed`]), whose bytes are a window of it.
+    pub(crate) base: usize,
+    /// Body segments of every transaction set, as compact byte ranges (offsets in the whole input): a
     /// segment view is rebuilt on demand, which keeps the tree small.
     pub(crate) body: Vec<Span>,
     /// Emptied group and set lists of interchanges already handed over
@@ -428,7 +431,7 @@ impl SetCap {
     }
 
     /// The offset past which the body of a set whose ST starts at `st` is over the cap.
-    fn limit(self, st: usize) -> usize {
+    pub(crate) fn limit(self, st: usize) -> usize {
         match self.0 {
             0 => usize::MAX,
             n => st.saturating_add(usize::try_from(n).unwrap_or(usize::MAX)),
@@ -531,19 +534,7 @@ impl<'a> Document<'a> {
         let (Some(st), Some(cap)) = (&c.st, c.cap) else {
             return;
         };
-        self.diagnostics.push(
-            Diagnostic::error(
-                Code::SetTooLarge,
-                format!(
-                    "transaction set {} ({}) that starts at segment {} is larger than the cap of {} bytes on one set (maxSetBytes): its segments are skipped up to its SE, not kept or mapped",
-                    preview(st.value(2), 15),
-                    preview(st.value(1), 15),
-                    st.index(),
-                    cap.0
-                ),
-            )
-            .at_segment(st),
-        );
+        self.diagnostics.push(set_too_large(st, cap));
     }
 
     /// Drops the interchanges, keeping their (emptied) group and set lists
@@ -564,6 +555,21 @@ impl<'a> Document<'a> {
     }
 }
 
+/// The `SET_TOO_LARGE` error of the set that `st` opens, over `cap`.
+pub(crate) fn set_too_large(st: &Segment<'_>, cap: SetCap) -> Diagnostic {
+    Diagnostic::error(
+        Code::SetTooLarge,
+        format!(
+            "transaction set {} ({}) that starts at segment {} is larger than the cap of {} bytes on one set (maxSetBytes): its segments are skipped up to its SE, not kept or mapped",
+            preview(st.value(2), 15),
+            preview(st.value(1), 15),
+            st.index(),
+            cap.0
+        ),
+    )
+    .at_segment(st)
+}
+
 /// Byte range of a body segment in the input (terminator excluded).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Span {
@@ -575,6 +581,7 @@ pub(crate) struct Span {
 #[derive(Debug, Clone)]
 pub struct Body<'d, 'a> {
     input: &'a [u8],
+    base: usize,
     spans: std::slice::Iter<'d, Span>,
     index: usize,
     delimiters: crate::delimiters::Delimiters,
@@ -587,9 +594,16 @@ impl<'a> Iterator for Body<'_, 'a> {
     #[inline(always)]
     fn next(&mut self) -> Option<Segment<'a>> {
         let s = self.spans.next()?;
-        let seg = segment_at(self.input, s.start, s.end, self.index, self.delimiters);
+        let b = self.base;
+        let seg = segment_at(
+            self.input,
+            s.start - b,
+            s.end - b,
+            self.index,
+            self.delimiters,
+        );
         self.index += 1;
-        Some(seg)
+        Some(if b == 0 { seg } else { seg.rebased(b) })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -686,6 +700,7 @@ impl<'a> Document<'a> {
     pub fn body<'d>(&'d self, t: &Transaction<'a>) -> Body<'d, 'a> {
         Body {
             input: self.input,
+            base: self.base,
             spans: self.body[t.body.clone()].iter(),
             index: t.st.index() + 1,
             delimiters: t.st.delimiters(),
@@ -703,6 +718,7 @@ impl<'a> Document<'a> {
             prefix: b"",
             unterminated: false,
             input: self.input,
+            base: self.base,
             body: {
                 let keep = Vec::with_capacity(self.body.len());
                 std::mem::replace(&mut self.body, keep)

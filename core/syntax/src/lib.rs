@@ -31,6 +31,7 @@ pub mod diagnostics;
 pub mod envelope;
 pub mod error;
 pub mod escape;
+pub mod feed;
 pub mod index;
 pub mod lexer;
 pub mod segment;

@@ -40,6 +40,14 @@ impl<'a> Segment<'a> {
         }
     }
 
+    /// The same view with its offset moved on by `base` (a segment of a
+    /// window of the input, whose first byte is at `base`).
+    #[inline]
+    pub(crate) fn rebased(mut self, base: usize) -> Self {
+        self.offset += base;
+        self
+    }
+
     /// The segment's bytes, identifier included, terminator excluded.
     #[inline]
     pub fn raw(&self) -> &'a [u8] {

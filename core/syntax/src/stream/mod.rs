@@ -34,6 +34,9 @@ pub struct StreamTokenizer {
     base: usize,
     lexer: Lexer,
     eof: bool,
+    /// Bytes from this offset of the whole input on are kept when more are
+    /// fed, tokenized or not ([`keep_from`](StreamTokenizer::keep_from)).
+    keep: Option<usize>,
 }
 
 impl StreamTokenizer {
@@ -124,20 +127,46 @@ impl StreamTokenizer {
         }
     }
 
+    /// The input held (`buf[..end]`) and the offset of its first byte in
+    /// the whole input: what a [`Step::Segment`] of [`advance`](Self::advance) is viewed in.
     #[inline]
-    fn advance(&mut self) -> Option<Step> {
+    pub(crate) fn held(&self) -> (&[u8], usize) {
+        (&self.buf[..self.end], self.base)
+    }
+
+    #[inline]
+    pub(crate) fn advance(&mut self) -> Option<Step> {
         Some(
             self.lexer
                 .step(&self.buf[..self.end], &mut self.pos, self.base, self.eof),
         )
     }
 
+    /// Keeps the input from byte `offset` of the whole input on (`None`:
+    /// only what is not tokenized yet) when more is fed, so that
+    /// [`held_from`](StreamTokenizer::held_from)`(offset)` still has it: how
+    /// the set reader ([`crate::feed`]) holds the set it has not finished.
+    #[doc(hidden)]
+    pub fn keep_from(&mut self, offset: Option<usize>) {
+        self.keep = offset;
+    }
+
+    /// Offset in the whole input of the first byte held.
+    #[doc(hidden)]
+    pub fn held_base(&self) -> usize {
+        self.base
+    }
+
     fn compact(&mut self) {
-        if self.pos > 0 {
-            self.buf.copy_within(self.pos..self.end, 0);
-            self.end -= self.pos;
-            self.base += self.pos;
-            self.pos = 0;
+        let drop = match self.keep {
+            Some(k) => self.pos.min(k.saturating_sub(self.base)),
+            None => self.pos,
+        };
+        if drop > 0 {
+            self.buf.copy_within(drop..self.end, 0);
+            self.end -= drop;
+            self.base += drop;
+            self.pos -= drop;
         }
     }
 }
