@@ -193,6 +193,26 @@ pub fn each_set_json(
     x12kit_json::each_set_json::<JsonDocuments>(input, options, each, release, read_ahead)
 }
 
+/// [`each_set_json`] over an input fed in chunks of any size, for callers
+/// that can neither map nor spool it (the WASM binding reading a browser's
+/// `File`): `feed(chunk, each)` hands each set's object (the same bytes as
+/// [`each_set_json`]) to `each` as soon as the set is complete, `finish(each)`
+/// the set left open and every diagnostic. Memory follows the largest set.
+///
+/// ```
+/// use x12kit::json::{EachSetFeeder, JsonOptions};
+/// let x12 = std::fs::read("../tests/vectors/inputs/850-basic.edi").unwrap();
+/// let mut reader = EachSetFeeder::new(&JsonOptions::default());
+/// let mut sets = Vec::new();
+/// for chunk in x12.chunks(7) {
+///     reader.feed(chunk, &mut |set| { sets.push(set.to_vec()); true });
+/// }
+/// let diagnostics = reader.finish(&mut |set| { sets.push(set.to_vec()); true });
+/// assert_eq!(sets.len(), 1);
+/// assert!(diagnostics.is_empty());
+/// ```
+pub type EachSetFeeder = x12kit_json::EachSetFeeder<JsonDocuments>;
+
 /// [`each_set_json`] holding an interchange whole up to `hold` body
 /// segments (the tests stream every interchange with 0). Not part of the API.
 #[doc(hidden)]

@@ -12,7 +12,9 @@ mod common;
 use common::{corpus_dir, corpus_files};
 use proptest::prelude::*;
 use x12kit::SetCap;
-use x12kit::json::{JsonOptions, to_json_stream_holding, to_json_stream_threads_holding};
+use x12kit::json::{
+    EachSetFeeder, JsonOptions, to_json_stream_holding, to_json_stream_threads_holding,
+};
 
 fn check(name: &str, input: &[u8]) {
     check_capped(name, input, SetCap::default());
@@ -108,6 +110,9 @@ fn each_set(name: &str, input: &[u8], doc: &x12kit::Document<'_>, o: &JsonOption
                 assert!(all.contains(d), "{name}: {d}");
             }
         }
+        if hold == 0 {
+            fed(name, input, o, &got, &d);
+        }
         // Stopping after the first set hands over no other.
         let mut n = 0;
         x12kit::json::each_set_json_holding(input, o, hold, &mut |_| {
@@ -115,6 +120,56 @@ fn each_set(name: &str, input: &[u8], doc: &x12kit::Document<'_>, o: &JsonOption
             false
         });
         assert_eq!(n, want.len().min(1), "{name}: hold {hold}");
+    }
+}
+
+/// The sets of `input` fed in chunks of the sizes of `cuts` in turn
+/// (`EachSetFeeder`), and every diagnostic.
+fn fed_sets(
+    input: &[u8],
+    o: &JsonOptions,
+    cuts: &[usize],
+) -> (Vec<Vec<u8>>, Vec<x12kit::Diagnostic>) {
+    let mut reader = EachSetFeeder::new(o);
+    let mut got = Vec::new();
+    let mut rest = input;
+    let mut k = 0;
+    while !rest.is_empty() {
+        let n = cuts[k % cuts.len()].clamp(1, rest.len());
+        k += 1;
+        reader.feed(&rest[..n], &mut |b| {
+            got.push(b.to_vec());
+            true
+        });
+        rest = &rest[n..];
+    }
+    let d = reader.finish(&mut |b| {
+        got.push(b.to_vec());
+        true
+    });
+    (got, d)
+}
+
+/// Fed in chunks of any size, the sets are `each_set_json`'s (`want`, with
+/// every interchange streamed: a stream hands a set over at its SE), byte
+/// for byte, and so are the diagnostics (`all`).
+fn fed(
+    name: &str,
+    input: &[u8],
+    o: &JsonOptions,
+    want: &[serde_json::Value],
+    all: &[x12kit::Diagnostic],
+) {
+    let mut slice = Vec::new();
+    x12kit::json::each_set_json_holding(input, o, 0, &mut |b| {
+        slice.push(b.to_vec());
+        true
+    });
+    assert_eq!(slice.len(), want.len());
+    for cuts in [&[1][..], &[2, 7, 1], &[4096], &[usize::MAX]] {
+        let (got, d) = fed_sets(input, o, cuts);
+        assert!(got == slice, "{name}: cuts {cuts:?}");
+        assert_eq!(d, all, "{name}: cuts {cuts:?}");
     }
 }
 
@@ -180,5 +235,26 @@ proptest! {
         cap in 1u64..160,
     ) {
         check_capped("generated, capped", &pieces.concat(), SetCap::bytes(cap));
+    }
+
+    /// Random inputs fed in random chunkings give the objects and the
+    /// diagnostics of the slice (`each_set_json`), byte for byte.
+    #[test]
+    fn generated_inputs_fed_in_random_chunks_equal_the_slice(
+        pieces in proptest::collection::vec(piece(), 1..30),
+        cuts in proptest::collection::vec(1usize..64, 1..8),
+        cap in prop_oneof![Just(0u64), Just(64 << 20), 1u64..200],
+        documents in any::<bool>(),
+    ) {
+        let input = pieces.concat();
+        let o = JsonOptions { documents, max_set_bytes: SetCap::bytes(cap) };
+        let mut slice = Vec::new();
+        let d = x12kit::json::each_set_json_holding(&input, &o, 0, &mut |b| {
+            slice.push(b.to_vec());
+            true
+        });
+        let (got, fd) = fed_sets(&input, &o, &cuts);
+        prop_assert!(got == slice, "{}", String::from_utf8_lossy(&input));
+        prop_assert_eq!(fd, d);
     }
 }

@@ -36,6 +36,6 @@ pub use write::{WriteOptions, write, write_str};
 #[cfg(not(target_arch = "wasm32"))]
 pub use writer::to_json_stream_threads;
 pub use writer::{
-    JsonOptions, ParseOptions, each_set_json, parse_to_json_into, to_json, to_json_into,
-    to_json_stream, to_json_with, to_json_writer, to_value,
+    EachSetFeeder, JsonOptions, ParseOptions, each_set_json, parse_to_json_into, to_json,
+    to_json_into, to_json_stream, to_json_with, to_json_writer, to_value,
 };

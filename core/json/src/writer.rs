@@ -41,6 +41,7 @@ use x12kit_syntax::envelope::{Document, SetCap};
 use x12kit_syntax::sets::{HOLD, parse_sets};
 
 mod each;
+pub use each::EachSetFeeder;
 mod emit;
 mod sets;
 #[cfg(not(target_arch = "wasm32"))]

@@ -150,6 +150,9 @@ struct State {
     prefix: Vec<u8>,
     unterminated: bool,
     sets: usize,
+    /// The set the end of the input closed (its ST and SE), handed over
+    /// once the envelope is closed too.
+    closed: Option<(Owned, Option<Owned>)>,
 }
 
 impl SetFeeder {
@@ -177,6 +180,7 @@ impl SetFeeder {
                 prefix: Vec::new(),
                 unterminated: false,
                 sets: 0,
+                closed: None,
             },
             finished: false,
         }
@@ -201,7 +205,7 @@ impl SetFeeder {
         }
         s.fed += chunk.len();
         self.tokens.feed(chunk);
-        self.pump(h);
+        self.pump(h, false);
     }
 
     /// Declares the end of the input: hands over the set it leaves open (if
@@ -210,16 +214,20 @@ impl SetFeeder {
     pub fn finish(&mut self, h: &mut impl FedSets) -> FedEnd {
         if !self.finished {
             self.tokens.finish();
-            self.pump(h);
+            self.pump(h, true);
             let (buf, base) = self.tokens.held();
             let mut run = Run {
                 buf,
                 base,
                 s: &mut self.state,
-                h,
+                h: &mut *h,
+                at_end: true,
             };
             self.env.finish(run.s.fed, &mut run);
             let s = &mut self.state;
+            if let Some((st, se)) = s.closed.take() {
+                hand(s, buf, base, h, &st.view(), se.as_ref().map(Owned::view));
+            }
             let tail = std::mem::take(&mut s.utf8).finish();
             s.diagnostics.extend(tail);
             s.body = Vec::new();
@@ -257,7 +265,8 @@ impl SetFeeder {
     }
 
     /// Tokenizes what has been fed, through the envelope machine.
-    fn pump(&mut self, h: &mut impl FedSets) {
+    /// `at_end`: the input is finished (see [`Run::at_end`]).
+    fn pump(&mut self, h: &mut impl FedSets, at_end: bool) {
         loop {
             let step = self.tokens.advance();
             let (buf, base) = self.tokens.held();
@@ -266,6 +275,7 @@ impl SetFeeder {
                 base,
                 s: &mut self.state,
                 h: &mut *h,
+                at_end,
             };
             match step {
                 Some(Step::Segment(raw)) => {
@@ -289,6 +299,9 @@ struct Run<'b, 's, H> {
     base: usize,
     s: &'s mut State,
     h: &'s mut H,
+    /// The end of the input is being read: a set it closes waits in
+    /// `closed` for the diagnostics of the rest of the envelope.
+    at_end: bool,
 }
 
 impl<'b, H: FedSets> Handler<'b> for Run<'b, '_, H> {
@@ -338,42 +351,71 @@ impl<'b, H: FedSets> Handler<'b> for Run<'b, '_, H> {
     fn transaction_end(&mut self, se: Option<Segment<'b>>) {
         let s = &mut *self.s;
         s.keep = None;
-        let (Some(st), Some(isa)) = (s.st.take(), &s.isa) else {
+        let Some(st) = s.st.take() else {
             return;
         };
-        let st = st.view();
-        let n = s.body.len();
-        let doc = Document {
-            input: self.buf,
-            base: self.base,
-            body: std::mem::take(&mut s.body),
-            diagnostics: std::mem::take(&mut s.diagnostics),
-            ..Document::default()
-        };
-        let group = Group {
-            gs: s.gs.as_ref().map(Owned::view),
-            segments: Vec::new(),
-            transactions: Vec::new(),
-            ge: None,
-        };
-        let tx = Transaction {
-            kind: st.value(1),
-            st,
-            se,
-            body: 0..n,
-            over: std::mem::take(&mut s.over),
-        };
-        self.h.transaction(&doc, &isa.view(), &group, &tx);
-        s.sets += 1;
-        s.body = doc.body;
-        s.body.clear();
-        s.diagnostics = doc.diagnostics;
-        s.limit = usize::MAX;
+        if self.at_end {
+            // The end closes the set: the diagnostics that the end of its
+            // group and interchange give at the input's end are the set's
+            // too (its last segment may end there), as `parse_sets` has them.
+            if let Some((st, se)) = s.closed.take() {
+                hand(
+                    s,
+                    self.buf,
+                    self.base,
+                    &mut *self.h,
+                    &st.view(),
+                    se.as_ref().map(Owned::view),
+                );
+            }
+            s.closed = Some((st, se.as_ref().map(Owned::of)));
+            return;
+        }
+        hand(s, self.buf, self.base, &mut *self.h, &st.view(), se);
     }
 
     fn diagnostic(&mut self, d: Diagnostic) {
         self.s.diagnostics.push(d);
     }
+}
+
+/// Hands the set that `st` opened and `se` (or nothing) closed to `h`.
+fn hand<'a>(
+    s: &mut State,
+    buf: &'a [u8],
+    base: usize,
+    h: &mut impl FedSets,
+    st: &Segment<'a>,
+    se: Option<Segment<'a>>,
+) {
+    let Some(isa) = &s.isa else { return };
+    let n = s.body.len();
+    let doc = Document {
+        input: buf,
+        base,
+        body: std::mem::take(&mut s.body),
+        diagnostics: std::mem::take(&mut s.diagnostics),
+        ..Document::default()
+    };
+    let group = Group {
+        gs: s.gs.as_ref().map(Owned::view),
+        segments: Vec::new(),
+        transactions: Vec::new(),
+        ge: None,
+    };
+    let tx = Transaction {
+        kind: st.value(1),
+        st: *st,
+        se,
+        body: 0..n,
+        over: std::mem::take(&mut s.over),
+    };
+    h.transaction(&doc, &isa.view(), &group, &tx);
+    s.sets += 1;
+    s.body = doc.body;
+    s.body.clear();
+    s.diagnostics = doc.diagnostics;
+    s.limit = usize::MAX;
 }
 
 #[cfg(test)]
