@@ -124,7 +124,7 @@ unset WASM_BINDGEN_USE_BROWSER CHROMEDRIVER WASM_BINDGEN_TEST_WEBDRIVER_JSON
 
 # ---- Node, Chromium and page tests (node:test, TAP)
 cd "$HERE"
-for t in node soak browser page; do
+for t in node transactions soak browser page; do
   timeout 600 node --test --test-reporter=tap "tests/$t.test.mjs" >"$LOG/$t.tap" 2>&1
   count_tap "$LOG/$t.tap" "$t tests"
   grep -E '^# .*(100 MB stream in Chromium|ten 10 MB files|page: 40 MB)' "$LOG/$t.tap" | sed 's/^# \\*//' || true

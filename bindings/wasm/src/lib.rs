@@ -11,6 +11,7 @@ mod convert;
 mod error;
 mod inspect;
 mod segments;
+mod sets;
 
 // Panics as INTERNAL errors; validation results kept for `acknowledge`.
 mod panic;
@@ -317,6 +318,14 @@ pub fn payloads_from_csv_to_json(
     Ok(Uint8Array::from(&json[..]))
 }
 
+/// The transaction sets of a file of any size, one at a time: an async
+/// iterator reading a `Blob`/`File`, a `ReadableStream` or an (async)
+/// iterable of chunks as it goes ([`sets`]).
+#[wasm_bindgen(skip_typescript)]
+pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
+    sets::transactions(source, options)
+}
+
 /// Splits X12 into complete interchanges (`ops::split`), as a plain object.
 #[wasm_bindgen(js_name = split, skip_typescript)]
 pub fn split(input: &JsValue, options: &JsValue) -> Result<JsValue> {
@@ -522,6 +531,49 @@ pub fn describe_segment(
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_FUNCTIONS: &'static str = r#"
+/** Options of `transactions` (all optional). */
+export interface TransactionsOptions extends ParseOptions {
+  /** Receives every diagnostic of the input (the envelope's included) once the iteration ends. */
+  onDiagnostics?: (diagnostics: Diagnostic[]) => void;
+}
+/** One transaction set of `transactions`, with the envelope headers around it (the Node addon's `SetItem`). */
+export interface SetItem {
+  /** The interchange's ISA fields (the parse result's interchange `header`). */
+  interchange: Record<string, string>;
+  /** The group's GS fields, or null for a set outside any group. */
+  group: Record<string, string> | null;
+  /** The parse result's set object: `type`, `controlNumber`, `segments`, `document`, `trailer`. */
+  transaction: Transaction;
+  /** The diagnostics at the set's segments (ST through SE). */
+  diagnostics: Diagnostic[];
+}
+/**
+ * The transaction sets of a file of any size, one at a time, read as the
+ * iteration goes: `source` is a `Blob` or `File` (read through `.stream()`),
+ * a `ReadableStream` of bytes (or text), an (async) iterable of chunks, or the
+ * X12 itself. Nothing holds the input: the memory follows the largest set and
+ * the largest chunk. `for await (const set of transactions(file))`; `break`
+ * cancels the stream.
+ */
+export function transactions(
+  source: Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | X12Input,
+  options?: TransactionsOptions,
+): TransactionStream;
+/** What `transactions` returns: an async iterator of `SetItem`s. */
+export class TransactionStream implements AsyncIterableIterator<SetItem> {
+  private constructor();
+  free(): void;
+  next(): Promise<IteratorResult<SetItem, undefined>>;
+  /** Stops reading: cancels the stream and frees what the iterator holds (`break` calls it). */
+  return(value?: unknown): Promise<IteratorResult<SetItem, undefined>>;
+  [Symbol.asyncIterator](): TransactionStream;
+  /** Bytes of the input read so far (for progress). */
+  readonly bytesRead: number;
+  /** Sets handed over so far. */
+  readonly setsRead: number;
+  /** Every diagnostic of the input once the iteration has ended (`null` before). */
+  readonly diagnostics: Diagnostic[] | null;
+}
 /** Parses X12; the parse result (the JSON contract, as `x12kit parse` prints it) as a plain object. */
 export function parse(input: X12Input, options?: ParseOptions): ParseResult;
 /** Parses X12; the parse result as UTF-8 JSON bytes (byte-identical to the core). */

@@ -2,9 +2,11 @@
 //! JSON value, with the JSON pointer of what is wrong when it cannot be
 //! read: [`from_value`].
 //!
-//! The pointer comes from `serde_path_to_error`, which tracks the path of
-//! the value being read; a required member that is missing is named by the
-//! `missing_field` call serde makes (its name is recorded, not read back
+//! The pointer is the path of the value being read when the error arose:
+//! each array index, object key and enum variant the error goes up through
+//! on its way out adds itself to it (what `serde_path_to_error` did, without
+//! its wrapper deserializer, which took 5 % of the WASM module's code); a
+//! required member that is missing is named by the `missing_field` call serde makes (its name is recorded, not read back
 //! from the message). Messages are serde_json's, byte for byte: this
 //! module's deserializer of a `&Value` is serde_json's own, written over
 //! an error type that delegates every message to `serde_json::Error` and
@@ -34,21 +36,13 @@ pub struct Rejected {
 
 /// Reads a `T` from `v`; [`Rejected`] names the member at fault.
 pub fn from_value<T: DeserializeOwned>(v: &Value) -> Result<T, Rejected> {
-    serde_path_to_error::deserialize(ValueDe(v)).map_err(|e| {
+    T::deserialize(ValueDe(v)).map_err(|e| {
         let mut pointer = String::new();
-        for segment in e.path().iter() {
-            match segment {
-                serde_path_to_error::Segment::Seq { index } => {
-                    pointer.push('/');
-                    pointer.push_str(&index.to_string());
-                }
-                serde_path_to_error::Segment::Map { key } => push_key(&mut pointer, key),
-                serde_path_to_error::Segment::Enum { variant } => push_key(&mut pointer, variant),
-                serde_path_to_error::Segment::Unknown => {}
-            }
+        // Pushed as the error went up: the innermost first.
+        for segment in e.path.iter().rev() {
+            push_key(&mut pointer, segment);
         }
-        let inner = e.into_inner();
-        if let Some(field) = inner.missing {
+        if let Some(field) = e.missing {
             push_key(&mut pointer, field);
         }
         if pointer.is_empty() {
@@ -56,7 +50,7 @@ pub fn from_value<T: DeserializeOwned>(v: &Value) -> Result<T, Rejected> {
         }
         Rejected {
             pointer,
-            message: inner.json.to_string(),
+            message: e.json.to_string(),
         }
     })
 }
@@ -73,6 +67,16 @@ fn push_key(pointer: &mut String, key: &str) {
 struct DeError {
     json: serde_json::Error,
     missing: Option<&'static str>,
+    /// Where it arose, innermost first (array indexes as their digits).
+    path: Vec<String>,
+}
+
+impl DeError {
+    /// The error went up out of the member `segment`.
+    fn within(mut self, segment: impl Into<String>) -> Self {
+        self.path.push(segment.into());
+        self
+    }
 }
 
 impl From<serde_json::Error> for DeError {
@@ -80,6 +84,7 @@ impl From<serde_json::Error> for DeError {
         DeError {
             json,
             missing: None,
+            path: Vec::new(),
         }
     }
 }
@@ -121,6 +126,7 @@ impl de::Error for DeError {
         DeError {
             json: <serde_json::Error as de::Error>::missing_field(field),
             missing: Some(field),
+            path: Vec::new(),
         }
     }
 
@@ -172,7 +178,7 @@ struct ValueDe<'de>(&'de Value);
 
 fn visit_array<'de, V: Visitor<'de>>(array: &'de [Value], visitor: V) -> Result<V::Value, DeError> {
     let len = array.len();
-    let mut seq = SeqDe(array.iter());
+    let mut seq = SeqDe(array.iter(), 0);
     let out = visitor.visit_seq(&mut seq)?;
     if seq.0.len() == 0 {
         Ok(out)
@@ -372,7 +378,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'de> {
     }
 }
 
-struct SeqDe<'de>(std::slice::Iter<'de, Value>);
+struct SeqDe<'de>(std::slice::Iter<'de, Value>, usize);
 
 impl<'de> SeqAccess<'de> for SeqDe<'de> {
     type Error = DeError;
@@ -381,10 +387,14 @@ impl<'de> SeqAccess<'de> for SeqDe<'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, DeError> {
-        self.0
-            .next()
-            .map(|v| seed.deserialize(ValueDe(v)))
-            .transpose()
+        let Some(v) = self.0.next() else {
+            return Ok(None);
+        };
+        let i = self.1;
+        self.1 += 1;
+        seed.deserialize(ValueDe(v))
+            .map(Some)
+            .map_err(|e| e.within(i.to_string()))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -394,7 +404,7 @@ impl<'de> SeqAccess<'de> for SeqDe<'de> {
 
 struct MapDe<'de> {
     iter: serde_json::map::Iter<'de>,
-    value: Option<&'de Value>,
+    value: Option<(&'de str, &'de Value)>,
 }
 
 impl<'de> MapAccess<'de> for MapDe<'de> {
@@ -406,9 +416,10 @@ impl<'de> MapAccess<'de> for MapDe<'de> {
     ) -> Result<Option<K::Value>, DeError> {
         match self.iter.next() {
             Some((key, value)) => {
-                self.value = Some(value);
+                self.value = Some((key, value));
                 seed.deserialize(BorrowedStrDeserializer::<DeError>::new(key))
                     .map(Some)
+                    .map_err(|e| e.within(key.as_str()))
             }
             None => Ok(None),
         }
@@ -416,7 +427,7 @@ impl<'de> MapAccess<'de> for MapDe<'de> {
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, DeError> {
         match self.value.take() {
-            Some(v) => seed.deserialize(ValueDe(v)),
+            Some((key, v)) => seed.deserialize(ValueDe(v)).map_err(|e| e.within(key)),
             None => Err(de::Error::custom("value is missing")),
         }
     }
@@ -440,11 +451,12 @@ impl<'de> EnumAccess<'de> for EnumDe<'de> {
         seed: V,
     ) -> Result<(V::Value, VariantDe<'de>), DeError> {
         let variant = seed.deserialize(StrDeserializer::<DeError>::new(self.variant))?;
-        Ok((variant, VariantDe(self.value)))
+        Ok((variant, VariantDe(self.value, self.variant)))
     }
 }
 
-struct VariantDe<'de>(Option<&'de Value>);
+/// A variant's content, and the variant's name (for the path).
+struct VariantDe<'de>(Option<&'de Value>, &'de str);
 
 impl<'de> VariantAccess<'de> for VariantDe<'de> {
     type Error = DeError;
@@ -464,6 +476,7 @@ impl<'de> VariantAccess<'de> for VariantDe<'de> {
                 &"newtype variant",
             )),
         }
+        .map_err(|e| e.within(self.1))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, DeError> {
@@ -476,6 +489,7 @@ impl<'de> VariantAccess<'de> for VariantDe<'de> {
                 &"tuple variant",
             )),
         }
+        .map_err(|e| e.within(self.1))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -494,6 +508,7 @@ impl<'de> VariantAccess<'de> for VariantDe<'de> {
                 &"struct variant",
             )),
         }
+        .map_err(|e| e.within(self.1))
     }
 }
 
@@ -571,6 +586,12 @@ mod tests {
         );
         assert_eq!(pointer(json!({"map": {"850": ["a", 2]}})), "/map/850/1");
         assert_eq!(pointer(json!({"kind": "850"})), "/kind");
+        assert_eq!(
+            pointer(json!({"kind": {"Named": {"b": 1}}})),
+            "/kind/Named/a"
+        );
+        assert_eq!(pointer(json!({"kind": {"Pair": [1, "x"]}})), "/kind/Pair/1");
+        assert_eq!(pointer(json!({"pair": [1, 2]})), "/pair/1");
         assert_eq!(pointer(json!([1])), "/0");
         assert_eq!(pointer(json!(5)), "/");
         assert_eq!(

@@ -99,7 +99,13 @@ fn write_set<'a, M: SetMapper<'a>>(
     while *cursor < ds.len() && before(&ds[*cursor]) {
         *cursor += 1;
     }
-    let mine: Vec<&Diagnostic> = ds[*cursor..].iter().filter(|d| inside(d)).collect();
+    // Owned (they are few): the same `to_writer` as the parse result's
+    // diagnostics, not another copy of it for references (WASM's size).
+    let mine: Vec<Diagnostic> = ds[*cursor..]
+        .iter()
+        .filter(|d| inside(d))
+        .cloned()
+        .collect();
     jw.buf.clear();
     jw.raw(b"{\"interchange\":");
     jw.raw(isa);

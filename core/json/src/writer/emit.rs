@@ -377,6 +377,9 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
     }
 
     /// One transaction set's object.
+    // Not inlined: its callers (the whole-tree, set-by-set and fed writers)
+    // share one copy (WASM's size); it runs once a set.
+    #[inline(never)]
     pub(super) fn transaction(&mut self, doc: &Document<'a>, g: &Group<'a>, t: &Transaction<'a>) {
         self.buf.push(b'{');
         let mut first = self.field_entries(&ST, &t.st);
