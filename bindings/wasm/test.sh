@@ -9,6 +9,9 @@
 # bad inputs, error codes, streaming, corpus), the soak tests (every
 # operation 300 times in a synchronous loop: wasm memory flat), the Chromium
 # tests (vectors, errors, clock, a 100 MB stream, ten 10 MB files in a row)
+# the page test, the set-by-set reading of a generated 1 GB file in the page
+# (tests/large.test.mjs: renderer peak memory bounded, about 20 s), the
+# `transactions()` tests (tests/transactions.test.mjs)
 # and the page test (screenshots, into a temporary folder:
 # scripts/refresh-screenshots.sh refreshes www/screenshots/).
 # Last line: `wasm: N passed, N failed, N skipped`.
@@ -124,10 +127,10 @@ unset WASM_BINDGEN_USE_BROWSER CHROMEDRIVER WASM_BINDGEN_TEST_WEBDRIVER_JSON
 
 # ---- Node, Chromium and page tests (node:test, TAP)
 cd "$HERE"
-for t in node transactions soak browser page; do
+for t in node transactions soak browser page large; do
   timeout 600 node --test --test-reporter=tap "tests/$t.test.mjs" >"$LOG/$t.tap" 2>&1
   count_tap "$LOG/$t.tap" "$t tests"
-  grep -E '^# .*(100 MB stream in Chromium|ten 10 MB files|page: 40 MB)' "$LOG/$t.tap" | sed 's/^# \\*//' || true
+  grep -E '^# .*(100 MB stream in Chromium|ten 10 MB files|page: 40 MB|large: )' "$LOG/$t.tap" | sed 's/^# \\*//' || true
 done
 
 finish

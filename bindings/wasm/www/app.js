@@ -168,10 +168,67 @@ $('json-download').addEventListener('click', () => {
   if (current && current.parseJson) download(`${current.name.replace(/\.[^.]*$/, '')}.json`, current.parseJson, 'application/json');
 });
 
+// ------------------------------------------------------------------ files of any size, set by set
+let setsSeq = 0;
+const count = (n) => n.toLocaleString('en-US');
+
+$('sets-file').addEventListener('change', () => {
+  const f = $('sets-file').files[0];
+  if (!f) return;
+  const id = ++setsSeq;
+  $('sets-summary').hidden = true;
+  $('sets-codes').tBodies[0].replaceChildren();
+  $('sets-progress-box').hidden = false;
+  $('sets-progress').value = 0;
+  $('sets-progress-label').textContent = `Reading ${f.name}…`;
+  $('sets-status').textContent = `Reading ${f.name} (${(f.size / 1e6).toFixed(1)} MB) a set at a time…`;
+  $('sets-stop').disabled = false;
+  $('sets-file').value = '';
+  worker.postMessage({ type: 'sets', id, file: f });
+});
+$('sets-stop').addEventListener('click', () => worker.postMessage({ type: 'sets-stop' }));
+
+/** The sets-by-type table from `[[type, [sets, withErrors]], …]`. */
+function showSetTypes(types) {
+  $('sets-types').tBodies[0].replaceChildren(...types.sort((a, b) => b[1][0] - a[1][0]).map(([type, [n, bad]]) =>
+    el('tr', {}, el('td', {}, type), el('td', { class: 'n' }, count(n)), el('td', { class: 'n' }, count(bad)))));
+}
+
+function setsMessage(m) {
+  if (m.id !== setsSeq) return; // an earlier file's
+  if (m.type === 'sets-progress') {
+    const pct = m.total ? Math.floor((m.done / m.total) * 100) : 100;
+    $('sets-progress').value = pct;
+    $('sets-progress-label').textContent = `Read ${(m.done / 1e6).toFixed(1)} of ${(m.total / 1e6).toFixed(1)} MB (${pct}%): ${count(m.sets)} sets`;
+    $('sets-summary').hidden = false;
+    showSetTypes(m.types);
+    const codes = $('sets-codes').tBodies[0];
+    if (!codes.rows.length) codes.replaceChildren(el('tr', {}, el('td', { colspan: '4' }, 'counted when the whole file has been read')));
+  } else if (m.type === 'sets-result') {
+    $('sets-progress-box').hidden = true;
+    $('sets-stop').disabled = true;
+    $('sets-summary').hidden = false;
+    showSetTypes(m.types);
+    const errors = m.codes.filter((c) => c.severity === 'error').reduce((a, c) => a + c.count, 0);
+    const warnings = m.codes.filter((c) => c.severity === 'warning').reduce((a, c) => a + c.count, 0);
+    $('sets-status').textContent = `${m.name}: ${m.stopped ? 'stopped after' : 'read'} ${(m.read / 1e6).toFixed(1)} MB, ${count(m.sets)} transaction sets; ${count(errors)} error${errors === 1 ? '' : 's'}, ${count(warnings)} warning${warnings === 1 ? '' : 's'}${m.stopped ? ' so far' : ''}.`;
+    $('sets-codes').tBodies[0].replaceChildren(...m.codes.map((c) => el('tr', {},
+      el('td', {}, el('code', {}, c.code)), el('td', {}, c.severity), el('td', { class: 'n' }, count(c.count)),
+      el('td', {}, c.first.segmentIndex !== undefined ? `segment ${count(c.first.segmentIndex)}` : c.first.offset !== undefined ? `byte ${count(c.first.offset)}` : '—'))));
+    if (!m.codes.length) $('sets-codes').tBodies[0].replaceChildren(el('tr', {}, el('td', { colspan: '4' }, 'none')));
+  } else if (m.type === 'sets-error') {
+    $('sets-progress-box').hidden = true;
+    $('sets-stop').disabled = true;
+    $('sets-status').textContent = `Could not read the file: ${m.error.code ? m.error.code + ': ' : ''}${m.error.message}`;
+  }
+}
+
 // ------------------------------------------------------------------ worker messages
 worker.onmessage = (ev) => {
   const m = ev.data;
-  if (m.type === 'progress') {
+  if (m.type.startsWith('sets-')) {
+    setsMessage(m);
+  } else if (m.type === 'progress') {
     const pct = m.total ? Math.round((m.done / m.total) * 100) : 100;
     $('progress').value = pct;
     $('progress-label').textContent = `Reading… ${(m.done / 1e6).toFixed(1)} of ${(m.total / 1e6).toFixed(1)} MB (${pct}%)`;

@@ -5,7 +5,7 @@
 // and answers from the stored copy when the network is not there, keeping the
 // copy up to date with each successful answer. Nothing is ever uploaded: the
 // X12 a person checks is read in the page and its worker, never fetched.
-const CACHE = 'x12kit-page-v3';
+const CACHE = 'x12kit-page-v4';
 const FILES = [
   './', './index.html', './style.css', './app.js', './inspector.js', './worker.js',
   './samples/850-valid.x12', './samples/850-wrong-se01.x12', './samples/acme-retail-850.guide.json',

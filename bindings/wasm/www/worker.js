@@ -85,10 +85,65 @@ function ackFor(kind) {
   }
 }
 
+/** The set-by-set reading of `file` under way (`stop` ends it). */
+let reading = null;
+
+/**
+ * Reads a file of any size a transaction set at a time (`transactions`):
+ * nothing holds the file; the page gets progress with the counts so far
+ * every 100 ms, then the summary: sets by type, diagnostics by code.
+ */
+async function readSets({ file, id }) {
+  await ready;
+  const it = x12.transactions(file, { documents: false });
+  const me = { it, stopped: false };
+  reading = me;
+  const types = new Map(); // type -> [sets, with errors]
+  let sets = 0;
+  let lastPost = 0;
+  const progress = () => postMessage({
+    type: 'sets-progress', id, done: it.bytesRead, total: file.size, sets, types: [...types],
+  });
+  try {
+    for await (const s of it) {
+      sets++;
+      const t = types.get(s.transaction.type) || [0, 0];
+      t[0]++;
+      if (s.diagnostics.some((d) => d.severity === 'error')) t[1]++;
+      types.set(s.transaction.type, t);
+      const now = performance.now();
+      if (now - lastPost > 100) {
+        lastPost = now;
+        progress();
+      }
+      if (me.stopped) break;
+    }
+  } finally {
+    if (reading === me) reading = null;
+  }
+  progress();
+  // Every diagnostic of the input (the envelope's too), by code.
+  const codes = new Map();
+  for (const d of it.diagnostics || []) {
+    const c = codes.get(d.code) || { code: d.code, severity: d.severity, count: 0, first: d };
+    c.count++;
+    codes.set(d.code, c);
+  }
+  postMessage({
+    type: 'sets-result', id, name: file.name, size: file.size, read: it.bytesRead, sets,
+    stopped: me.stopped, types: [...types], codes: [...codes.values()],
+  });
+  it.free();
+}
+
 onmessage = async (ev) => {
   const m = ev.data;
   try {
     if (m.type === 'analyze') await analyze(m);
+    else if (m.type === 'sets') await readSets(m).catch((e) => postMessage({ type: 'sets-error', id: m.id, error: errorInfo(e) }));
+    else if (m.type === 'sets-stop') {
+      if (reading) reading.stopped = true;
+    }
     else if (m.type === 'ack') postMessage({ type: 'ack', ack: ackFor(m.kind) });
     else if (m.type === 'guides') {
       // The core checks the guides (against their sets' declarations) when it
