@@ -6,7 +6,11 @@
 //!   interchange held whole (`to_json_stream_holding` with no limit) and
 //!   streamed a set at a time (`hold` 0), the same bytes;
 //! - `split_per_set` / `split_per_group`: `ops::split_each`, parts dropped;
-//! - `merge`: `ops::merge` of the per-group parts back into one interchange.
+//! - `merge`: `ops::merge` of the per-group parts back into one interchange;
+//! - `each_set` / `each_set_fed`: the set objects of the bindings' set
+//!   iterators (documents mapped), from the whole input (`each_set_json`,
+//!   what Python and Node read a mapped file with) and pushed in 64 KiB
+//!   chunks (`EachSetFeeder`, what WASM reads a `Blob` with), the same bytes.
 //!
 //! Every bench checks its answer (bytes written, sets in the parts, the
 //! merged length) against what was measured once.
@@ -14,7 +18,7 @@
 use criterion::{Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
-use x12kit::json::{JsonOptions, to_json_stream_holding};
+use x12kit::json::{EachSetFeeder, JsonOptions, each_set_json, to_json_stream_holding};
 use x12kit::ops::{self, MergeOptions, Per, SplitOptions};
 use x12kit_benches::generate;
 
@@ -90,6 +94,38 @@ fn sets(data: &[u8], o: &SplitOptions) -> usize {
     n
 }
 
+/// The bytes of every set object of `data`, from the slice.
+fn each_set(data: &[u8]) -> usize {
+    let mut n = 0;
+    let d = each_set_json(
+        data,
+        &JsonOptions::default(),
+        &mut |b| {
+            n += b.len();
+            true
+        },
+        &mut |_| {},
+        &mut |_, _| {},
+    );
+    assert!(d.is_empty());
+    n
+}
+
+/// [`each_set`] fed in 64 KiB chunks.
+fn each_set_fed(data: &[u8]) -> usize {
+    let mut n = 0;
+    let mut r = EachSetFeeder::new(&JsonOptions::default());
+    let mut each = |b: &[u8]| {
+        n += b.len();
+        true
+    };
+    for chunk in data.chunks(64 << 10) {
+        r.feed(chunk, &mut each);
+    }
+    assert!(r.finish(&mut each).is_empty());
+    n
+}
+
 fn bench(c: &mut Criterion) {
     for (name, size, samples) in [("1MB", 1_000_000, 30), ("20MB", 20_000_000, 10)] {
         let many = generate(size);
@@ -118,6 +154,14 @@ fn bench(c: &mut Criterion) {
             };
             group.bench_function("split_per_group", |b| {
                 b.iter(|| assert_eq!(sets(black_box(data), &per_group), total))
+            });
+            let objects = each_set(data);
+            assert_eq!(each_set_fed(data), objects);
+            group.bench_function("each_set", |b| {
+                b.iter(|| assert_eq!(each_set(black_box(data)), objects))
+            });
+            group.bench_function("each_set_fed", |b| {
+                b.iter(|| assert_eq!(each_set_fed(black_box(data)), objects))
             });
             if shape == "one_interchange" {
                 let split = ops::split(data, &per_group).expect("splits");

@@ -46,6 +46,74 @@ fn round_trippable(input: &[u8]) -> bool {
         })
 }
 
+/// Whether every GE and IEA of `input` is written as a stream's split
+/// builds them when it has not read them yet: `GE*n*ctl` / `IEA*n*ctl`
+/// with the terminator and line break of its GS / ISA.
+fn regular_trailers(input: &[u8]) -> bool {
+    let doc = x12kit::parse(input);
+    let like = |t: &x12kit::Segment<'_>, h: &x12kit::Segment<'_>| {
+        t.terminated() && t.element_count() == 2 && t.suffix() == h.suffix()
+    };
+    doc.interchanges.iter().all(|i| {
+        i.iea.is_none_or(|iea| like(&iea, &i.isa))
+            && i.groups.iter().all(|g| match (&g.gs, &g.ge) {
+                (Some(gs), Some(ge)) => like(ge, gs),
+                _ => true,
+            })
+    })
+}
+
+/// The split of `input` fed in chunks of the sizes of `cuts`, in turn
+/// (`SplitFeeder`).
+fn fed(input: &[u8], o: &SplitOptions, cuts: &[usize]) -> ops::Split {
+    let mut parts = Vec::new();
+    let diagnostics = {
+        let mut f = ops::SplitFeeder::new(o, |p| {
+            parts.push(p);
+            Ok(())
+        })
+        .unwrap();
+        let mut rest = input;
+        let mut k = 0;
+        while !rest.is_empty() {
+            let n = cuts[k % cuts.len()].clamp(1, rest.len());
+            k += 1;
+            f.feed(&rest[..n]).unwrap();
+            rest = &rest[n..];
+        }
+        f.finish().unwrap()
+    };
+    ops::Split { parts, diagnostics }
+}
+
+/// A stream's split gives the slice's parts: the same sets, numbers and
+/// positions always, the same bytes when the trailers are regular.
+fn same_as_slice(name: &str, input: &[u8], o: &SplitOptions, cuts: &[usize]) {
+    let want = ops::split(input, o).unwrap();
+    let got = fed(input, o, cuts);
+    assert_eq!(got.diagnostics, want.diagnostics, "{name} {o:?} {cuts:?}");
+    assert_eq!(got.parts.len(), want.parts.len(), "{name} {o:?} {cuts:?}");
+    let regular = regular_trailers(input);
+    for (g, w) in got.parts.iter().zip(&want.parts) {
+        assert_eq!(g.sets, w.sets, "{name} {o:?}");
+        assert_eq!(g.interchange_control_number, w.interchange_control_number);
+        assert_eq!(
+            g.original_interchange_control_number,
+            w.original_interchange_control_number
+        );
+        assert_eq!(g.group_control_number, w.group_control_number);
+        assert_eq!(g.functional_id, w.functional_id);
+        if regular {
+            assert!(
+                g.x12 == w.x12,
+                "{name} {o:?} {cuts:?}\n{}\n{}",
+                g.text,
+                w.text
+            );
+        }
+    }
+}
+
 fn check(name: &str, input: &[u8]) {
     let doc = x12kit::parse(input);
     let sets: usize = doc
@@ -64,6 +132,9 @@ fn check(name: &str, input: &[u8]) {
     ] {
         let split = ops::split(input, &opts(o.clone())).unwrap();
         assert_eq!(split.diagnostics, doc.diagnostics, "{name} {o}");
+        for cuts in [&[1][..], &[5, 64, 3], &[usize::MAX]] {
+            same_as_slice(name, input, &opts(o.clone()), cuts);
+        }
         let held: usize = split.parts.iter().map(|p| p.sets.len()).sum();
         assert_eq!(held, sets, "{name} {o}: every set in one part");
         for p in &split.parts {
@@ -329,6 +400,26 @@ proptest! {
         for p in &split.parts {
             prop_assert_eq!(x12kit::parse(&p.x12).interchanges.len(), 1);
         }
+    }
+
+    /// Random inputs (garbage, truncations, missing trailers) split from
+    /// random chunkings give the slice's parts.
+    #[test]
+    fn generated_inputs_split_from_a_stream_as_from_the_slice(
+        pieces in proptest::collection::vec(piece(), 1..30),
+        max in 1usize..4,
+        bytes in prop_oneof![Just(None), (20usize..400).prop_map(Some)],
+        renumber in any::<bool>(),
+        cuts in proptest::collection::vec(1usize..50, 1..6),
+    ) {
+        let input = pieces.concat();
+        let mut o = opts(json!({"maxSets": max}));
+        o.max_bytes = bytes;
+        if renumber {
+            o.renumber.set = Some(9);
+            o.renumber.interchange = Some(3);
+        }
+        same_as_slice("generated", &input, &o, &cuts);
     }
 
     #[test]

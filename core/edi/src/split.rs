@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use x12kit_syntax::diagnostics::Diagnostic;
 use x12kit_syntax::envelope::{Document, Group, SetCap, Transaction, isa_value};
 use x12kit_syntax::error::{Error, ErrorCode, Problem};
+use x12kit_syntax::feed::{FedSets, SetFeeder};
 use x12kit_syntax::segment::Segment;
 use x12kit_syntax::sets::{HOLD, Outline, SetHandler, parse_sets};
 
@@ -148,17 +149,9 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// The segment's bytes from its first byte through its terminator and the
-/// line break after it.
-fn whole<'a>(input: &'a [u8], s: &Segment<'a>) -> &'a [u8] {
-    let end = s.offset() + s.raw().len() + usize::from(s.terminated()) + s.suffix().len();
-    &input[s.offset()..end.min(input.len())]
-}
-
 /// `seg` with elements replaced (`(n, value)`, n 1-based), terminator and
 /// line break kept; an element beyond the segment's is left out.
-fn rewrite(input: &[u8], seg: &Segment<'_>, with: &[(usize, &[u8])], out: &mut Vec<u8>) {
-    let all = whole(input, seg);
+fn rewrite(seg: &Segment<'_>, with: &[(usize, &[u8])], out: &mut Vec<u8>) {
     let raw = seg.raw();
     let sep = seg.delimiters().element;
     for (k, e) in raw.split(|&b| b == sep).enumerate() {
@@ -170,20 +163,15 @@ fn rewrite(input: &[u8], seg: &Segment<'_>, with: &[(usize, &[u8])], out: &mut V
             None => out.extend_from_slice(e),
         }
     }
-    out.extend_from_slice(&all[raw.len().min(all.len())..]);
+    if seg.terminated() {
+        out.push(seg.delimiters().segment);
+    }
+    out.extend_from_slice(seg.suffix());
 }
 
-/// A segment built from elements, with the terminator and line break of `like`.
-fn build(like: &Segment<'_>, elements: &[&[u8]], out: &mut Vec<u8>) {
-    let d = like.delimiters();
-    for (i, e) in elements.iter().enumerate() {
-        if i > 0 {
-            out.push(d.element);
-        }
-        out.extend_from_slice(e);
-    }
-    out.push(d.segment);
-    out.extend_from_slice(like.suffix());
+/// The length in the input of a segment, its terminator and the line break after it.
+fn length(s: &Segment<'_>) -> usize {
+    s.raw().len() + usize::from(s.terminated()) + s.suffix().len()
 }
 
 /// The next number of a counter that wraps around after 999999999.
@@ -216,29 +204,232 @@ fn envelope<'a>(o: &Outline<'a>) -> Outline<'a> {
     }
 }
 
-/// A part being filled.
+/// What a built trailer (GE, IEA) takes from the header it closes: its
+/// delimiters and the line break after it.
+#[derive(Debug, Clone)]
+struct Like {
+    delimiters: x12kit_syntax::Delimiters,
+    suffix: Vec<u8>,
+}
+
+impl Like {
+    fn of(s: &Segment<'_>) -> Self {
+        Like {
+            delimiters: s.delimiters(),
+            suffix: s.suffix().to_vec(),
+        }
+    }
+
+    /// A segment of `elements` with this terminator and line break.
+    fn build(&self, elements: &[&[u8]], out: &mut Vec<u8>) {
+        for (i, e) in elements.iter().enumerate() {
+            if i > 0 {
+                out.push(self.delimiters.element);
+            }
+            out.extend_from_slice(e);
+        }
+        out.push(self.delimiters.segment);
+        out.extend_from_slice(&self.suffix);
+    }
+}
+
+/// A part being filled: its ISA and GS (numbers as they will be), its sets.
 struct Filling {
     part: Part,
+    /// The ISA and GS, rewritten.
+    head: Vec<u8>,
+    isa13: Vec<u8>,
+    gs06: Option<Vec<u8>>,
+    isa: Like,
+    gs: Option<Like>,
     body: Vec<u8>,
     /// Input bytes of the sets so far.
     bytes: usize,
 }
 
-struct Splitter<'a, 'f, F> {
-    input: &'a [u8],
+/// The parts being made, a set at a time, from the whole input
+/// ([`Splitter`]) or from a stream ([`SplitFeeder`]).
+struct Parts<F> {
     max_sets: usize,
     max_bytes: usize,
     interchange: Option<u32>,
     group: Option<u32>,
     set: Option<u32>,
+    filling: Option<Filling>,
+    each: F,
+    error: Option<std::io::Error>,
+}
+
+impl<F: FnMut(Part) -> std::io::Result<()>> Parts<F> {
+    fn new(o: &SplitOptions, each: F) -> Result<Self, Error> {
+        o.renumber.check()?;
+        for (name, v) in [("maxSets", o.max_sets), ("maxBytes", o.max_bytes)] {
+            if v == Some(0) {
+                return Err(Error::new(
+                    ErrorCode::InvalidOptions,
+                    format!("{name} must be at least 1"),
+                )
+                .at(format!("/{name}")));
+            }
+        }
+        Ok(Parts {
+            max_sets: o.max_sets.unwrap_or(match o.per {
+                Per::Set => 1,
+                Per::Group => usize::MAX,
+            }),
+            max_bytes: o.max_bytes.unwrap_or(usize::MAX),
+            interchange: o.renumber.interchange,
+            group: o.renumber.group,
+            set: o.renumber.set,
+            filling: None,
+            each,
+            error: None,
+        })
+    }
+
+    /// Closes the part being filled: ISA, GS, the sets, then the input's GE
+    /// and IEA (`ge`, `iea`) with the part's counts, or GE and IEA built
+    /// like its GS and ISA when they are not given.
+    fn close(&mut self, ge: Option<&Segment<'_>>, iea: Option<&Segment<'_>>) {
+        let Some(f) = self.filling.take() else {
+            return;
+        };
+        let mut out = f.head;
+        out.reserve(f.body.len() + 64);
+        out.extend_from_slice(&f.body);
+        let mut part = f.part;
+        let mut groups = 0usize;
+        if let (Some(gs), Some(gs06)) = (&f.gs, &f.gs06) {
+            groups = 1;
+            let count = part.sets.len().to_string();
+            match ge {
+                Some(ge) => rewrite(ge, &[(1, count.as_bytes()), (2, gs06)], &mut out),
+                None => gs.build(&[b"GE", count.as_bytes(), gs06], &mut out),
+            }
+        }
+        let count = groups.to_string();
+        match iea {
+            Some(iea) => rewrite(iea, &[(1, count.as_bytes()), (2, &f.isa13)], &mut out),
+            None => f.isa.build(&[b"IEA", count.as_bytes(), &f.isa13], &mut out),
+        }
+        part.text = text(&out);
+        part.x12 = out;
+        if self.error.is_none() {
+            if let Err(e) = (self.each)(part) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// Adds a set (its body: `doc.body(tx)`, its bytes `doc.span`) of the
+    /// group whose GS is `gs` in the interchange whose ISA is `isa`, closing
+    /// the part being filled first (with `ge` and `iea`) when the set would
+    /// not fit in it. Returns where the set ends in the input.
+    #[allow(clippy::too_many_arguments)]
+    fn add<'a>(
+        &mut self,
+        doc: &Document<'a>,
+        isa: &Segment<'a>,
+        gs: Option<&Segment<'a>>,
+        tx: &Transaction<'a>,
+        ge: Option<&Segment<'_>>,
+        iea: Option<&Segment<'_>>,
+    ) -> usize {
+        let st = &tx.st;
+        let end = match &tx.se {
+            Some(se) => se.offset() + length(se),
+            // No SE: the set runs through its last body segment.
+            None => doc
+                .body(tx)
+                .last()
+                .map_or(st.offset() + length(st), |s| s.offset() + length(&s)),
+        };
+        // Over the cap on one set (`SET_TOO_LARGE`): in no part.
+        if tx.is_over_cap() {
+            return end;
+        }
+        let len = end - st.offset();
+        if self.filling.as_ref().is_some_and(|f| {
+            f.part.sets.len() >= self.max_sets || (f.bytes > 0 && f.bytes + len > self.max_bytes)
+        }) {
+            self.close(ge, iea);
+        }
+        if self.filling.is_none() {
+            let isa13 = match self.interchange.as_mut() {
+                Some(n) => format!("{:09}", next(n)).into_bytes(),
+                None => isa_value(isa, 13).into_owned(),
+            };
+            let mut head = Vec::with_capacity(256);
+            rewrite(isa, &[(13, &isa13)], &mut head);
+            let gs06 = gs.map(|gs| match self.group.as_mut() {
+                Some(n) => next(n).to_string().into_bytes(),
+                None => gs.value(6).to_vec(),
+            });
+            if let (Some(gs), Some(gs06)) = (gs, &gs06) {
+                rewrite(gs, &[(6, gs06)], &mut head);
+            }
+            self.filling = Some(Filling {
+                part: Part {
+                    interchange_control_number: text(&isa13),
+                    original_interchange_control_number: text(&isa_value(isa, 13)),
+                    functional_id: gs.map(|gs| text(gs.value(1))),
+                    group_control_number: gs06.as_deref().map(text),
+                    original_group_control_number: gs.map(|gs| text(gs.value(6))),
+                    sets: Vec::new(),
+                    text: String::new(),
+                    x12: Vec::new(),
+                },
+                head,
+                isa13,
+                gs06,
+                isa: Like::of(isa),
+                gs: gs.map(Like::of),
+                body: Vec::new(),
+                bytes: 0,
+            });
+        }
+        let Some(f) = self.filling.as_mut() else {
+            return end;
+        };
+        let original = st.value(2);
+        let st02 = match self.set.as_mut() {
+            Some(n) => format!("{:04}", next(n)).into_bytes(),
+            None => original.to_vec(),
+        };
+        let span = |from: usize, to: usize| doc.span(from, to.max(from)).unwrap_or_default();
+        if self.set.is_some() {
+            rewrite(st, &[(2, &st02)], &mut f.body);
+            let st_end = st.offset() + length(st);
+            match &tx.se {
+                Some(se) => {
+                    f.body.extend_from_slice(span(st_end, se.offset()));
+                    rewrite(se, &[(2, &st02)], &mut f.body);
+                }
+                None => f.body.extend_from_slice(span(st_end.min(end), end)),
+            }
+        } else {
+            f.body.extend_from_slice(span(st.offset(), end));
+        }
+        f.bytes += len;
+        f.part.sets.push(PartSet {
+            kind: text(tx.kind()),
+            control_number: text(&st02),
+            original_control_number: text(original),
+            segment: st.index(),
+            offset: st.offset(),
+            length: len,
+        });
+        end
+    }
+}
+
+struct Splitter<'a, 'f, F> {
+    parts: Parts<F>,
     /// The envelope of the interchange being split.
     outline: Option<Outline<'a>>,
     /// The group the sets come from (index into the outline).
     current_group: usize,
-    filling: Option<Filling>,
-    each: &'f mut F,
-    error: Option<std::io::Error>,
-    /// Where the last part handed over ends in the input.
+    /// Where the last set added ends in the input.
     end: usize,
     released: usize,
     release: &'f mut dyn FnMut(usize),
@@ -250,51 +441,12 @@ struct Splitter<'a, 'f, F> {
 const RELEASE_EVERY: usize = 4 << 20;
 
 impl<'a, F: FnMut(Part) -> std::io::Result<()>> Splitter<'a, '_, F> {
-    /// Closes the part being filled: ISA, GS, the sets, GE, IEA.
+    /// Closes the part being filled with the trailers of its group.
     fn close(&mut self) {
-        let (Some(f), Some(o)) = (self.filling.take(), self.outline.as_ref()) else {
-            return;
-        };
-        let i = &o.interchange;
-        let g = &i.groups[self.current_group];
-        let input = self.input;
-        let mut out = Vec::with_capacity(f.body.len() + 256);
-        let mut part = f.part;
-        let isa13 = match self.interchange.as_mut() {
-            Some(n) => format!("{:09}", next(n)).into_bytes(),
-            None => isa_value(&i.isa, 13).into_owned(),
-        };
-        part.interchange_control_number = text(&isa13);
-        rewrite(input, &i.isa, &[(13, &isa13)], &mut out);
-        let mut groups = 0usize;
-        let gs06 = g.gs.as_ref().map(|gs| match self.group.as_mut() {
-            Some(n) => next(n).to_string().into_bytes(),
-            None => gs.value(6).to_vec(),
-        });
-        if let (Some(gs), Some(gs06)) = (&g.gs, &gs06) {
-            groups = 1;
-            part.group_control_number = Some(text(gs06));
-            rewrite(input, gs, &[(6, gs06)], &mut out);
-        }
-        out.extend_from_slice(&f.body);
-        if let (Some(gs), Some(gs06)) = (&g.gs, &gs06) {
-            let count = part.sets.len().to_string();
-            match &g.ge {
-                Some(ge) => rewrite(input, ge, &[(1, count.as_bytes()), (2, gs06)], &mut out),
-                None => build(gs, &[b"GE", count.as_bytes(), gs06], &mut out),
-            }
-        }
-        let count = groups.to_string();
-        match &i.iea {
-            Some(iea) => rewrite(input, iea, &[(1, count.as_bytes()), (2, &isa13)], &mut out),
-            None => build(&i.isa, &[b"IEA", count.as_bytes(), &isa13], &mut out),
-        }
-        part.text = text(&out);
-        part.x12 = out;
-        if self.error.is_none() {
-            if let Err(e) = (self.each)(part) {
-                self.error = Some(e);
-            }
+        if let Some(o) = &self.outline {
+            let i = &o.interchange;
+            let ge = i.groups.get(self.current_group).and_then(|g| g.ge);
+            self.parts.close(ge.as_ref(), i.iea.as_ref());
         }
         if self.end >= self.released + RELEASE_EVERY {
             self.released = self.end;
@@ -314,73 +466,12 @@ impl<'a, F: FnMut(Part) -> std::io::Result<()>> SetHandler<'a> for Splitter<'a, 
     }
 
     fn transaction(&mut self, doc: &Document<'a>, g: &Group<'a>, tx: &Transaction<'a>, _: usize) {
-        // Over the cap on one set (`SET_TOO_LARGE`): in no part.
-        if tx.is_over_cap() {
-            return;
-        }
-        let input = self.input;
-        let st = &tx.st;
-        let end = match &tx.se {
-            Some(se) => se.offset() + whole(input, se).len(),
-            // No SE: the set runs through its last body segment.
-            None => doc
-                .body(tx)
-                .last()
-                .map_or(st.offset() + whole(input, st).len(), |s| {
-                    s.offset() + whole(input, &s).len()
-                }),
-        };
-        let length = end - st.offset();
-        if self.filling.as_ref().is_some_and(|f| {
-            f.part.sets.len() >= self.max_sets || (f.bytes > 0 && f.bytes + length > self.max_bytes)
-        }) {
-            self.close();
-        }
-        let isa = self.outline.as_ref().map(|o| o.interchange.isa);
-        let f = self.filling.get_or_insert_with(|| Filling {
-            part: Part {
-                interchange_control_number: String::new(),
-                original_interchange_control_number: isa
-                    .map(|isa| text(&isa_value(&isa, 13)))
-                    .unwrap_or_default(),
-                functional_id: g.gs.map(|gs| text(gs.value(1))),
-                group_control_number: None,
-                original_group_control_number: g.gs.map(|gs| text(gs.value(6))),
-                sets: Vec::new(),
-                text: String::new(),
-                x12: Vec::new(),
-            },
-            body: Vec::new(),
-            bytes: 0,
-        });
-        let original = st.value(2);
-        let st02 = match self.set.as_mut() {
-            Some(n) => format!("{:04}", next(n)).into_bytes(),
-            None => original.to_vec(),
-        };
-        if self.set.is_some() {
-            rewrite(input, st, &[(2, &st02)], &mut f.body);
-            let st_end = st.offset() + whole(input, st).len();
-            match &tx.se {
-                Some(se) => {
-                    f.body.extend_from_slice(&input[st_end..se.offset()]);
-                    rewrite(input, se, &[(2, &st02)], &mut f.body);
-                }
-                None => f.body.extend_from_slice(&input[st_end.min(end)..end]),
-            }
-        } else {
-            f.body.extend_from_slice(&input[st.offset()..end]);
-        }
-        f.bytes += length;
-        self.end = end;
-        f.part.sets.push(PartSet {
-            kind: text(tx.kind()),
-            control_number: text(&st02),
-            original_control_number: text(original),
-            segment: st.index(),
-            offset: st.offset(),
-            length,
-        });
+        let Some(o) = &self.outline else { return };
+        let i = &o.interchange;
+        let ge = i.groups.get(self.current_group).and_then(|g| g.ge);
+        self.end = self
+            .parts
+            .add(doc, &i.isa, g.gs.as_ref(), tx, ge.as_ref(), i.iea.as_ref());
     }
 
     fn group_end(&mut self, _outline: &Outline<'a>, _n: usize) {
@@ -422,42 +513,105 @@ pub fn split_releasing(
     release: &mut dyn FnMut(usize),
     read_ahead: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Diagnostic>, Error> {
-    o.renumber.check()?;
-    for (name, v) in [("maxSets", o.max_sets), ("maxBytes", o.max_bytes)] {
-        if v == Some(0) {
-            return Err(Error::new(
-                ErrorCode::InvalidOptions,
-                format!("{name} must be at least 1"),
-            )
-            .at(format!("/{name}")));
-        }
-    }
-    let max_sets = o.max_sets.unwrap_or(match o.per {
-        Per::Set => 1,
-        Per::Group => usize::MAX,
-    });
     let mut s = Splitter {
-        input,
-        max_sets,
-        max_bytes: o.max_bytes.unwrap_or(usize::MAX),
-        interchange: o.renumber.interchange,
-        group: o.renumber.group,
-        set: o.renumber.set,
+        parts: Parts::new(o, &mut each)?,
         outline: None,
         current_group: 0,
-        filling: None,
-        each: &mut each,
-        error: None,
         end: 0,
         released: 0,
         release,
         read_ahead,
     };
     let doc = parse_sets(input, HOLD, o.max_set_bytes, &mut s);
-    if let Some(e) = s.error {
+    if let Some(e) = s.parts.error {
         return Err(Error::new(ErrorCode::Io, e.to_string()));
     }
     Ok(doc.diagnostics)
+}
+
+/// [`split_each`] over an input fed in chunks of any size, for a caller that
+/// can neither map nor spool it (the WASM binding reading a browser's
+/// `File`): each part is handed to `each` as soon as it is complete, and
+/// what is held is the part being filled plus the set being read, never the
+/// input. The parts hold the same sets, numbers and positions as
+/// [`split_each`]'s. One difference, because a stream cannot be read ahead:
+/// a part closed before its group's GE (a part cut by `maxSets` or
+/// `maxBytes`) or its interchange's IEA has been read ends with a GE and an
+/// IEA built like its GS and ISA (their terminator and line break), where
+/// [`split_each`] rewrites the input's own GE and IEA; the bytes are the
+/// same whenever the input's trailers are written like its headers (the
+/// usual case; the property tests check it), and differ only in the line
+/// break or extra elements of an unusual trailer.
+pub struct SplitFeeder<F> {
+    feeder: SetFeeder,
+    parts: Parts<F>,
+}
+
+impl<F> std::fmt::Debug for SplitFeeder<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SplitFeeder")
+            .field("feeder", &self.feeder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<F: FnMut(Part) -> std::io::Result<()>> SplitFeeder<F> {
+    /// A splitter handing each part to `each`; `INVALID_OPTIONS` /
+    /// `INVALID_CONTROL_NUMBER` for unusable options (as [`split_each`]).
+    pub fn new(o: &SplitOptions, each: F) -> Result<Self, Error> {
+        Ok(SplitFeeder {
+            feeder: SetFeeder::new(o.max_set_bytes),
+            parts: Parts::new(o, each)?,
+        })
+    }
+
+    /// Reads the next chunk (the parts it completes go to `each`); `IO`
+    /// with what `each` failed with.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.feeder.feed(chunk, &mut self.parts);
+        self.failed()
+    }
+
+    /// The end of the input: the last parts, and the diagnostics of reading
+    /// the input (as [`split_each`] returns them).
+    pub fn finish(&mut self) -> Result<Vec<Diagnostic>, Error> {
+        let end = self.feeder.finish(&mut self.parts);
+        self.parts.close(None, None);
+        self.failed()?;
+        Ok(end.diagnostics)
+    }
+
+    /// The set reader (bytes fed, what it holds).
+    pub fn reader(&self) -> &SetFeeder {
+        &self.feeder
+    }
+
+    fn failed(&mut self) -> Result<(), Error> {
+        match self.parts.error.take() {
+            Some(e) => Err(Error::new(ErrorCode::Io, e.to_string())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<F: FnMut(Part) -> std::io::Result<()>> FedSets for Parts<F> {
+    fn transaction<'a>(
+        &mut self,
+        doc: &Document<'a>,
+        isa: &Segment<'a>,
+        group: &Group<'a>,
+        tx: &Transaction<'a>,
+    ) {
+        self.add(doc, isa, group.gs.as_ref(), tx, None, None);
+    }
+
+    fn group_end(&mut self, ge: Option<&Segment<'_>>) {
+        self.close(ge, None);
+    }
+
+    fn interchange_end(&mut self, iea: Option<&Segment<'_>>) {
+        self.close(None, iea);
+    }
 }
 
 /// [`split_each`] collected: every part, with the diagnostics.
@@ -480,11 +634,10 @@ pub struct MergeOptions {
     pub renumber: Renumber,
 }
 
-/// A group of the merged interchange: the input and GS/GE it was first
-/// seen with, and its sets (input, set).
+/// A group of the merged interchange: the GS/GE it was first seen with,
+/// and its sets (input, set).
 struct Merging<'a, 'd> {
     key: Vec<&'a [u8]>,
-    first: usize,
     gs: Segment<'a>,
     ge: Segment<'a>,
     sets: Vec<(usize, &'d Transaction<'a>)>,
@@ -592,7 +745,6 @@ pub fn merge(inputs: &[&[u8]], o: &MergeOptions) -> Result<Vec<u8>, Error> {
                     None => {
                         groups.push(Merging {
                             key,
-                            first: k,
                             gs,
                             ge,
                             sets: Vec::new(),
@@ -637,38 +789,32 @@ pub fn merge(inputs: &[&[u8]], o: &MergeOptions) -> Result<Vec<u8>, Error> {
         Some(n) => format!("{:09}", next(n)).into_bytes(),
         None => isa_value(&isa, 13).into_owned(),
     };
-    rewrite(inputs[first], &isa, &[(13, &isa13)], &mut out);
+    rewrite(&isa, &[(13, &isa13)], &mut out);
     for m in &groups {
-        let input = inputs[m.first];
         let gs06 = match group.as_mut() {
             Some(n) => next(n).to_string().into_bytes(),
             None => m.gs.value(6).to_vec(),
         };
-        rewrite(input, &m.gs, &[(6, &gs06)], &mut out);
+        rewrite(&m.gs, &[(6, &gs06)], &mut out);
         for &(k, t) in &m.sets {
             let input = inputs[k];
             let se = t.se.expect("no envelope errors");
-            let end = se.offset() + whole(input, &se).len();
+            let end = se.offset() + length(&se);
             match set.as_mut() {
                 Some(n) => {
                     let st02 = format!("{:04}", next(n)).into_bytes();
-                    rewrite(input, &t.st, &[(2, &st02)], &mut out);
-                    let st_end = t.st.offset() + whole(input, &t.st).len();
+                    rewrite(&t.st, &[(2, &st02)], &mut out);
+                    let st_end = t.st.offset() + length(&t.st);
                     out.extend_from_slice(&input[st_end..se.offset()]);
-                    rewrite(input, &se, &[(2, &st02)], &mut out);
+                    rewrite(&se, &[(2, &st02)], &mut out);
                 }
                 None => out.extend_from_slice(&input[t.st.offset()..end]),
             }
         }
         let count = m.sets.len().to_string();
-        rewrite(input, &m.ge, &[(1, count.as_bytes()), (2, &gs06)], &mut out);
+        rewrite(&m.ge, &[(1, count.as_bytes()), (2, &gs06)], &mut out);
     }
     let count = groups.len().to_string();
-    rewrite(
-        inputs[first],
-        &first_iea,
-        &[(1, count.as_bytes()), (2, &isa13)],
-        &mut out,
-    );
+    rewrite(&first_iea, &[(1, count.as_bytes()), (2, &isa13)], &mut out);
     Ok(out)
 }

@@ -5,7 +5,8 @@
 
 use crate::error::Error;
 pub use x12kit_edi::split::{
-    MergeOptions, Part, PartSet, Per, Renumber, Split, SplitOptions, split_each, split_releasing,
+    MergeOptions, Part, PartSet, Per, Renumber, Split, SplitFeeder, SplitOptions, split_each,
+    split_releasing,
 };
 
 /// Splits X12 into complete interchanges, each holding a set (or up to

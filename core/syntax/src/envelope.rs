@@ -733,6 +733,14 @@ impl<'a> Document<'a> {
         self.input
     }
 
+    /// The input's bytes from offset `from` to `to` (offsets in the whole
+    /// input): `None` when they are not all held (a set read from a stream
+    /// holds its own bytes, from its ST through what closes it).
+    pub fn span(&self, from: usize, to: usize) -> Option<&'a [u8]> {
+        self.input
+            .get(from.checked_sub(self.base)?..to.checked_sub(self.base)?)
+    }
+
     /// True if any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)

@@ -43,6 +43,16 @@ pub trait FedSets {
         group: &Group<'a>,
         tx: &Transaction<'a>,
     );
+
+    /// The group of the sets before ends, with its GE (`None`: without one).
+    fn group_end(&mut self, ge: Option<&Segment<'_>>) {
+        let _ = ge;
+    }
+
+    /// The interchange of the sets before ends, with its IEA (`None`: without one).
+    fn interchange_end(&mut self, iea: Option<&Segment<'_>>) {
+        let _ = iea;
+    }
 }
 
 impl<F> FedSets for F
@@ -153,6 +163,9 @@ struct State {
     /// The set the end of the input closed (its ST and SE), handed over
     /// once the envelope is closed too.
     closed: Option<(Owned, Option<Owned>)>,
+    /// The ends of groups (`false`) and interchanges (`true`) after `closed`,
+    /// with their trailers, told after it.
+    ends: Vec<(bool, Option<Owned>)>,
 }
 
 impl SetFeeder {
@@ -181,6 +194,7 @@ impl SetFeeder {
                 unterminated: false,
                 sets: 0,
                 closed: None,
+                ends: Vec::new(),
             },
             finished: false,
         }
@@ -225,9 +239,7 @@ impl SetFeeder {
             };
             self.env.finish(run.s.fed, &mut run);
             let s = &mut self.state;
-            if let Some((st, se)) = s.closed.take() {
-                hand(s, buf, base, h, &st.view(), se.as_ref().map(Owned::view));
-            }
+            flush_closed(s, buf, base, h);
             let tail = std::mem::take(&mut s.utf8).finish();
             s.diagnostics.extend(tail);
             s.body = Vec::new();
@@ -304,8 +316,19 @@ struct Run<'b, 's, H> {
     at_end: bool,
 }
 
+impl<H: FedSets> Run<'_, '_, H> {
+    /// Something new opens: the set the end closed (and the ends after it)
+    /// go first, with the envelope they were in.
+    fn opening(&mut self) {
+        if self.s.closed.is_some() {
+            flush_closed(self.s, self.buf, self.base, &mut *self.h);
+        }
+    }
+}
+
 impl<'b, H: FedSets> Handler<'b> for Run<'b, '_, H> {
     fn interchange_start(&mut self, isa: Segment<'b>) {
+        self.opening();
         let s = &mut *self.s;
         if s.first {
             s.first = false;
@@ -320,10 +343,12 @@ impl<'b, H: FedSets> Handler<'b> for Run<'b, '_, H> {
     }
 
     fn group_start(&mut self, gs: Option<Segment<'b>>) {
+        self.opening();
         self.s.gs = gs.as_ref().map(Owned::of);
     }
 
     fn transaction_start(&mut self, st: Segment<'b>) {
+        self.opening();
         let s = &mut *self.s;
         s.body.clear();
         s.limit = s.cap.limit(st.offset());
@@ -358,24 +383,47 @@ impl<'b, H: FedSets> Handler<'b> for Run<'b, '_, H> {
             // The end closes the set: the diagnostics that the end of its
             // group and interchange give at the input's end are the set's
             // too (its last segment may end there), as `parse_sets` has them.
-            if let Some((st, se)) = s.closed.take() {
-                hand(
-                    s,
-                    self.buf,
-                    self.base,
-                    &mut *self.h,
-                    &st.view(),
-                    se.as_ref().map(Owned::view),
-                );
-            }
+            flush_closed(s, self.buf, self.base, &mut *self.h);
             s.closed = Some((st, se.as_ref().map(Owned::of)));
             return;
         }
         hand(s, self.buf, self.base, &mut *self.h, &st.view(), se);
     }
 
+    fn group_end(&mut self, ge: Option<Segment<'b>>) {
+        if self.s.closed.is_some() {
+            self.s.ends.push((false, ge.as_ref().map(Owned::of)));
+        } else {
+            self.h.group_end(ge.as_ref());
+        }
+    }
+
+    fn interchange_end(&mut self, iea: Option<Segment<'b>>) {
+        if self.s.closed.is_some() {
+            self.s.ends.push((true, iea.as_ref().map(Owned::of)));
+        } else {
+            self.h.interchange_end(iea.as_ref());
+        }
+    }
+
     fn diagnostic(&mut self, d: Diagnostic) {
         self.s.diagnostics.push(d);
+    }
+}
+
+/// Hands over the set the end of the input closed, then the ends of the
+/// group and interchange that came after it.
+fn flush_closed(s: &mut State, buf: &[u8], base: usize, h: &mut impl FedSets) {
+    if let Some((st, se)) = s.closed.take() {
+        hand(s, buf, base, h, &st.view(), se.as_ref().map(Owned::view));
+    }
+    for (interchange, trailer) in std::mem::take(&mut s.ends) {
+        let t = trailer.as_ref().map(Owned::view);
+        if interchange {
+            h.interchange_end(t.as_ref());
+        } else {
+            h.group_end(t.as_ref());
+        }
     }
 }
 
