@@ -21,7 +21,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 export PATH="$HOME/.cargo/bin:$PATH"
 export X12KIT_CORPUS="${X12KIT_CORPUS:-$ROOT/../shared/corpus}"
 WBG=0.2.130
-BUDGET=$((540 * 1024)) # bytes of gzipped .wasm (CSV intake, partner guides, guided render/schemas, split and merge took it past 400 KiB: README, Size)
+BUDGET=$((548 * 1024)) # bytes of gzipped .wasm (CSV intake, partner guides, guided render/schemas, split and merge took it past 400 KiB; the stream readers transactions()/splitStream() past 540 KiB: README, Size)
 LOG="$(mktemp -d)"
 passed=0 failed=0 skipped=0
 

@@ -326,6 +326,13 @@ pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
     sets::transactions(source, options)
 }
 
+/// The parts of `split` read from a `Blob`/`File`, a `ReadableStream` or
+/// an (async) iterable of chunks, as an async iterator ([`sets`]).
+#[wasm_bindgen(js_name = splitStream, skip_typescript)]
+pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
+    sets::split_stream(source, options)
+}
+
 /// Splits X12 into complete interchanges (`ops::split`), as a plain object.
 #[wasm_bindgen(js_name = split, skip_typescript)]
 pub fn split(input: &JsValue, options: &JsValue) -> Result<JsValue> {
@@ -559,6 +566,43 @@ export function transactions(
   source: Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | X12Input,
   options?: TransactionsOptions,
 ): TransactionStream;
+/** Options of `splitStream`: those of `split`, and `onDiagnostics`. */
+export interface SplitStreamOptions extends SplitOptions {
+  /** Receives every diagnostic of reading the input once the iteration ends. */
+  onDiagnostics?: (diagnostics: Diagnostic[]) => void;
+}
+/** A part of `splitStream`: a part of `split` (`x12` its text), with its bytes. */
+export interface StreamedPart extends Part {
+  /** The part's X12 bytes (exact where the input is not UTF-8), e.g. for `new Blob([part.bytes])`. */
+  bytes: Uint8Array;
+}
+/**
+ * `split` over a stream: the parts of a file of any size (a `Blob` or `File`,
+ * a `ReadableStream`, an (async) iterable of chunks, or the X12 itself), each
+ * as soon as it is complete, holding one part and one set, never the file.
+ * The parts are `split`'s (sets, numbers, positions); a part cut by `maxSets`
+ * or `maxBytes` before its group's GE (or its interchange's IEA) has been read
+ * ends with a GE and an IEA built like its GS and ISA, where `split` copies the
+ * input's own: the same bytes whenever the input's trailers are written like its
+ * headers.
+ */
+export function splitStream(
+  source: Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | X12Input,
+  options?: SplitStreamOptions,
+): PartStream;
+/** What `splitStream` returns: an async iterator of parts (the same class as `TransactionStream`). */
+export interface PartStream extends AsyncIterableIterator<StreamedPart> {
+  free(): void;
+  next(): Promise<IteratorResult<StreamedPart, undefined>>;
+  return(value?: unknown): Promise<IteratorResult<StreamedPart, undefined>>;
+  [Symbol.asyncIterator](): PartStream;
+  /** Bytes of the input read so far (for progress). */
+  readonly bytesRead: number;
+  /** Parts handed over so far. */
+  readonly setsRead: number;
+  /** Every diagnostic of reading the input once the iteration has ended (`null` before). */
+  readonly diagnostics: Diagnostic[] | null;
+}
 /** What `transactions` returns: an async iterator of `SetItem`s. */
 export class TransactionStream implements AsyncIterableIterator<SetItem> {
   private constructor();
@@ -569,7 +613,7 @@ export class TransactionStream implements AsyncIterableIterator<SetItem> {
   [Symbol.asyncIterator](): TransactionStream;
   /** Bytes of the input read so far (for progress). */
   readonly bytesRead: number;
-  /** Sets handed over so far. */
+  /** Sets handed over so far (parts, for `splitStream`). */
   readonly setsRead: number;
   /** Every diagnostic of the input once the iteration has ended (`null` before). */
   readonly diagnostics: Diagnostic[] | null;

@@ -16,6 +16,24 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
 use x12kit::json::{EachSetFeeder, JsonOptions};
+use x12kit::ops::{Part, SplitFeeder, SplitOptions};
+
+/// Where a split over a stream puts its parts.
+type Parts = Rc<RefCell<VecDeque<Part>>>;
+
+/// What reads the chunks (boxed: the iterator holds one or the other).
+enum Reader {
+    /// `transactions()`: each set's object.
+    Sets(Box<EachSetFeeder>),
+    /// `splitStream()`: each part.
+    Split(Box<SplitFeeder<'static>>, Parts),
+}
+
+/// What the iterator hands over next.
+enum Item {
+    Set(Vec<u8>),
+    Part(Part),
+}
 
 /// Where the chunks come from.
 enum Source {
@@ -32,9 +50,9 @@ enum Source {
 struct Inner {
     source: Source,
     /// `None` once finished (its memory freed).
-    feeder: Option<EachSetFeeder>,
-    /// Sets read but not handed over yet (a chunk may complete several).
-    queue: VecDeque<Vec<u8>>,
+    feeder: Option<Reader>,
+    /// Sets or parts read but not handed over yet (a chunk may complete several).
+    queue: VecDeque<Item>,
     diagnostics: Option<Vec<x12kit::Diagnostic>>,
     on_diagnostics: Option<Function>,
     read: f64,
@@ -133,9 +151,21 @@ impl Source {
 /// The next `{value, done}` when a set has been read already.
 fn ready(inner: &Rc<RefCell<Inner>>) -> Option<Result<JsValue>> {
     let mut i = inner.borrow_mut();
-    let set = i.queue.pop_front()?;
+    let item = i.queue.pop_front()?;
     i.sets += 1.0;
-    Some(json_bytes_to_js(&set).and_then(|v| step_result(&v, false)))
+    Some(item_to_js(item).and_then(|v| step_result(&v, false)))
+}
+
+/// A set's object, or a part's (the `split` part, with its bytes as `bytes`).
+fn item_to_js(item: Item) -> Result<JsValue> {
+    match item {
+        Item::Set(json) => json_bytes_to_js(&json),
+        Item::Part(p) => {
+            let o = serde_to_js(&p)?;
+            Reflect::set(&o, &"bytes".into(), &js_sys::Uint8Array::from(&p.x12[..]))?;
+            Ok(o)
+        }
+    }
 }
 
 /// Reads the stream until a set is ready or the input ends: the next `{value, done}`.
@@ -183,29 +213,49 @@ async fn advance(inner: Rc<RefCell<Inner>>) -> Result<JsValue> {
         };
         let mut i = inner.borrow_mut();
         let i = &mut *i;
-        let Some(feeder) = i.feeder.as_mut() else {
+        let Some(reader) = i.feeder.as_mut() else {
             i.source = Source::Done;
             continue;
         };
+        if let Some(bytes) = &chunk {
+            i.read += bytes.len() as f64;
+        }
         let queue = &mut i.queue;
-        let mut each = |set: &[u8]| {
-            queue.push_back(set.to_vec());
-            true
-        };
-        match chunk {
-            Some(bytes) => {
-                i.read += bytes.len() as f64;
-                feeder.feed(&bytes, &mut each);
-            }
-            None => {
-                let d = feeder.finish(&mut each);
-                i.feeder = None;
-                i.source = Source::Done;
-                if let Some(f) = i.on_diagnostics.take() {
-                    f.call1(&JsValue::UNDEFINED, &serde_to_js(&d)?)?;
+        let ended = match reader {
+            Reader::Sets(feeder) => {
+                let mut each = |set: &[u8]| {
+                    queue.push_back(Item::Set(set.to_vec()));
+                    true
+                };
+                match &chunk {
+                    Some(bytes) => {
+                        feeder.feed(bytes, &mut each);
+                        None
+                    }
+                    None => Some(Ok(feeder.finish(&mut each))),
                 }
-                i.diagnostics = Some(d);
             }
+            Reader::Split(feeder, parts) => {
+                let r = match &chunk {
+                    Some(bytes) => feeder.feed(bytes).map(|()| None),
+                    None => feeder.finish().map(Some),
+                };
+                queue.extend(parts.borrow_mut().drain(..).map(Item::Part));
+                match r {
+                    Ok(None) => None,
+                    Ok(Some(d)) => Some(Ok(d)),
+                    Err(e) => Some(Err(crate::error::to_js(e))),
+                }
+            }
+        };
+        if let Some(end) = ended {
+            i.feeder = None;
+            i.source = Source::Done;
+            let d = end?;
+            if let Some(f) = i.on_diagnostics.take() {
+                f.call1(&JsValue::UNDEFINED, &serde_to_js(&d)?)?;
+            }
+            i.diagnostics = Some(d);
         }
     }
 }
@@ -286,7 +336,7 @@ impl TransactionStream {
         self.inner.borrow().read
     }
 
-    /// Sets handed over so far.
+    /// Sets (or parts) handed over so far.
     #[wasm_bindgen(getter, js_name = setsRead)]
     pub fn sets_read(&self) -> f64 {
         self.inner.borrow().sets
@@ -302,8 +352,10 @@ impl TransactionStream {
     }
 }
 
-/// The `transactions()` export (see the module docs).
-pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
+/// The options of a stream reader, less `onDiagnostics` (returned apart).
+fn stream_options<T: serde::de::DeserializeOwned + Default>(
+    options: &JsValue,
+) -> Result<(T, Option<Function>)> {
     let mut on_diagnostics = None;
     let mut options = options.clone();
     if options.is_object() && !js_sys::Array::is_array(&options) {
@@ -318,12 +370,16 @@ pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
             options = copy.into();
         }
     }
-    let o: JsonOptions = options_arg(&options)?;
+    Ok((options_arg(&options)?, on_diagnostics))
+}
+
+/// The iterator over `source` read by `reader`.
+fn stream(source: &JsValue, reader: Reader, on_diagnostics: Option<Function>) -> Result<JsValue> {
     let source = Source::of(source)?;
     let stream = JsValue::from(TransactionStream {
         inner: Rc::new(RefCell::new(Inner {
             source,
-            feeder: Some(EachSetFeeder::new(&o)),
+            feeder: Some(reader),
             queue: VecDeque::new(),
             diagnostics: None,
             on_diagnostics,
@@ -343,4 +399,24 @@ pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
         Reflect::set(&proto, &key, &value_of)?;
     }
     Ok(stream)
+}
+
+/// The `transactions()` export (see the module docs).
+pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
+    let (o, on_diagnostics): (JsonOptions, _) = stream_options(options)?;
+    stream(source, Reader::Sets(Box::new(EachSetFeeder::new(&o))), on_diagnostics)
+}
+
+/// The `splitStream()` export: the parts of `split` over a stream, each as
+/// soon as it is complete (the core's `SplitFeeder`).
+pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
+    let (o, on_diagnostics): (SplitOptions, _) = stream_options(options)?;
+    let parts: Parts = Rc::default();
+    let into = parts.clone();
+    let each = move |p| {
+        into.borrow_mut().push_back(p);
+        Ok(())
+    };
+    let feeder = SplitFeeder::new(&o, each).map_err(crate::error::to_js)?;
+    stream(source, Reader::Split(Box::new(feeder), parts), on_diagnostics)
 }

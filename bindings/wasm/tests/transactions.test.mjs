@@ -4,7 +4,9 @@
 // (and the diagnostics its own), byte for byte through JSON; bad sources
 // and options throw the package's errors; a failing stream rejects;
 // `break` cancels the stream; a 256 MB generated stream leaves the wasm
-// memory flat. Run by bindings/wasm/test.sh.
+// memory flat. `splitStream()`: every split vector's parts from a stream
+// cut at random equal `split`'s; bad options are the package's errors; a
+// 128 MB stream splits with the wasm memory flat. Run by bindings/wasm/test.sh.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -227,4 +229,70 @@ test('transactions: 128 MB streamed, the wasm memory stays flat', async () => {
   assert.ok(after <= 32 * 1024 * 1024, `wasm memory ${after} bytes after ${bytes} bytes`);
   assert.ok(after - before <= 2 * 1024 * 1024, `wasm memory grew from ${before} to ${after}`);
   console.log(`# transactions: ${(bytes / 1e6).toFixed(0)} MB, ${n} sets, wasm memory ${(after / 1048576).toFixed(1)} MiB`);
+});
+
+// ---------------------------------------------------------------- splitStream
+const splitCases = manifest.cases.filter((c) => c.op === 'split');
+test('the manifest has split cases', () => assert.ok(splitCases.length >= 10));
+for (const c of splitCases) {
+  test(`splitStream: vector ${c.id}`, async () => {
+    const input = new Uint8Array(readFileSync(join(vectors, c.args.input)));
+    if (c.error) {
+      let caught;
+      try {
+        x12.splitStream(new Blob([input]), c.options);
+      } catch (e) {
+        caught = e;
+      }
+      assert.ok(caught, 'throws');
+      assert.equal(caught.code, c.error.code);
+      if (c.error.pointer !== undefined) assert.equal(caught.pointer, c.error.pointer);
+      return;
+    }
+    const want = x12.split(input, c.options);
+    const seed = [...c.id].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 11);
+    for (const [how, source] of [['Blob', new Blob([input])], ['ReadableStream', streamOf(input, seed, 13)]]) {
+      let all;
+      const it = x12.splitStream(source, { ...c.options, onDiagnostics: (d) => (all = d) });
+      const parts = [];
+      for await (const p of it) parts.push(p);
+      assert.deepEqual(all, want.diagnostics, `${how}: diagnostics`);
+      assert.equal(parts.length, want.parts.length, `${how}: parts`);
+      parts.forEach((p, k) => {
+        const { bytes, ...rest } = p;
+        assert.deepEqual(rest, want.parts[k], `${how}: part ${k}`);
+        assert.equal(new TextDecoder().decode(bytes), p.x12);
+      });
+    }
+  });
+}
+
+test('splitStream: parts of a 128 MB stream validate, the wasm memory stays flat', async () => {
+  const n = 300_000;
+  let bytes = 0;
+  const source = (function* () {
+    for (const c of generated(n, 2000, 12)) {
+      bytes += c.length;
+      yield c;
+    }
+  })();
+  const it = x12.splitStream(source, { maxSets: 1000 });
+  let parts = 0;
+  let sets = 0;
+  let before;
+  for await (const p of it) {
+    parts++;
+    sets += p.sets.length;
+    if (parts === 3) {
+      before = x12.__memoryBytes();
+      const v = x12.validate(p.bytes, { structure: true });
+      assert.ok(v.valid, JSON.stringify(v.diagnostics.slice(0, 3)));
+    }
+  }
+  const after = x12.__memoryBytes();
+  assert.equal(sets, n);
+  assert.equal(parts, n / 1000);
+  assert.deepEqual(it.diagnostics, []);
+  assert.ok(after <= 32 * 1024 * 1024, `wasm memory ${after} bytes after ${bytes} bytes`);
+  assert.ok(after - before <= 2 * 1024 * 1024, `wasm memory grew from ${before} to ${after}`);
 });

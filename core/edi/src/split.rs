@@ -249,19 +249,20 @@ struct Filling {
 
 /// The parts being made, a set at a time, from the whole input
 /// ([`Splitter`]) or from a stream ([`SplitFeeder`]).
-struct Parts<F> {
+struct Parts<'f> {
     max_sets: usize,
     max_bytes: usize,
     interchange: Option<u32>,
     group: Option<u32>,
     set: Option<u32>,
     filling: Option<Filling>,
-    each: F,
+    /// `dyn`: one copy of the part writer whoever takes the parts.
+    each: Box<dyn FnMut(Part) -> std::io::Result<()> + 'f>,
     error: Option<std::io::Error>,
 }
 
-impl<F: FnMut(Part) -> std::io::Result<()>> Parts<F> {
-    fn new(o: &SplitOptions, each: F) -> Result<Self, Error> {
+impl<'f> Parts<'f> {
+    fn new(o: &SplitOptions, each: impl FnMut(Part) -> std::io::Result<()> + 'f) -> Result<Self, Error> {
         o.renumber.check()?;
         for (name, v) in [("maxSets", o.max_sets), ("maxBytes", o.max_bytes)] {
             if v == Some(0) {
@@ -282,7 +283,7 @@ impl<F: FnMut(Part) -> std::io::Result<()>> Parts<F> {
             group: o.renumber.group,
             set: o.renumber.set,
             filling: None,
-            each,
+            each: Box::new(each),
             error: None,
         })
     }
@@ -423,8 +424,8 @@ impl<F: FnMut(Part) -> std::io::Result<()>> Parts<F> {
     }
 }
 
-struct Splitter<'a, 'f, F> {
-    parts: Parts<F>,
+struct Splitter<'a, 'f> {
+    parts: Parts<'f>,
     /// The envelope of the interchange being split.
     outline: Option<Outline<'a>>,
     /// The group the sets come from (index into the outline).
@@ -440,7 +441,7 @@ struct Splitter<'a, 'f, F> {
 /// a system call per part).
 const RELEASE_EVERY: usize = 4 << 20;
 
-impl<'a, F: FnMut(Part) -> std::io::Result<()>> Splitter<'a, '_, F> {
+impl<'a> Splitter<'a, '_> {
     /// Closes the part being filled with the trailers of its group.
     fn close(&mut self) {
         if let Some(o) = &self.outline {
@@ -455,7 +456,7 @@ impl<'a, F: FnMut(Part) -> std::io::Result<()>> Splitter<'a, '_, F> {
     }
 }
 
-impl<'a, F: FnMut(Part) -> std::io::Result<()>> SetHandler<'a> for Splitter<'a, '_, F> {
+impl<'a> SetHandler<'a> for Splitter<'a, '_> {
     fn interchange(&mut self, outline: &Outline<'a>) {
         self.outline = Some(envelope(outline));
     }
@@ -509,12 +510,12 @@ pub fn split_each(
 pub fn split_releasing(
     input: &[u8],
     o: &SplitOptions,
-    mut each: impl FnMut(Part) -> std::io::Result<()>,
+    each: impl FnMut(Part) -> std::io::Result<()>,
     release: &mut dyn FnMut(usize),
     read_ahead: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Diagnostic>, Error> {
     let mut s = Splitter {
-        parts: Parts::new(o, &mut each)?,
+        parts: Parts::new(o, each)?,
         outline: None,
         current_group: 0,
         end: 0,
@@ -542,12 +543,12 @@ pub fn split_releasing(
 /// same whenever the input's trailers are written like its headers (the
 /// usual case; the property tests check it), and differ only in the line
 /// break or extra elements of an unusual trailer.
-pub struct SplitFeeder<F> {
+pub struct SplitFeeder<'f> {
     feeder: SetFeeder,
-    parts: Parts<F>,
+    parts: Parts<'f>,
 }
 
-impl<F> std::fmt::Debug for SplitFeeder<F> {
+impl std::fmt::Debug for SplitFeeder<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SplitFeeder")
             .field("feeder", &self.feeder)
@@ -555,10 +556,13 @@ impl<F> std::fmt::Debug for SplitFeeder<F> {
     }
 }
 
-impl<F: FnMut(Part) -> std::io::Result<()>> SplitFeeder<F> {
+impl<'f> SplitFeeder<'f> {
     /// A splitter handing each part to `each`; `INVALID_OPTIONS` /
     /// `INVALID_CONTROL_NUMBER` for unusable options (as [`split_each`]).
-    pub fn new(o: &SplitOptions, each: F) -> Result<Self, Error> {
+    pub fn new(
+        o: &SplitOptions,
+        each: impl FnMut(Part) -> std::io::Result<()> + 'f,
+    ) -> Result<Self, Error> {
         Ok(SplitFeeder {
             feeder: SetFeeder::new(o.max_set_bytes),
             parts: Parts::new(o, each)?,
@@ -594,7 +598,7 @@ impl<F: FnMut(Part) -> std::io::Result<()>> SplitFeeder<F> {
     }
 }
 
-impl<F: FnMut(Part) -> std::io::Result<()>> FedSets for Parts<F> {
+impl FedSets for Parts<'_> {
     fn transaction<'a>(
         &mut self,
         doc: &Document<'a>,

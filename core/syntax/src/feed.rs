@@ -201,7 +201,7 @@ impl SetFeeder {
     }
 
     /// Reads the next chunk of the input, handing the sets it completes to `h`.
-    pub fn feed(&mut self, chunk: &[u8], h: &mut impl FedSets) {
+    pub fn feed(&mut self, chunk: &[u8], h: &mut dyn FedSets) {
         if self.finished {
             return;
         }
@@ -225,7 +225,7 @@ impl SetFeeder {
     /// Declares the end of the input: hands over the set it leaves open (if
     /// any) and returns every diagnostic, the prefix and whether the input
     /// ends unterminated. Later calls return the same without reading.
-    pub fn finish(&mut self, h: &mut impl FedSets) -> FedEnd {
+    pub fn finish(&mut self, h: &mut dyn FedSets) -> FedEnd {
         if !self.finished {
             self.tokens.finish();
             self.pump(h, true);
@@ -278,7 +278,7 @@ impl SetFeeder {
 
     /// Tokenizes what has been fed, through the envelope machine.
     /// `at_end`: the input is finished (see [`Run::at_end`]).
-    fn pump(&mut self, h: &mut impl FedSets, at_end: bool) {
+    fn pump(&mut self, h: &mut dyn FedSets, at_end: bool) {
         loop {
             let step = self.tokens.advance();
             let (buf, base) = self.tokens.held();
@@ -306,17 +306,18 @@ impl SetFeeder {
 
 /// The envelope machine's handler for the tokens of one feed, viewed in
 /// the bytes held (`buf`, whose first byte is at `base` in the input).
-struct Run<'b, 's, H> {
+struct Run<'b, 's> {
     buf: &'b [u8],
     base: usize,
     s: &'s mut State,
-    h: &'s mut H,
+    /// `dyn`: one copy of the envelope machine whatever reads the sets.
+    h: &'s mut dyn FedSets,
     /// The end of the input is being read: a set it closes waits in
     /// `closed` for the diagnostics of the rest of the envelope.
     at_end: bool,
 }
 
-impl<H: FedSets> Run<'_, '_, H> {
+impl Run<'_, '_> {
     /// Something new opens: the set the end closed (and the ends after it)
     /// go first, with the envelope they were in.
     fn opening(&mut self) {
@@ -326,7 +327,7 @@ impl<H: FedSets> Run<'_, '_, H> {
     }
 }
 
-impl<'b, H: FedSets> Handler<'b> for Run<'b, '_, H> {
+impl<'b> Handler<'b> for Run<'b, '_> {
     fn interchange_start(&mut self, isa: Segment<'b>) {
         self.opening();
         let s = &mut *self.s;
@@ -413,7 +414,7 @@ impl<'b, H: FedSets> Handler<'b> for Run<'b, '_, H> {
 
 /// Hands over the set the end of the input closed, then the ends of the
 /// group and interchange that came after it.
-fn flush_closed(s: &mut State, buf: &[u8], base: usize, h: &mut impl FedSets) {
+fn flush_closed(s: &mut State, buf: &[u8], base: usize, h: &mut dyn FedSets) {
     if let Some((st, se)) = s.closed.take() {
         hand(s, buf, base, h, &st.view(), se.as_ref().map(Owned::view));
     }
@@ -432,7 +433,7 @@ fn hand<'a>(
     s: &mut State,
     buf: &'a [u8],
     base: usize,
-    h: &mut impl FedSets,
+    h: &mut dyn FedSets,
     st: &Segment<'a>,
     se: Option<Segment<'a>>,
 ) {
