@@ -571,8 +571,8 @@ export interface SplitStreamOptions extends SplitOptions {
   /** Receives every diagnostic of reading the input once the iteration ends. */
   onDiagnostics?: (diagnostics: Diagnostic[]) => void;
 }
-/** A part of `splitStream`: a part of `split` (`x12` its text), with its bytes. */
-export interface StreamedPart extends Part {
+/** A part of `splitStream`: a part of `split` with its bytes instead of its text (`x12`). */
+export interface StreamedPart extends Omit<Part, "x12"> {
   /** The part's X12 bytes (exact where the input is not UTF-8), e.g. for `new Blob([part.bytes])`. */
   bytes: Uint8Array;
 }

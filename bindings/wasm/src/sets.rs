@@ -156,12 +156,16 @@ fn ready(inner: &Rc<RefCell<Inner>>) -> Option<Result<JsValue>> {
     Some(item_to_js(item).and_then(|v| step_result(&v, false)))
 }
 
-/// A set's object, or a part's (the `split` part, with its bytes as `bytes`).
+/// A set's object, or a part's (the `split` part with its bytes as `bytes`
+/// instead of its text as `x12`).
 fn item_to_js(item: Item) -> Result<JsValue> {
     match item {
         Item::Set(json) => json_bytes_to_js(&json),
-        Item::Part(p) => {
+        Item::Part(mut p) => {
+            // The bytes only, not also as text (a part can be large).
+            p.text = String::new();
             let o = serde_to_js(&p)?;
+            Reflect::delete_property(o.unchecked_ref::<Object>(), &"x12".into())?;
             Reflect::set(&o, &"bytes".into(), &js_sys::Uint8Array::from(&p.x12[..]))?;
             Ok(o)
         }

@@ -177,6 +177,7 @@ $('sets-file').addEventListener('change', () => {
   if (!f) return;
   const id = ++setsSeq;
   $('sets-summary').hidden = true;
+  $('split-box').hidden = true;
   $('sets-codes').tBodies[0].replaceChildren();
   $('sets-progress-box').hidden = false;
   $('sets-progress').value = 0;
@@ -187,6 +188,24 @@ $('sets-file').addEventListener('change', () => {
   worker.postMessage({ type: 'sets', id, file: f });
 });
 $('sets-stop').addEventListener('click', () => worker.postMessage({ type: 'sets-stop' }));
+$('split-file').addEventListener('change', () => {
+  const f = $('split-file').files[0];
+  if (!f) return;
+  const maxSets = Math.max(1, Math.floor(Number($('split-sets').value) || 1000));
+  const id = ++setsSeq;
+  for (const a of $('split-parts').querySelectorAll('a')) URL.revokeObjectURL(a.href);
+  $('split-parts').replaceChildren();
+  $('split-box').hidden = false;
+  $('split-note').textContent = `Splitting into parts of ${count(maxSets)} sets…`;
+  $('sets-summary').hidden = true;
+  $('sets-progress-box').hidden = false;
+  $('sets-progress').value = 0;
+  $('sets-progress-label').textContent = `Reading ${f.name}…`;
+  $('sets-status').textContent = `Splitting ${f.name} (${(f.size / 1e6).toFixed(1)} MB) into parts of ${count(maxSets)} sets…`;
+  $('sets-stop').disabled = false;
+  $('split-file').value = '';
+  worker.postMessage({ type: 'split', id, file: f, maxSets });
+});
 
 /** The sets-by-type table from `[[type, [sets, withErrors]], …]`. */
 function showSetTypes(types) {
@@ -196,10 +215,22 @@ function showSetTypes(types) {
 
 function setsMessage(m) {
   if (m.id !== setsSeq) return; // an earlier file's
-  if (m.type === 'sets-progress') {
+  if (m.type === 'split-part') {
+    const url = URL.createObjectURL(m.blob);
+    $('split-parts').append(el('li', {}, el('a', { href: url, download: m.name }, `Download part ${m.n}`),
+      ` — ${m.name}, ${count(m.sets)} set${m.sets === 1 ? '' : 's'}, ${(m.size / 1e3).toFixed(1)} kB`));
+  } else if (m.type === 'split-result') {
+    $('sets-progress-box').hidden = true;
+    $('sets-stop').disabled = true;
+    $('sets-status').textContent = `${m.name}: ${m.stopped ? 'stopped after' : 'split'} ${(m.read / 1e6).toFixed(1)} MB into ${count(m.parts)} part${m.parts === 1 ? '' : 's'} holding ${count(m.sets)} transaction sets; ${count(m.errors)} error${m.errors === 1 ? '' : 's'}, ${count(m.warnings)} warning${m.warnings === 1 ? '' : 's'} reading it.`;
+    $('split-note').textContent = m.parts > m.kept
+      ? `The first ${count(m.kept)} parts are ready to download; the other ${count(m.parts - m.kept)} were split and counted, not kept (the page holds no more than that).`
+      : `Every part is ready to download.`;
+  } else if (m.type === 'sets-progress') {
     const pct = m.total ? Math.floor((m.done / m.total) * 100) : 100;
     $('sets-progress').value = pct;
-    $('sets-progress-label').textContent = `Read ${(m.done / 1e6).toFixed(1)} of ${(m.total / 1e6).toFixed(1)} MB (${pct}%): ${count(m.sets)} sets`;
+    $('sets-progress-label').textContent = `Read ${(m.done / 1e6).toFixed(1)} of ${(m.total / 1e6).toFixed(1)} MB (${pct}%): ${count(m.sets)} sets${m.parts !== undefined ? ` in ${count(m.parts)} parts` : ''}`;
+    if (m.parts !== undefined) return;
     $('sets-summary').hidden = false;
     showSetTypes(m.types);
     const codes = $('sets-codes').tBodies[0];
@@ -226,7 +257,7 @@ function setsMessage(m) {
 // ------------------------------------------------------------------ worker messages
 worker.onmessage = (ev) => {
   const m = ev.data;
-  if (m.type.startsWith('sets-')) {
+  if (m.type.startsWith('sets-') || m.type.startsWith('split-')) {
     setsMessage(m);
   } else if (m.type === 'progress') {
     const pct = m.total ? Math.round((m.done / m.total) * 100) : 100;

@@ -136,11 +136,59 @@ async function readSets({ file, id }) {
   it.free();
 }
 
+/** Parts kept for download (the rest are counted, not held). */
+const KEEP_PARTS = 20;
+
+/**
+ * Splits a file of any size into complete interchanges of `maxSets` sets
+ * (`splitStream`), reading it in chunks: the first KEEP_PARTS parts go to the
+ * page as Blobs to download, the rest are counted; progress every 100 ms.
+ */
+async function splitFile({ file, id, maxSets }) {
+  await ready;
+  const it = x12.splitStream(file, { maxSets });
+  const me = { it, stopped: false };
+  reading = me;
+  let parts = 0;
+  let sets = 0;
+  let lastPost = 0;
+  const progress = () => postMessage({ type: 'sets-progress', id, done: it.bytesRead, total: file.size, sets, parts, types: [] });
+  try {
+    for await (const p of it) {
+      parts++;
+      sets += p.sets.length;
+      if (parts <= KEEP_PARTS) {
+        const first = p.sets[0];
+        postMessage({
+          type: 'split-part', id, n: parts, sets: p.sets.length, size: p.bytes.length,
+          name: `${file.name.replace(/\.[^.]*$/, '')}-${p.interchangeControlNumber}-${p.groupControlNumber ?? 'nogroup'}-${first.controlNumber}.x12`,
+          blob: new Blob([p.bytes], { type: 'application/edi-x12' }),
+        });
+      }
+      const now = performance.now();
+      if (now - lastPost > 100) {
+        lastPost = now;
+        progress();
+      }
+      if (me.stopped) break;
+    }
+  } finally {
+    if (reading === me) reading = null;
+  }
+  const d = it.diagnostics || [];
+  postMessage({
+    type: 'split-result', id, name: file.name, read: it.bytesRead, parts, sets, kept: Math.min(parts, KEEP_PARTS),
+    stopped: me.stopped, errors: d.filter((x) => x.severity === 'error').length, warnings: d.filter((x) => x.severity === 'warning').length,
+  });
+  it.free();
+}
+
 onmessage = async (ev) => {
   const m = ev.data;
   try {
     if (m.type === 'analyze') await analyze(m);
     else if (m.type === 'sets') await readSets(m).catch((e) => postMessage({ type: 'sets-error', id: m.id, error: errorInfo(e) }));
+    else if (m.type === 'split') await splitFile(m).catch((e) => postMessage({ type: 'sets-error', id: m.id, error: errorInfo(e) }));
     else if (m.type === 'sets-stop') {
       if (reading) reading.stopped = true;
     }
