@@ -47,7 +47,7 @@ pub mod validate;
 pub use x12kit_edi::{ack, csv, documents, guide, partner, render, split};
 pub use x12kit_json::write;
 pub use x12kit_syntax::{
-    delimiters, diagnostics, envelope, error, index, lexer, segment, stream, time,
+    delimiters, diagnostics, envelope, error, feed, index, lexer, segment, stream, time,
 };
 #[cfg(feature = "webhook")]
 pub use x12kit_webhook as webhook;

@@ -408,7 +408,11 @@ fn stream(source: &JsValue, reader: Reader, on_diagnostics: Option<Function>) ->
 /// The `transactions()` export (see the module docs).
 pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
     let (o, on_diagnostics): (JsonOptions, _) = stream_options(options)?;
-    stream(source, Reader::Sets(Box::new(EachSetFeeder::new(&o))), on_diagnostics)
+    stream(
+        source,
+        Reader::Sets(Box::new(EachSetFeeder::new(&o))),
+        on_diagnostics,
+    )
 }
 
 /// The `splitStream()` export: the parts of `split` over a stream, each as
@@ -422,5 +426,9 @@ pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
         Ok(())
     };
     let feeder = SplitFeeder::new(&o, each).map_err(crate::error::to_js)?;
-    stream(source, Reader::Split(Box::new(feeder), parts), on_diagnostics)
+    stream(
+        source,
+        Reader::Split(Box::new(feeder), parts),
+        on_diagnostics,
+    )
 }

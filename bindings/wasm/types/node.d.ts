@@ -1,6 +1,86 @@
 /* tslint:disable */
 /* eslint-disable */
 
+/** Options of `transactions` (all optional). */
+export interface TransactionsOptions extends ParseOptions {
+    /** Receives every diagnostic of the input (the envelope's included) once the iteration ends. */
+    onDiagnostics?: (diagnostics: Diagnostic[]) => void;
+}
+/** One transaction set of `transactions`, with the envelope headers around it (the Node addon's `SetItem`). */
+export interface SetItem {
+    /** The interchange's ISA fields (the parse result's interchange `header`). */
+    interchange: Record<string, string>;
+    /** The group's GS fields, or null for a set outside any group. */
+    group: Record<string, string> | null;
+    /** The parse result's set object: `type`, `controlNumber`, `segments`, `document`, `trailer`. */
+    transaction: Transaction;
+    /** The diagnostics at the set's segments (ST through SE). */
+    diagnostics: Diagnostic[];
+}
+/**
+ * The transaction sets of a file of any size, one at a time, read as the
+ * iteration goes: `source` is a `Blob` or `File` (read through `.stream()`),
+ * a `ReadableStream` of bytes (or text), an (async) iterable of chunks, or the
+ * X12 itself. Nothing holds the input: the memory follows the largest set and
+ * the largest chunk. `for await (const set of transactions(file))`; `break`
+ * cancels the stream.
+ */
+export function transactions(
+source: Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | X12Input,
+options?: TransactionsOptions,
+): TransactionStream;
+/** Options of `splitStream`: those of `split`, and `onDiagnostics`. */
+export interface SplitStreamOptions extends SplitOptions {
+    /** Receives every diagnostic of reading the input once the iteration ends. */
+    onDiagnostics?: (diagnostics: Diagnostic[]) => void;
+}
+/** A part of `splitStream`: a part of `split` with its bytes instead of its text (`x12`). */
+export interface StreamedPart extends Omit<Part, "x12"> {
+    /** The part's X12 bytes (exact where the input is not UTF-8), e.g. for `new Blob([part.bytes])`. */
+    bytes: Uint8Array;
+}
+/**
+ * `split` over a stream: the parts of a file of any size (a `Blob` or `File`,
+ * a `ReadableStream`, an (async) iterable of chunks, or the X12 itself), each
+ * as soon as it is complete, holding one part and one set, never the file.
+ * The parts are `split`'s (sets, numbers, positions); a part cut by `maxSets`
+ * or `maxBytes` before its group's GE (or its interchange's IEA) has been read
+ * ends with a GE and an IEA built like its GS and ISA, where `split` copies the
+ * input's own: the same bytes whenever the input's trailers are written like its
+ * headers.
+ */
+export function splitStream(
+source: Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | X12Input,
+options?: SplitStreamOptions,
+): PartStream;
+/** What `splitStream` returns: an async iterator of parts (the same class as `TransactionStream`). */
+export interface PartStream extends AsyncIterableIterator<StreamedPart> {
+    free(): void;
+    next(): Promise<IteratorResult<StreamedPart, undefined>>;
+    return(value?: unknown): Promise<IteratorResult<StreamedPart, undefined>>;
+    [Symbol.asyncIterator](): PartStream;
+    /** Bytes of the input read so far (for progress). */
+    readonly bytesRead: number;
+    /** Parts handed over so far. */
+    readonly setsRead: number;
+    /** Every diagnostic of reading the input once the iteration has ended (`null` before). */
+    readonly diagnostics: Diagnostic[] | null;
+}
+/** What `transactions` returns: an async iterator of `SetItem`s. */
+export class TransactionStream implements AsyncIterableIterator<SetItem> {
+    private constructor();
+    free(): void;
+    next(): Promise<IteratorResult<SetItem, undefined>>;
+    /** Stops reading: cancels the stream and frees what the iterator holds (`break` calls it). */
+    return(value?: unknown): Promise<IteratorResult<SetItem, undefined>>;
+    [Symbol.asyncIterator](): TransactionStream;
+    /** Bytes of the input read so far (for progress). */
+    readonly bytesRead: number;
+    /** Sets handed over so far (parts, for `splitStream`). */
+    readonly setsRead: number;
+    /** Every diagnostic of the input once the iteration has ended (`null` before). */
+    readonly diagnostics: Diagnostic[] | null;
+}
 /** Parses X12; the parse result (the JSON contract, as `x12kit parse` prints it) as a plain object. */
 export function parse(input: X12Input, options?: ParseOptions): ParseResult;
 /** Parses X12; the parse result as UTF-8 JSON bytes (byte-identical to the core). */

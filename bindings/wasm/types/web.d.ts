@@ -1,6 +1,86 @@
 /* tslint:disable */
 /* eslint-disable */
 
+/** Options of `transactions` (all optional). */
+export interface TransactionsOptions extends ParseOptions {
+    /** Receives every diagnostic of the input (the envelope's included) once the iteration ends. */
+    onDiagnostics?: (diagnostics: Diagnostic[]) => void;
+}
+/** One transaction set of `transactions`, with the envelope headers around it (the Node addon's `SetItem`). */
+export interface SetItem {
+    /** The interchange's ISA fields (the parse result's interchange `header`). */
+    interchange: Record<string, string>;
+    /** The group's GS fields, or null for a set outside any group. */
+    group: Record<string, string> | null;
+    /** The parse result's set object: `type`, `controlNumber`, `segments`, `document`, `trailer`. */
+    transaction: Transaction;
+    /** The diagnostics at the set's segments (ST through SE). */
+    diagnostics: Diagnostic[];
+}
+/**
+ * The transaction sets of a file of any size, one at a time, read as the
+ * iteration goes: `source` is a `Blob` or `File` (read through `.stream()`),
+ * a `ReadableStream` of bytes (or text), an (async) iterable of chunks, or the
+ * X12 itself. Nothing holds the input: the memory follows the largest set and
+ * the largest chunk. `for await (const set of transactions(file))`; `break`
+ * cancels the stream.
+ */
+export function transactions(
+source: Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | X12Input,
+options?: TransactionsOptions,
+): TransactionStream;
+/** Options of `splitStream`: those of `split`, and `onDiagnostics`. */
+export interface SplitStreamOptions extends SplitOptions {
+    /** Receives every diagnostic of reading the input once the iteration ends. */
+    onDiagnostics?: (diagnostics: Diagnostic[]) => void;
+}
+/** A part of `splitStream`: a part of `split` with its bytes instead of its text (`x12`). */
+export interface StreamedPart extends Omit<Part, "x12"> {
+    /** The part's X12 bytes (exact where the input is not UTF-8), e.g. for `new Blob([part.bytes])`. */
+    bytes: Uint8Array;
+}
+/**
+ * `split` over a stream: the parts of a file of any size (a `Blob` or `File`,
+ * a `ReadableStream`, an (async) iterable of chunks, or the X12 itself), each
+ * as soon as it is complete, holding one part and one set, never the file.
+ * The parts are `split`'s (sets, numbers, positions); a part cut by `maxSets`
+ * or `maxBytes` before its group's GE (or its interchange's IEA) has been read
+ * ends with a GE and an IEA built like its GS and ISA, where `split` copies the
+ * input's own: the same bytes whenever the input's trailers are written like its
+ * headers.
+ */
+export function splitStream(
+source: Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | X12Input,
+options?: SplitStreamOptions,
+): PartStream;
+/** What `splitStream` returns: an async iterator of parts (the same class as `TransactionStream`). */
+export interface PartStream extends AsyncIterableIterator<StreamedPart> {
+    free(): void;
+    next(): Promise<IteratorResult<StreamedPart, undefined>>;
+    return(value?: unknown): Promise<IteratorResult<StreamedPart, undefined>>;
+    [Symbol.asyncIterator](): PartStream;
+    /** Bytes of the input read so far (for progress). */
+    readonly bytesRead: number;
+    /** Parts handed over so far. */
+    readonly setsRead: number;
+    /** Every diagnostic of reading the input once the iteration has ended (`null` before). */
+    readonly diagnostics: Diagnostic[] | null;
+}
+/** What `transactions` returns: an async iterator of `SetItem`s. */
+export class TransactionStream implements AsyncIterableIterator<SetItem> {
+    private constructor();
+    free(): void;
+    next(): Promise<IteratorResult<SetItem, undefined>>;
+    /** Stops reading: cancels the stream and frees what the iterator holds (`break` calls it). */
+    return(value?: unknown): Promise<IteratorResult<SetItem, undefined>>;
+    [Symbol.asyncIterator](): TransactionStream;
+    /** Bytes of the input read so far (for progress). */
+    readonly bytesRead: number;
+    /** Sets handed over so far (parts, for `splitStream`). */
+    readonly setsRead: number;
+    /** Every diagnostic of the input once the iteration has ended (`null` before). */
+    readonly diagnostics: Diagnostic[] | null;
+}
 /** Parses X12; the parse result (the JSON contract, as `x12kit parse` prints it) as a plain object. */
 export function parse(input: X12Input, options?: ParseOptions): ParseResult;
 /** Parses X12; the parse result as UTF-8 JSON bytes (byte-identical to the core). */
@@ -388,6 +468,7 @@ export interface InitOutput {
     readonly __start: () => void;
     readonly __wbg_segmentiterator_free: (a: number, b: number) => void;
     readonly __wbg_streamvalidator_free: (a: number, b: number) => void;
+    readonly __wbg_transactionstream_free: (a: number, b: number) => void;
     readonly __wbg_webhook_free: (a: number, b: number) => void;
     readonly acknowledge: (a: any, b: any) => [number, number, number];
     readonly describeSegment: (a: any, b: any, c: any) => [number, number, number];
@@ -416,6 +497,7 @@ export interface InitOutput {
     readonly segmentiterator_skipRest: (a: number) => number;
     readonly segments: (a: any) => [number, number, number];
     readonly split: (a: any, b: any) => [number, number, number];
+    readonly splitStream: (a: any, b: any) => [number, number, number];
     readonly splitToJson: (a: any, b: any) => [number, number, number];
     readonly streamvalidator_acknowledge: (a: number, b: any) => [number, number, number];
     readonly streamvalidator_fed: (a: number) => number;
@@ -423,17 +505,26 @@ export interface InitOutput {
     readonly streamvalidator_finish: (a: number) => [number, number, number];
     readonly streamvalidator_finishToJson: (a: number) => [number, number, number];
     readonly streamvalidator_new: (a: any) => [number, number, number];
+    readonly transactions: (a: any, b: any) => [number, number, number];
+    readonly transactionstream_bytesRead: (a: number) => number;
+    readonly transactionstream_diagnostics: (a: number) => [number, number, number];
+    readonly transactionstream_next: (a: number) => any;
+    readonly transactionstream_return: (a: number) => any;
+    readonly transactionstream_setsRead: (a: number) => number;
     readonly validate: (a: any, b: any) => [number, number, number];
     readonly validateToJson: (a: any, b: any) => [number, number, number];
     readonly webhook_sign: (a: any, b: any, c: any) => [number, number, number, number];
     readonly webhook_verify: (a: any, b: any, c: any, d: any, e: any) => [number, number, number];
     readonly write: (a: any, b: any) => [number, number, number];
+    readonly wasm_bindgen__convert__closures_____invoke__h2962fa10a130ac74: (a: number, b: number, c: any) => [number, number];
+    readonly wasm_bindgen__convert__closures_____invoke__h6cda8af42b987ece: (a: number, b: number, c: any, d: any) => void;
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
     readonly __wbindgen_free: (a: number, b: number, c: number) => void;
     readonly __wbindgen_exn_store: (a: number) => void;
     readonly __externref_table_alloc: () => number;
     readonly __wbindgen_externrefs: WebAssembly.Table;
+    readonly __wbindgen_destroy_closure: (a: number, b: number) => void;
     readonly __externref_table_dealloc: (a: number) => void;
     readonly __wbindgen_start: () => void;
 }

@@ -262,7 +262,10 @@ struct Parts<'f> {
 }
 
 impl<'f> Parts<'f> {
-    fn new(o: &SplitOptions, each: impl FnMut(Part) -> std::io::Result<()> + 'f) -> Result<Self, Error> {
+    fn new(
+        o: &SplitOptions,
+        each: impl FnMut(Part) -> std::io::Result<()> + 'f,
+    ) -> Result<Self, Error> {
         o.renumber.check()?;
         for (name, v) in [("maxSets", o.max_sets), ("maxBytes", o.max_bytes)] {
             if v == Some(0) {

@@ -4,6 +4,7 @@
 // result typed `any` again fails the compilation ("Unused '@ts-expect-error'").
 import {
   parse, validate, acknowledge, readAcknowledgement, write, StreamValidator, documentSchema, errorForCode,
+  transactions, splitStream, type TransactionStream, type SetItem, type StreamedPart,
   type ParseResult, type ValidationResult, type Diagnostic, type Acknowledgements, type X12kitErrorFields,
 } from '../../pkg/node/x12kit_wasm.js';
 
@@ -36,4 +37,28 @@ acknowledge({ hello: 'world' });
 // @ts-expect-error: the panic trigger is internal, not in the declarations
 import('../../pkg/node/x12kit_wasm.js').then((m) => m.__panicForTests('x'));
 
-export const used = [ids, d, counts, ack, ack2, finished, acks, back, schema, e, notAString, noValid, notNumbers, finishedIsTyped];
+// Files of any size: the sets and the parts of a Blob, as async iterators.
+async function streams(file: Blob) {
+  const sets: TransactionStream = transactions(file, { documents: false, onDiagnostics: (all: Diagnostic[]) => all.length });
+  for await (const s of sets) {
+    const item: SetItem = s;
+    const segments: number = item.transaction.segments.length;
+    const group: Record<string, string> | null = item.group;
+    segments + (group ? 1 : 0);
+  }
+  const progress: number = sets.bytesRead + sets.setsRead;
+  const all: Diagnostic[] | null = sets.diagnostics;
+  for await (const p of splitStream(file, { maxSets: 1000 })) {
+    const part: StreamedPart = p;
+    const bytes: Uint8Array = part.bytes;
+    const n: number = part.sets.length;
+    // @ts-expect-error: a streamed part has its bytes, not its text
+    const text: string = part.x12;
+    bytes.length + n + text.length;
+  }
+  // @ts-expect-error: the source is a Blob, a stream, chunks or X12, not a number
+  transactions(5);
+  return [progress, all];
+}
+
+export const used = [ids, d, counts, ack, ack2, finished, acks, back, schema, e, notAString, noValid, notNumbers, finishedIsTyped, streams];
