@@ -4,7 +4,7 @@
 //! with and without documents), `split` and `validate` stay under 64 MiB of
 //! resident memory, the whole process; and `split` of a 1 GB interchange
 //! (`X12KIT_SPLIT_TEST_GROUPS` groups of about 0.75 MB, 1 400 by default)
-//! likewise
+//! likewise, from the file and from a pipe
 //! (each child's own peak RSS, read with `wait4`). Linux only (procfs,
 //! `wait4`'s maximum resident set size in KiB).
 #![cfg(target_os = "linux")]
@@ -64,9 +64,14 @@ fn generate_many(path: &Path, n: usize) -> u64 {
 
 /// Runs `x12kit ARGS` with its output dropped: (exit code, peak RSS in bytes).
 fn peak_rss(args: &[&str]) -> (i32, u64) {
+    peak_rss_with(args, Stdio::null())
+}
+
+/// [`peak_rss`] with `stdin` as the standard input.
+fn peak_rss_with(args: &[&str], stdin: Stdio) -> (i32, u64) {
     let child = Command::new(BIN)
         .args(args)
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -206,5 +211,26 @@ fn split_of_a_gigabyte_in_bounded_memory() {
             peak >> 20
         );
     }
+    // The same gigabyte as a stream on standard input (a pipe from `cat`,
+    // which cannot be mapped): spooled to a temporary file, not held.
+    let mut cat = Command::new("cat")
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat runs");
+    let pipe = Stdio::from(cat.stdout.take().unwrap());
+    let (code, peak) = peak_rss_with(&["split", "-", "--out", "-"], pipe);
+    assert!(cat.wait().unwrap().success());
+    eprintln!(
+        "cat FILE | x12kit split - --out -: peak RSS {} MiB for a {} MB stream",
+        peak >> 20,
+        len / 1_000_000
+    );
+    assert_eq!(code, 0);
+    assert!(
+        peak < 64 << 20,
+        "split of stdin: peak RSS {} MiB",
+        peak >> 20
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
