@@ -320,14 +320,14 @@ pub fn payloads_from_csv_to_json(
 
 /// The transaction sets of a file of any size, one at a time: an async
 /// iterator reading a `Blob`/`File`, a `ReadableStream` or an (async)
-/// iterable of chunks as it goes ([`sets`]).
+/// iterable of chunks as it goes (the `sets` module).
 #[wasm_bindgen(skip_typescript)]
 pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
     sets::transactions(source, options)
 }
 
 /// The parts of `split` read from a `Blob`/`File`, a `ReadableStream` or
-/// an (async) iterable of chunks, as an async iterator ([`sets`]).
+/// an (async) iterable of chunks, as an async iterator (the `sets` module).
 #[wasm_bindgen(js_name = splitStream, skip_typescript)]
 pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
     sets::split_stream(source, options)
