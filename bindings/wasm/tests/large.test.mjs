@@ -24,7 +24,7 @@ const SIZE = Number(process.env.X12KIT_LARGE_BYTES || 1_000_000_000);
 const LINES = 40; // PO1 lines a set: about 1.4 KB a set
 // Renderer peak RSS (VmHWM, the whole renderer: page, worker, wasm, V8 heaps),
 // bytes: measured 276 MiB reading a 1 GB file (157 MiB before it), 390 MiB
-// after splitting it too (1.4 MB parts made faster than V8 collects them),
+// after splitting it too (2 MB parts made faster than V8 collects them),
 // 248 and 326 MiB for a 100 MB file: it follows the garbage collector's pace,
 // not the file. Reading holds one set; splitting one part and 20 kept ones.
 const READ_BOUND = 384 * 1024 * 1024;
