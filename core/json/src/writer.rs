@@ -309,6 +309,13 @@ pub fn each_set_json_holding<D: Documents>(
     parse_sets(input, hold, options.max_set_bytes, &mut sets).diagnostics
 }
 
+impl<D: Documents> EachSetFeeder<D> {
+    /// A reader writing sets as `options` say (`documents`, `max_set_bytes`).
+    pub fn new(options: &JsonOptions) -> Self {
+        EachSetFeeder::with(options.documents, options.max_set_bytes)
+    }
+}
+
 /// [`to_json_stream_threads`] holding an interchange whole up to `hold`
 /// body segments (see [`to_json_stream_holding`]). Not part of the API.
 #[cfg(not(target_arch = "wasm32"))]

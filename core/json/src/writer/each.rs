@@ -3,13 +3,12 @@
 //! bindings' set iterators yield (Python `iter_transactions`, Node
 //! `transactions`), with memory that follows the largest set.
 
-use super::JsonOptions;
 use super::emit::JsonWriter;
 use crate::fields::{GS, ISA};
 use crate::mapping::{Documents, SetMapper};
 use std::marker::PhantomData;
 use x12kit_syntax::Diagnostic;
-use x12kit_syntax::envelope::{Document, Group, Transaction};
+use x12kit_syntax::envelope::{Document, Group, SetCap, Transaction};
 use x12kit_syntax::feed::{FedSets, SetFeeder};
 use x12kit_syntax::segment::Segment;
 use x12kit_syntax::sets::{Outline, SetHandler};
@@ -212,12 +211,13 @@ struct SetObjects {
 }
 
 impl<D: Documents> EachSetFeeder<D> {
-    /// A reader writing sets as `options` say (`documents`, `max_set_bytes`).
-    pub fn new(options: &JsonOptions) -> Self {
+    /// A reader writing sets with their mapped documents or not, each set
+    /// capped at `cap` ([`EachSetFeeder::new`] takes them from the options).
+    pub(super) fn with(documents: bool, cap: SetCap) -> Self {
         EachSetFeeder {
-            feeder: SetFeeder::new(options.max_set_bytes),
+            feeder: SetFeeder::new(cap),
             out: SetObjects {
-                documents: options.documents,
+                documents,
                 buf: Vec::with_capacity(1 << 16),
                 isa: Vec::new(),
                 isa_at: usize::MAX,
