@@ -237,6 +237,44 @@ impl Lexer {
         Some(self.take(start, end, suffix_end, abs, d, true, pos))
     }
 
+    /// Skips the plain body segments at `buf[*pos..]`: each segment
+    /// [`Lexer::common`] reads whose identifier is not GS, GE, ST or SE
+    /// (`common` leaves ISA and IEA, and every segment with a diagnostic, to
+    /// the general path), passing each to `seen`; returns how many. Each
+    /// is exactly what [`Lexer::step`] would have yielded at that point, with
+    /// the same numbering, so a caller inside a transaction set that only
+    /// counts body segments can skip them without building a token; the run
+    /// stops at anything else, which `step` then reads as usual.
+    #[inline(always)]
+    pub(crate) fn skip_body(
+        &mut self,
+        buf: &[u8],
+        pos: &mut usize,
+        base: usize,
+        mut seen: impl FnMut(&RawSegment),
+    ) -> usize {
+        let Some(d) = self.delimiters else { return 0 };
+        let mut n = 0;
+        loop {
+            let envelope = buf
+                .get(*pos..)
+                .and_then(|r| r.first_chunk::<3>())
+                .is_some_and(|&[b0, b1, b2]| {
+                    b2 == d.element && matches!([b0, b1], [b'G', b'S' | b'E'] | [b'S', b'T' | b'E'])
+                });
+            if envelope {
+                return n;
+            }
+            match self.common(buf, pos, base) {
+                Some(raw) => {
+                    seen(&raw);
+                    n += 1;
+                }
+                None => return n,
+            }
+        }
+    }
+
     /// Every case: the reference tokenizer.
     #[inline(never)]
     fn general(&mut self, buf: &[u8], pos: &mut usize, base: usize, eof: bool) -> Step {

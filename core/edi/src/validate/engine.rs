@@ -130,10 +130,18 @@ pub trait SetRules {
 
 /// A short copy of a control number (up to 15 bytes), for comparisons and
 /// duplicate checks without allocating.
-#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 struct Tag {
     bytes: [u8; 15],
     len: u8,
+}
+
+/// The value's bytes alone (the rest of `bytes` is zero): equal tags hash
+/// alike, in one pass over the few bytes of a control number.
+impl std::hash::Hash for Tag {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write(&self.bytes[..usize::from(self.len)]);
+    }
 }
 
 impl Tag {
@@ -212,6 +220,13 @@ impl Seen {
     fn bytes(&self) -> usize {
         self.set.capacity() * (std::mem::size_of::<Tag>() + 1)
     }
+
+    /// Forgets every number, keeping the table's room for the next scope.
+    fn cleared(mut self) -> Self {
+        self.set.clear();
+        self.full = false;
+        self
+    }
 }
 
 struct InterchangeState {
@@ -259,6 +274,9 @@ pub struct Validator<S: Sink = Validation> {
     set: Option<SetState>,
     scratch: Vec<Diagnostic>,
     acks: AckReader,
+    /// The ST02 check of the last group ended, emptied, for the next group
+    /// (which then does not grow its table again).
+    spare_st02: Seen,
 }
 
 impl<S: Sink> fmt::Debug for Validator<S> {
@@ -290,6 +308,7 @@ impl<S: Sink> Validator<S> {
             set: None,
             scratch: Vec::new(),
             acks: AckReader::default(),
+            spare_st02: Seen::default(),
         }
     }
 
@@ -315,8 +334,10 @@ impl<S: Sink> Validator<S> {
     /// checks and the summaries of the open interchange, group and set),
     /// excluding what the sink keeps.
     pub fn retained_bytes(&self) -> usize {
-        let mut n =
-            self.isa13_seen.bytes() + self.scratch.capacity() * 64 + self.acks.retained_bytes();
+        let mut n = self.isa13_seen.bytes()
+            + self.spare_st02.bytes()
+            + self.scratch.capacity() * 64
+            + self.acks.retained_bytes();
         if let Some(i) = &self.interchange {
             n += i.gs06_seen.bytes()
                 + i.summary.groups.capacity() * std::mem::size_of::<GroupSummary>()
@@ -353,7 +374,17 @@ impl<S: Sink> Validator<S> {
         self.rules.is_some()
     }
 
+    /// True when a body segment of the open set only adds to its count
+    /// (no set rules, no acknowledgement being read from it), so it may be
+    /// counted with [`Validator::add_body_segments`] instead of
+    /// [`Handler::segment`].
+    #[inline]
+    pub(crate) fn counts_body_only(&self) -> bool {
+        self.rules.is_none() && !self.acks.reading()
+    }
+
     /// Counts `n` body segments of the open set without seeing them.
+    #[inline]
     pub(crate) fn add_body_segments(&mut self, n: usize) {
         if let Some(set) = self.set.as_mut() {
             set.count += n;
@@ -875,7 +906,11 @@ pub(crate) fn element_offset(seg: &Segment<'_>, n: usize) -> usize {
 }
 
 fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    // Values are nearly always valid UTF-8 (ASCII): one check and one copy.
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
 }
 
 fn describe_set(st01: &[u8], st02: &[u8]) -> String {
@@ -1004,7 +1039,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             gs06,
             gs01,
             version,
-            st02_seen: Seen::default(),
+            st02_seen: std::mem::take(&mut self.spare_st02),
             unsupported: Vec::new(),
             own_error: false,
             received: 0,
@@ -1049,10 +1084,12 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
     fn group_segment(&mut self, _seg: Segment<'a>) {}
 
     fn transaction_start(&mut self, st: Segment<'a>) {
-        self.acks.transaction_start(&st);
-        let st01 = st.value(1);
-        let st02 = st.value(2);
-        let st03 = st.element(3).map(|e| text(e.raw()));
+        // ST01 to ST03 from one scan of the segment.
+        let mut els = [&[][..]; 32];
+        let (n, _) = st.split_elements(&mut els, 3);
+        let (st01, st02) = (els[0], els[1]);
+        let st03 = (n >= 3).then(|| text(els[2]));
+        self.acks.transaction_start(&st, st01);
         self.set = Some(SetState {
             summary: SetSummary {
                 kind: text(st01),
@@ -1248,10 +1285,12 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         }
         let bad = match (&se, self.set.as_ref()) {
             (Some(se), Some(set)) => {
-                let se01 = se.value(1);
+                let mut els = [&[][..]; 32];
+                se.split_elements(&mut els, 2);
+                let se01 = els[0];
                 let count_ok =
                     check::number(se01) == Some(set.count as u64 + 1) && se01.len() <= 10;
-                !count_ok || se.value(2) != set.st02.as_slice()
+                !count_ok || els[1] != set.st02.as_slice()
             }
             _ => false,
         };
@@ -1386,6 +1425,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         let Some(mut g) = self.group.take() else {
             return;
         };
+        self.spare_st02 = std::mem::take(&mut g.st02_seen).cleared();
         let included = ge
             .as_ref()
             .and_then(|ge| check::number(ge.value(1)))
