@@ -61,9 +61,6 @@ pub struct StreamValidator<S: Sink = Validation> {
     /// waiting: each starts 3 bytes or more after the one before, and all
     /// of them are within the 106 bytes the first one waits for).
     unreadable: VecDeque<Unreadable>,
-    /// Count plain body segments with [`StreamTokenizer::skip_body`]
-    /// (off only in tests, which compare both paths).
-    skip: bool,
 }
 
 /// An interchange whose ISA could not be parsed.
@@ -87,16 +84,7 @@ impl<S: Sink> StreamValidator<S> {
             eof: false,
             utf8: Utf8Check::default(),
             unreadable: VecDeque::new(),
-            skip: true,
         }
-    }
-
-    /// Tests only: push every body segment through the envelope machine
-    /// (the reference path of [`StreamTokenizer::skip_body`]).
-    #[cfg(test)]
-    pub(crate) fn without_skipping(mut self) -> Self {
-        self.skip = false;
-        self
     }
 
     /// Validates the next `chunk` of the input (any size, empty included).
@@ -169,8 +157,10 @@ impl<S: Sink> StreamValidator<S> {
             // Inside a set whose body is only counted (no set rules, no
             // acknowledgement being read), the plain body segments are
             // counted without a token each: the envelope machine would pass
-            // them to `Handler::segment` alone, which counts them.
-            if self.skip && self.envelope.in_transaction() && self.validator.counts_body_only() {
+            // them to `Handler::segment` alone, which counts them. The
+            // whole-document validation, which replays a parsed tree, is the
+            // reference (`core/tests/validate_stream_parity.rs`).
+            if self.envelope.in_transaction() && self.validator.counts_body_only() {
                 let n = self.tokens.skip_body();
                 self.validator.add_body_segments(n);
             }
