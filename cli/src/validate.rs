@@ -413,6 +413,16 @@ pub fn run_validate(args: ValidateArgs) -> ExitCode {
     if args.stream {
         return stream(file, args.max_sets, options.structure, options.guides);
     }
+    // The report lists only the sets that are not accepted: the others
+    // need not be kept (the JSON result has every set).
+    let options = if !args.json && options.retain == Retain::All {
+        ops::ValidateOptions {
+            retain: Retain::Errors,
+            ..options
+        }
+    } else {
+        options
+    };
     let v = match streamed(file, &options) {
         Ok(Some(v)) => v,
         Ok(None) => match map_input(file) {

@@ -185,6 +185,19 @@ impl Lexer {
         if self.resume.start != usize::MAX || !self.pending.is_empty() {
             return None;
         }
+        self.plain(buf, pos, base, d)
+    }
+
+    /// [`Lexer::common`] once its state checks passed: `d` are the
+    /// interchange's delimiters, nothing is pending or half read.
+    #[inline(always)]
+    fn plain(
+        &mut self,
+        buf: &[u8],
+        pos: &mut usize,
+        base: usize,
+        d: Delimiters,
+    ) -> Option<RawSegment> {
         let start = *pos;
         let &[b0, b1, b2, b3] = buf.get(start..)?.first_chunk::<4>()?;
         let id = |b: u8| ID_BYTE[b as usize];
@@ -253,7 +266,18 @@ impl Lexer {
         base: usize,
         mut seen: impl FnMut(&RawSegment),
     ) -> usize {
+        #[cfg(test)]
+        if self.general_only {
+            return 0;
+        }
+        // The state `common` checks first stays as it is while `plain`
+        // reads segments (only the general path changes it; `plain` may
+        // record where an unfinished segment stopped, and the run ends
+        // there), so it is checked once, and the delimiters are read once.
         let Some(d) = self.delimiters else { return 0 };
+        if self.resume.start != usize::MAX || !self.pending.is_empty() {
+            return 0;
+        }
         let mut n = 0;
         loop {
             let envelope = buf
@@ -265,7 +289,7 @@ impl Lexer {
             if envelope {
                 return n;
             }
-            match self.common(buf, pos, base) {
+            match self.plain(buf, pos, base, d) {
                 Some(raw) => {
                     seen(&raw);
                     n += 1;

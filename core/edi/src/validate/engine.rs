@@ -203,6 +203,14 @@ impl Seen {
         let Some(tag) = Tag::new(value) else {
             return Insert::Untracked;
         };
+        // Below the cap, one lookup both checks and records the number.
+        if self.set.len() < cap {
+            return if self.set.insert(tag) {
+                Insert::New
+            } else {
+                Insert::Duplicate
+            };
+        }
         if self.set.contains(&tag) {
             return Insert::Duplicate;
         }
@@ -277,6 +285,8 @@ pub struct Validator<S: Sink = Validation> {
     /// The ST02 check of the last group ended, emptied, for the next group
     /// (which then does not grow its table again).
     spare_st02: Seen,
+    /// The ST02 copy of the last set ended, for the next set's.
+    spare_st02_copy: Vec<u8>,
 }
 
 impl<S: Sink> fmt::Debug for Validator<S> {
@@ -309,6 +319,7 @@ impl<S: Sink> Validator<S> {
             scratch: Vec::new(),
             acks: AckReader::default(),
             spare_st02: Seen::default(),
+            spare_st02_copy: Vec::new(),
         }
     }
 
@@ -1104,7 +1115,12 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                 },
                 segment_errors: Vec::new(),
             },
-            st02: st02.to_vec(),
+            st02: {
+                let mut copy = std::mem::take(&mut self.spare_st02_copy);
+                copy.clear();
+                copy.extend_from_slice(st02);
+                copy
+            },
             count: 1,
             rejected: false,
         });
@@ -1343,6 +1359,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         let Some(mut set) = self.set.take() else {
             return;
         };
+        self.spare_st02_copy = std::mem::take(&mut set.st02);
         set.summary.segment_count = set.count + usize::from(se.is_some());
         // Segment errors with no set code of their own are `5`; a guide's
         // findings say `I5` (and a standard finding `5`) themselves.
