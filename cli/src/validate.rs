@@ -369,6 +369,11 @@ impl<W: Write> Sink for Printer<W> {
         self.line(&line);
     }
 
+    /// Only the sets with errors are listed.
+    fn accepted_sets(&self) -> bool {
+        false
+    }
+
     fn transaction(&mut self, t: &SetSummary) {
         if t.status != Status::Accepted && self.listed < self.max_sets {
             self.listed += 1;

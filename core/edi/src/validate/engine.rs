@@ -74,8 +74,17 @@ impl Default for Options {
 pub trait Sink {
     /// A diagnostic (with its acknowledgement codes), in input order.
     fn diagnostic(&mut self, d: Diagnostic);
-    /// A transaction set ended.
+    /// A transaction set ended (a set accepted without errors only when
+    /// [`Sink::accepted_sets`] says so).
     fn transaction(&mut self, _set: &SetSummary) {}
+    /// Whether [`Sink::transaction`] is called for the sets accepted without
+    /// errors too (the default). A sink that only looks at sets with errors
+    /// says `false`, and the validator then neither calls it for the others
+    /// nor writes their summaries' text unless [`Options::retain`] keeps
+    /// them.
+    fn accepted_sets(&self) -> bool {
+        true
+    }
     /// A functional group ended (its sets as [`Options::retain`] says).
     fn group(&mut self, _group: &GroupSummary) {}
     /// An interchange ended (its groups as [`Options::retain`] says).
@@ -90,6 +99,11 @@ pub trait Sink {
 impl Sink for Validation {
     fn diagnostic(&mut self, d: Diagnostic) {
         self.diagnostics.push(d);
+    }
+
+    /// The summaries kept are those of [`Options::retain`].
+    fn accepted_sets(&self) -> bool {
+        false
     }
 
     fn interchange(&mut self, interchange: InterchangeSummary) {
@@ -263,7 +277,11 @@ struct GroupState {
 }
 
 struct SetState {
+    /// Its `kind` and `control_number` are written when the set ends, from
+    /// `st01` and `st02`, and only if the summary is kept or reported
+    /// ([`Sink::accepted_sets`]).
     summary: SetSummary,
+    st01: Vec<u8>,
     st02: Vec<u8>,
     count: usize,
     rejected: bool,
@@ -285,8 +303,8 @@ pub struct Validator<S: Sink = Validation> {
     /// The ST02 check of the last group ended, emptied, for the next group
     /// (which then does not grow its table again).
     spare_st02: Seen,
-    /// The ST02 copy of the last set ended, for the next set's.
-    spare_st02_copy: Vec<u8>,
+    /// The ST01 and ST02 copies of the last set ended, for the next set's.
+    spare_copies: [Vec<u8>; 2],
 }
 
 impl<S: Sink> fmt::Debug for Validator<S> {
@@ -319,7 +337,7 @@ impl<S: Sink> Validator<S> {
             scratch: Vec::new(),
             acks: AckReader::default(),
             spare_st02: Seen::default(),
-            spare_st02_copy: Vec::new(),
+            spare_copies: [Vec::new(), Vec::new()],
         }
     }
 
@@ -1101,10 +1119,15 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         let (st01, st02) = (els[0], els[1]);
         let st03 = (n >= 3).then(|| text(els[2]));
         self.acks.transaction_start(&st, st01);
+        let [mut st01_copy, mut st02_copy] = std::mem::take(&mut self.spare_copies);
+        st01_copy.clear();
+        st01_copy.extend_from_slice(st01);
+        st02_copy.clear();
+        st02_copy.extend_from_slice(st02);
         self.set = Some(SetState {
             summary: SetSummary {
-                kind: text(st01),
-                control_number: text(st02),
+                kind: String::new(),
+                control_number: String::new(),
                 implementation_reference: st03,
                 segment_index: st.index(),
                 segment_count: 0,
@@ -1115,12 +1138,8 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                 },
                 segment_errors: Vec::new(),
             },
-            st02: {
-                let mut copy = std::mem::take(&mut self.spare_st02_copy);
-                copy.clear();
-                copy.extend_from_slice(st02);
-                copy
-            },
+            st01: st01_copy,
+            st02: st02_copy,
             count: 1,
             rejected: false,
         });
@@ -1312,7 +1331,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         };
         if let (true, Some(se), Some(set)) = (bad, &se, self.set.as_ref()) {
             let count = set.count + 1;
-            let describe = describe_set(set.summary.kind.as_bytes(), &set.st02);
+            let describe = describe_set(&set.st01, &set.st02);
             let se01 = se.value(1);
             let ok = check::number(se01) == Some(count as u64) && se01.len() <= 10;
             let st02 = set.st02.clone();
@@ -1359,7 +1378,6 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         let Some(mut set) = self.set.take() else {
             return;
         };
-        self.spare_st02_copy = std::mem::take(&mut set.st02);
         set.summary.segment_count = set.count + usize::from(se.is_some());
         // Segment errors with no set code of their own are `5`; a guide's
         // findings say `I5` (and a standard finding `5`) themselves.
@@ -1373,7 +1391,21 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             Status::Accepted
         };
         set.summary.ak5.code = set.summary.status.code();
-        self.sink.transaction(&set.summary);
+        let accepted = set.summary.status == Status::Accepted;
+        let keep = match self.options.retain {
+            Retain::All => true,
+            Retain::Errors => !accepted,
+            Retain::Counts => false,
+        };
+        let report = !accepted || self.sink.accepted_sets();
+        if keep || report {
+            set.summary.kind = text(&set.st01);
+            set.summary.control_number = text(&set.st02);
+        }
+        self.spare_copies = [std::mem::take(&mut set.st01), std::mem::take(&mut set.st02)];
+        if report {
+            self.sink.transaction(&set.summary);
+        }
         if let Some(g) = self.group.as_mut() {
             // A set is accepted or rejected: only errors count, and every
             // error rejects it (AK501 `E` is not used).
@@ -1382,11 +1414,6 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             } else {
                 g.accepted += 1;
             }
-            let keep = match self.options.retain {
-                Retain::All => true,
-                Retain::Errors => set.summary.status != Status::Accepted,
-                Retain::Counts => false,
-            };
             if keep {
                 g.summary.transactions.push(set.summary);
             }
