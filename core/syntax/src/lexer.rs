@@ -255,9 +255,11 @@ impl Lexer {
     /// (`common` leaves ISA and IEA, and every segment with a diagnostic, to
     /// the general path), passing each to `seen`; returns how many. Each
     /// is exactly what [`Lexer::step`] would have yielded at that point, with
-    /// the same numbering, so a caller inside a transaction set that only
-    /// counts body segments can skip them without building a token; the run
-    /// stops at anything else, which `step` then reads as usual.
+    /// the same numbering, so a caller inside a transaction set can take
+    /// them without building a token ([`Tokenizer::body_run`] for `parse`,
+    /// [`StreamTokenizer::skip_body`](crate::stream::StreamTokenizer::skip_body)
+    /// for validation); the run stops at anything else, which `step` then
+    /// reads as usual.
     #[inline(always)]
     pub(crate) fn skip_body(
         &mut self,
@@ -824,25 +826,8 @@ impl Tokenizer<'_> {
     /// fast path and one push, with no token built or matched.
     #[inline(always)]
     pub(crate) fn body_run(&mut self, mut f: impl FnMut(usize, usize)) -> usize {
-        let mut n = 0;
-        while let Some(d) = self.lexer.delimiters {
-            let Some(&[b0, b1, b2]) = self.input.get(self.pos..).and_then(|r| r.first_chunk())
-            else {
-                break;
-            };
-            if b2 == d.element
-                && ((b0 == b'G' && (b1 == b'S' || b1 == b'E'))
-                    || (b0 == b'S' && (b1 == b'T' || b1 == b'E')))
-            {
-                break;
-            }
-            let Some(raw) = self.lexer.common(self.input, &mut self.pos, 0) else {
-                break;
-            };
-            f(raw.start, raw.end);
-            n += 1;
-        }
-        n
+        self.lexer
+            .skip_body(self.input, &mut self.pos, 0, |raw| f(raw.start, raw.end))
     }
 }
 
