@@ -144,7 +144,7 @@ pub trait SetRules {
 
 /// A short copy of a control number (up to 15 bytes), for comparisons and
 /// duplicate checks without allocating.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Tag {
     bytes: [u8; 15],
     len: u8,
@@ -198,8 +198,16 @@ impl std::hash::Hasher for Fnv {
 type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
 /// Control numbers already seen in one scope, at most `cap` of them.
+///
+/// Senders usually number in order (`0001`, `0002`, …): while every number
+/// is greater than the one before (by [`Tag`]'s order, any total order
+/// will do), they are all different and are kept in `rising`, in order,
+/// with one comparison each; the first number out of order is looked up
+/// there (a binary search) and from then on every number goes through the
+/// hash set `set`, which then holds them all.
 #[derive(Default)]
 struct Seen {
+    rising: Vec<Tag>,
     set: HashSet<Tag, FnvBuild>,
     full: bool,
 }
@@ -213,38 +221,50 @@ enum Insert {
 }
 
 impl Seen {
+    fn len(&self) -> usize {
+        self.rising.len() + self.set.len()
+    }
+
+    fn contains(&self, tag: &Tag) -> bool {
+        self.rising.binary_search(tag).is_ok() || self.set.contains(tag)
+    }
+
     fn insert(&mut self, value: &[u8], cap: usize) -> Insert {
         let Some(tag) = Tag::new(value) else {
             return Insert::Untracked;
         };
-        // Below the cap, one lookup both checks and records the number.
-        if self.set.len() < cap {
-            return if self.set.insert(tag) {
-                Insert::New
-            } else {
-                Insert::Duplicate
-            };
-        }
-        if self.set.contains(&tag) {
-            return Insert::Duplicate;
-        }
-        if self.set.len() >= cap {
-            if self.full {
-                return Insert::Untracked;
+        let below_cap = self.len() < cap;
+        if self.set.is_empty() && self.rising.last().is_none_or(|last| *last < tag) {
+            // In order: new (greater than every number seen).
+            if below_cap {
+                self.rising.push(tag);
+                return Insert::New;
             }
-            self.full = true;
-            return Insert::Full;
+        } else if self.contains(&tag) {
+            return Insert::Duplicate;
+        } else if below_cap {
+            // Out of order from now on: every number in the hash set.
+            if !self.rising.is_empty() {
+                self.set.extend(self.rising.drain(..));
+            }
+            self.set.insert(tag);
+            return Insert::New;
         }
-        self.set.insert(tag);
-        Insert::New
+        if self.full {
+            return Insert::Untracked;
+        }
+        self.full = true;
+        Insert::Full
     }
 
     fn bytes(&self) -> usize {
-        self.set.capacity() * (std::mem::size_of::<Tag>() + 1)
+        self.rising.capacity() * std::mem::size_of::<Tag>()
+            + self.set.capacity() * (std::mem::size_of::<Tag>() + 1)
     }
 
     /// Forgets every number, keeping the table's room for the next scope.
     fn cleared(mut self) -> Self {
+        self.rising.clear();
         self.set.clear();
         self.full = false;
         self
@@ -1582,4 +1602,76 @@ fn limit_warning(seg: &Segment<'_>, element: usize, what: &str, cap: usize) -> D
     .at_segment(seg)
     .at_element(element as u32)
     .at_offset(element_offset(seg, element))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Insert, Seen};
+    use proptest::prelude::*;
+
+    /// The reference: a plain set of every number, `cap` of them at most.
+    fn reference(values: &[Vec<u8>], cap: usize) -> Vec<&'static str> {
+        let mut seen = std::collections::HashSet::new();
+        let mut full = false;
+        values
+            .iter()
+            .map(|v| {
+                if v.len() > 15 {
+                    "untracked"
+                } else if seen.contains(v) {
+                    "duplicate"
+                } else if seen.len() < cap {
+                    seen.insert(v.clone());
+                    "new"
+                } else if full {
+                    "untracked"
+                } else {
+                    full = true;
+                    "full"
+                }
+            })
+            .collect()
+    }
+
+    fn run(seen: &mut Seen, values: &[Vec<u8>], cap: usize) -> Vec<&'static str> {
+        values
+            .iter()
+            .map(|v| match seen.insert(v, cap) {
+                Insert::New => "new",
+                Insert::Duplicate => "duplicate",
+                Insert::Full => "full",
+                Insert::Untracked => "untracked",
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Rising runs (the usual numbering), repeats, numbers out of order,
+        /// numbers too long to track and a cap: the same answers as a plain
+        /// set, also for a table reused after `cleared`.
+        #[test]
+        fn seen_answers_as_a_plain_set(
+            steps in prop::collection::vec((0u8..6, 0u16..40), 0..120),
+            cap in 1usize..60,
+        ) {
+            let mut values = Vec::new();
+            let mut next = 0u16;
+            for (k, v) in steps {
+                let value = match k {
+                    0..=2 => { next += 1; format!("{next:04}").into_bytes() }
+                    3 => format!("{v:04}").into_bytes(),
+                    4 => format!("{v}").into_bytes(),
+                    _ => vec![b'9'; 16 + usize::from(v % 3)],
+                };
+                values.push(value);
+            }
+            let want = reference(&values, cap);
+            let mut seen = Seen::default();
+            prop_assert_eq!(&run(&mut seen, &values, cap), &want);
+            let mut seen = seen.cleared();
+            prop_assert_eq!(&run(&mut seen, &values, cap), &want);
+        }
+    }
 }
