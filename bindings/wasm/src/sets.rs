@@ -356,10 +356,9 @@ impl TransactionStream {
     }
 }
 
-/// The options of a stream reader, less `onDiagnostics` (returned apart).
-fn stream_options<T: serde::de::DeserializeOwned + Default>(
-    options: &JsValue,
-) -> Result<(T, Option<Function>)> {
+/// The options of a stream reader less `onDiagnostics`, and that function
+/// apart (not generic: the options are then read as `parse`'s and `split`'s are).
+fn stream_options(options: &JsValue) -> Result<(JsValue, Option<Function>)> {
     let mut on_diagnostics = None;
     let mut options = options.clone();
     if options.is_object() && !js_sys::Array::is_array(&options) {
@@ -374,7 +373,7 @@ fn stream_options<T: serde::de::DeserializeOwned + Default>(
             options = copy.into();
         }
     }
-    Ok((options_arg(&options)?, on_diagnostics))
+    Ok((options, on_diagnostics))
 }
 
 /// The iterator over `source` read by `reader`.
@@ -407,7 +406,8 @@ fn stream(source: &JsValue, reader: Reader, on_diagnostics: Option<Function>) ->
 
 /// The `transactions()` export (see the module docs).
 pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
-    let (o, on_diagnostics): (JsonOptions, _) = stream_options(options)?;
+    let (options, on_diagnostics) = stream_options(options)?;
+    let o: JsonOptions = options_arg(&options)?;
     stream(
         source,
         Reader::Sets(Box::new(EachSetFeeder::new(&o))),
@@ -418,7 +418,8 @@ pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
 /// The `splitStream()` export: the parts of `split` over a stream, each as
 /// soon as it is complete (the core's `SplitFeeder`).
 pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
-    let (o, on_diagnostics): (SplitOptions, _) = stream_options(options)?;
+    let (options, on_diagnostics) = stream_options(options)?;
+    let o: SplitOptions = options_arg(&options)?;
     let parts: Parts = Rc::default();
     let into = parts.clone();
     let each = move |p| {

@@ -3,9 +3,10 @@
 //! read: [`from_value`].
 //!
 //! The pointer is the path of the value being read when the error arose:
-//! each array index, object key and enum variant the error goes up through
-//! on its way out adds itself to it (what `serde_path_to_error` did, without
-//! its wrapper deserializer, which took 5 % of the WASM module's code); a
+//! the deserializer keeps the array indexes, object keys and enum variants
+//! it is inside on a stack, and an error takes the pointer of the stack when
+//! it is made (what `serde_path_to_error` did, without its wrapper
+//! deserializer, which took 5 % of the WASM module's code); a
 //! required member that is missing is named by the `missing_field` call serde makes (its name is recorded, not read back
 //! from the message). Messages are serde_json's, byte for byte: this
 //! module's deserializer of a `&Value` is serde_json's own, written over
@@ -36,12 +37,13 @@ pub struct Rejected {
 
 /// Reads a `T` from `v`; [`Rejected`] names the member at fault.
 pub fn from_value<T: DeserializeOwned>(v: &Value) -> Result<T, Rejected> {
-    T::deserialize(ValueDe(v)).map_err(|e| {
-        let mut pointer = String::new();
-        // Pushed as the error went up: the innermost first.
-        for segment in e.path.iter().rev() {
-            push_key(&mut pointer, segment);
-        }
+    // A value read while reading another (a partner's guide inside the
+    // options) has a path of its own: the outer one is put back after.
+    let outer = PATH.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    let r = T::deserialize(ValueDe(v));
+    PATH.with(|p| *p.borrow_mut() = outer);
+    r.map_err(|e| {
+        let mut pointer = e.pointer;
         if let Some(field) = e.missing {
             push_key(&mut pointer, field);
         }
@@ -52,6 +54,34 @@ pub fn from_value<T: DeserializeOwned>(v: &Value) -> Result<T, Rejected> {
             pointer,
             message: e.json.to_string(),
         }
+    })
+}
+
+std::thread_local! {
+    /// The members the deserializer is inside, outermost first.
+    static PATH: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The deserializer goes into the member `segment`.
+fn enter(segment: &str) {
+    PATH.with(|p| p.borrow_mut().push(segment.to_string()));
+}
+
+/// The deserializer comes out of the member it went into last.
+fn leave() {
+    PATH.with(|p| {
+        p.borrow_mut().pop();
+    });
+}
+
+/// The pointer of the member the deserializer is in.
+fn here() -> String {
+    PATH.with(|p| {
+        let mut pointer = String::new();
+        for segment in p.borrow().iter() {
+            push_key(&mut pointer, segment);
+        }
+        pointer
     })
 }
 
@@ -67,16 +97,8 @@ fn push_key(pointer: &mut String, key: &str) {
 struct DeError {
     json: serde_json::Error,
     missing: Option<&'static str>,
-    /// Where it arose, innermost first (array indexes as their digits).
-    path: Vec<String>,
-}
-
-impl DeError {
-    /// The error went up out of the member `segment`.
-    fn within(mut self, segment: impl Into<String>) -> Self {
-        self.path.push(segment.into());
-        self
-    }
+    /// Where it arose (the pointer of the member being read then).
+    pointer: String,
 }
 
 impl From<serde_json::Error> for DeError {
@@ -84,7 +106,7 @@ impl From<serde_json::Error> for DeError {
         DeError {
             json,
             missing: None,
-            path: Vec::new(),
+            pointer: here(),
         }
     }
 }
@@ -126,7 +148,7 @@ impl de::Error for DeError {
         DeError {
             json: <serde_json::Error as de::Error>::missing_field(field),
             missing: Some(field),
-            path: Vec::new(),
+            pointer: here(),
         }
     }
 
@@ -390,11 +412,11 @@ impl<'de> SeqAccess<'de> for SeqDe<'de> {
         let Some(v) = self.0.next() else {
             return Ok(None);
         };
-        let i = self.1;
+        enter(&self.1.to_string());
         self.1 += 1;
-        seed.deserialize(ValueDe(v))
-            .map(Some)
-            .map_err(|e| e.within(i.to_string()))
+        let r = seed.deserialize(ValueDe(v)).map(Some);
+        leave();
+        r
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -417,9 +439,12 @@ impl<'de> MapAccess<'de> for MapDe<'de> {
         match self.iter.next() {
             Some((key, value)) => {
                 self.value = Some((key, value));
-                seed.deserialize(BorrowedStrDeserializer::<DeError>::new(key))
-                    .map(Some)
-                    .map_err(|e| e.within(key.as_str()))
+                enter(key);
+                let r = seed
+                    .deserialize(BorrowedStrDeserializer::<DeError>::new(key))
+                    .map(Some);
+                leave();
+                r
             }
             None => Ok(None),
         }
@@ -427,7 +452,12 @@ impl<'de> MapAccess<'de> for MapDe<'de> {
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, DeError> {
         match self.value.take() {
-            Some((key, v)) => seed.deserialize(ValueDe(v)).map_err(|e| e.within(key)),
+            Some((key, v)) => {
+                enter(key);
+                let r = seed.deserialize(ValueDe(v));
+                leave();
+                r
+            }
             None => Err(de::Error::custom("value is missing")),
         }
     }
@@ -469,18 +499,21 @@ impl<'de> VariantAccess<'de> for VariantDe<'de> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, DeError> {
-        match self.0 {
+        enter(self.1);
+        let r = match self.0 {
             Some(v) => seed.deserialize(ValueDe(v)),
             None => Err(de::Error::invalid_type(
                 Unexpected::UnitVariant,
                 &"newtype variant",
             )),
-        }
-        .map_err(|e| e.within(self.1))
+        };
+        leave();
+        r
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, DeError> {
-        match self.0 {
+        enter(self.1);
+        let r = match self.0 {
             Some(Value::Array(a)) if a.is_empty() => visitor.visit_unit(),
             Some(Value::Array(a)) => visit_array(a, visitor),
             Some(other) => Err(de::Error::invalid_type(unexpected(other), &"tuple variant")),
@@ -488,8 +521,9 @@ impl<'de> VariantAccess<'de> for VariantDe<'de> {
                 Unexpected::UnitVariant,
                 &"tuple variant",
             )),
-        }
-        .map_err(|e| e.within(self.1))
+        };
+        leave();
+        r
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -497,7 +531,8 @@ impl<'de> VariantAccess<'de> for VariantDe<'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DeError> {
-        match self.0 {
+        enter(self.1);
+        let r = match self.0 {
             Some(Value::Object(o)) => visit_object(o, visitor),
             Some(other) => Err(de::Error::invalid_type(
                 unexpected(other),
@@ -507,8 +542,9 @@ impl<'de> VariantAccess<'de> for VariantDe<'de> {
                 Unexpected::UnitVariant,
                 &"struct variant",
             )),
-        }
-        .map_err(|e| e.within(self.1))
+        };
+        leave();
+        r
     }
 }
 
