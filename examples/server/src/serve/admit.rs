@@ -255,7 +255,8 @@ fn streamed(path: &str, headers: &axum::http::HeaderMap, size: Option<u64>) -> b
             )
         });
     raw && (path.ends_with("/validate")
-        || (path.ends_with("/parse") && crate::request::parse_streams(size)))
+        || ((path.ends_with("/parse") || path.ends_with("/documents/inbound"))
+            && crate::request::parse_streams(size)))
 }
 
 /// Admits a body its route reads as it arrives: over `max_body_bytes` by its declared
