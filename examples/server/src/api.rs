@@ -729,10 +729,11 @@ async fn parse_streamed(
     cap: x12kit::envelope::SetCap,
 ) -> ApiResult<Response> {
     let input = spooled(body, limit).await?;
+    // The writer holds the core slot while the core works, not while a slow client
+    // reads (src/request.rs, ChannelWriter).
     let slot = crate::request::core_slot().await?;
-    let (out, writer) = crate::request::channel_body();
+    let (out, writer) = crate::request::channel_body(slot);
     tokio::task::spawn_blocking(move || {
-        let _slot = slot;
         let _ = x12::parse_stream(&input, documents, cap, writer);
     });
     Ok(json_response(StatusCode::OK, axum::body::Body::new(out)))
