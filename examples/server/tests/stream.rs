@@ -536,12 +536,13 @@ fn a_slow_reader_of_a_streamed_parse_does_not_hold_a_core() {
 
 #[test]
 fn a_large_inbound_body_is_applied_in_bounded_memory() {
-    // X12KIT_STREAM_TEST_INBOUND_BYTES, 256 MiB by default: each set is recorded with its
-    // mapped document and X12, so the store grows by about 4 times the body.
+    // X12KIT_STREAM_TEST_INBOUND_BYTES, 128 MiB by default (about a minute for the debug
+    // build on 2 shared cores: each set is mapped and recorded with its document and X12,
+    // the store growing by about 3.5 times the body).
     let size: u64 = std::env::var("X12KIT_STREAM_TEST_INBOUND_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(256 << 20);
+        .unwrap_or(128 << 20);
     let limit = (size + (1 << 20)) as usize;
     let s = Server::start_with(Options {
         max_body_bytes: limit,
@@ -611,9 +612,10 @@ fn a_large_inbound_body_is_applied_in_bounded_memory() {
         after >> 20
     );
     // Neither the body nor the sets are held: the peak grows by a batch of records (at
-    // most 8 MiB), the set being mapped and the sets' summaries, far below the input.
+    // most 8 MiB), the set being mapped and the sets' summaries (measured: +36 to +46 MiB
+    // for 128 MiB), far below the input.
     assert!(
-        grew < 96 << 20,
+        grew < 64 << 20 && grew < size / 2,
         "the server's peak RSS grew by {} MiB applying {} MiB",
         grew >> 20,
         size >> 20
