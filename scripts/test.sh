@@ -111,6 +111,15 @@ if want lint; then
   check fmt cargo fmt --all -- --check
   step "cargo clippy -D warnings"
   check clippy cargo clippy --workspace --all-targets -- -D warnings
+  # rustdoc warnings (broken or ambiguous links, bad HTML) are build
+  # warnings too. The C library's crate is also named `x12kit`, so it is
+  # documented on its own (two crates of one name cannot share the doc
+  # folder); the server and the CLI are binaries, documented with their
+  # private items, which is all they have.
+  step "cargo doc -D warnings (every crate, no dependencies)"
+  check doc env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude x12kit-ffi --exclude x12kit-cli --no-deps --quiet
+  check doc-ffi env RUSTDOCFLAGS="-D warnings" cargo doc -p x12kit-ffi --no-deps --quiet
+  check doc-bins env RUSTDOCFLAGS="-D warnings" cargo doc -p x12kit-server -p x12kit-cli --no-deps --document-private-items --quiet
   step "no module cycle inside any crate (scripts/check-modules.py)"
   check modules python3 scripts/check-modules.py
   # The fuzz targets are their own workspace (running them needs nightly):

@@ -84,10 +84,14 @@ pub(crate) fn drop_pages(input: &Input, from: usize, to: usize) {
     input.drop_pages(from, to)
 }
 
-/// Opens a file for whole-input parsing, mapping it when possible.
+/// Opens a file for whole-input parsing, mapping it when possible; standard
+/// input is copied into an anonymous temporary file (1 MiB at a time) and
+/// that is mapped, so that a stream of any size is read a set at a time as
+/// a file is, never held in memory.
 pub(crate) fn map_input(file: &Path) -> io::Result<Input> {
     if file != Path::new("-") {
         return Input::open(file);
     }
-    read_input(file).map(Input::Read)
+    let mut stdin = io::stdin().lock();
+    Input::spool(1 << 20, |buf| stdin.read(buf))
 }

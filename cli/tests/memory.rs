@@ -2,7 +2,9 @@
 //! interchange of 135 000 850s, and 1 300 interchanges of 100, written to a
 //! temporary file one at a time and removed): `parse` (one thread and two,
 //! with and without documents), `split` and `validate` stay under 64 MiB of
-//! resident memory, the whole process
+//! resident memory, the whole process; and `split` of a 1 GB interchange
+//! (`X12KIT_SPLIT_TEST_GROUPS` groups of about 0.75 MB, 1 400 by default)
+//! likewise, from the file and from a pipe
 //! (each child's own peak RSS, read with `wait4`). Linux only (procfs,
 //! `wait4`'s maximum resident set size in KiB).
 #![cfg(target_os = "linux")]
@@ -62,9 +64,14 @@ fn generate_many(path: &Path, n: usize) -> u64 {
 
 /// Runs `x12kit ARGS` with its output dropped: (exit code, peak RSS in bytes).
 fn peak_rss(args: &[&str]) -> (i32, u64) {
+    peak_rss_with(args, Stdio::null())
+}
+
+/// [`peak_rss`] with `stdin` as the standard input.
+fn peak_rss_with(args: &[&str], stdin: Stdio) -> (i32, u64) {
     let child = Command::new(BIN)
         .args(args)
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -131,5 +138,99 @@ fn large_files_in_bounded_memory() {
         assert_eq!(code, 0, "x12kit {args:?}");
         assert!(peak < LIMIT, "x12kit {args:?}: peak RSS {} MiB", peak >> 20);
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Writes one interchange of `groups` groups of the same 1000 850s, each
+/// group built once (so that a gigabyte is written in a few seconds even by
+/// a debug build).
+fn generate_fast(path: &Path, groups: usize) -> u64 {
+    let mut sets = Vec::new();
+    for s in 1..=1000 {
+        write!(sets, "ST*850*{s:04}~\nBEG*00*SA*PO-{s}**20230101~\nREF*DP*715~\nN1*ST*ACME DC {s}*92*{s}~\nN3*500 COMMERCE DR~\nN4*RENO*NV*89502*US~\n").unwrap();
+        for l in 1..=10 {
+            write!(
+                sets,
+                "PO1*{l}*{s}*EA*1.5**VP*SKU{l}-{s}*UP*0588{l}~\nPID*F****RED WIDGET~\n"
+            )
+            .unwrap();
+        }
+        write!(sets, "CTT*10~\nSE*28*{s:04}~\n").unwrap();
+    }
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path).unwrap());
+    w.write_all(b"ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~\n").unwrap();
+    for g in 1..=groups {
+        writeln!(w, "GS*PO*SENDER*RECEIVER*20230101*1200*{g}*X*004010~").unwrap();
+        w.write_all(&sets).unwrap();
+        writeln!(w, "GE*1000*{g}~").unwrap();
+    }
+    writeln!(w, "IEA*{groups}*000000001~").unwrap();
+    w.flush().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+#[test]
+fn split_of_a_gigabyte_in_bounded_memory() {
+    let groups: usize = std::env::var("X12KIT_SPLIT_TEST_GROUPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1400);
+    let dir = std::env::temp_dir().join(format!("x12kit-split-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("one-interchange.x12");
+    let len = generate_fast(&file, groups);
+    assert!(len as usize > groups * 700_000, "{len}");
+    let f = file.to_str().unwrap();
+    // Every set its own interchange, and groups of up to 5 000 sets or 4 MB.
+    for args in [
+        vec!["split", f, "--out", "-"],
+        vec![
+            "split",
+            f,
+            "--per",
+            "group",
+            "--max-sets",
+            "5000",
+            "--max-bytes",
+            "4000000",
+            "--out",
+            "-",
+        ],
+    ] {
+        let (code, peak) = peak_rss(&args);
+        eprintln!(
+            "x12kit {}: peak RSS {} MiB for a {} MB file",
+            args.join(" "),
+            peak >> 20,
+            len / 1_000_000
+        );
+        assert_eq!(code, 0, "x12kit {args:?}");
+        assert!(
+            peak < 64 << 20,
+            "x12kit {args:?}: peak RSS {} MiB",
+            peak >> 20
+        );
+    }
+    // The same gigabyte as a stream on standard input (a pipe from `cat`,
+    // which cannot be mapped): spooled to a temporary file, not held.
+    let mut cat = Command::new("cat")
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat runs");
+    let pipe = Stdio::from(cat.stdout.take().unwrap());
+    let (code, peak) = peak_rss_with(&["split", "-", "--out", "-"], pipe);
+    assert!(cat.wait().unwrap().success());
+    eprintln!(
+        "cat FILE | x12kit split - --out -: peak RSS {} MiB for a {} MB stream",
+        peak >> 20,
+        len / 1_000_000
+    );
+    assert_eq!(code, 0);
+    assert!(
+        peak < 64 << 20,
+        "split of stdin: peak RSS {} MiB",
+        peak >> 20
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,8 +2,8 @@
 //!
 //! A thin layer: every function converts its arguments, calls the core crate
 //! and maps the result or error back, nothing more. Every exported function
-//! runs its body inside `catch_unwind` (see [`error::call`] and
-//! [`error::guard`]), so no panic crosses into C. The header is generated from
+//! runs its body inside `catch_unwind` (see `error::call` and
+//! `error::guard`), so no panic crosses into C. The header is generated from
 //! these sources by cbindgen (`scripts/gen-header.sh`) and checked in; the doc
 //! comments here are the header's documentation. docs/c.md is the guide.
 //!

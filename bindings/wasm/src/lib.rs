@@ -5,7 +5,7 @@
 //! calls one `x12kit::ops` function and converts the result or the error.
 //! There is no X12 logic here. Errors become JS `Error` objects carrying
 //! the core's stable `code`, `kind`, `pointer` and `details`
-//! ([`error`]); "now" comes from `Date.now()` unless a call is given one.
+//! (the `error` module); "now" comes from `Date.now()` unless a call is given one.
 
 mod convert;
 mod error;
@@ -199,7 +199,7 @@ pub fn validate_to_json(input: &JsValue, options: &JsValue) -> Result<Uint8Array
 }
 
 /// The TA1 / 997 / 999 acknowledging a validation result of `validate` or
-/// `StreamValidator.finish` (see [`validation`]), or the X12 input, as X12
+/// `StreamValidator.finish` (see the `validation` module), or the X12 input, as X12
 /// bytes (empty when nothing is to be acknowledged). `options.now` (a `Date`
 /// or Unix seconds) defaults to `Date.now()`.
 #[wasm_bindgen(skip_typescript)]

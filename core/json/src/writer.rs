@@ -139,7 +139,7 @@ pub fn to_json_writer<D: Documents, W: io::Write>(
 /// the next one is read ([`parse_sets`]), so the memory this takes follows
 /// the largest set plus the diagnostics, not the input nor an interchange:
 /// an interchange is held whole only while it is small
-/// ([`HOLD`](x12kit_syntax::sets::HOLD) body segments); past that, its
+/// ([`HOLD`] body segments); past that, its
 /// envelope (which the contract writes around its sets: an interchange's
 /// `segments`, wherever they appear, come before its `groups`) is read
 /// ahead and its sets are written as they close.

@@ -10,7 +10,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 CHOSEN=(overview documents document-inspector resend-confirm partner-field-error key-created
-  webhook-test upload-problem upload-done audit sign-in-locked phone-document)
+  webhook-test upload-problem upload-done audit sign-in-locked phone-document guide-findings)
 bin="${X12KIT_SERVER_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/x12kit-server}"
 [ -x "$bin" ] || { echo "build the server first: cargo build -p x12kit-server"; exit 1; }
 [ -f "$ROOT/bindings/wasm/pkg/web/x12kit_wasm_bg.wasm" ] || { echo "build the WASM package first: bindings/wasm/build.sh"; exit 1; }

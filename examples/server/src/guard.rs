@@ -42,7 +42,7 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// Who the audit log names: the person, or the API key (`key_…`, "API key <name>").
+    /// Who the audit log names: the person, or the API key (`key_…`, `API key <name>`).
     pub fn actor(&self) -> crate::settings::write::Actor {
         match &self.user {
             Some(u) => u.actor(),

@@ -1,7 +1,7 @@
 //! Where the time goes, and what the process did: process-wide counters of the store
 //! writer, the store reads, the core calls and the outgoing HTTP of the workers
 //! ([`Timer`]s), and the Prometheus families of the requests, the routing attempts and the
-//! webhook deliveries ([`prometheus`]: `GET /metrics`, src/exporter.rs).
+//! webhook deliveries ([`crate::exporter`]: `GET /metrics`).
 //!
 //! Every 10 s in which work was done (an API request, a document or a webhook
 //! delivery moved by the workers: [`worked`]), the figures of the interval are

@@ -9,7 +9,7 @@
 //! loaded before its answer goes out, so its own next request sees it; every
 //! other process sees it within a poll and a load (well under a second).
 //!
-//! Changes go through [`write`] (the settings routes and the console alike),
+//! Changes go through [`mod@write`] (the settings routes and the console alike),
 //! each in one transaction with its audit row; [`import`] fills an empty store
 //! from the configuration file and prints the settings back as TOML.
 
