@@ -653,7 +653,7 @@ fn set_cap(value: Option<&str>, max: u64) -> ApiResult<x12kit::envelope::SetCap>
 }
 
 /// The OpenAPI parameter of [`set_cap`].
-const MAX_SET_BYTES_DOC: &str = "The cap on one transaction set, in bytes (ST to SE): a larger set is a SET_TOO_LARGE error diagnostic, its body is not read (no segments, no mapped document) and the sets after it follow. 1 to the server's max_set_bytes (default 67108864, 64 MiB), which is the default.";
+const MAX_SET_BYTES_DOC: &str = "The cap on one transaction set, in bytes (ST to SE): a larger set is a SET_TOO_LARGE error diagnostic, its body is not read (no segments, no mapped document) and the sets after it follow. 1 to the server's max_set_bytes (default 67108864, 64 MiB: the maximum given here is that default), which is also the default.";
 
 /// `POST /parse`.
 #[utoipa::path(
@@ -662,7 +662,7 @@ const MAX_SET_BYTES_DOC: &str = "The cap on one transaction set, in bytes (ST to
     tag = "x12",
     params(
         ("documents" = Option<bool>, Query, description = "Add the mapped-back document JSON of known sets (default true)."),
-        ("maxSetBytes" = Option<i64>, Query, description = MAX_SET_BYTES_DOC, minimum = 1),
+        ("maxSetBytes" = Option<i64>, Query, description = MAX_SET_BYTES_DOC, minimum = 1, maximum = 67108864),
     ),
     request_body(content = crate::openapi::X12Body, description = "Raw X12 as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
         content(
@@ -878,7 +878,7 @@ struct InboundQuery {
     tag = "documents",
     params(
         ("partnerId" = Option<String>, Query, description = "The sending partner; by default the partner whose profile's receiver is the interchange's sender (ISA05/ISA06)."),
-        ("maxSetBytes" = Option<i64>, Query, description = MAX_SET_BYTES_DOC, minimum = 1),
+        ("maxSetBytes" = Option<i64>, Query, description = MAX_SET_BYTES_DOC, minimum = 1, maximum = 67108864),
     ),
     request_body(content = crate::openapi::X12Body, description = "The partner's X12 (TA1, 997, 999 or any set) as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
         content(
