@@ -515,11 +515,43 @@ fn with_layers(router: axum::Router) -> axum::Router {
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or("");
                 tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
-            }),
+            })
+            .on_failure(log_failure),
         )
         .layer(SetSensitiveRequestHeadersLayer::new([axum::http::header::AUTHORIZATION]))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeId))
+}
+
+/// How an answer of 500 or more is logged: a 503 is the server shedding work
+/// or draining, by design and already counted (`OVERLOADED`, `/readyz`), so it
+/// is a warning; any other (a 500 whose cause the handler logged, a 502/504
+/// from upstream) is an error. tower-http's default logged every one at
+/// `ERROR`, so an overload flooded the error log with expected answers.
+fn log_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    latency: std::time::Duration,
+    _span: &tracing::Span,
+) {
+    use tower_http::classify::ServerErrorsFailureClass as Class;
+    let ms = latency.as_millis();
+    match class {
+        Class::StatusCode(s) if s == axum::http::StatusCode::SERVICE_UNAVAILABLE => {
+            tracing::warn!(
+                status = s.as_u16(),
+                latency_ms = ms,
+                "answered 503 (shed or draining)"
+            )
+        }
+        Class::StatusCode(s) => {
+            tracing::error!(
+                status = s.as_u16(),
+                latency_ms = ms,
+                "answered a server error"
+            )
+        }
+        Class::Error(e) => tracing::error!(error = %e, latency_ms = ms, "the response failed"),
+    }
 }
 
 async fn shutdown() {
@@ -636,5 +668,69 @@ mod tests {
             .unwrap();
         assert_eq!(response.status(), StatusCode::OK);
         assert!(response.headers().contains_key("x-request-id"));
+    }
+
+    /// The log lines written while `f` runs, at every level.
+    #[derive(Clone, Default)]
+    struct Capture(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Capture {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_shed_503_is_a_warning_and_a_500_an_error_in_the_log() {
+        let cap = Capture::default();
+        let writer = cap.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::TRACE)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let app = with_layers(
+            axum::Router::new()
+                .route(
+                    "/shed",
+                    axum::routing::get(|| async { StatusCode::SERVICE_UNAVAILABLE }),
+                )
+                .route(
+                    "/fail",
+                    axum::routing::get(|| async { StatusCode::INTERNAL_SERVER_ERROR }),
+                ),
+        );
+        for path in ["/shed", "/fail"] {
+            let r = app
+                .clone()
+                .oneshot(Request::get(path).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            assert!(r.status().is_server_error());
+        }
+        let text = String::from_utf8(cap.0.lock().unwrap().clone()).unwrap();
+        let line = |needle: &str| {
+            text.lines()
+                .find(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("no {needle:?} in the log:\n{text}"))
+                .to_string()
+        };
+        let shed = line("answered 503");
+        assert!(shed.contains(" WARN ") && shed.contains("/shed"), "{shed}");
+        let fail = line("answered a server error");
+        assert!(
+            fail.contains("ERROR") && fail.contains("status=500"),
+            "{fail}"
+        );
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.contains("ERROR") && l.contains("/shed")),
+            "{text}"
+        );
     }
 }
