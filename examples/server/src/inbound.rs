@@ -173,6 +173,54 @@ fn sender_partner(app: &App, account: &str, first: &Interchange) -> Option<Arc<P
         .cloned()
 }
 
+/// The partner that sent the body: the one named, else the one whose profile's receiver
+/// is the first interchange's sender; 422 `NOT_X12` for a body without an interchange.
+fn sender(
+    app: &App,
+    account: &str,
+    named: Option<&str>,
+    outline: &Outline,
+) -> ApiResult<Arc<Partner>> {
+    let Some(first) = outline.interchanges.first() else {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "NOT_X12",
+            "the body holds no X12 interchange",
+        )
+        .with_details(
+            outline
+                .diagnostics
+                .iter()
+                .take(20)
+                .map(|d| {
+                    crate::error::Detail::error(
+                        "NOT_X12",
+                        "",
+                        format!("{}: {}", d.code, d.message.trim()),
+                    )
+                })
+                .collect(),
+        ));
+    };
+    match named {
+        Some(id) => crate::lifecycle::partner(app, account, id).ok_or_else(|| {
+            ApiError::not_found(
+                "PARTNER_NOT_FOUND",
+                format!("no trading partner {id:?} in this account"),
+            )
+        }),
+        None => sender_partner(app, account, first).ok_or_else(|| {
+            ApiError::not_found(
+                "PARTNER_NOT_FOUND",
+                format!(
+                    "no trading partner of this account sends as {}/{} (ISA05/ISA06); name it with ?partnerId=",
+                    first.sender.0, first.sender.1
+                ),
+            )
+        }),
+    }
+}
+
 /// Takes one inbound body for the account; `partner` names the sender when known.
 pub async fn receive(
     app: &Arc<App>,
@@ -238,55 +286,21 @@ pub async fn receive_then(
     then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
 ) -> ApiResult<Value> {
     let input = Arc::new(input);
-    let outline = {
-        let input = input.clone();
-        blocking(move || scan(&input, cap)).await?
-    };
-    let Some(first) = outline.interchanges.first() else {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "NOT_X12",
-            "the body holds no X12 interchange",
-        )
-        .with_details(
-            outline
-                .diagnostics
-                .iter()
-                .take(20)
-                .map(|d| {
-                    crate::error::Detail::error(
-                        "NOT_X12",
-                        "",
-                        format!("{}: {}", d.code, d.message.trim()),
-                    )
-                })
-                .collect(),
-        ));
-    };
-    let partner = match partner {
-        Some(id) => crate::lifecycle::partner(app, account, id).ok_or_else(|| {
-                ApiError::not_found(
-                    "PARTNER_NOT_FOUND",
-                    format!("no trading partner {id:?} in this account"),
-                )
-            })?,
-        None => sender_partner(app, account, first).ok_or_else(|| {
-            ApiError::not_found(
-                "PARTNER_NOT_FOUND",
-                format!(
-                    "no trading partner of this account sends as {}/{} (ISA05/ISA06); name it with ?partnerId=",
-                    first.sender.0, first.sender.1
-                ),
-            )
-        })?,
-    };
-    let options = crate::guides::inbound_options(&partner.profile).ok_or_else(|| {
-        tracing::error!(partner = %partner.id, "the partner's guides cannot be read");
-        ApiError::internal()
-    })?;
-    let validation = {
-        let input = input.clone();
-        blocking(move || validation(&input, &options)).await?
+    // Step 1 (its two passes) and the sender, in one task on the blocking pool.
+    let (outline, partner, validation) = {
+        let (input, app, account) = (input.clone(), app.clone(), account.to_string());
+        let named = partner.map(str::to_string);
+        blocking(move || {
+            let outline = scan(&input, cap)?;
+            let partner = sender(&app, &account, named.as_deref(), &outline)?;
+            let options = crate::guides::inbound_options(&partner.profile).ok_or_else(|| {
+                tracing::error!(partner = %partner.id, "the partner's guides cannot be read");
+                ApiError::internal()
+            })?;
+            let validation = validation(&input, &options)?;
+            Ok((outline, partner, validation))
+        })
+        .await?
     };
     let findings = crate::guides::inbound_findings(&validation, &partner.profile);
     let account = account.to_string();
@@ -311,8 +325,20 @@ pub async fn receive_then(
             Fate::Pass => None,
         })
         .collect();
-    // Step 3: the sets, a batch at a time.
-    let recorded = {
+    // Step 3: the sets, a batch at a time (no pass when there are none to record: a body
+    // of acknowledgements only).
+    let to_record = fates.iter().zip(&outline.interchanges).any(|(f, i)| {
+        matches!(f, Fate::Record { .. })
+            && i.sets
+                .iter()
+                .any(|t| !crate::lifecycle::is_ack_type(&t.kind))
+    });
+    let recorded = if !to_record {
+        Ok(Recorded {
+            received: Vec::new(),
+            earlier: 0,
+        })
+    } else {
         let (app2, account, partner, input, fates) = (
             app.clone(),
             account.clone(),

@@ -248,6 +248,15 @@ impl Read for Generated {
     }
 }
 
+/// Taken by the tests of large bodies, so that they run one at a time: each measures its
+/// server's peak memory and time, and three of them at once on 2 cores starve their
+/// clients (a client that reads nothing for `send_timeout_ms` is cut off).
+static LARGE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn large() -> std::sync::MutexGuard<'static, ()> {
+    LARGE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The generated body's size: `X12KIT_STREAM_TEST_BYTES`, 1 GiB by default.
 fn large_size() -> u64 {
     std::env::var("X12KIT_STREAM_TEST_BYTES")
@@ -258,6 +267,7 @@ fn large_size() -> u64 {
 
 #[test]
 fn a_large_body_is_validated_in_bounded_memory() {
+    let _one_at_a_time = large();
     let size = large_size();
     let limit = (size + (1 << 20)) as usize;
     let s = Server::start_with(Options {
@@ -387,6 +397,7 @@ fn streamed_parse_answers_the_cores_bytes_for_every_vector_input() {
 
 #[test]
 fn a_large_body_is_parsed_in_bounded_memory() {
+    let _one_at_a_time = large();
     use sha2::{Digest, Sha256};
     let size: u64 = std::env::var("X12KIT_STREAM_TEST_PARSE_BYTES")
         .ok()
@@ -538,6 +549,7 @@ fn a_slow_reader_of_a_streamed_parse_does_not_hold_a_core() {
 
 #[test]
 fn a_large_inbound_body_is_applied_in_bounded_memory() {
+    let _one_at_a_time = large();
     // X12KIT_STREAM_TEST_INBOUND_BYTES, 128 MiB by default (about a minute for the debug
     // build on 2 shared cores: each set is mapped and recorded with its document and X12,
     // the store growing by about 3.5 times the body).
