@@ -36,9 +36,14 @@ for bin in ${old:+old:$old} new:$new; do
         esac
     done
 done
-# The new binary's parse on the reading thread alone (no worker threads).
-add "new x12kit parse --no-documents --threads 1" "$new parse --no-documents --threads 1 $file"
-add "new x12kit parse --threads 1" "$new parse --threads 1 $file"
+# The new binary's parse on the reading thread alone (no worker threads),
+# when parse is among the commands.
+case " ${COMMANDS:-parse} " in
+*" parse "* | *" parse-no-documents "*)
+    add "new x12kit parse --no-documents --threads 1" "$new parse --no-documents --threads 1 $file"
+    add "new x12kit parse --threads 1" "$new parse --threads 1 $file"
+    ;;
+esac
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -369,6 +369,11 @@ impl<W: Write> Sink for Printer<W> {
         self.line(&line);
     }
 
+    /// Only the sets with errors are listed.
+    fn accepted_sets(&self) -> bool {
+        false
+    }
+
     fn transaction(&mut self, t: &SetSummary) {
         if t.status != Status::Accepted && self.listed < self.max_sets {
             self.listed += 1;
@@ -413,6 +418,16 @@ pub fn run_validate(args: ValidateArgs) -> ExitCode {
     if args.stream {
         return stream(file, args.max_sets, options.structure, options.guides);
     }
+    // The report lists only the sets that are not accepted: the others
+    // need not be kept (the JSON result has every set).
+    let options = if !args.json && options.retain == Retain::All {
+        ops::ValidateOptions {
+            retain: Retain::Errors,
+            ..options
+        }
+    } else {
+        options
+    };
     let v = match streamed(file, &options) {
         Ok(Some(v)) => v,
         Ok(None) => match map_input(file) {

@@ -138,9 +138,11 @@ impl Envelope {
     }
 
     /// True while a transaction set is open: every segment but ISA, IEA,
-    /// GS, GE, ST and SE then goes to [`Handler::segment`].
+    /// GS, GE, ST and SE then goes to [`Handler::segment`] (and nowhere
+    /// else), which is when [`StreamTokenizer::skip_body`](crate::stream::StreamTokenizer::skip_body)
+    /// may count them instead.
     #[inline]
-    pub(crate) fn in_transaction(&self) -> bool {
+    pub fn in_transaction(&self) -> bool {
         self.transaction.is_some()
     }
 

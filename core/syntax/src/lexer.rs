@@ -185,6 +185,19 @@ impl Lexer {
         if self.resume.start != usize::MAX || !self.pending.is_empty() {
             return None;
         }
+        self.plain(buf, pos, base, d)
+    }
+
+    /// [`Lexer::common`] once its state checks passed: `d` are the
+    /// interchange's delimiters, nothing is pending or half read.
+    #[inline(always)]
+    fn plain(
+        &mut self,
+        buf: &[u8],
+        pos: &mut usize,
+        base: usize,
+        d: Delimiters,
+    ) -> Option<RawSegment> {
         let start = *pos;
         let &[b0, b1, b2, b3] = buf.get(start..)?.first_chunk::<4>()?;
         let id = |b: u8| ID_BYTE[b as usize];
@@ -235,6 +248,57 @@ impl Lexer {
             return None;
         };
         Some(self.take(start, end, suffix_end, abs, d, true, pos))
+    }
+
+    /// Skips the plain body segments at `buf[*pos..]`: each segment
+    /// [`Lexer::common`] reads whose identifier is not GS, GE, ST or SE
+    /// (`common` leaves ISA and IEA, and every segment with a diagnostic, to
+    /// the general path), passing each to `seen`; returns how many. Each
+    /// is exactly what [`Lexer::step`] would have yielded at that point, with
+    /// the same numbering, so a caller inside a transaction set can take
+    /// them without building a token ([`Tokenizer::body_run`] for `parse`,
+    /// [`StreamTokenizer::skip_body`](crate::stream::StreamTokenizer::skip_body)
+    /// for validation); the run stops at anything else, which `step` then
+    /// reads as usual.
+    #[inline(always)]
+    pub(crate) fn skip_body(
+        &mut self,
+        buf: &[u8],
+        pos: &mut usize,
+        base: usize,
+        mut seen: impl FnMut(&RawSegment),
+    ) -> usize {
+        #[cfg(test)]
+        if self.general_only {
+            return 0;
+        }
+        // The state `common` checks first stays as it is while `plain`
+        // reads segments (only the general path changes it; `plain` may
+        // record where an unfinished segment stopped, and the run ends
+        // there), so it is checked once, and the delimiters are read once.
+        let Some(d) = self.delimiters else { return 0 };
+        if self.resume.start != usize::MAX || !self.pending.is_empty() {
+            return 0;
+        }
+        let mut n = 0;
+        loop {
+            let envelope = buf
+                .get(*pos..)
+                .and_then(|r| r.first_chunk::<3>())
+                .is_some_and(|&[b0, b1, b2]| {
+                    b2 == d.element && matches!([b0, b1], [b'G', b'S' | b'E'] | [b'S', b'T' | b'E'])
+                });
+            if envelope {
+                return n;
+            }
+            match self.plain(buf, pos, base, d) {
+                Some(raw) => {
+                    seen(&raw);
+                    n += 1;
+                }
+                None => return n,
+            }
+        }
     }
 
     /// Every case: the reference tokenizer.
@@ -762,25 +826,8 @@ impl Tokenizer<'_> {
     /// fast path and one push, with no token built or matched.
     #[inline(always)]
     pub(crate) fn body_run(&mut self, mut f: impl FnMut(usize, usize)) -> usize {
-        let mut n = 0;
-        while let Some(d) = self.lexer.delimiters {
-            let Some(&[b0, b1, b2]) = self.input.get(self.pos..).and_then(|r| r.first_chunk())
-            else {
-                break;
-            };
-            if b2 == d.element
-                && ((b0 == b'G' && (b1 == b'S' || b1 == b'E'))
-                    || (b0 == b'S' && (b1 == b'T' || b1 == b'E')))
-            {
-                break;
-            }
-            let Some(raw) = self.lexer.common(self.input, &mut self.pos, 0) else {
-                break;
-            };
-            f(raw.start, raw.end);
-            n += 1;
-        }
-        n
+        self.lexer
+            .skip_body(self.input, &mut self.pos, 0, |raw| f(raw.start, raw.end))
     }
 }
 

@@ -36,9 +36,10 @@ impl AckReader {
         Some(received::interchange_ack(seg, carried_by))
     }
 
-    pub(crate) fn transaction_start(&mut self, st: &Segment<'_>) {
+    /// A set starts; `st01` is its ST01.
+    pub(crate) fn transaction_start(&mut self, st: &Segment<'_>, st01: &[u8]) {
         self.open = None;
-        if self.off || !received::is_group_ack(st.value(1)) {
+        if self.off || !received::is_group_ack(st01) {
             return;
         }
         if let Some(carried_by) = self.carried_by.as_deref() {
@@ -47,6 +48,12 @@ impl AckReader {
                 st.delimiters().component,
             ));
         }
+    }
+
+    /// A 997 / 999 is being read: its body segments are needed.
+    #[inline]
+    pub(crate) fn reading(&self) -> bool {
+        self.open.is_some()
     }
 
     pub(crate) fn segment(&mut self, seg: &Segment<'_>) {

@@ -74,8 +74,17 @@ impl Default for Options {
 pub trait Sink {
     /// A diagnostic (with its acknowledgement codes), in input order.
     fn diagnostic(&mut self, d: Diagnostic);
-    /// A transaction set ended.
+    /// A transaction set ended (a set accepted without errors only when
+    /// [`Sink::accepted_sets`] says so).
     fn transaction(&mut self, _set: &SetSummary) {}
+    /// Whether [`Sink::transaction`] is called for the sets accepted without
+    /// errors too (the default). A sink that only looks at sets with errors
+    /// says `false`, and the validator then neither calls it for the others
+    /// nor writes their summaries' text unless [`Options::retain`] keeps
+    /// them.
+    fn accepted_sets(&self) -> bool {
+        true
+    }
     /// A functional group ended (its sets as [`Options::retain`] says).
     fn group(&mut self, _group: &GroupSummary) {}
     /// An interchange ended (its groups as [`Options::retain`] says).
@@ -90,6 +99,11 @@ pub trait Sink {
 impl Sink for Validation {
     fn diagnostic(&mut self, d: Diagnostic) {
         self.diagnostics.push(d);
+    }
+
+    /// The summaries kept are those of [`Options::retain`].
+    fn accepted_sets(&self) -> bool {
+        false
     }
 
     fn interchange(&mut self, interchange: InterchangeSummary) {
@@ -130,10 +144,18 @@ pub trait SetRules {
 
 /// A short copy of a control number (up to 15 bytes), for comparisons and
 /// duplicate checks without allocating.
-#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Tag {
     bytes: [u8; 15],
     len: u8,
+}
+
+/// The value's bytes alone (the rest of `bytes` is zero): equal tags hash
+/// alike, in one pass over the few bytes of a control number.
+impl std::hash::Hash for Tag {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write(&self.bytes[..usize::from(self.len)]);
+    }
 }
 
 impl Tag {
@@ -176,8 +198,16 @@ impl std::hash::Hasher for Fnv {
 type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
 /// Control numbers already seen in one scope, at most `cap` of them.
+///
+/// Senders usually number in order (`0001`, `0002`, …): while every number
+/// is greater than the one before (by [`Tag`]'s order, any total order
+/// will do), they are all different and are kept in `rising`, in order,
+/// with one comparison each; the first number out of order is looked up
+/// there (a binary search) and from then on every number goes through the
+/// hash set `set`, which then holds them all.
 #[derive(Default)]
 struct Seen {
+    rising: Vec<Tag>,
     set: HashSet<Tag, FnvBuild>,
     full: bool,
 }
@@ -191,26 +221,53 @@ enum Insert {
 }
 
 impl Seen {
+    fn len(&self) -> usize {
+        self.rising.len() + self.set.len()
+    }
+
+    fn contains(&self, tag: &Tag) -> bool {
+        self.rising.binary_search(tag).is_ok() || self.set.contains(tag)
+    }
+
     fn insert(&mut self, value: &[u8], cap: usize) -> Insert {
         let Some(tag) = Tag::new(value) else {
             return Insert::Untracked;
         };
-        if self.set.contains(&tag) {
-            return Insert::Duplicate;
-        }
-        if self.set.len() >= cap {
-            if self.full {
-                return Insert::Untracked;
+        let below_cap = self.len() < cap;
+        if self.set.is_empty() && self.rising.last().is_none_or(|last| *last < tag) {
+            // In order: new (greater than every number seen).
+            if below_cap {
+                self.rising.push(tag);
+                return Insert::New;
             }
-            self.full = true;
-            return Insert::Full;
+        } else if self.contains(&tag) {
+            return Insert::Duplicate;
+        } else if below_cap {
+            // Out of order from now on: every number in the hash set.
+            if !self.rising.is_empty() {
+                self.set.extend(self.rising.drain(..));
+            }
+            self.set.insert(tag);
+            return Insert::New;
         }
-        self.set.insert(tag);
-        Insert::New
+        if self.full {
+            return Insert::Untracked;
+        }
+        self.full = true;
+        Insert::Full
     }
 
     fn bytes(&self) -> usize {
-        self.set.capacity() * (std::mem::size_of::<Tag>() + 1)
+        self.rising.capacity() * std::mem::size_of::<Tag>()
+            + self.set.capacity() * (std::mem::size_of::<Tag>() + 1)
+    }
+
+    /// Forgets every number, keeping the table's room for the next scope.
+    fn cleared(mut self) -> Self {
+        self.rising.clear();
+        self.set.clear();
+        self.full = false;
+        self
     }
 }
 
@@ -240,7 +297,11 @@ struct GroupState {
 }
 
 struct SetState {
+    /// Its `kind` and `control_number` are written when the set ends, from
+    /// `st01` and `st02`, and only if the summary is kept or reported
+    /// ([`Sink::accepted_sets`]).
     summary: SetSummary,
+    st01: Vec<u8>,
     st02: Vec<u8>,
     count: usize,
     rejected: bool,
@@ -259,6 +320,11 @@ pub struct Validator<S: Sink = Validation> {
     set: Option<SetState>,
     scratch: Vec<Diagnostic>,
     acks: AckReader,
+    /// The ST02 check of the last group ended, emptied, for the next group
+    /// (which then does not grow its table again).
+    spare_st02: Seen,
+    /// The ST01 and ST02 copies of the last set ended, for the next set's.
+    spare_copies: [Vec<u8>; 2],
 }
 
 impl<S: Sink> fmt::Debug for Validator<S> {
@@ -290,6 +356,8 @@ impl<S: Sink> Validator<S> {
             set: None,
             scratch: Vec::new(),
             acks: AckReader::default(),
+            spare_st02: Seen::default(),
+            spare_copies: [Vec::new(), Vec::new()],
         }
     }
 
@@ -315,8 +383,10 @@ impl<S: Sink> Validator<S> {
     /// checks and the summaries of the open interchange, group and set),
     /// excluding what the sink keeps.
     pub fn retained_bytes(&self) -> usize {
-        let mut n =
-            self.isa13_seen.bytes() + self.scratch.capacity() * 64 + self.acks.retained_bytes();
+        let mut n = self.isa13_seen.bytes()
+            + self.spare_st02.bytes()
+            + self.scratch.capacity() * 64
+            + self.acks.retained_bytes();
         if let Some(i) = &self.interchange {
             n += i.gs06_seen.bytes()
                 + i.summary.groups.capacity() * std::mem::size_of::<GroupSummary>()
@@ -353,7 +423,17 @@ impl<S: Sink> Validator<S> {
         self.rules.is_some()
     }
 
+    /// True when a body segment of the open set only adds to its count
+    /// (no set rules, no acknowledgement being read from it), so it may be
+    /// counted with [`Validator::add_body_segments`] instead of
+    /// [`Handler::segment`].
+    #[inline]
+    pub(crate) fn counts_body_only(&self) -> bool {
+        self.rules.is_none() && !self.acks.reading()
+    }
+
     /// Counts `n` body segments of the open set without seeing them.
+    #[inline]
     pub(crate) fn add_body_segments(&mut self, n: usize) {
         if let Some(set) = self.set.as_mut() {
             set.count += n;
@@ -875,7 +955,11 @@ pub(crate) fn element_offset(seg: &Segment<'_>, n: usize) -> usize {
 }
 
 fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    // Values are nearly always valid UTF-8 (ASCII): one check and one copy.
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
 }
 
 fn describe_set(st01: &[u8], st02: &[u8]) -> String {
@@ -1004,7 +1088,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             gs06,
             gs01,
             version,
-            st02_seen: Seen::default(),
+            st02_seen: std::mem::take(&mut self.spare_st02),
             unsupported: Vec::new(),
             own_error: false,
             received: 0,
@@ -1049,14 +1133,21 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
     fn group_segment(&mut self, _seg: Segment<'a>) {}
 
     fn transaction_start(&mut self, st: Segment<'a>) {
-        self.acks.transaction_start(&st);
-        let st01 = st.value(1);
-        let st02 = st.value(2);
-        let st03 = st.element(3).map(|e| text(e.raw()));
+        // ST01 to ST03 from one scan of the segment.
+        let mut els = [&[][..]; 32];
+        let (n, _) = st.split_elements(&mut els, 3);
+        let (st01, st02) = (els[0], els[1]);
+        let st03 = (n >= 3).then(|| text(els[2]));
+        self.acks.transaction_start(&st, st01);
+        let [mut st01_copy, mut st02_copy] = std::mem::take(&mut self.spare_copies);
+        st01_copy.clear();
+        st01_copy.extend_from_slice(st01);
+        st02_copy.clear();
+        st02_copy.extend_from_slice(st02);
         self.set = Some(SetState {
             summary: SetSummary {
-                kind: text(st01),
-                control_number: text(st02),
+                kind: String::new(),
+                control_number: String::new(),
                 implementation_reference: st03,
                 segment_index: st.index(),
                 segment_count: 0,
@@ -1067,7 +1158,8 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
                 },
                 segment_errors: Vec::new(),
             },
-            st02: st02.to_vec(),
+            st01: st01_copy,
+            st02: st02_copy,
             count: 1,
             rejected: false,
         });
@@ -1248,16 +1340,18 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         }
         let bad = match (&se, self.set.as_ref()) {
             (Some(se), Some(set)) => {
-                let se01 = se.value(1);
+                let mut els = [&[][..]; 32];
+                se.split_elements(&mut els, 2);
+                let se01 = els[0];
                 let count_ok =
                     check::number(se01) == Some(set.count as u64 + 1) && se01.len() <= 10;
-                !count_ok || se.value(2) != set.st02.as_slice()
+                !count_ok || els[1] != set.st02.as_slice()
             }
             _ => false,
         };
         if let (true, Some(se), Some(set)) = (bad, &se, self.set.as_ref()) {
             let count = set.count + 1;
-            let describe = describe_set(set.summary.kind.as_bytes(), &set.st02);
+            let describe = describe_set(&set.st01, &set.st02);
             let se01 = se.value(1);
             let ok = check::number(se01) == Some(count as u64) && se01.len() <= 10;
             let st02 = set.st02.clone();
@@ -1317,7 +1411,21 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             Status::Accepted
         };
         set.summary.ak5.code = set.summary.status.code();
-        self.sink.transaction(&set.summary);
+        let accepted = set.summary.status == Status::Accepted;
+        let keep = match self.options.retain {
+            Retain::All => true,
+            Retain::Errors => !accepted,
+            Retain::Counts => false,
+        };
+        let report = !accepted || self.sink.accepted_sets();
+        if keep || report {
+            set.summary.kind = text(&set.st01);
+            set.summary.control_number = text(&set.st02);
+        }
+        self.spare_copies = [std::mem::take(&mut set.st01), std::mem::take(&mut set.st02)];
+        if report {
+            self.sink.transaction(&set.summary);
+        }
         if let Some(g) = self.group.as_mut() {
             // A set is accepted or rejected: only errors count, and every
             // error rejects it (AK501 `E` is not used).
@@ -1326,11 +1434,6 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
             } else {
                 g.accepted += 1;
             }
-            let keep = match self.options.retain {
-                Retain::All => true,
-                Retain::Errors => set.summary.status != Status::Accepted,
-                Retain::Counts => false,
-            };
             if keep {
                 g.summary.transactions.push(set.summary);
             }
@@ -1386,6 +1489,7 @@ impl<'a, S: Sink> Handler<'a> for Validator<S> {
         let Some(mut g) = self.group.take() else {
             return;
         };
+        self.spare_st02 = std::mem::take(&mut g.st02_seen).cleared();
         let included = ge
             .as_ref()
             .and_then(|ge| check::number(ge.value(1)))
@@ -1498,4 +1602,76 @@ fn limit_warning(seg: &Segment<'_>, element: usize, what: &str, cap: usize) -> D
     .at_segment(seg)
     .at_element(element as u32)
     .at_offset(element_offset(seg, element))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Insert, Seen};
+    use proptest::prelude::*;
+
+    /// The reference: a plain set of every number, `cap` of them at most.
+    fn reference(values: &[Vec<u8>], cap: usize) -> Vec<&'static str> {
+        let mut seen = std::collections::HashSet::new();
+        let mut full = false;
+        values
+            .iter()
+            .map(|v| {
+                if v.len() > 15 {
+                    "untracked"
+                } else if seen.contains(v) {
+                    "duplicate"
+                } else if seen.len() < cap {
+                    seen.insert(v.clone());
+                    "new"
+                } else if full {
+                    "untracked"
+                } else {
+                    full = true;
+                    "full"
+                }
+            })
+            .collect()
+    }
+
+    fn run(seen: &mut Seen, values: &[Vec<u8>], cap: usize) -> Vec<&'static str> {
+        values
+            .iter()
+            .map(|v| match seen.insert(v, cap) {
+                Insert::New => "new",
+                Insert::Duplicate => "duplicate",
+                Insert::Full => "full",
+                Insert::Untracked => "untracked",
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Rising runs (the usual numbering), repeats, numbers out of order,
+        /// numbers too long to track and a cap: the same answers as a plain
+        /// set, also for a table reused after `cleared`.
+        #[test]
+        fn seen_answers_as_a_plain_set(
+            steps in prop::collection::vec((0u8..6, 0u16..40), 0..120),
+            cap in 1usize..60,
+        ) {
+            let mut values = Vec::new();
+            let mut next = 0u16;
+            for (k, v) in steps {
+                let value = match k {
+                    0..=2 => { next += 1; format!("{next:04}").into_bytes() }
+                    3 => format!("{v:04}").into_bytes(),
+                    4 => format!("{v}").into_bytes(),
+                    _ => vec![b'9'; 16 + usize::from(v % 3)],
+                };
+                values.push(value);
+            }
+            let want = reference(&values, cap);
+            let mut seen = Seen::default();
+            prop_assert_eq!(&run(&mut seen, &values, cap), &want);
+            let mut seen = seen.cleared();
+            prop_assert_eq!(&run(&mut seen, &values, cap), &want);
+        }
+    }
 }

@@ -153,7 +153,20 @@ impl<S: Sink> StreamValidator<S> {
 
     /// Pushes every complete token to the envelope machine.
     fn drain(&mut self) {
-        while let Pull::Token(t) = self.tokens.next() {
+        loop {
+            // Inside a set whose body is only counted (no set rules, no
+            // acknowledgement being read), the plain body segments are
+            // counted without a token each: the envelope machine would pass
+            // them to `Handler::segment` alone, which counts them. The
+            // whole-document validation, which replays a parsed tree, is the
+            // reference (`core/tests/validate_stream_parity.rs`).
+            if self.envelope.in_transaction() && self.validator.counts_body_only() {
+                let n = self.tokens.skip_body();
+                self.validator.add_body_segments(n);
+            }
+            let Pull::Token(t) = self.tokens.next() else {
+                break;
+            };
             // An ISA that cannot be parsed: its interchange is recovered
             // right after the diagnostic, as `validate` does (replay.rs).
             let unreadable = match &t {

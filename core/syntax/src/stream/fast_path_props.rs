@@ -24,6 +24,40 @@ fn chunked(input: &[u8], cuts: &[usize], lexer: Lexer) -> Vec<String> {
     crate::testing::inputs::stream_tokens_with(input, cuts, lexer)
 }
 
+/// The tokens of `input` fed at `cuts`, calling `skip_body` before every
+/// `next` (the segments it skips are listed where `next` would have
+/// yielded them), and how many were skipped.
+fn chunked_skipping(input: &[u8], cuts: &[usize]) -> Result<(Vec<String>, usize), TestCaseError> {
+    let mut st = StreamTokenizer::new();
+    let mut out = Vec::new();
+    let (mut at, mut i, mut skipped) = (0, 0, 0);
+    loop {
+        let mut ids = Vec::new();
+        let n = st.skip_body_with(|raw, buf| {
+            let seg = raw.view(buf);
+            ids.push(seg.id().to_vec());
+            out.push(owned(&Token::Segment(seg)));
+        });
+        prop_assert_eq!(n, ids.len());
+        for id in ids {
+            let envelope: [&[u8]; 6] = [b"ISA", b"IEA", b"GS", b"GE", b"ST", b"SE"];
+            prop_assert!(!envelope.contains(&id.as_slice()), "skipped {:?}", id);
+        }
+        skipped += n;
+        match st.next() {
+            Pull::Token(t) => out.push(owned(&t)),
+            Pull::End => return Ok((out, skipped)),
+            Pull::NeedInput if at < input.len() => {
+                let n = cuts[i % cuts.len()].max(1).min(input.len() - at);
+                i += 1;
+                st.feed(&input[at..at + n]);
+                at += n;
+            }
+            Pull::NeedInput => st.finish(),
+        }
+    }
+}
+
 /// One piece of input: `k` picks what, `v` varies it.
 fn piece(out: &mut Vec<u8>, d: [u8; 4], k: u8, v: u8) {
     let [e, c, r, s] = d;
@@ -86,5 +120,18 @@ proptest! {
         prop_assert_eq!(&whole(&input, Lexer::default()), &want);
         prop_assert_eq!(&chunked(&input, &cuts, Lexer::default()), &want);
         prop_assert_eq!(&chunked(&input, &cuts, Lexer::general_only()), &want);
+        // Skipping body segments yields the same segments, in the same places.
+        let (skipping, _) = chunked_skipping(&input, &cuts)?;
+        prop_assert_eq!(&skipping, &want);
     }
+}
+
+#[test]
+fn skip_body_skips_plain_segments_and_stops_at_envelope_ones() {
+    let mut input = isa(b'*', b'>', None, b'~');
+    input.extend_from_slice(b"\nGS*PO*A*B*20230101*1200*1*X*004010~\nST*850*0001~\nBEG*00*SA*1**20230101~\nN1*ST*X~\r\nPO1*1*2*EA~\nSE*5*0001~\nGE*1*1~\nIEA*1*000000001~\n");
+    let (tokens, skipped) = chunked_skipping(&input, &[input.len()]).unwrap();
+    assert_eq!(tokens, whole(&input, Lexer::general_only()));
+    // BEG, N1, PO1; and GS and GE are not skipped (nor ISA, ST, SE, IEA).
+    assert_eq!(skipped, 3);
 }

@@ -9,7 +9,7 @@
 //!
 //! [`Reader`] wraps any [`std::io::Read`] in the same machinery.
 
-use crate::lexer::{Lexer, Step, Token};
+use crate::lexer::{Lexer, RawSegment, Step, Token};
 use std::io::{self, Read};
 
 /// What [`StreamTokenizer::next`] has for the caller.
@@ -122,6 +122,30 @@ impl StreamTokenizer {
             Some(Step::NeedMore) => Pull::NeedInput,
             Some(Step::End) | None => Pull::End,
         }
+    }
+
+    /// Skips the plain body segments at the front of the input held and
+    /// returns how many: segments without any diagnostic whose identifier is
+    /// not an envelope one (ISA, IEA, GS, GE, ST, SE), exactly the segments
+    /// [`next`](Self::next) would have yielded first, numbered the same
+    /// ([`Segment::index`](crate::Segment::index) of the next token counts
+    /// them). For a reader inside a transaction set (see
+    /// [`Envelope::in_transaction`](crate::Envelope::in_transaction)) that only
+    /// counts its body segments, such as envelope validation: it reads them
+    /// without building a token for each. It may skip none; `next` then
+    /// reads what follows as usual.
+    #[inline]
+    pub fn skip_body(&mut self) -> usize {
+        self.skip_body_with(|_, _| ())
+    }
+
+    /// [`skip_body`](Self::skip_body), passing each segment skipped to `seen`
+    /// (tests compare them with the tokens of [`next`](Self::next)).
+    #[inline(always)]
+    pub(crate) fn skip_body_with(&mut self, mut seen: impl FnMut(&RawSegment, &[u8])) -> usize {
+        let buf = &self.buf[..self.end];
+        self.lexer
+            .skip_body(buf, &mut self.pos, self.base, |raw| seen(raw, buf))
     }
 
     #[inline]
