@@ -244,14 +244,17 @@ fn routing_and_webhook_outcomes_are_counted_by_result() {
             "x12kit_webhook_attempts_total",
             &[("transport", "http"), ("result", "connection_failed")],
         );
-        if routed >= 1.0 && hooks >= 1.0 {
-            assert_eq!(value(&m, "x12kit_documents", &[("status", "failed")]), 1.0);
+        // The attempt is counted when it ends, the document's status a moment
+        // later (in the store): wait for both rather than read one between them.
+        let failed = value(&m, "x12kit_documents", &[("status", "failed")]);
+        if routed >= 1.0 && hooks >= 1.0 && failed >= 1.0 {
+            assert_eq!(failed, 1.0);
             assert!(value(&m, "x12kit_partner_transfer_seconds_count", &[]) >= 1.0);
             break;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "no failed routing and webhook attempts counted within 30 s"
+            "no failed routing and webhook attempts and failed document counted within 30 s"
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
