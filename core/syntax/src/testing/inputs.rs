@@ -149,3 +149,32 @@ pub fn redelimit(
     }
     Some(out)
 }
+
+/// The ISA of [`envelope_pieces`] (004010, `>` components, no repetition separator).
+pub const PIECE_ISA: &str = "ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *230101*1200*U*00401*000000001*0*P*>~\n";
+
+/// Pieces that property tests of the envelope readers concatenate, in any
+/// order and number, into inputs right and wrong: the ISA of 004010 and of
+/// 005010 (with `^` as repetition separator), a GS of each, three complete
+/// sets (one with UTF-8, a quote and a backslash), a segment in Latin-1,
+/// a TA1, the trailers ISE, GE, SE and IEA on their own, and a BOM with a
+/// space. Each test adds its own `extra` pieces after these.
+pub fn envelope_pieces(extra: &[&[u8]]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = vec![
+        PIECE_ISA.as_bytes().to_vec(),
+        PIECE_ISA.replace("*U*00401", "*^*00501").into_bytes(),
+        b"GS*PO*SENDER*RECEIVER*20230101*1200*1*X*004010~\n".to_vec(),
+        b"GS*IN*SENDER*RECEIVER*20230101*1200*2*X*005010~\n".to_vec(),
+        b"ST*850*0001~\nBEG*00*SA*PO-1**20230101~\nREF*DP*7*x>y^z~\nPO1*1*2*EA*1.5**VP*SKU1~\nCTT*1~\nSE*6*0001~\n".to_vec(),
+        b"ST*810*0002~\nBIG*20230101*INV-1~\nIT1*1*2*EA*9.99~\nTDS*1998~\nSE*5*0002~\n".to_vec(),
+        b"N1*ST*Caf\xe9*\xff\xfe~\n".to_vec(),
+        b"TA1*000000001*230101*1200*A*000~\n".to_vec(),
+        b"ISE*1~\n".to_vec(),
+        b"GE*1*1~\n".to_vec(),
+        b"SE*2*0001~\n".to_vec(),
+        b"IEA*1*000000001~\n".to_vec(),
+        b"\xef\xbb\xbf \n".to_vec(),
+    ];
+    out.extend(extra.iter().map(|e| e.to_vec()));
+    out
+}

@@ -5,5 +5,7 @@
 pub mod inputs;
 pub mod random;
 
-pub use inputs::{VARIANTS, isa, redelimit, stream_tokens, token_text, whole_tokens};
+pub use inputs::{
+    PIECE_ISA, VARIANTS, envelope_pieces, isa, redelimit, stream_tokens, token_text, whole_tokens,
+};
 pub use random::xorshift;
