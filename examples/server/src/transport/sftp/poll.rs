@@ -210,9 +210,8 @@ async fn take(
         app,
         account,
         Some(partner),
-        x12kit_mapped::Input::Read(bytes),
+        bytes,
         "sftp",
-        x12kit::envelope::SetCap::bytes(app.config.max_set_bytes),
         move |c, result| r.insert(c, "applied", result),
     )
     .await;
