@@ -62,13 +62,9 @@ fn generate_many(path: &Path, n: usize) -> u64 {
     std::fs::metadata(path).unwrap().len()
 }
 
-/// Runs `x12kit ARGS` with its output dropped: (exit code, peak RSS in bytes).
-fn peak_rss(args: &[&str]) -> (i32, u64) {
-    peak_rss_with(args, Stdio::null())
-}
-
-/// [`peak_rss`] with `stdin` as the standard input.
-fn peak_rss_with(args: &[&str], stdin: Stdio) -> (i32, u64) {
+/// Runs `x12kit ARGS` with `stdin` as its standard input and its output
+/// dropped: (exit code, peak RSS in bytes).
+fn peak_rss(args: &[&str], stdin: Stdio) -> (i32, u64) {
     let child = Command::new(BIN)
         .args(args)
         .stdin(stdin)
@@ -92,6 +88,24 @@ fn peak_rss_with(args: &[&str], stdin: Stdio) -> (i32, u64) {
     (code, usage.ru_maxrss as u64 * 1024)
 }
 
+/// Runs `x12kit ARGS` (standard input `stdin`) on a file of `len` bytes and
+/// asserts that it exits 0 with a peak RSS under 64 MiB; prints the figure.
+fn assert_bounded(args: &[&str], stdin: Stdio, len: u64) {
+    let (code, peak) = peak_rss(args, stdin);
+    eprintln!(
+        "x12kit {}: peak RSS {} MiB for {} MB",
+        args.join(" "),
+        peak >> 20,
+        len / 1_000_000
+    );
+    assert_eq!(code, 0, "x12kit {args:?}");
+    assert!(
+        peak < 64 << 20,
+        "x12kit {args:?}: peak RSS {} MiB",
+        peak >> 20
+    );
+}
+
 #[test]
 fn large_files_in_bounded_memory() {
     let dir = std::env::temp_dir().join(format!("x12kit-memory-{}", std::process::id()));
@@ -100,7 +114,6 @@ fn large_files_in_bounded_memory() {
     let len = generate(&file, 135);
     assert!(len > 90_000_000, "{len}");
     let f = file.to_str().unwrap();
-    const LIMIT: u64 = 64 << 20;
     for args in [
         vec!["parse", f],
         vec!["parse", "--threads", "1", f],
@@ -110,15 +123,7 @@ fn large_files_in_bounded_memory() {
         vec!["split", f, "--per", "group", "--out", "-"],
         vec!["validate", f],
     ] {
-        let (code, peak) = peak_rss(&args);
-        eprintln!(
-            "x12kit {}: peak RSS {} MiB for a {} MB file",
-            args.join(" "),
-            peak >> 20,
-            len / 1_000_000
-        );
-        assert_eq!(code, 0, "x12kit {args:?}");
-        assert!(peak < LIMIT, "x12kit {args:?}: peak RSS {} MiB", peak >> 20);
+        assert_bounded(&args, Stdio::null(), len);
     }
     std::fs::remove_file(&file).unwrap();
     // Many small interchanges: each is held whole, then its pages dropped
@@ -128,15 +133,7 @@ fn large_files_in_bounded_memory() {
     assert!(len > 90_000_000, "{len}");
     let f = many.to_str().unwrap();
     for args in [vec!["parse", f], vec!["split", f, "--out", "-"]] {
-        let (code, peak) = peak_rss(&args);
-        eprintln!(
-            "x12kit {}: peak RSS {} MiB for a {} MB file",
-            args.join(" "),
-            peak >> 20,
-            len / 1_000_000
-        );
-        assert_eq!(code, 0, "x12kit {args:?}");
-        assert!(peak < LIMIT, "x12kit {args:?}: peak RSS {} MiB", peak >> 20);
+        assert_bounded(&args, Stdio::null(), len);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -197,19 +194,7 @@ fn split_of_a_gigabyte_in_bounded_memory() {
             "-",
         ],
     ] {
-        let (code, peak) = peak_rss(&args);
-        eprintln!(
-            "x12kit {}: peak RSS {} MiB for a {} MB file",
-            args.join(" "),
-            peak >> 20,
-            len / 1_000_000
-        );
-        assert_eq!(code, 0, "x12kit {args:?}");
-        assert!(
-            peak < 64 << 20,
-            "x12kit {args:?}: peak RSS {} MiB",
-            peak >> 20
-        );
+        assert_bounded(&args, Stdio::null(), len);
     }
     // The same gigabyte as a stream on standard input (a pipe from `cat`,
     // which cannot be mapped): spooled to a temporary file, not held.
@@ -219,18 +204,7 @@ fn split_of_a_gigabyte_in_bounded_memory() {
         .spawn()
         .expect("cat runs");
     let pipe = Stdio::from(cat.stdout.take().unwrap());
-    let (code, peak) = peak_rss_with(&["split", "-", "--out", "-"], pipe);
+    assert_bounded(&["split", "-", "--out", "-"], pipe, len);
     assert!(cat.wait().unwrap().success());
-    eprintln!(
-        "cat FILE | x12kit split - --out -: peak RSS {} MiB for a {} MB stream",
-        peak >> 20,
-        len / 1_000_000
-    );
-    assert_eq!(code, 0);
-    assert!(
-        peak < 64 << 20,
-        "split of stdin: peak RSS {} MiB",
-        peak >> 20
-    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
