@@ -51,9 +51,12 @@ enum Command {
         /// The options as JSON, with the names every language uses (`{"documents": false}`), instead of the flags.
         #[arg(long, value_name = "JSON", conflicts_with_all = ["no_documents", "max_set_bytes"])]
         options: Option<String>,
-        /// Worker threads that turn batches of transaction sets into JSON
-        /// (default 1: the reading thread writes; on a busy or 2-core machine
-        /// workers cost more than they gain). The output is the same bytes.
+        /// Worker threads that turn batches of transaction sets into JSON; the
+        /// output is the same bytes for any N. Default (or 0): one per CPU,
+        /// started only when the input has work to divide (a batch of about
+        /// 2,000 segments of sets fills), so a small file, small interchanges
+        /// or one huge set are written by the reading thread alone, as with 1.
+        /// 1: the reading thread alone.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
     },
@@ -156,7 +159,7 @@ fn main() -> ExitCode {
             options,
             threads,
         } => {
-            let threads = threads.unwrap_or(1);
+            let threads = threads.unwrap_or(x12kit::json::AUTO_THREADS);
             match options
                 .as_deref()
                 .map(x12kit::ops::options_str::<x12kit::ops::ParseOptions>)

@@ -21,8 +21,8 @@ use crate::error::Result;
 use std::io;
 
 pub use x12kit_json::{
-    GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, JsonOptions, ParseOptions, SE_FIELDS, ST_FIELDS,
-    delimiter_char,
+    AUTO_THREADS, GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, JsonOptions, ParseOptions,
+    SE_FIELDS, ST_FIELDS, delimiter_char,
 };
 
 /// Serializes a parse result to compact JSON bytes.
@@ -78,11 +78,15 @@ pub fn to_json_stream<W: io::Write>(
     x12kit_json::to_json_stream::<JsonDocuments, W>(input, w, pretty, options, release)
 }
 
-/// [`to_json_stream`] on `threads` threads: this thread parses and writes,
-/// `threads` workers turn whole interchanges into JSON, and the results are
-/// written in input order, so the bytes are the same. At most
-/// `2 × threads + 1` interchanges (and their JSON) are held at once. With
-/// `threads <= 1` this is [`to_json_stream`]. Not on wasm32 (no threads).
+/// [`to_json_stream`] on worker threads: this thread parses and writes the
+/// envelope, workers turn batches of sets (within an interchange as well as
+/// across them) into JSON, and the results are written in input order, so
+/// the bytes are the same for any `threads`. At most `2 × workers + 1`
+/// batches (and their JSON) are held at once. `threads`: [`AUTO_THREADS`]
+/// (0) for one worker per CPU, started only when the input has work to
+/// divide (never slower than one thread: a small input, small interchanges
+/// or one huge set stay on this thread); 1 for this thread alone
+/// ([`to_json_stream`]); N for N workers. Not on wasm32 (no threads).
 #[cfg(not(target_arch = "wasm32"))]
 #[inline]
 pub fn to_json_stream_threads<W: io::Write + Send>(
@@ -152,21 +156,25 @@ pub fn to_json_stream_holding<W: io::Write>(
 }
 
 /// [`to_json_stream_threads`] holding an interchange whole up to `hold`
-/// body segments (see [`to_json_stream_holding`]). Not part of the API.
+/// body segments (see [`to_json_stream_holding`]), on `workers` workers
+/// (1 included) started at once or, with `auto`, as [`AUTO_THREADS`]
+/// starts them. Not part of the API.
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub fn to_json_stream_threads_holding<W: io::Write + Send>(
     input: &[u8],
     w: W,
     pretty: bool,
     options: &JsonOptions,
-    threads: usize,
+    workers: usize,
+    auto: bool,
     hold: usize,
     release: &mut dyn FnMut(usize),
 ) -> io::Result<Vec<crate::Diagnostic>> {
     x12kit_json::writer::to_json_stream_threads_holding::<JsonDocuments, W>(
-        input, w, pretty, options, threads, hold, release,
+        input, w, pretty, options, workers, auto, hold, release,
     )
 }
 

@@ -54,7 +54,7 @@ fn check_capped(name: &str, input: &[u8], cap: SetCap) {
                 assert!(released.windows(2).all(|w| w[0] <= w[1]), "{name}");
                 assert!(released.iter().all(|&r| r <= input.len()), "{name}");
                 assert!(released.len() >= doc.interchanges.len(), "{name}");
-                for threads in [1, 2, 3] {
+                for (threads, auto) in [(1, false), (2, false), (3, false), (2, true)] {
                     let mut out = Vec::new();
                     let d = to_json_stream_threads_holding(
                         input,
@@ -62,11 +62,15 @@ fn check_capped(name: &str, input: &[u8], cap: SetCap) {
                         pretty,
                         &o,
                         threads,
+                        auto,
                         hold,
                         &mut |_| {},
                     )
                     .unwrap();
-                    assert!(out == whole, "{name}: {threads} threads, hold {hold}");
+                    assert!(
+                        out == whole,
+                        "{name}: {threads} threads, auto {auto}, hold {hold}"
+                    );
                     assert_eq!(d, doc.diagnostics, "{name}: {threads} threads");
                 }
             }

@@ -58,7 +58,7 @@ fn check(name: &str, input: &[u8]) {
         assert!(released.windows(2).all(|w| w[0] <= w[1]), "{name}");
         assert!(released.iter().all(|&r| r <= input.len()), "{name}");
         // On worker threads: the same bytes and releases, in input order.
-        for threads in [2, 3] {
+        for threads in [2, 3, x12kit::json::AUTO_THREADS] {
             for (pretty, expected) in [(false, &whole), (true, &pretty_whole)] {
                 let mut out = Vec::new();
                 let mut on_threads = Vec::new();

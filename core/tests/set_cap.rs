@@ -166,7 +166,7 @@ fn every_path_gives_the_same_result() {
     let d = ops::parse_json_to_writer(input, &o, &mut out).unwrap();
     assert_eq!((out, &d), (whole.clone(), &doc.diagnostics));
     for hold in [0, 1, 5, x12kit::sets::HOLD] {
-        for threads in [1, 2] {
+        for (threads, auto) in [(1, false), (2, false), (2, true)] {
             let mut out = Vec::new();
             let d = to_json_stream_threads_holding(
                 input,
@@ -174,11 +174,12 @@ fn every_path_gives_the_same_result() {
                 false,
                 &o,
                 threads,
+                auto,
                 hold,
                 &mut |_| {},
             )
             .unwrap();
-            assert!(out == whole, "hold {hold}, {threads} threads");
+            assert!(out == whole, "hold {hold}, {threads} threads, auto {auto}");
             assert_eq!(d, doc.diagnostics);
         }
         // Set by set: the same set objects, the diagnostic with its set.

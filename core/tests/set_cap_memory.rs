@@ -76,7 +76,7 @@ fn a_set_over_the_cap_is_not_held() {
     });
     assert!(free > 3 * input.len(), "{free}");
     let bound = 2 << 20;
-    for threads in [1, 2] {
+    for threads in [1, 2, x12kit::json::AUTO_THREADS] {
         let streamed = peak(|| {
             let mut out = Count(0);
             let d =

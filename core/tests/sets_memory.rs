@@ -93,6 +93,11 @@ fn set_by_set_memory_follows_the_largest_set_not_the_interchange() {
     for (what, small_peak, large_peak) in [
         ("parse JSON, 1 thread", json(&small, 1), json(&large, 1)),
         ("parse JSON, 3 threads", json(&small, 3), json(&large, 3)),
+        (
+            "parse JSON, automatic threads",
+            json(&small, x12kit::json::AUTO_THREADS),
+            json(&large, x12kit::json::AUTO_THREADS),
+        ),
         ("split", split(&small), split(&large)),
     ] {
         eprintln!(

@@ -42,8 +42,11 @@ fuzz_target!(|data: &[u8]| {
     assert!(out == whole, "set by set, hold {hold}");
     assert_eq!(d, doc.diagnostics);
     let mut out = Vec::new();
-    to_json_stream_threads_holding(input, &mut out, false, &o, 2, hold, &mut |_| {}).unwrap();
+    to_json_stream_threads_holding(input, &mut out, false, &o, 2, false, hold, &mut |_| {}).unwrap();
     assert!(out == whole, "two threads, hold {hold}");
+    let mut out = Vec::new();
+    to_json_stream_threads_holding(input, &mut out, false, &o, 2, true, hold, &mut |_| {}).unwrap();
+    assert!(out == whole, "automatic threads, hold {hold}");
     let mut handed = 0usize;
     let d = x12kit::json::each_set_json_holding(input, &o, hold, &mut |set| {
         let v: serde_json::Value = serde_json::from_slice(set).expect("a set is JSON");

@@ -34,7 +34,7 @@ pub use mapping::{Documents, NoDocuments, SetMapper};
 pub use text::{delimiter_char, to_vec, to_vec_pretty, value_kind};
 pub use write::{WriteOptions, write, write_str};
 #[cfg(not(target_arch = "wasm32"))]
-pub use writer::to_json_stream_threads;
+pub use writer::{AUTO_THREADS, to_json_stream_threads};
 pub use writer::{
     EachSetFeeder, JsonOptions, ParseOptions, each_set_json, parse_to_json_into, to_json,
     to_json_into, to_json_stream, to_json_with, to_json_writer, to_value,

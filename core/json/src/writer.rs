@@ -188,14 +188,23 @@ pub fn to_json_stream_holding<D: Documents, W: io::Write>(
     Ok(doc.diagnostics)
 }
 
-/// [`to_json_stream`] on `threads` threads: this thread parses
-/// ([`parse_sets`]) and writes the envelope around the sets, `threads`
-/// workers turn batches of sets (about 2 000 body segments each, within an
+/// [`to_json_stream`] on worker threads: this thread parses
+/// ([`parse_sets`]) and writes the envelope around the sets, the workers
+/// turn batches of sets (about 2 000 body segments each, within an
 /// interchange as well as across them) into JSON, and the results are
 /// written in input order, so the bytes are the same for any number of
-/// threads. At most `2 × threads + 1` batches (and their JSON) are held at
-/// once. With `threads <= 1` this is [`to_json_stream`]. Not on wasm32 (no
-/// threads).
+/// threads. At most `2 × workers + 1` batches (and their JSON) are held at
+/// once. Not on wasm32 (no threads).
+///
+/// `threads`: [`AUTO_THREADS`] (0) for one worker per CPU
+/// ([`std::thread::available_parallelism`]) started only when the input
+/// has work to divide (a batch of sets fills), so that it is never slower
+/// than one thread: an input smaller than a batch, or whose interchanges
+/// and groups are all smaller than one, is written on this thread alone,
+/// and so is one set that is at least as large as the rest of the input
+/// (with any number of workers: there is nothing to parse beside it). 1:
+/// this thread alone ([`to_json_stream`]); N > 1: N workers, started at
+/// once.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
     input: &[u8],
@@ -205,20 +214,39 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
     threads: usize,
     release: &mut dyn FnMut(usize),
 ) -> io::Result<Vec<Diagnostic>> {
-    if threads <= 1 {
+    let Some((workers, pool)) = workers(threads) else {
         return to_json_stream::<D, W>(input, w, pretty, options, release);
-    }
+    };
     threads::stream::<D, W>(
         input,
         w,
         pretty,
         options.documents,
         options.max_set_bytes,
-        threads,
+        workers,
+        pool,
         HOLD,
         release,
         None,
     )
+}
+
+/// The `threads` of [`to_json_stream_threads`] that means one worker per
+/// CPU, started when the input has work to divide.
+pub const AUTO_THREADS: usize = 0;
+
+/// The workers for `threads` ([`to_json_stream_threads`]) and how they
+/// start, or `None` for the calling thread alone.
+#[cfg(not(target_arch = "wasm32"))]
+fn workers(threads: usize) -> Option<(usize, threads::Pool)> {
+    match threads {
+        AUTO_THREADS => {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            (n > 1).then_some((n, threads::Pool::Auto))
+        }
+        1 => None,
+        n => Some((n, threads::Pool::Eager)),
+    }
 }
 
 /// [`to_json_stream_threads`] (any `threads`, 1 included) for a caller
@@ -237,14 +265,15 @@ pub fn to_json_stream_mapped<D: Documents, W: io::Write + Send>(
     release: &mut dyn FnMut(usize),
     read_ahead: &mut dyn FnMut(usize, usize),
 ) -> io::Result<Vec<Diagnostic>> {
-    if threads > 1 {
+    if let Some((workers, pool)) = workers(threads) {
         return threads::stream::<D, W>(
             input,
             w,
             pretty,
             options.documents,
             options.max_set_bytes,
-            threads,
+            workers,
+            pool,
             HOLD,
             release,
             Some(read_ahead),
@@ -317,15 +346,19 @@ impl<D: Documents> EachSetFeeder<D> {
 }
 
 /// [`to_json_stream_threads`] holding an interchange whole up to `hold`
-/// body segments (see [`to_json_stream_holding`]). Not part of the API.
+/// body segments (see [`to_json_stream_holding`]), on `workers` workers
+/// (at least one, 1 included), started at once or, with `auto`, as
+/// [`AUTO_THREADS`] starts them. Not part of the API.
 #[cfg(not(target_arch = "wasm32"))]
 #[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
 pub fn to_json_stream_threads_holding<D: Documents, W: io::Write + Send>(
     input: &[u8],
     w: W,
     pretty: bool,
     options: &JsonOptions,
-    threads: usize,
+    workers: usize,
+    auto: bool,
     hold: usize,
     release: &mut dyn FnMut(usize),
 ) -> io::Result<Vec<Diagnostic>> {
@@ -335,7 +368,12 @@ pub fn to_json_stream_threads_holding<D: Documents, W: io::Write + Send>(
         pretty,
         options.documents,
         options.max_set_bytes,
-        threads.max(1),
+        workers.max(1),
+        if auto {
+            threads::Pool::Auto
+        } else {
+            threads::Pool::Eager
+        },
         hold,
         release,
         None,

@@ -143,6 +143,27 @@ impl<'a, 's, M: SetMapper<'a>> JsonWriter<'a, 's, M> {
         }
     }
 
+    /// Appends JSON written elsewhere (a worker's batch): a large piece goes
+    /// to the sink as it is, after what is buffered, rather than through a
+    /// copy into the buffer.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn put(&mut self, json: &[u8]) {
+        match &mut self.sink {
+            Some(sink) if json.len() >= self.flush_at => {
+                if self.error.is_none() {
+                    let written = sink
+                        .write_all(&self.buf)
+                        .and_then(|()| sink.write_all(json));
+                    if let Err(e) = written {
+                        self.error = Some(e);
+                    }
+                }
+                self.buf.clear();
+            }
+            _ => self.buf.extend_from_slice(json),
+        }
+    }
+
     pub(super) fn flush_all(mut self) -> io::Result<()> {
         self.flush();
         if let Some(e) = self.error.take() {

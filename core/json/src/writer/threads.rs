@@ -2,6 +2,16 @@
 //! at a time: this thread parses ([`parse_sets`]) and writes the envelope
 //! around the sets; workers turn batches of sets into JSON; the results are
 //! written in input order, so the bytes are those of one thread.
+//!
+//! Two cases are written on this thread, where workers cannot gain:
+//!
+//! - a set of at least a batch on its own that is at least as large as the
+//!   rest of the input (one huge set): nothing could be parsed beside it,
+//!   and a worker would hold its whole JSON, which this thread would then
+//!   copy; here it is written as one thread writes it, in 64 KiB pieces;
+//! - with [`Pool::Auto`], every set until a batch of sets fills (an input
+//!   smaller than a batch, interchanges or groups smaller than one): the
+//!   workers are started only then, so a small input costs no thread.
 
 use super::emit::{JsonWriter, RELEASE_EVERY};
 use crate::mapping::{Documents, SetMapper};
@@ -18,6 +28,20 @@ use x12kit_syntax::sets::{Batch, Outline, SetHandler, parse_sets};
 /// A batch is sent to a worker once it holds this many body segments.
 const BATCH: usize = 2048;
 
+/// A worker's JSON buffer goes back to the workers for the next batch
+/// unless it grew past this (a batch of very large sets).
+const KEEP_BUFFER: usize = 4 << 20;
+
+/// How the workers start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pool {
+    /// At once.
+    Eager,
+    /// When the first batch of sets fills; until then sets are written on
+    /// the calling thread as one thread writes them.
+    Auto,
+}
+
 /// The JSON of a batch of sets, and the line breaks that differ from the
 /// interchange's (segment index, line break), in order.
 type Written<'a> = (Vec<u8>, Vec<(usize, &'a [u8])>);
@@ -25,6 +49,10 @@ type Written<'a> = (Vec<u8>, Vec<(usize, &'a [u8])>);
 /// What a worker gets: the batch, the ISA of its interchange (delimiters,
 /// line break), and where to send the result.
 type Job<'a> = (Batch<'a>, Segment<'a>, SyncSender<Written<'a>>);
+
+/// JSON buffers emptied by the writer, for the workers to fill again (a
+/// fresh buffer for each batch would fault its pages in every time).
+type Buffers = Arc<Mutex<Vec<Vec<u8>>>>;
 
 /// What the writer does next, in input order.
 enum Step<'a> {
@@ -36,16 +64,22 @@ enum Step<'a> {
     InterchangeEnd(Arc<Outline<'a>>, usize),
 }
 
-struct Threaded<'a, 's, 'r, M> {
+struct Threaded<'a, 's, 'r, 'p, M> {
     input: &'a [u8],
     jw: JsonWriter<'a, 's, M>,
     jobs: SyncSender<Job<'a>>,
+    /// Starts the workers; `None` once they run.
+    start: Option<&'p dyn Fn()>,
+    buffers: Buffers,
     steps: VecDeque<Step<'a>>,
     /// Batches among `steps`.
     in_flight: usize,
     threads: usize,
     outline: Option<Arc<Outline<'a>>>,
     batch: Option<(Batch<'a>, usize)>,
+    /// Body segments of the sets written on this thread since the last
+    /// group or interchange boundary, while the workers have not started.
+    pending: usize,
     first_interchange: bool,
     first_group: bool,
     first_set: bool,
@@ -54,7 +88,7 @@ struct Threaded<'a, 's, 'r, M> {
     ahead: Option<&'r mut dyn FnMut(usize, usize)>,
 }
 
-impl<'a, M: SetMapper<'a>> Threaded<'a, '_, '_, M> {
+impl<'a, M: SetMapper<'a>> Threaded<'a, '_, '_, '_, M> {
     /// Sends the batch being filled to a worker.
     fn send(&mut self) {
         let Some((batch, upto)) = self.batch.take() else {
@@ -96,14 +130,17 @@ impl<'a, M: SetMapper<'a>> Threaded<'a, '_, '_, M> {
             Step::Sets(result, upto) => {
                 self.in_flight -= 1;
                 // A worker that panicked drops its sender: that is a bug, reported as such.
-                let (json, notes) = result.recv().unwrap_or_default();
+                let (mut json, notes) = result.recv().unwrap_or_default();
                 separate(&mut jw.buf, &mut self.first_set);
-                jw.buf.extend_from_slice(&json);
+                jw.put(&json);
                 jw.overrides.extend(notes);
-                if upto >= self.released + RELEASE_EVERY {
-                    self.released = upto;
-                    (self.release)(upto);
+                if json.capacity() <= KEEP_BUFFER {
+                    json.clear();
+                    if let Ok(mut b) = self.buffers.lock() {
+                        b.push(json);
+                    }
                 }
+                self.released_to(upto);
             }
             Step::GroupEnd(o, n) => jw.group_close(o.interchange.groups[n].ge.as_ref()),
             Step::InterchangeEnd(o, upto) => {
@@ -115,14 +152,43 @@ impl<'a, M: SetMapper<'a>> Threaded<'a, '_, '_, M> {
         self.jw.maybe_flush();
     }
 
+    /// Says that the input before `upto` is done with, every few MiB.
+    fn released_to(&mut self, upto: usize) {
+        if upto >= self.released + RELEASE_EVERY {
+            self.released = upto;
+            (self.release)(upto);
+        }
+    }
+
+    /// Writes every pending step (waiting for the batches in flight).
+    fn drain(&mut self) {
+        while !self.steps.is_empty() {
+            self.write_one();
+        }
+    }
+
     /// Queues a step around the sets (written at once when nothing is pending).
     fn step(&mut self, s: Step<'a>) {
         self.steps.push_back(s);
         if self.in_flight == 0 {
-            while !self.steps.is_empty() {
-                self.write_one();
-            }
+            self.drain();
         }
+    }
+
+    /// Writes a set here, after what comes before it, as one thread does.
+    fn write_here(
+        &mut self,
+        doc: &Document<'a>,
+        group: &Group<'a>,
+        tx: &Transaction<'a>,
+        upto: usize,
+    ) {
+        self.send();
+        self.drain();
+        separate(&mut self.jw.buf, &mut self.first_set);
+        self.jw.transaction(doc, group, tx);
+        self.jw.maybe_flush();
+        self.released_to(upto);
     }
 }
 
@@ -133,7 +199,7 @@ fn separate(buf: &mut Vec<u8>, first: &mut bool) {
     }
 }
 
-impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, M> {
+impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, '_, M> {
     fn interchange(&mut self, outline: &Outline<'a>) {
         // The envelope only: a held interchange's outline has its sets too.
         let i = &outline.interchange;
@@ -142,11 +208,13 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, M> {
             starts: outline.starts.clone(),
         });
         self.outline = Some(Arc::clone(&o));
+        self.pending = 0;
         self.step(Step::Interchange(o));
     }
 
     fn group(&mut self, _outline: &Outline<'a>, n: usize) {
         let o = Arc::clone(self.outline.as_ref().expect("an interchange is open"));
+        self.pending = 0;
         self.step(Step::Group(o, n));
     }
 
@@ -157,6 +225,31 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, M> {
         tx: &Transaction<'a>,
         upto: usize,
     ) {
+        let body = doc.body(tx).len();
+        if body >= BATCH && self.batch.is_none() {
+            // A set that fills a batch alone: written here when the rest
+            // of the input is no larger (nothing to parse beside it).
+            let end = tx
+                .se
+                .as_ref()
+                .map_or(upto, |se| se.offset())
+                .max(tx.st.offset());
+            let rest = self.input.len().saturating_sub(end);
+            if end - tx.st.offset() >= rest {
+                self.write_here(doc, group, tx, upto);
+                return;
+            }
+        }
+        if let Some(start) = self.start {
+            self.pending += body;
+            if self.pending < BATCH {
+                self.write_here(doc, group, tx, upto);
+                return;
+            }
+            // A batch of sets has filled: from here on, workers.
+            start();
+            self.start = None;
+        }
         let (batch, at) = self.batch.get_or_insert_with(|| {
             let isa = self
                 .outline
@@ -192,6 +285,41 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, M> {
     }
 }
 
+/// A worker: takes batches from `queue` until it closes, and sends each
+/// batch's JSON back.
+fn work<'a, D: Documents>(
+    queue: &Mutex<Receiver<Job<'a>>>,
+    buffers: &Mutex<Vec<Vec<u8>>>,
+    documents: bool,
+) {
+    let mut jw = JsonWriter::<D::Mapper<'a>>::new(Vec::new(), usize::MAX);
+    jw.documents = documents;
+    loop {
+        // The lock is held only to take the next job.
+        let job = queue
+            .lock()
+            .map_err(|_| ())
+            .and_then(|q| q.recv().map_err(|_| ()));
+        let Ok((batch, isa, done)) = job else { return };
+        jw.buf = buffers
+            .lock()
+            .ok()
+            .and_then(|mut b| b.pop())
+            .unwrap_or_else(|| Vec::with_capacity(1 << 17));
+        jw.prepare(&isa);
+        jw.overrides.clear();
+        let (doc, group, sets) = batch.parts();
+        for (n, t) in sets.iter().enumerate() {
+            if n > 0 {
+                jw.buf.push(b',');
+            }
+            jw.transaction(doc, group, t);
+        }
+        let notes = std::mem::take(&mut jw.overrides);
+        let _ = done.send((std::mem::take(&mut jw.buf), notes));
+    }
+}
+
 /// See [`super::to_json_stream_threads`].
 #[allow(clippy::too_many_arguments)]
 pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
@@ -201,6 +329,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
     documents: bool,
     cap: SetCap,
     threads: usize,
+    pool: Pool,
     hold: usize,
     release: &'r mut dyn FnMut(usize),
     ahead: Option<&'r mut dyn FnMut(usize, usize)>,
@@ -213,32 +342,17 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
     std::thread::scope(|scope| {
         let (jobs, queue) = sync_channel::<Job<'_>>(threads);
         let queue = Arc::new(Mutex::new(queue));
-        for _ in 0..threads {
-            let queue = Arc::clone(&queue);
-            scope.spawn(move || {
-                let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::new(), usize::MAX);
-                jw.documents = documents;
-                loop {
-                    // The lock is held only to take the next job.
-                    let job = queue
-                        .lock()
-                        .map_err(|_| ())
-                        .and_then(|q| q.recv().map_err(|_| ()));
-                    let Ok((batch, isa, done)) = job else { return };
-                    jw.buf = Vec::with_capacity(1 << 17);
-                    jw.prepare(&isa);
-                    jw.overrides.clear();
-                    let (doc, group, sets) = batch.parts();
-                    for (n, t) in sets.iter().enumerate() {
-                        if n > 0 {
-                            jw.buf.push(b',');
-                        }
-                        jw.transaction(doc, group, t);
-                    }
-                    let notes = std::mem::take(&mut jw.overrides);
-                    let _ = done.send((std::mem::take(&mut jw.buf), notes));
-                }
-            });
+        let buffers: Buffers = Arc::default();
+        let start = || {
+            for _ in 0..threads {
+                let queue = Arc::clone(&queue);
+                let buffers = Arc::clone(&buffers);
+                scope.spawn(move || work::<D>(&queue, &buffers, documents));
+            }
+        };
+        let start: &dyn Fn() = &start;
+        if pool == Pool::Eager {
+            start();
         }
         let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::with_capacity(1 << 17), 1 << 16);
         jw.documents = documents;
@@ -248,11 +362,14 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             input,
             jw,
             jobs,
+            start: (pool == Pool::Auto).then_some(start),
+            buffers: Arc::clone(&buffers),
             steps: VecDeque::new(),
             in_flight: 0,
             threads,
             outline: None,
             batch: None,
+            pending: 0,
             first_interchange: true,
             first_group: true,
             first_set: true,
@@ -261,9 +378,7 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
             ahead,
         };
         let doc = parse_sets(input, hold, cap, &mut t);
-        while !t.steps.is_empty() {
-            t.write_one();
-        }
+        t.drain();
         drop(t.jobs);
         let mut jw = t.jw;
         jw.tail(&doc);
