@@ -33,8 +33,8 @@ fn parse_maps_known_sets_to_documents_unless_told_not_to() {
 }
 
 /// Several interchanges (004010 and 005010, so their delimiters differ),
-/// read from a mapped file or from stdin, on 1 to 4 threads, compact or
-/// pretty: the same bytes every time.
+/// read from a mapped file or from stdin, on 1 to 4 threads and the default,
+/// compact or pretty: the same bytes every time.
 #[test]
 fn parse_output_is_the_same_on_any_number_of_threads() {
     let mut input = Vec::new();
@@ -54,7 +54,8 @@ fn parse_output_is_the_same_on_any_number_of_threads() {
         assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
         let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
         assert_eq!(v["interchanges"].as_array().map(Vec::len), Some(8));
-        for threads in ["2", "4"] {
+        // 0: the default's automatic threads, asked for.
+        for threads in ["2", "4", "0"] {
             let o = run(&[&args[..], &["--threads", threads, file]].concat(), b"");
             assert!(o.stdout == one.stdout, "{threads} threads, pretty {pretty}");
             let o = run(&[&args[..], &["--threads", threads, "-"]].concat(), &input);

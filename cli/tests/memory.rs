@@ -1,7 +1,7 @@
 //! Peak memory of the CLI on large generated files (about 100 MB each: one
 //! interchange of 135 000 850s, and 1 300 interchanges of 100, written to a
-//! temporary file one at a time and removed): `parse` (one thread and two,
-//! with and without documents), `split` and `validate` stay under 64 MiB of
+//! temporary file one at a time and removed): `parse` (one thread, two and
+//! the default, with and without documents), `split` and `validate` stay under 64 MiB of
 //! resident memory, the whole process; and `split` of a 1 GB interchange
 //! (`X12KIT_SPLIT_TEST_GROUPS` groups of about 0.75 MB, 1 400 by default)
 //! likewise, from the file and from a pipe
@@ -119,6 +119,7 @@ fn large_files_in_bounded_memory() {
         vec!["parse", "--threads", "1", f],
         vec!["parse", "--threads", "2", f],
         vec!["parse", "--no-documents", "--threads", "2", f],
+        vec!["parse", "--no-documents", f],
         vec!["split", f, "--out", "-"],
         vec!["split", f, "--per", "group", "--out", "-"],
         vec!["validate", f],

@@ -241,7 +241,11 @@ pub const AUTO_THREADS: usize = 0;
 fn workers(threads: usize) -> Option<(usize, threads::Pool)> {
     match threads {
         AUTO_THREADS => {
-            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            // Asked once: on Linux it reads the cgroup's CPU quota from
+            // files, tens of microseconds (as long as a small parse).
+            static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+            let n =
+                *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             (n > 1).then_some((n, threads::Pool::Auto))
         }
         1 => None,
