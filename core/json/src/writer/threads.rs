@@ -64,12 +64,19 @@ enum Step<'a> {
     InterchangeEnd(Arc<Outline<'a>>, usize),
 }
 
+/// Starts the workers: where to send each one its jobs.
+type Start<'p, 'a> = &'p dyn Fn() -> Vec<SyncSender<Job<'a>>>;
+
 struct Threaded<'a, 's, 'r, 'p, M> {
     input: &'a [u8],
     jw: JsonWriter<'a, 's, M>,
-    jobs: SyncSender<Job<'a>>,
+    /// Each worker's jobs (taken in turn: batches are about the same size,
+    /// and a channel of its own wakes only the worker it is for).
+    jobs: Vec<SyncSender<Job<'a>>>,
+    /// The worker the next batch goes to.
+    next: usize,
     /// Starts the workers; `None` once they run.
-    start: Option<&'p dyn Fn()>,
+    start: Option<Start<'p, 'a>>,
     buffers: Buffers,
     steps: VecDeque<Step<'a>>,
     /// Batches among `steps`.
@@ -102,11 +109,17 @@ impl<'a, M: SetMapper<'a>> Threaded<'a, '_, '_, '_, M> {
             .isa;
         let (done, result) = sync_channel(1);
         // Workers live until `jobs` is dropped: sending cannot fail.
-        let _ = self.jobs.send((batch, isa, done));
+        let _ = self.jobs[self.next].send((batch, isa, done));
+        self.next = (self.next + 1) % self.jobs.len();
         self.steps.push_back(Step::Sets(result, upto));
         self.in_flight += 1;
-        while self.in_flight > 2 * self.threads {
-            self.write_one();
+        // A full window is written down to half before this thread parses
+        // on: it then waits once for several batches, not once for each
+        // (a wait and a wake-up cost two context switches).
+        if self.in_flight > 2 * self.threads {
+            while self.in_flight > self.threads {
+                self.write_one();
+            }
         }
     }
 
@@ -247,7 +260,7 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, '_, M> {
                 return;
             }
             // A batch of sets has filled: from here on, workers.
-            start();
+            self.jobs = start();
             self.start = None;
         }
         let (batch, at) = self.batch.get_or_insert_with(|| {
@@ -285,22 +298,16 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, '_, M> {
     }
 }
 
-/// A worker: takes batches from `queue` until it closes, and sends each
+/// A worker: takes batches from `jobs` until it closes, and sends each
 /// batch's JSON back.
 fn work<'a, D: Documents>(
-    queue: &Mutex<Receiver<Job<'a>>>,
+    jobs: &Receiver<Job<'a>>,
     buffers: &Mutex<Vec<Vec<u8>>>,
     documents: bool,
 ) {
     let mut jw = JsonWriter::<D::Mapper<'a>>::new(Vec::new(), usize::MAX);
     jw.documents = documents;
-    loop {
-        // The lock is held only to take the next job.
-        let job = queue
-            .lock()
-            .map_err(|_| ())
-            .and_then(|q| q.recv().map_err(|_| ()));
-        let Ok((batch, isa, done)) = job else { return };
+    while let Ok((batch, isa, done)) = jobs.recv() {
         jw.buf = buffers
             .lock()
             .ok()
@@ -340,20 +347,19 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
         Box::new(w)
     };
     std::thread::scope(|scope| {
-        let (jobs, queue) = sync_channel::<Job<'_>>(threads);
-        let queue = Arc::new(Mutex::new(queue));
         let buffers: Buffers = Arc::default();
         let start = || {
-            for _ in 0..threads {
-                let queue = Arc::clone(&queue);
-                let buffers = Arc::clone(&buffers);
-                scope.spawn(move || work::<D>(&queue, &buffers, documents));
-            }
+            (0..threads)
+                .map(|_| {
+                    // Two jobs queued for each: a window of 2 × threads.
+                    let (jobs, queue) = sync_channel::<Job<'_>>(2);
+                    let buffers = Arc::clone(&buffers);
+                    scope.spawn(move || work::<D>(&queue, &buffers, documents));
+                    jobs
+                })
+                .collect()
         };
-        let start: &dyn Fn() = &start;
-        if pool == Pool::Eager {
-            start();
-        }
+        let start: Start<'_, '_> = &start;
         let mut jw = JsonWriter::<D::Mapper<'_>>::new(Vec::with_capacity(1 << 17), 1 << 16);
         jw.documents = documents;
         jw.sink = Some(sink);
@@ -361,7 +367,12 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
         let mut t = Threaded {
             input,
             jw,
-            jobs,
+            jobs: if pool == Pool::Eager {
+                start()
+            } else {
+                Vec::new()
+            },
+            next: 0,
             start: (pool == Pool::Auto).then_some(start),
             buffers: Arc::clone(&buffers),
             steps: VecDeque::new(),
