@@ -214,7 +214,7 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
     threads: usize,
     release: &mut dyn FnMut(usize),
 ) -> io::Result<Vec<Diagnostic>> {
-    let Some((workers, pool)) = workers(threads) else {
+    let Some((workers, pool)) = workers(threads, input.len()) else {
         return to_json_stream::<D, W>(input, w, pretty, options, release);
     };
     threads::stream::<D, W>(
@@ -235,11 +235,13 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
 /// CPU, started when the input has work to divide.
 pub const AUTO_THREADS: usize = 0;
 
-/// The workers for `threads` ([`to_json_stream_threads`]) and how they
-/// start, or `None` for the calling thread alone.
+/// The workers for `threads` ([`to_json_stream_threads`]) on an input of
+/// `len` bytes and how they start, or `None` for the calling thread alone.
 #[cfg(not(target_arch = "wasm32"))]
-fn workers(threads: usize) -> Option<(usize, threads::Pool)> {
+fn workers(threads: usize, len: usize) -> Option<(usize, threads::Pool)> {
     match threads {
+        // Too short to fill a batch: the workers would never start.
+        AUTO_THREADS if len < threads::SHORTEST_BATCH => None,
         AUTO_THREADS => {
             // Asked once: on Linux it reads the cgroup's CPU quota from
             // files, tens of microseconds (as long as a small parse).
@@ -269,7 +271,7 @@ pub fn to_json_stream_mapped<D: Documents, W: io::Write + Send>(
     release: &mut dyn FnMut(usize),
     read_ahead: &mut dyn FnMut(usize, usize),
 ) -> io::Result<Vec<Diagnostic>> {
-    if let Some((workers, pool)) = workers(threads) {
+    if let Some((workers, pool)) = workers(threads, input.len()) {
         return threads::stream::<D, W>(
             input,
             w,

@@ -28,6 +28,12 @@ use x12kit_syntax::sets::{Batch, Outline, SetHandler, parse_sets};
 /// A batch is sent to a worker once it holds this many body segments.
 const BATCH: usize = 2048;
 
+/// The fewest bytes a batch's segments take (a segment is at least an id
+/// of two characters and its terminator): the default does not start
+/// workers for a shorter input (garbage of shorter segments is written by
+/// one thread, the same bytes).
+pub(super) const SHORTEST_BATCH: usize = 3 * BATCH;
+
 /// A worker's JSON buffer goes back to the workers for the next batch
 /// unless it grew past this (a batch of very large sets).
 const KEEP_BUFFER: usize = 4 << 20;
