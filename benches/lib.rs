@@ -17,6 +17,22 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// A writer that counts the bytes written and drops them: what the
+/// benchmarks write JSON and parts to.
+#[derive(Debug, Default)]
+pub struct Count(pub usize);
+
+impl io::Write for Count {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Which X12 version (and so which delimiters) the interchanges use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {

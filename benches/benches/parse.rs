@@ -9,7 +9,7 @@ use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput, measurement
 use std::hint::black_box;
 use std::time::Duration;
 use x12kit::{Pull, StreamTokenizer, Token, Tokenizer};
-use x12kit_benches::{Counts, Version, generate_with};
+use x12kit_benches::{Count, Counts, Version, generate_with};
 
 /// Chunk size fed to the streaming tokenizer (the `Reader` default).
 const CHUNK: usize = 64 * 1024;
@@ -116,20 +116,6 @@ fn input(size: usize) -> Input {
         json_len: json.len(),
         data: g.data,
         counts: c,
-    }
-}
-
-/// Counts the bytes written and drops them.
-struct Count(usize);
-
-impl std::io::Write for Count {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0 += b.len();
-        Ok(b.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

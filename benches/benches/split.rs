@@ -20,20 +20,7 @@ use std::hint::black_box;
 use std::time::Duration;
 use x12kit::json::{EachSetFeeder, JsonOptions, each_set_json, to_json_stream_holding};
 use x12kit::ops::{self, MergeOptions, Per, SplitOptions};
-use x12kit_benches::generate;
-
-/// Counts the bytes written and drops them.
-struct Count(usize);
-
-impl std::io::Write for Count {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0 += b.len();
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use x12kit_benches::{Count, generate};
 
 /// The sets of a generated input as one interchange of one group per
 /// original group (ISA of the first, IEA with the right count).

@@ -18,19 +18,7 @@ use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 use x12kit::json::{AUTO_THREADS, JsonOptions, to_json_stream_threads};
-
-/// Counts the bytes written and drops them.
-struct Count(usize);
-
-impl std::io::Write for Count {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0 += b.len();
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use x12kit_benches::Count;
 
 /// `benches/gen_shapes.py`'s sets (a deterministic generator of its own
 /// instead of Python's `random`: the same segments, other numbers).
