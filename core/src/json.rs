@@ -20,9 +20,11 @@ use crate::envelope::Document;
 use crate::error::Result;
 use std::io;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use x12kit_json::AUTO_THREADS;
 pub use x12kit_json::{
-    AUTO_THREADS, GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, JsonOptions, ParseOptions,
-    SE_FIELDS, ST_FIELDS, delimiter_char,
+    GE_FIELDS, GS_FIELDS, IEA_FIELDS, ISA_FIELDS, JsonOptions, ParseOptions, SE_FIELDS, ST_FIELDS,
+    delimiter_char,
 };
 
 /// Serializes a parse result to compact JSON bytes.

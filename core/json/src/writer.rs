@@ -233,6 +233,7 @@ pub fn to_json_stream_threads<D: Documents, W: io::Write + Send>(
 
 /// The `threads` of [`to_json_stream_threads`] that means one worker per
 /// CPU, started when the input has work to divide.
+#[cfg(not(target_arch = "wasm32"))]
 pub const AUTO_THREADS: usize = 0;
 
 /// The workers for `threads` ([`to_json_stream_threads`]) on an input of
