@@ -156,6 +156,16 @@ pub fn panic_for_tests(message: &str) {
     panic!("{message}");
 }
 
+/// Internal, for the tests only (not in the `.d.ts`): the next chunk a
+/// `transactions()` or `splitStream()` iterator reads panics (`message`)
+/// inside its asynchronous step, which must reject that `next()` with an
+/// `INTERNAL` error and end the iteration (README, Panics). Harmless: it
+/// only makes one later stream step fail as a bug would.
+#[wasm_bindgen(js_name = __panicInStreamForTests, skip_typescript)]
+pub fn panic_in_stream_for_tests(message: String) {
+    sets::PANIC_FOR_TESTS.with(|p| *p.borrow_mut() = Some(message));
+}
+
 /// Parses X12 and returns the parse result (the JSON contract) as a plain object.
 #[wasm_bindgen(skip_typescript)]
 pub fn parse(input: &JsValue, options: &JsValue) -> Result<JsValue> {

@@ -297,3 +297,66 @@ test('splitStream: parts of a 128 MB stream validate, the wasm memory stays flat
   assert.ok(after <= 32 * 1024 * 1024, `wasm memory ${after} bytes after ${bytes} bytes`);
   assert.ok(after - before <= 2 * 1024 * 1024, `wasm memory grew from ${before} to ${after}`);
 });
+
+// ---------------------------------------------------------------- panics (last: they reset the module)
+// A panic inside a stream's asynchronous step (`__panicInStreamForTests`:
+// internal, not in the .d.ts) rejects that next() with the package's
+// INTERNAL X12kitError, and the iterator is finished: every next() after it
+// settles. Each wait is bounded: a promise that never settles fails the test
+// (before the fix, the panic's error was thrown inside a task of
+// wasm-bindgen-futures and the promise never settled).
+
+/** `p`, or a rejection when it has not settled within `ms`. */
+function within(p, what, ms = 5000) {
+  let timer;
+  const hung = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms (hangs)`)), ms);
+  });
+  return Promise.race([p, hung]).finally(() => clearTimeout(timer));
+}
+
+/** The rejection of `p` (fails when it fulfils or hangs). */
+async function rejection(p, what) {
+  try {
+    const v = await within(p, what);
+    assert.fail(`${what}: fulfilled with ${JSON.stringify(v)}`);
+  } catch (e) {
+    if (/still pending/.test(e.message)) throw e;
+    return e;
+  }
+}
+
+function assertInternal(e, message) {
+  assert.equal(e.name, 'X12kitError');
+  assert.equal(e.code, 'INTERNAL');
+  assert.equal(e.kind, 'internal');
+  assert.match(e.message, new RegExp(`^x12kit panicked \\(a bug; please report it\\): ${message} \\(at .*sets\\.rs:\\d+\\)$`));
+}
+
+for (const [name, open] of [
+  ['transactions', (source) => x12.transactions(source)],
+  ['splitStream', (source) => x12.splitStream(source, { maxSets: 5 })],
+]) {
+  test(`${name}: a panic in its asynchronous step rejects next() with INTERNAL, then the iterator is finished`, async () => {
+    const input = new Uint8Array(readFileSync(join(vectors, 'inputs', '850-basic.edi')));
+    // From a Blob (the page's File), then from an async iterable.
+    for (const [how, source] of [['Blob', new Blob([input])], ['iterable', generated(40, 3)]]) {
+      const it = open(source);
+      x12.__panicInStreamForTests(`panic in ${name} from a ${how}`);
+      const first = it.next();
+      const second = it.next(); // asked before the first settled
+      assertInternal(await rejection(first, `${how}: the next() that panicked`), `panic in ${name} from a ${how}`);
+      const e2 = await rejection(second, `${how}: the next() asked before`);
+      assert.deepEqual([e2.name, e2.code, e2.kind], ['X12kitError', 'INTERNAL', 'internal']);
+      assert.match(e2.message, /under way when an internal error \(a panic\) reset the module/);
+      // Finished: next() settles, done; return() too.
+      assert.deepEqual(await within(it.next(), `${how}: next() after`), { value: undefined, done: true });
+      assert.deepEqual(await within(it.return(), `${how}: return() after`), { value: undefined, done: true });
+      // The module works again, streams too.
+      assert.equal(x12.validate(input).valid, true);
+      const again = [];
+      for await (const s of open(new Blob([input]))) again.push(s);
+      assert.equal(again.length, 1);
+    }
+  });
+}
