@@ -171,6 +171,7 @@ fn item_to_js(item: Item) -> Result<JsValue> {
             let o = serde_to_js(&p)?;
             Reflect::delete_property(o.unchecked_ref::<Object>(), &"x12".into())?;
             Reflect::set(&o, &"bytes".into(), &js_sys::Uint8Array::from(&p.x12[..]))?;
+            Reflect::set(&o, &"recipe".into(), &serde_to_js(&p.recipe)?)?;
             Ok(o)
         }
     }
@@ -530,4 +531,19 @@ pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
         Reader::Split(Box::new(feeder), parts),
         on_diagnostics,
     )
+}
+
+/// The `rebuildPart()` export: a part of `splitStream` made again from its
+/// `recipe` and `bytes`, the input's bytes in the recipe's `ranges` one
+/// after the other (`x12kit::ops::rebuild_part`), as `splitStream` gives it.
+pub fn rebuild_part(recipe: &JsValue, bytes: &JsValue) -> Result<JsValue> {
+    if !recipe.is_object() {
+        return Err(argument(
+            "recipe must be the `recipe` of a part of splitStream()",
+        ));
+    }
+    let r: x12kit::ops::PartRecipe = options_arg(recipe)?;
+    let bytes = bytes_arg(bytes, "bytes")?;
+    let part = x12kit::ops::rebuild_part(&r, &bytes).map_err(crate::error::to_js)?;
+    item_to_js(Item::Part(part))
 }

@@ -259,14 +259,58 @@ for (const c of splitCases) {
       assert.deepEqual(all, want.diagnostics, `${how}: diagnostics`);
       assert.equal(parts.length, want.parts.length, `${how}: parts`);
       parts.forEach((p, k) => {
-        const { bytes, ...rest } = p;
+        const { bytes, recipe, ...rest } = p;
         const { x12: text, ...meta } = want.parts[k];
         assert.deepEqual(rest, meta, `${how}: part ${k}`);
         assert.equal(new TextDecoder().decode(bytes), text, `${how}: part ${k} bytes`);
+        // Made again from its recipe and the input's bytes in its ranges: the same part.
+        assert.deepEqual(x12.rebuildPart(recipe, rangesOf(input, recipe)), p, `${how}: part ${k} rebuilt`);
       });
     }
   });
 }
+
+/** The bytes of `input` in the ranges of a part's recipe, one after the other. */
+function rangesOf(input, recipe) {
+  const pieces = recipe.ranges.map(([a, b]) => input.subarray(a, b));
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of pieces) (out.set(p, at), (at += p.length));
+  return out;
+}
+
+test('rebuildPart: a part of a Blob made again from its recipe and the ranges read from the Blob; bad recipes and bytes are typed errors', async () => {
+  const input = new Uint8Array(readFileSync(join(vectors, 'inputs', 'split-850-five-sets.edi')));
+  const file = new Blob([input]);
+  const parts = [];
+  for await (const p of x12.splitStream(file, { maxSets: 3, renumber: { interchange: 100, group: 200, set: 300 } })) parts.push(p);
+  assert.equal(parts.length, 3);
+  // The part the vector split/rebuild-part describes.
+  assert.deepEqual(parts[1].recipe, {
+    ranges: parts[1].recipe.ranges, setsRange: 2, sets: 1, segment: 17,
+    renumber: { interchange: 101, group: 201, set: 303 }, maxSetBytes: 67108864,
+  });
+  assert.equal(parts[1].recipe.ranges.length, 4);
+  for (const p of parts) {
+    const bytes = new Uint8Array(await new Blob(p.recipe.ranges.map(([a, b]) => file.slice(a, b))).arrayBuffer());
+    assert.deepEqual(x12.rebuildPart(p.recipe, bytes), p);
+  }
+  const bytes1 = rangesOf(input, parts[1].recipe);
+  const code = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return [e.name, e.code, e.pointer];
+    }
+    return 'no error';
+  };
+  assert.deepEqual(code(() => x12.rebuildPart(parts[1].recipe, bytes1.subarray(1))), ['X12kitTypeError', 'INVALID_ARGUMENT', undefined]);
+  assert.deepEqual(code(() => x12.rebuildPart({ ...parts[0].recipe, ranges: parts[1].recipe.ranges }, bytes1)), ['X12kitTypeError', 'INVALID_ARGUMENT', undefined]);
+  assert.deepEqual(code(() => x12.rebuildPart({ ...parts[1].recipe, setsRange: 7 }, bytes1)), ['X12kitTypeError', 'INVALID_OPTIONS', '/recipe']);
+  assert.deepEqual(code(() => x12.rebuildPart({ ...parts[1].recipe, extra: 1 }, bytes1)), ['X12kitTypeError', 'INVALID_OPTIONS', '/extra']);
+  assert.deepEqual(code(() => x12.rebuildPart(undefined, bytes1)), ['X12kitTypeError', 'INVALID_ARGUMENT', undefined]);
+  assert.deepEqual(code(() => x12.rebuildPart(parts[1].recipe, 42)), ['X12kitTypeError', 'INVALID_ARGUMENT', undefined]);
+});
 
 test('splitStream: parts of a 128 MB stream validate, the wasm memory stays flat', async () => {
   const n = 300_000;
