@@ -36,7 +36,7 @@ enum Reader {
 /// What the iterator hands over next.
 enum Item {
     Set(Vec<u8>),
-    Part(Part),
+    Part(Box<Part>),
 }
 
 /// Where the chunks come from.
@@ -349,7 +349,12 @@ fn feed_reader(i: &mut Inner, chunk: Option<Vec<u8>>) -> Option<Result<Vec<x12ki
                 Some(bytes) => feeder.feed(bytes).map(|()| None),
                 None => feeder.finish().map(Some),
             };
-            queue.extend(parts.borrow_mut().drain(..).map(Item::Part));
+            queue.extend(
+                parts
+                    .borrow_mut()
+                    .drain(..)
+                    .map(|p| Item::Part(Box::new(p))),
+            );
             match r {
                 Ok(None) => None,
                 Ok(Some(d)) => Some(Ok(d)),
@@ -545,5 +550,5 @@ pub fn rebuild_part(recipe: &JsValue, bytes: &JsValue) -> Result<JsValue> {
     let r: x12kit::ops::PartRecipe = options_arg(recipe)?;
     let bytes = bytes_arg(bytes, "bytes")?;
     let part = x12kit::ops::rebuild_part(&r, &bytes).map_err(crate::error::to_js)?;
-    item_to_js(Item::Part(part))
+    item_to_js(Item::Part(Box::new(part)))
 }
