@@ -64,8 +64,9 @@ type Buffers = Arc<Mutex<Vec<Vec<u8>>>>;
 enum Step<'a> {
     Interchange(Arc<Outline<'a>>),
     Group(Arc<Outline<'a>>, usize),
-    /// A batch's JSON (from a worker), and where its input ends.
-    Sets(Receiver<Written<'a>>, usize),
+    /// A batch's JSON (from a worker), where its input ends, the worker
+    /// and the batch's body segments.
+    Sets(Receiver<Written<'a>>, usize, usize, usize),
     GroupEnd(Arc<Outline<'a>>, usize),
     InterchangeEnd(Arc<Outline<'a>>, usize),
 }
@@ -76,11 +77,13 @@ type Start<'p, 'a> = &'p dyn Fn() -> Vec<SyncSender<Job<'a>>>;
 struct Threaded<'a, 's, 'r, 'p, M> {
     input: &'a [u8],
     jw: JsonWriter<'a, 's, M>,
-    /// Each worker's jobs (taken in turn: batches are about the same size,
-    /// and a channel of its own wakes only the worker it is for).
+    /// Each worker's jobs (a channel of its own wakes only the worker it
+    /// is for).
     jobs: Vec<SyncSender<Job<'a>>>,
-    /// The worker the next batch goes to.
-    next: usize,
+    /// Each worker's body segments sent and not written yet: a batch goes
+    /// to the least loaded (batches cut at the end of a group are smaller,
+    /// and in turns one worker could get all of the large ones).
+    load: Vec<usize>,
     /// Starts the workers; `None` once they run.
     start: Option<Start<'p, 'a>>,
     buffers: Buffers,
@@ -114,10 +117,15 @@ impl<'a, M: SetMapper<'a>> Threaded<'a, '_, '_, '_, M> {
             .interchange
             .isa;
         let (done, result) = sync_channel(1);
+        let segments = batch.segments();
+        let worker = (0..self.load.len())
+            .min_by_key(|&w| self.load[w])
+            .unwrap_or(0);
+        self.load[worker] += segments;
         // Workers live until `jobs` is dropped: sending cannot fail.
-        let _ = self.jobs[self.next].send((batch, isa, done));
-        self.next = (self.next + 1) % self.jobs.len();
-        self.steps.push_back(Step::Sets(result, upto));
+        let _ = self.jobs[worker].send((batch, isa, done));
+        self.steps
+            .push_back(Step::Sets(result, upto, worker, segments));
         self.in_flight += 1;
         // A full window is written down to half before this thread parses
         // on: it then waits once for several batches, not once for each
@@ -146,8 +154,9 @@ impl<'a, M: SetMapper<'a>> Threaded<'a, '_, '_, '_, M> {
                 jw.group_open(&o.interchange.groups[n]);
                 self.first_set = true;
             }
-            Step::Sets(result, upto) => {
+            Step::Sets(result, upto, worker, segments) => {
                 self.in_flight -= 1;
+                self.load[worker] -= segments;
                 // A worker that panicked drops its sender: that is a bug, reported as such.
                 let (mut json, notes) = result.recv().unwrap_or_default();
                 separate(&mut jw.buf, &mut self.first_set);
@@ -267,6 +276,7 @@ impl<'a, M: SetMapper<'a>> SetHandler<'a> for Threaded<'a, '_, '_, '_, M> {
             }
             // A batch of sets has filled: from here on, workers.
             self.jobs = start();
+            self.load = vec![0; self.jobs.len()];
             self.start = None;
         }
         let (batch, at) = self.batch.get_or_insert_with(|| {
@@ -373,12 +383,12 @@ pub(super) fn stream<'r, D: Documents, W: io::Write + Send>(
         let mut t = Threaded {
             input,
             jw,
+            load: vec![0; if pool == Pool::Eager { threads } else { 0 }],
             jobs: if pool == Pool::Eager {
                 start()
             } else {
                 Vec::new()
             },
-            next: 0,
             start: (pool == Pool::Auto).then_some(start),
             buffers: Arc::clone(&buffers),
             steps: VecDeque::new(),
