@@ -7,8 +7,9 @@
 //! - the default starts its workers only once a batch of sets fills (one
 //!   interchange of many sets, many interchanges of 100 sets), and never for
 //!   an input whose interchanges are all smaller than a batch, nor for one
-//!   huge set (counted in `/proc/self/task` from the sink, which runs on the
-//!   calling thread);
+//!   huge set; a given number of workers starts at the first batch sent, so
+//!   not for one huge set either (threads counted in `/proc/self/task` from
+//!   the sink, which runs on the calling thread);
 //! - one huge set is written on the calling thread with any number of
 //!   workers, so that its JSON is not held whole by a worker and copied: the
 //!   heap it takes with two workers is that of one thread (a measuring
@@ -140,20 +141,24 @@ fn run(input: &[u8], workers: usize, auto: bool, count: bool) -> (Vec<u8>, usize
 #[test]
 fn the_default_takes_threads_only_where_they_pay_and_writes_the_same_bytes() {
     let one_big = 12_000;
-    let shapes: [(&str, Vec<u8>, bool); 6] = [
+    // (name, input, whether the default starts workers, whether a given
+    // number of workers starts: at the first batch sent, which one huge
+    // set is not).
+    let shapes: [(&str, Vec<u8>, bool, bool); 6] = [
         // One interchange of 1 200 sets: batches fill.
-        ("one interchange", shape(1, &[10; 1200]), true),
+        ("one interchange", shape(1, &[10; 1200]), true, true),
         // Interchanges of 100 sets (about 2 700 body segments each).
-        ("many interchanges", shape(20, &[10; 100]), true),
+        ("many interchanges", shape(20, &[10; 100]), true, true),
         // Interchanges of 3 sets: no batch ever fills.
-        ("small interchanges", shape(200, &[10; 3]), false),
+        ("small interchanges", shape(200, &[10; 3]), false, true),
         // One huge set (24 000 body segments).
-        ("one huge set", shape(1, &[one_big]), false),
+        ("one huge set", shape(1, &[one_big]), false, false),
         // A huge set, then more than its size in small sets: a batch of
         // its own, sent to a worker.
         (
             "a huge set, then more",
             shape(1, &[&[one_big][..], &[10; 1400]].concat()),
+            true,
             true,
         ),
         // Small sets, then a huge set as large as what came before.
@@ -161,9 +166,10 @@ fn the_default_takes_threads_only_where_they_pay_and_writes_the_same_bytes() {
             "then a huge set",
             shape(1, &[&[10; 1000][..], &[one_big]].concat()),
             true,
+            true,
         ),
     ];
-    for (name, input, divides) in &shapes {
+    for (name, input, divides, sends) in &shapes {
         let whole = x12kit::to_json_with(&x12kit::parse(input), &JsonOptions::default());
         let (one, _, t, _) = run(input, 1, false, false);
         assert!(one == whole, "{name}: one thread");
@@ -171,9 +177,16 @@ fn the_default_takes_threads_only_where_they_pay_and_writes_the_same_bytes() {
         for (workers, auto) in [(1, true), (2, false), (2, true), (3, false), (3, true)] {
             let (out, _, started, _) = run(input, workers, auto, false);
             assert!(out == whole, "{name}: {workers} workers, auto {auto}");
-            if auto && cfg!(target_os = "linux") {
-                let expected = if *divides { workers } else { 0 };
-                assert_eq!(started, expected, "{name}: {workers} workers started");
+            if cfg!(target_os = "linux") {
+                let expected = if (auto && *divides) || (!auto && *sends) {
+                    workers
+                } else {
+                    0
+                };
+                assert_eq!(
+                    started, expected,
+                    "{name}: {workers} workers started, auto {auto}"
+                );
             }
         }
         let mut out = Vec::new();
@@ -189,7 +202,7 @@ fn the_default_takes_threads_only_where_they_pay_and_writes_the_same_bytes() {
         assert!(out == whole, "{name}: the default");
     }
     // One huge set: the heap of one thread, with workers or without.
-    let (_, huge, _) = &shapes[3];
+    let (_, huge, _, _) = &shapes[3];
     let (_, _, _, alone) = run(huge, 1, false, true);
     for (workers, auto) in [(2, false), (2, true)] {
         let (_, len, _, peak) = run(huge, workers, auto, true);
