@@ -14,9 +14,9 @@
 //!   small input costs no thread.
 //!
 //! The workers start when the first batch is sent (with any pool): until
-//! then the process has one thread, and the allocator its single-thread
-//! fast path (one huge set with `--threads 2` ran 5 % longer with two idle
-//! workers beside it).
+//! then the process has one thread (one huge set with `--threads 2` ran 5 %
+//! longer with two idle workers beside it, the same instructions: likely
+//! the allocator, which takes its locks once a second thread exists).
 
 use super::emit::{JsonWriter, RELEASE_EVERY};
 use crate::mapping::{Documents, SetMapper};
