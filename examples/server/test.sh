@@ -158,7 +158,7 @@ echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1
 pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
 X12KIT_TEST_PG_ROOT="$pgtls/ca.crt" X12KIT_TEST_PG_WRONG_ROOT="$pgtls/wrong-ca.crt" \
-  cargo test -p x12kit-server --no-fail-fast --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api --test postgres_tls 2>&1 | tee "$pglog"
+  cargo test -p x12kit-server --no-fail-fast --test lifecycle --test crash --test postgres --test documents --test inbound --test settings --test dashboard_api --test postgres_tls 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 # The SFTP and AS2 records (migration 8) on PostgreSQL: files taken, messages received.
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \

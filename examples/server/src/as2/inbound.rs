@@ -459,8 +459,9 @@ async fn receive_message(
         &app,
         &account,
         Some(&partner.id),
-        opened.x12,
+        x12kit_mapped::Input::Read(opened.x12),
         "as2",
+        x12kit::envelope::SetCap::bytes(app.config.max_set_bytes),
         move |c, result| record.insert(c, result),
     )
     .await;
