@@ -162,7 +162,7 @@ X12KIT_TEST_PG_ROOT="$pgtls/ca.crt" X12KIT_TEST_PG_WRONG_ROOT="$pgtls/wrong-ca.c
 status=${PIPESTATUS[0]}
 # The SFTP and AS2 records (migration 8) on PostgreSQL: files taken, messages received.
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-  cargo test -p x12kit-server --no-fail-fast --test sftp --test as2 -- a_file_taken pyas2lib_sends 2>&1 | tee -a "$pglog"
+  cargo test -p x12kit-server --no-fail-fast --test sftp --test as2 -- a_file_taken pyas2lib_sends two_payloads 2>&1 | tee -a "$pglog"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 results="$(grep -E '^test result: ' "$pglog")"
 [ -n "$results" ] || fatal "cargo test on PostgreSQL printed no results (exit $status)"

@@ -238,11 +238,16 @@ pub const BATCH_SETS: usize = 256;
 /// How many bytes of records (mapped documents and X12) one store transaction holds
 /// at most (a single larger set makes a batch by itself).
 const BATCH_BYTES: usize = 8 << 20;
-/// How long an interchange being received stays claimed by its request without a
-/// batch written (each batch renews it): past it, a retry takes the interchange over.
+/// The largest body applied in one store transaction (with at most [`BATCH_SETS`] sets
+/// to record): a set's record holds its X12 and its mapped document, about twice to three
+/// times its X12, so such a body's records fit in one batch.
+const ONE_STEP_BYTES: usize = BATCH_BYTES / 4;
+/// How long an interchange being received stays claimed by its request when the
+/// request makes no progress: past it, a retry takes the interchange over. While it
+/// makes progress (sets mapped, batches written) its claim is renewed ([`Heartbeat`]).
 const LEASE_MS: i64 = 60_000;
 
-/// What becomes of one interchange of the body (decided by the first transaction).
+/// What becomes of one interchange of the body (decided by the claim).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Fate {
     /// Its sets are recorded by this request; `skip`: the sets an earlier attempt
@@ -253,29 +258,36 @@ enum Fate {
 }
 
 /// [`receive`], with `then` run in the same store transaction as the last step of the
-/// body (the SFTP and AS2 transports record what they took with it, so that a crash never
-/// applies a file or message twice).
+/// body (the SFTP transport records the file it took with it, so that a crash never
+/// applies a file twice).
 ///
-/// A body is applied in steps, so that an interchange of any size costs bounded memory
-/// and no store transaction holds thousands of sets:
+/// A body that fits in one batch (at most [`BATCH_SETS`] sets to record and
+/// [`ONE_STEP_BYTES`]: an acknowledgement, a partner's ordinary document) is applied in
+/// ONE store transaction, as [`receive_whole`] applies any body: its interchanges claimed
+/// and completed, the acknowledgements it carries applied, its sets recorded, the reply
+/// queued and `then` run, or nothing. A larger body is applied in steps, so that an
+/// interchange of any size costs bounded memory and no store transaction holds
+/// thousands of sets:
 ///
 /// 1. Two passes read it (mapped pages dropped behind): its interchanges and sets, then
 ///    the core's validation (the acknowledgements it carries, what a reply reports).
 /// 2. One transaction claims each interchange (by account, partner and ISA13: a
-///    duplicate is reported and not processed again) and applies the acknowledgements
-///    the body carries to the documents they acknowledge.
+///    duplicate is reported and not processed again) with a token of the request's own,
+///    and applies the acknowledgements the body carries to the documents they acknowledge.
 /// 3. A third pass maps its sets one at a time and records them a batch at a time
 ///    ([`BATCH_SETS`] sets or 8 MiB), each batch its own transaction.
 /// 4. One transaction queues the acknowledgement reply, stores the interchange's result
 ///    (which marks it complete) and runs `then`.
 ///
-/// Until step 4 commits, the interchange is claimed (its row's `result` is `{}`), renewed
-/// by each batch. When a step fails (the store, a crash), what was committed stays: the
-/// sets recorded, each once. A retry of the same interchange (the client again, the inbox
-/// or SFTP poll reading the file again, the partner resending) resumes it: it records the
-/// sets after those an earlier attempt recorded, then step 4; meanwhile it is 503
-/// `INBOUND_IN_PROGRESS` (Retry-After) while another request holds the claim (a crashed
-/// process's claim lapses after a minute; a failed request gives it back at once).
+/// Until step 4 commits, the interchange is claimed (its row's `result` is `{}`, its
+/// `claim` the request's token), renewed while the request makes progress. When a step
+/// fails (the store, a crash), what was committed stays: the sets recorded, each once. A
+/// retry of the same interchange (the client again, the inbox or SFTP poll reading the
+/// file again, the partner resending) resumes it: it records the sets after those an
+/// earlier attempt recorded, then step 4; meanwhile it is 503 `INBOUND_IN_PROGRESS`
+/// (Retry-After) while another request holds the claim (the claim of a crashed process,
+/// or of a request that made no progress for a minute, lapses; a failed request gives
+/// its own back at once).
 pub async fn receive_then(
     app: &Arc<App>,
     account: &str,
@@ -285,12 +297,81 @@ pub async fn receive_then(
     cap: SetCap,
     then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
 ) -> ApiResult<Value> {
+    apply(app, account, partner, input, source, cap, false, then).await
+}
+
+/// [`receive_then`] in one store transaction whatever the body's size: `then` commits
+/// with the sets, or nothing does. For a body already held in memory whose `then` must
+/// not come after its sets were recorded: the AS2 transport's record of the Message-ID,
+/// whose replay check (a second message with the same Message-ID at once) must leave
+/// nothing of the second behind.
+pub async fn receive_whole(
+    app: &Arc<App>,
+    account: &str,
+    partner: Option<&str>,
+    input: Input,
+    source: &'static str,
+    cap: SetCap,
+    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
+) -> ApiResult<Value> {
+    apply(app, account, partner, input, source, cap, true, then).await
+}
+
+/// What the first passes over a body found.
+struct Read {
+    outline: Outline,
+    partner: Arc<Partner>,
+    validation: x12kit::Validation,
+    findings: Option<Vec<Vec<Option<String>>>>,
+    /// Every set to record, mapped, when the body is applied in one transaction.
+    rows: Option<Vec<Row>>,
+}
+
+/// How many sets of the body would be recorded (all but its acknowledgements).
+fn to_record(outline: &Outline) -> usize {
+    outline
+        .interchanges
+        .iter()
+        .flat_map(|i| &i.sets)
+        .filter(|s| !crate::lifecycle::is_ack_type(&s.kind))
+        .count()
+}
+
+/// The fates of the body's interchanges before the store is asked: each interchange with
+/// a readable ISA13, the first time the body holds it, is recorded (what [`claim`]
+/// decides for a new one).
+fn provisional(outline: &Outline) -> Vec<Fate> {
+    let mut taken = std::collections::HashSet::new();
+    outline
+        .interchanges
+        .iter()
+        .map(|i| match number(i.control.as_bytes()) {
+            Some(control) if taken.insert(control) => Fate::Record { control, skip: 0 },
+            _ => Fate::Pass,
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn apply(
+    app: &Arc<App>,
+    account: &str,
+    partner: Option<&str>,
+    input: Input,
+    source: &'static str,
+    cap: SetCap,
+    whole: bool,
+    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
+) -> ApiResult<Value> {
     let input = Arc::new(input);
-    // Step 1 (its two passes) and the sender, in one task on the blocking pool.
-    let (outline, partner, validation) = {
+    // The passes that need no store (step 1; and for a body applied at once, its sets
+    // mapped): a small body's at once, a larger one's on the blocking pool under a core
+    // slot (as `/parse` and `/validate`), so that the partners' acknowledgements, the
+    // most frequent bodies, take no blocking thread.
+    let read = {
         let (input, app, account) = (input.clone(), app.clone(), account.to_string());
         let named = partner.map(str::to_string);
-        blocking(move || {
+        crate::request::off_thread(input.len(), move || {
             let outline = scan(&input, cap)?;
             let partner = sender(&app, &account, named.as_deref(), &outline)?;
             let options = crate::guides::inbound_options(&partner.profile).ok_or_else(|| {
@@ -298,33 +379,164 @@ pub async fn receive_then(
                 ApiError::internal()
             })?;
             let validation = validation(&input, &options)?;
-            Ok((outline, partner, validation))
+            let findings = crate::guides::inbound_findings(&validation, &partner.profile);
+            let sets = to_record(&outline);
+            // At most BATCH_SETS sets and ONE_STEP_BYTES: one transaction (without a
+            // third pass when there is no set to record: acknowledgements only).
+            let rows = if sets == 0 {
+                Some(Vec::new())
+            } else if whole || (sets <= BATCH_SETS && input.len() <= ONE_STEP_BYTES) {
+                let mut rows = Vec::new();
+                records(
+                    &input,
+                    cap,
+                    &provisional(&outline),
+                    findings.as_deref(),
+                    &mut |batch| {
+                        rows.extend(batch);
+                        Ok(())
+                    },
+                )?;
+                Some(rows)
+            } else {
+                None
+            };
+            Ok(Read {
+                outline,
+                partner,
+                validation,
+                findings,
+                rows,
+            })
         })
         .await?
     };
-    let findings = crate::guides::inbound_findings(&validation, &partner.profile);
-    let account = account.to_string();
-    let outline = Arc::new(outline);
-    // Step 2: claim the interchanges, apply the acknowledgements carried.
-    let (fates, interchanges, acks) = {
-        let (app2, account, partner, outline) = (
-            app.clone(),
-            account.clone(),
-            partner.clone(),
-            outline.clone(),
-        );
-        let acks = validation.acknowledgements.clone().unwrap_or_default();
-        app.store
-            .write(move |c| claim(c, &app2, &account, &partner, &outline, &acks, source))
+    let result = match read.rows {
+        Some(rows) => {
+            let (app2, account) = (app.clone(), account.to_string());
+            let (outline, partner, validation) = (read.outline, read.partner, read.validation);
+            app.store
+                .write(move |c| {
+                    let token = claim_token();
+                    let acks = validation.acknowledgements.clone().unwrap_or_default();
+                    let (fates, interchanges, acks) = claim(
+                        c, &app2, &account, &partner, &outline, &acks, source, &token,
+                    )?;
+                    let rows: Vec<Row> = rows.into_iter().filter(|r| r.kept(&fates)).collect();
+                    let recorded = Recorded {
+                        received: rows.iter().map(Row::received).collect(),
+                        earlier: earlier(&fates),
+                    };
+                    insert_rows(c, &account, &partner.id, rows, source)?;
+                    let result = finish(
+                        c,
+                        &account,
+                        &partner,
+                        &validation,
+                        &claimed(&fates),
+                        &token,
+                        interchanges,
+                        acks,
+                        recorded,
+                    )?;
+                    then(c, &result)?;
+                    Ok(result)
+                })
+                .await?
+        }
+        None => {
+            batched(
+                app,
+                account,
+                input,
+                source,
+                cap,
+                read.outline,
+                read.partner,
+                read.validation,
+                read.findings,
+                then,
+            )
             .await?
+        }
     };
-    let claimed: Vec<i64> = fates
+    app.wake.validate.notify_one();
+    app.wake.deliver.notify_one();
+    Ok(result)
+}
+
+/// A new claim token: what marks an interchange's claim as a request's own.
+fn claim_token() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// The interchanges a request claimed, by ISA13.
+fn claimed(fates: &[Fate]) -> Vec<i64> {
+    fates
         .iter()
         .filter_map(|f| match f {
             Fate::Record { control, .. } => Some(*control),
             Fate::Pass => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Sets earlier attempts recorded (interchanges resumed).
+fn earlier(fates: &[Fate]) -> usize {
+    fates
+        .iter()
+        .map(|f| match f {
+            Fate::Record { skip, .. } => *skip,
+            Fate::Pass => 0,
+        })
+        .sum()
+}
+
+/// Steps 2 to 4 of [`receive_then`] (a body larger than one batch).
+#[allow(clippy::too_many_arguments)]
+async fn batched(
+    app: &Arc<App>,
+    account: &str,
+    input: Arc<Input>,
+    source: &'static str,
+    cap: SetCap,
+    outline: Outline,
+    partner: Arc<Partner>,
+    validation: x12kit::Validation,
+    findings: Option<Vec<Vec<Option<String>>>>,
+    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
+) -> ApiResult<Value> {
+    let account = account.to_string();
+    let outline = Arc::new(outline);
+    let token = Arc::new(claim_token());
+    // Step 2: claim the interchanges, apply the acknowledgements carried.
+    let (fates, interchanges, acks) = {
+        let (app2, account, partner, outline, token) = (
+            app.clone(),
+            account.clone(),
+            partner.clone(),
+            outline.clone(),
+            token.clone(),
+        );
+        let acks = validation.acknowledgements.clone().unwrap_or_default();
+        app.store
+            .write(move |c| {
+                claim(
+                    c, &app2, &account, &partner, &outline, &acks, source, &token,
+                )
+            })
+            .await?
+    };
+    let claimed = claimed(&fates);
+    let progress = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let heartbeat = Heartbeat::start(
+        app,
+        &account,
+        &partner.id,
+        &claimed,
+        &token,
+        progress.clone(),
+    );
     // Step 3: the sets, a batch at a time (no pass when there are none to record: a body
     // of acknowledgements only).
     let to_record = fates.iter().zip(&outline.interchanges).any(|(f, i)| {
@@ -336,41 +548,57 @@ pub async fn receive_then(
     let recorded = if !to_record {
         Ok(Recorded {
             received: Vec::new(),
-            earlier: 0,
+            earlier: earlier(&fates),
         })
     } else {
-        let (app2, account, partner, input, fates) = (
+        let (app2, account, partner, fates, token) = (
             app.clone(),
             account.clone(),
             partner.clone(),
-            input.clone(),
             fates.clone(),
+            token.clone(),
         );
         let runtime = tokio::runtime::Handle::current();
         blocking(move || {
-            record_sets(
-                &runtime,
-                &app2,
-                &account,
-                &partner,
-                &input,
-                cap,
-                &fates,
-                findings.as_deref(),
-                source,
-            )
+            let mut write = |rows: Vec<Row>| -> ApiResult<()> {
+                let (account, partner, token) =
+                    (account.clone(), partner.id.clone(), token.clone());
+                progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let written = runtime.block_on(app2.store.write(move |c| {
+                    let controls: std::collections::BTreeSet<i64> =
+                        rows.iter().map(|r| r.interchange).collect();
+                    for n in controls {
+                        if renew(c, &account, &partner, n, &token)? == 0 {
+                            return Err(in_progress(&n.to_string()));
+                        }
+                    }
+                    insert_rows(c, &account, &partner, rows, source)
+                }));
+                progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                written
+            };
+            Ok(Recorded {
+                received: records(&input, cap, &fates, findings.as_deref(), &mut write)?,
+                earlier: earlier(&fates),
+            })
         })
         .await
     };
     let recorded = match recorded {
         Ok(r) => r,
         Err(e) => {
-            give_back(app, &account, &partner.id, claimed).await;
+            drop(heartbeat);
+            give_back(app, &account, &partner.id, claimed, &token).await;
             return Err(e);
         }
     };
     // Step 4: the reply, the result, `then`.
-    let (account2, partner2, claimed2) = (account.clone(), partner.clone(), claimed.clone());
+    let (account2, partner2, claimed2, token2) = (
+        account.clone(),
+        partner.clone(),
+        claimed.clone(),
+        token.clone(),
+    );
     let finished = app
         .store
         .write(move |c| {
@@ -380,6 +608,7 @@ pub async fn receive_then(
                 &partner2,
                 &validation,
                 &claimed2,
+                &token2,
                 interchanges,
                 acks,
                 recorded,
@@ -388,13 +617,11 @@ pub async fn receive_then(
             Ok(result)
         })
         .await;
+    drop(heartbeat);
     if finished.is_err() {
-        give_back(app, &account, &partner.id, claimed).await;
+        give_back(app, &account, &partner.id, claimed, &token).await;
     }
-    let result = finished?;
-    app.wake.validate.notify_one();
-    app.wake.deliver.notify_one();
-    Ok(result)
+    finished
 }
 
 /// Runs a pass on the blocking pool.
@@ -406,26 +633,128 @@ async fn blocking<T: Send + 'static>(
         .map_err(|_| ApiError::internal())?
 }
 
+/// Renews the claims of a request's interchanges every quarter of [`LEASE_MS`] while the
+/// request makes progress (`progress` moved since the last time: a set mapped, a batch
+/// written), so that a body slower than the lease keeps them, and one stuck loses them;
+/// stops when dropped.
+struct Heartbeat(Option<tokio::task::JoinHandle<()>>);
+
+impl Heartbeat {
+    fn start(
+        app: &Arc<App>,
+        account: &str,
+        partner: &str,
+        claimed: &[i64],
+        token: &Arc<String>,
+        progress: Arc<std::sync::atomic::AtomicU64>,
+    ) -> Heartbeat {
+        if claimed.is_empty() {
+            return Heartbeat(None);
+        }
+        let (app, account, partner, claimed, token) = (
+            app.clone(),
+            account.to_string(),
+            partner.to_string(),
+            claimed.to_vec(),
+            token.clone(),
+        );
+        let every = std::time::Duration::from_millis((LEASE_MS / 4) as u64);
+        Heartbeat(Some(tokio::spawn(beat(every, progress, move || {
+            let (account, partner, claimed, token) = (
+                account.clone(),
+                partner.clone(),
+                claimed.clone(),
+                token.clone(),
+            );
+            let app = app.clone();
+            async move {
+                app.store
+                    .write(move |c| {
+                        let mut held = 0;
+                        for n in claimed {
+                            held += renew(c, &account, &partner, n, &token)?;
+                        }
+                        Ok(held)
+                    })
+                    .await
+                    .is_ok_and(|held| held > 0)
+            }
+        }))))
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.abort();
+        }
+    }
+}
+
+/// Every `every`, calls `renew` when `progress` moved since the last call (or since it
+/// was 0, at the claim); ends when
+/// `renew` answers that no claim is held any more.
+async fn beat<F: std::future::Future<Output = bool>>(
+    every: std::time::Duration,
+    progress: Arc<std::sync::atomic::AtomicU64>,
+    renew: impl Fn() -> F,
+) {
+    // The progress at the claim.
+    let mut seen = 0;
+    loop {
+        tokio::time::sleep(every).await;
+        let now = progress.load(std::sync::atomic::Ordering::Relaxed);
+        if now == seen {
+            continue;
+        }
+        seen = now;
+        if !renew().await {
+            return;
+        }
+    }
+}
+
+/// Renews the claim of interchange `control` when it is still the request's (`token`):
+/// how many rows it renewed (0: it is not the request's any more).
+fn renew(c: &dyn Db, account: &str, partner: &str, control: i64, token: &str) -> ApiResult<u64> {
+    c.exec(
+        "UPDATE inbound_interchanges SET received_at = ?4
+         WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}' AND claim = ?5",
+        vals![account, partner, control, now_ms(), token],
+    )
+    .map_err(db)
+}
+
+/// Gives back the claims of the request's interchanges (`token`): those another request
+/// took over meanwhile are left alone. A retry may take them at once.
+fn release(
+    c: &dyn Db,
+    account: &str,
+    partner: &str,
+    claimed: &[i64],
+    token: &str,
+) -> ApiResult<()> {
+    for n in claimed {
+        c.exec(
+            "UPDATE inbound_interchanges SET received_at = 0
+             WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}' AND claim = ?4",
+            vals![account, partner, *n, token],
+        )
+        .map_err(db)?;
+    }
+    Ok(())
+}
+
 /// After a failed step: the claims of the request's interchanges are given back at
 /// once (best effort: else they lapse after [`LEASE_MS`]), so that a retry resumes them.
-async fn give_back(app: &App, account: &str, partner: &str, claimed: Vec<i64>) {
+async fn give_back(app: &App, account: &str, partner: &str, claimed: Vec<i64>, token: &str) {
     if claimed.is_empty() {
         return;
     }
-    let (account, partner) = (account.to_string(), partner.to_string());
+    let (account, partner, token) = (account.to_string(), partner.to_string(), token.to_string());
     let released = app
         .store
-        .write(move |c| {
-            for n in claimed {
-                c.exec(
-                    "UPDATE inbound_interchanges SET received_at = 0
-                     WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}'",
-                    vals![&account, &partner, n],
-                )
-                .map_err(db)?;
-            }
-            Ok(())
-        })
+        .write(move |c| release(c, &account, &partner, &claimed, &token))
         .await;
     if let Err(e) = released {
         tracing::warn!(error = %e.message, "cannot give back the claim of inbound interchanges; it lapses");
@@ -554,11 +883,30 @@ fn in_progress(control: &str) -> ApiError {
     e
 }
 
-/// Step 2 of [`receive_then`]: claims each interchange (a new one, or one an earlier
-/// attempt left unfinished and no live request holds), then applies the acknowledgements
+/// When and with what result an interchange was received (`{}`: unfinished, claimed).
+fn seen_interchange(
+    c: &dyn Db,
+    account: &str,
+    partner: &str,
+    control: i64,
+) -> ApiResult<Option<(i64, String)>> {
+    let row = c
+        .one(
+            "SELECT received_at, result FROM inbound_interchanges WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
+            vals![account, partner, control],
+        )
+        .map_err(db)?;
+    match row {
+        Some(r) => Ok(Some((r.get(0).map_err(db)?, r.get(1).map_err(db)?))),
+        None => Ok(None),
+    }
+}
+
+/// Step 2 of [`receive_then`]: claims each interchange for the request (`token`: a new
+/// one, or one an earlier attempt left unfinished and no live request holds), then applies the acknowledgements
 /// of the interchanges claimed for the first time. Returns each interchange's fate and
 /// report, and the acknowledgements' reports.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn claim(
     c: &dyn Db,
     app: &App,
@@ -567,6 +915,7 @@ fn claim(
     outline: &Outline,
     acks: &x12kit::ack::Acknowledgements,
     source: &str,
+    token: &str,
 ) -> ApiResult<(Vec<Fate>, Vec<Value>, Vec<Value>)> {
     let now = now_ms();
     // Each interchange once.
@@ -587,24 +936,29 @@ fn claim(
                 "result": "already in this body: not processed again"}));
             continue;
         }
-        let row = c
-            .one(
-                "SELECT received_at, result FROM inbound_interchanges WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
-                vals![account, &partner.id, control],
-            )
-            .map_err(db)?;
-        let seen: Option<(i64, String)> = match row {
-            Some(r) => Some((r.get(0).map_err(db)?, r.get(1).map_err(db)?)),
-            None => None,
-        };
-        match seen {
-            None => {
-                c.exec(
-                    "INSERT INTO inbound_interchanges (account, partner_id, control, received_at, source, result)
-                     VALUES (?1, ?2, ?3, ?4, ?5, '{}')",
-                    vals![account, &partner.id, control, now, source],
+        // A new interchange is inserted with the request's claim; the unique key decides
+        // between requests at once (on PostgreSQL, a concurrent one's insert waits for the
+        // other's transaction, then finds its row: a duplicate, or a live claim).
+        let mut seen = None;
+        for _ in 0..2 {
+            seen = seen_interchange(c, account, &partner.id, control)?;
+            if seen.is_some() {
+                break;
+            }
+            let inserted = c
+                .exec(
+                    "INSERT INTO inbound_interchanges (account, partner_id, control, received_at, source, result, claim)
+                     VALUES (?1, ?2, ?3, ?4, ?5, '{}', ?6)
+                     ON CONFLICT (account, partner_id, control) DO NOTHING",
+                    vals![account, &partner.id, control, now, source, token],
                 )
                 .map_err(db)?;
+            if inserted == 1 {
+                break;
+            }
+        }
+        match seen {
+            None => {
                 fresh.insert(control_text.clone());
                 fates.push(Fate::Record { control, skip: 0 });
                 interchanges.push(
@@ -621,14 +975,20 @@ fn claim(
                 return Err(in_progress(&control_text));
             }
             // Unfinished and abandoned (a failed or crashed attempt): resumed after
-            // the sets it recorded.
-            Some(_) => {
-                c.exec(
-                    "UPDATE inbound_interchanges SET received_at = ?4, source = ?5
-                     WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
-                    vals![account, &partner.id, control, now, source],
-                )
-                .map_err(db)?;
+            // the sets it recorded, under this request's claim (unless another request
+            // took it over meanwhile).
+            Some((at, _)) => {
+                let taken = c
+                    .exec(
+                        "UPDATE inbound_interchanges SET received_at = ?4, source = ?5, claim = ?6
+                         WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}'
+                         AND received_at = ?7",
+                        vals![account, &partner.id, control, now, source, token, at],
+                    )
+                    .map_err(db)?;
+                if taken == 0 {
+                    return Err(in_progress(&control_text));
+                }
                 let recorded: i64 = c
                     .one(
                         "SELECT COUNT(*) FROM documents WHERE account = ?1 AND partner_id = ?2
@@ -770,7 +1130,9 @@ fn apply_acks(
 struct Row {
     id: String,
     kind: String,
+    /// Its interchange's ISA13, and its number among the sets recorded of it.
     interchange: i64,
+    index: usize,
     group_control: Option<i64>,
     control: Option<i64>,
     /// The mapped document, compact JSON (`null` for a set x12kit does not map).
@@ -785,6 +1147,19 @@ struct Row {
 impl Row {
     fn bytes(&self) -> usize {
         self.document.len() + self.x12.as_ref().map_or(0, Vec::len) + 256
+    }
+
+    /// Whether the claim (`fates`) records it: its interchange is this request's, and the
+    /// set comes after those an earlier attempt recorded.
+    fn kept(&self, fates: &[Fate]) -> bool {
+        fates.iter().any(|f| {
+            matches!(f, Fate::Record { control, skip } if *control == self.interchange && self.index >= *skip)
+        })
+    }
+
+    /// What the answer lists of it.
+    fn received(&self) -> Value {
+        json!({"documentId": self.id, "documentTypeCode": self.kind})
     }
 }
 
@@ -823,10 +1198,7 @@ impl Records<'_, '_> {
             return;
         }
         self.bytes = 0;
-        for r in &self.batch {
-            self.received
-                .push(json!({"documentId": r.id, "documentTypeCode": r.kind}));
-        }
+        self.received.extend(self.batch.iter().map(Row::received));
         if let Err(e) = (self.write)(std::mem::take(&mut self.batch)) {
             self.failed = Some(e);
         }
@@ -946,6 +1318,7 @@ impl Records<'_, '_> {
             id: format!("doc_{}", uuid::Uuid::now_v7().simple()),
             kind,
             interchange: control,
+            index,
             group_control: group.gs.as_ref().and_then(|gs| number(gs.value(6))),
             control: number(tx.control_number()),
             document,
@@ -964,47 +1337,6 @@ impl Records<'_, '_> {
             self.flush();
         }
     }
-}
-
-/// Step 3 of [`receive_then`]: the sets of the claimed interchanges, mapped a set at a
-/// time and recorded a batch at a time (each batch one store transaction, which also
-/// renews the claims). Runs on the blocking pool (`runtime` waits for each batch).
-#[allow(clippy::too_many_arguments)]
-fn record_sets(
-    runtime: &tokio::runtime::Handle,
-    app: &Arc<App>,
-    account: &str,
-    partner: &Partner,
-    input: &Input,
-    cap: SetCap,
-    fates: &[Fate],
-    findings: Option<&[Vec<Option<String>>]>,
-    source: &'static str,
-) -> ApiResult<Recorded> {
-    let earlier = fates
-        .iter()
-        .map(|f| match f {
-            Fate::Record { skip, .. } => *skip,
-            Fate::Pass => 0,
-        })
-        .sum();
-    if !fates.iter().any(|f| matches!(f, Fate::Record { .. })) {
-        return Ok(Recorded {
-            received: Vec::new(),
-            earlier,
-        });
-    }
-    let mut write = |rows: Vec<Row>| -> ApiResult<()> {
-        let (account, partner) = (account.to_string(), partner.id.clone());
-        runtime.block_on(
-            app.store
-                .write(move |c| write_batch(c, &account, &partner, rows, source)),
-        )
-    };
-    Ok(Recorded {
-        received: records(input, cap, fates, findings, &mut write)?,
-        earlier,
-    })
 }
 
 /// The third pass: each set of the claimed interchanges (`fates`) mapped and handed to
@@ -1041,9 +1373,8 @@ fn records(
     }
 }
 
-/// One batch of sets, in one transaction, with the claims of their interchanges renewed
-/// (a claim that is no longer this request's, taken over after it lapsed, stops it).
-fn write_batch(
+/// Records sets (in the caller's transaction).
+fn insert_rows(
     c: &dyn Db,
     account: &str,
     partner: &str,
@@ -1051,20 +1382,7 @@ fn write_batch(
     source: &str,
 ) -> ApiResult<()> {
     let now = now_ms();
-    let mut renewed = std::collections::BTreeSet::new();
     for r in rows {
-        if renewed.insert(r.interchange) {
-            let held = c
-                .exec(
-                    "UPDATE inbound_interchanges SET received_at = ?4
-                     WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}'",
-                    vals![account, partner, r.interchange, now],
-                )
-                .map_err(db)?;
-            if held == 0 {
-                return Err(in_progress(&r.interchange.to_string()));
-            }
-        }
         c.exec(
             "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
                 updated_at, interchange_control, group_control, transaction_control, payload, x12, reference,
@@ -1105,6 +1423,7 @@ fn finish(
     partner: &Partner,
     validation: &x12kit::Validation,
     claimed: &[i64],
+    token: &str,
     interchanges: Vec<Value>,
     acks: Vec<Value>,
     recorded: Recorded,
@@ -1159,9 +1478,9 @@ fn finish(
     for n in claimed {
         let held = c
             .exec(
-                "UPDATE inbound_interchanges SET result = ?4, received_at = ?5
-                 WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}'",
-                vals![account, &partner.id, *n, &text, now],
+                "UPDATE inbound_interchanges SET result = ?4, received_at = ?5, claim = NULL
+                 WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}' AND claim = ?6",
+                vals![account, &partner.id, *n, &text, now, token],
             )
             .map_err(db)?;
         if held == 0 {
@@ -1270,6 +1589,84 @@ mod tests {
             interchanges.push(sets);
         }
         (interchanges, doc.diagnostics)
+    }
+
+    #[test]
+    fn a_request_renews_and_gives_back_only_its_own_claim() {
+        let c = crate::store::tests::migrated();
+        let claims = |c: &rusqlite::Connection| -> Vec<(i64, i64, Option<String>)> {
+            let mut q = c
+                .prepare(
+                    "SELECT control, received_at, claim FROM inbound_interchanges ORDER BY control",
+                )
+                .unwrap();
+            q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        // Interchange 1 is this request's; 2 was taken over by another request after this
+        // one's claim lapsed; 3 is complete.
+        c.execute_batch(
+            "INSERT INTO inbound_interchanges (account, partner_id, control, received_at, source, result, claim) VALUES
+             ('a', 'p', 1, 5, 'api', '{}', 'mine'),
+             ('a', 'p', 2, 5, 'api', '{}', 'theirs'),
+             ('a', 'p', 3, 5, 'api', '{\"done\":true}', NULL)",
+        )
+        .unwrap();
+        assert_eq!(renew(&c, "a", "p", 1, "mine").unwrap(), 1);
+        assert_eq!(renew(&c, "a", "p", 2, "mine").unwrap(), 0);
+        assert_eq!(renew(&c, "a", "p", 3, "mine").unwrap(), 0);
+        let now = claims(&c);
+        assert!(now[0].1 > 5, "{now:?}");
+        assert_eq!(now[1].1, 5);
+        release(&c, "a", "p", &[1, 2, 3], "mine").unwrap();
+        assert_eq!(
+            claims(&c),
+            [
+                (1, 0, Some("mine".to_string())),
+                (2, 5, Some("theirs".to_string())),
+                (3, 5, None)
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_heartbeat_renews_while_the_request_makes_progress() {
+        use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+        let every = std::time::Duration::from_millis(20);
+        let progress = Arc::new(AtomicU64::new(0));
+        let renewed = Arc::new(AtomicUsize::new(0));
+        let held = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let task = {
+            let (progress, renewed, held) = (progress.clone(), renewed.clone(), held.clone());
+            tokio::spawn(beat(every, progress, move || {
+                renewed.fetch_add(1, Ordering::SeqCst);
+                let held = held.load(Ordering::SeqCst);
+                async move { held }
+            }))
+        };
+        // Progress at every beat: renewed each time.
+        for n in 1..=5 {
+            progress.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(every * 2).await;
+            assert!(renewed.load(Ordering::SeqCst) >= n.min(3), "{n}");
+        }
+        let before = renewed.load(Ordering::SeqCst);
+        assert!(before >= 3, "{before}");
+        // No progress: no renewal (the claim lapses if the request is stuck).
+        tokio::time::sleep(every * 6).await;
+        let stalled = renewed.load(Ordering::SeqCst);
+        assert!(stalled <= before + 1, "{before} {stalled}");
+        tokio::time::sleep(every * 6).await;
+        assert_eq!(renewed.load(Ordering::SeqCst), stalled);
+        // The claim is someone else's now: the heartbeat stops.
+        held.store(false, Ordering::SeqCst);
+        progress.fetch_add(1, Ordering::SeqCst);
+        tokio::time::timeout(every * 20, task)
+            .await
+            .expect("the heartbeat stops once the claim is gone")
+            .unwrap();
     }
 
     #[test]

@@ -261,3 +261,75 @@ fn max_set_bytes_caps_a_set_and_bad_values_are_400() {
         .unwrap();
     assert!(t["data"]["document"].is_object(), "{t}");
 }
+
+#[test]
+fn a_small_body_is_one_transaction_all_or_nothing() {
+    let s = Server::start();
+    // 3 sets (one batch): the store failing at the second leaves nothing, not even a claim.
+    let body = interchange(555, 3, 2);
+    fail_set(&s, 2, true);
+    let r = post_inbound(&s, &body);
+    assert_eq!(r.status(), 500, "{}", r.text().unwrap());
+    assert_eq!(count(&s, INBOUND), 0);
+    assert_eq!(
+        count(
+            &s,
+            "SELECT COUNT(*) FROM inbound_interchanges WHERE control = 555"
+        ),
+        0
+    );
+    fail_set(&s, 2, false);
+    // The retry is a first attempt (nothing to resume), and completes the interchange.
+    let r = post_inbound(&s, &body);
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().unwrap();
+    assert_eq!(v["data"]["interchanges"][0]["result"], "processed", "{v}");
+    assert_eq!(v["data"]["transactions"].as_array().unwrap().len(), 3);
+    assert_eq!(count(&s, INBOUND), 3);
+    assert_eq!(
+        count(
+            &s,
+            "SELECT COUNT(*) FROM inbound_interchanges WHERE control = 555 AND result <> '{}' AND claim IS NULL"
+        ),
+        1
+    );
+}
+
+#[test]
+fn the_same_small_interchange_posted_twice_at_once_is_processed_once_and_a_duplicate() {
+    let s = Server::start();
+    for round in 0..8u32 {
+        let body = interchange(900 + round, 3, 2);
+        let barrier = std::sync::Barrier::new(2);
+        let answers: Vec<(u16, Value)> = std::thread::scope(|scope| {
+            let posts: Vec<_> = (0..2)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        let r = post_inbound(&s, &body);
+                        (r.status().as_u16(), r.json::<Value>().unwrap())
+                    })
+                })
+                .collect();
+            posts.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        // Both 200 (never 503 INBOUND_IN_PROGRESS): one processed it, the other was told
+        // it is a duplicate.
+        for (status, v) in &answers {
+            assert_eq!(*status, 200, "{v}");
+        }
+        let mut duplicate: Vec<bool> = answers
+            .iter()
+            .map(|(_, v)| v["data"]["interchanges"][0]["duplicate"].as_bool().unwrap())
+            .collect();
+        duplicate.sort();
+        assert_eq!(duplicate, [false, true], "{answers:?}");
+        let sets: usize = answers
+            .iter()
+            .map(|(_, v)| v["data"]["transactions"].as_array().unwrap().len())
+            .sum();
+        assert_eq!(sets, 3);
+    }
+    assert_eq!(count(&s, INBOUND), 24);
+    assert_eq!(count(&s, DISTINCT), 3);
+}

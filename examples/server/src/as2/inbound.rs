@@ -455,7 +455,7 @@ async fn receive_message(
         mdn: built.clone(),
         url: async_url.clone(),
     };
-    let applied = crate::inbound::receive_then(
+    let applied = crate::inbound::receive_whole(
         &app,
         &account,
         Some(&partner.id),
