@@ -396,6 +396,7 @@ async fn apply(
                         rows.extend(batch);
                         Ok(())
                     },
+                    None,
                 )?;
                 Some(rows)
             } else {
@@ -578,7 +579,14 @@ async fn batched(
                 written
             };
             Ok(Recorded {
-                received: records(&input, cap, &fates, findings.as_deref(), &mut write)?,
+                received: records(
+                    &input,
+                    cap,
+                    &fates,
+                    findings.as_deref(),
+                    &mut write,
+                    Some(&*progress),
+                )?,
                 earlier: earlier(&fates),
             })
         })
@@ -1188,6 +1196,8 @@ struct Records<'i, 'f> {
     batch: Vec<Row>,
     bytes: usize,
     write: &'f mut dyn FnMut(Vec<Row>) -> ApiResult<()>,
+    /// Counted up at each set (the claim's [`Heartbeat`] sees the request progress).
+    progress: Option<&'f std::sync::atomic::AtomicU64>,
     failed: Option<ApiError>,
     received: Vec<Value>,
 }
@@ -1269,6 +1279,9 @@ impl<'a> x12kit::sets::SetHandler<'a> for Records<'_, '_> {
         upto: usize,
     ) {
         self.record(doc, group, tx);
+        if let Some(p) = self.progress {
+            p.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         self.behind.release(upto);
     }
 
@@ -1347,6 +1360,7 @@ fn records(
     fates: &[Fate],
     findings: Option<&[Vec<Option<String>>]>,
     write: &mut dyn FnMut(Vec<Row>) -> ApiResult<()>,
+    progress: Option<&std::sync::atomic::AtomicU64>,
 ) -> ApiResult<Vec<Value>> {
     let mut h = Records {
         behind: Behind { input, released: 0 },
@@ -1360,6 +1374,7 @@ fn records(
         batch: Vec::new(),
         bytes: 0,
         write,
+        progress,
         failed: None,
         received: Vec::new(),
     };
@@ -1704,10 +1719,17 @@ mod tests {
                 })
                 .collect();
             let mut batches = Vec::new();
-            let handed = records(&mapped, SetCap::default(), &fates, None, &mut |b| {
-                batches.push(b);
-                Ok(())
-            })
+            let handed = records(
+                &mapped,
+                SetCap::default(),
+                &fates,
+                None,
+                &mut |b| {
+                    batches.push(b);
+                    Ok(())
+                },
+                None,
+            )
             .unwrap();
             assert!(
                 batches
