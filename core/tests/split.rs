@@ -86,11 +86,37 @@ fn fed(input: &[u8], o: &SplitOptions, cuts: &[usize]) -> ops::Split {
     ops::Split { parts, diagnostics }
 }
 
+/// Every part made again from its recipe and the input's bytes in the
+/// recipe's ranges (`rebuild_part`) is the part: bytes, numbers, positions.
+fn rebuilds(name: &str, input: &[u8], split: &ops::Split) {
+    for (k, p) in split.parts.iter().enumerate() {
+        let bytes: Vec<u8> = p
+            .recipe
+            .ranges
+            .iter()
+            .flat_map(|&[from, to]| input[from..to].iter().copied())
+            .collect();
+        let again = ops::rebuild_part(&p.recipe, &bytes)
+            .unwrap_or_else(|e| panic!("{name}: part {k}: {e}\n{}", p.text));
+        assert!(
+            again == *p,
+            "{name}: part {k} rebuilt differs\n{}\n{}\n{:?}\n{:?}",
+            p.text,
+            again.text,
+            p.sets,
+            again.sets
+        );
+    }
+}
+
 /// A stream's split gives the slice's parts: the same sets, numbers and
-/// positions always, the same bytes when the trailers are regular.
+/// positions always, the same bytes when the trailers are regular. Each
+/// part of either is made again from its recipe.
 fn same_as_slice(name: &str, input: &[u8], o: &SplitOptions, cuts: &[usize]) {
     let want = ops::split(input, o).unwrap();
     let got = fed(input, o, cuts);
+    rebuilds(name, input, &want);
+    rebuilds(name, input, &got);
     assert_eq!(got.diagnostics, want.diagnostics, "{name} {o:?} {cuts:?}");
     assert_eq!(got.parts.len(), want.parts.len(), "{name} {o:?} {cuts:?}");
     let regular = regular_trailers(input);
@@ -459,4 +485,70 @@ fn split_json_says_what_split_gives() {
     assert_eq!(&input[offset..offset + length], set(2));
     assert_eq!(s["segment"], 7);
     assert!(p["x12"].as_str().unwrap().starts_with("ISA*"));
+}
+
+/// `rebuild_part`: the vector `split/rebuild-part` is what it splits; the
+/// bytes of another part, of another length or a recipe that names no run
+/// of sets are typed errors.
+#[test]
+fn a_part_is_rebuilt_from_its_recipe_and_the_ranges_it_names() {
+    let vectors = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
+    let input = std::fs::read(vectors.join("inputs/split-850-five-sets.edi")).unwrap();
+    let o = opts(json!({"maxSets": 3, "renumber": {"interchange": 100, "group": 200, "set": 300}}));
+    let split = fed(&input, &o, &[7]);
+    let p = &split.parts[1];
+    let bytes_of = |r: &ops::PartRecipe| -> Vec<u8> {
+        r.ranges
+            .iter()
+            .flat_map(|&[a, b]| input[a..b].iter().copied())
+            .collect()
+    };
+    let bytes = bytes_of(&p.recipe);
+    // The vector's input is these bytes; its options the recipe's numbers.
+    assert_eq!(
+        bytes,
+        std::fs::read(vectors.join("inputs/split-part-recipe.edi")).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_value(p.recipe.renumber).unwrap(),
+        json!({"interchange": 101, "group": 201, "set": 303})
+    );
+    let expected: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(vectors.join("expected/split/rebuild-part.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(expected["parts"][0]["x12"], json!(p.text));
+    let again = ops::rebuild_part(&p.recipe, &bytes).unwrap();
+    assert!(again == *p);
+    assert_eq!(p.sets[0].offset, p.recipe.ranges[p.recipe.sets_range][0]);
+    // The recipe as JSON (what the WASM binding hands over and takes back).
+    let json = serde_json::to_value(&p.recipe).unwrap();
+    assert_eq!(json["setsRange"], json!(2));
+    let back: ops::PartRecipe = serde_json::from_value(json).unwrap();
+    assert_eq!(back, p.recipe);
+
+    // Another length, another part's bytes of the same length, a bad recipe.
+    let e = ops::rebuild_part(&p.recipe, &bytes[1..]).unwrap_err();
+    assert_eq!(e.code().as_str(), "INVALID_ARGUMENT");
+    let first = &split.parts[0];
+    let mut wrong = first.recipe.clone();
+    wrong.ranges = p.recipe.ranges.clone();
+    let e = ops::rebuild_part(&wrong, &bytes).unwrap_err();
+    assert_eq!(e.code().as_str(), "INVALID_ARGUMENT", "{e}");
+    let mut shifted = p.recipe.clone();
+    let r = &mut shifted.ranges[shifted.sets_range];
+    r[0] -= 5; // starts inside the set before: its tail is garbage
+    let e = ops::rebuild_part(&shifted, &bytes_of(&shifted)).unwrap_err();
+    assert_eq!(e.code().as_str(), "INVALID_ARGUMENT", "{e}");
+    let mut none = p.recipe.clone();
+    none.sets_range = 9;
+    let e = ops::rebuild_part(&none, &bytes).unwrap_err();
+    assert_eq!(
+        (e.code().as_str(), e.pointer()),
+        ("INVALID_OPTIONS", Some("/recipe"))
+    );
+    let mut backwards = p.recipe.clone();
+    backwards.ranges[0] = [10, 5];
+    let e = ops::rebuild_part(&backwards, &bytes).unwrap_err();
+    assert_eq!(e.code().as_str(), "INVALID_OPTIONS");
 }

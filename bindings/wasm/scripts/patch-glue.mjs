@@ -11,8 +11,12 @@
 //    pointer (and its `free()`, which has no check, freed it there).
 //    Calling the guard again at its usual place is a no-op.
 // 2. A method called on an object of the instance that panicked throws an
-//    `X12kitError` with `code: "INTERNAL"` (not wasm-bindgen's plain Error).
-// 3. The bundler output cannot re-instantiate (the bundler instantiates the
+//    `X12kitError` with `code: "INTERNAL"` (not wasm-bindgen's plain Error);
+//    a stream (`transactions()`, `splitStream()`) that a panic finished
+//    answers next() and return() with `{done: true}`.
+// 3. A Rust closure of the instance that panicked (a promise reaction of a
+//    stream) re-instantiates first and then throws that INTERNAL error.
+// 4. The bundler output cannot re-instantiate (the bundler instantiates the
 //    .wasm and keeps the module; wasm-bindgen's reset refers to variables
 //    that target does not define): after a panic every call throws the
 //    same INTERNAL error, saying so, instead of a ReferenceError.
@@ -53,15 +57,51 @@ js = js.replace(
 if (guarded === 0) fail('no function calls __wbg_call_guard');
 if (!/^ +free\(\) \{\n +__wbg_call_guard\(\);/m.test(js)) fail('free() was not patched');
 
-// 2. Stale objects: the package's INTERNAL error.
+// 2. Stale objects: the package's INTERNAL error. A stream of `transactions()`
+//    or `splitStream()` is an async iterator that a panic finished (its
+//    pending next() rejected with the INTERNAL error): its next() and return()
+//    settle as done.
 const stale = "throw new Error('Invalid stale object from previous Wasm instance');";
 if (!js.includes(stale)) fail('no stale-object check');
+{
+  const start = js.search(/^(?:export )?class TransactionStream \{$/m);
+  const end = start < 0 ? -1 : js.indexOf('\n}\n', start);
+  if (end < 0) fail('no class TransactionStream');
+  let cls = js.slice(start, end);
+  let finished = 0;
+  cls = cls.replace(/^( {4})(next|return)\(\) \{\n([\s\S]*?)\n\1\}\n/gm, (all, indent, name, body) => {
+    if (!body.includes(stale)) return all;
+    finished++;
+    return `${indent}${name}() {\n${body.replace(stale, 'return Promise.resolve({ value: undefined, done: true }); // patch-glue.mjs: finished by a panic')}\n${indent}}\n`;
+  });
+  if (finished !== 2) fail(`TransactionStream: ${finished} of next() and return() have the stale check`);
+  js = js.slice(0, start) + cls + js.slice(end);
+}
 js = js.split(stale).join(
   "throw Object.assign(new Error('x12kit: this object was made before an internal error (a panic) reset the module; make a new one'), " +
     "{ name: 'X12kitError', code: 'INTERNAL', kind: 'internal', details: [] });",
 );
 
-// 3. Bundler: no re-instantiation; a clear INTERNAL error on every later call.
+// 3. A closure of the instance that panicked (the reaction of a stream's
+//    next() waiting on the one that panicked) runs the guard first, so the
+//    module is re-instantiated before the instance check: it then throws the
+//    INTERNAL error (rejecting its promise) instead of the guard, inside the
+//    generated invoke, re-instantiating and calling the new instance with
+//    the old instance's closure pointers.
+{
+  const check = /^( +)const real = \(\.\.\.args\) => \{\n\n\1    if \(state\.instance !== __wbg_instance_id\) \{\n\1        throw new Error\('Cannot invoke closure from previous WASM instance'\);\n/m;
+  if (!check.test(js)) fail('no instance check in makeMutClosure');
+  js = js.replace(
+    check,
+    (all, indent) =>
+      `${indent}const real = (...args) => {\n${indent}    __wbg_call_guard(); // patch-glue.mjs: re-instantiate before the instance check\n` +
+      `${indent}    if (state.instance !== __wbg_instance_id) {\n${indent}        ` +
+      "throw Object.assign(new Error('x12kit: this call was under way when an internal error (a panic) reset the module'), " +
+      "{ name: 'X12kitError', code: 'INTERNAL', kind: 'internal', details: [] });\n",
+  );
+}
+
+// 4. Bundler: no re-instantiation; a clear INTERNAL error on every later call.
 if (flag === '--bundler') {
   const reinst = /    __wbg_reinit_scheduled = false;\n    wasmInstance = new WebAssembly\.Instance\(wasmModule, __wbg_get_imports\(\)\);\n    wasm = wasmInstance\.exports;\n    wasm\.__wbindgen_start\(\);\n/;
   if (!reinst.test(js)) fail('no re-instantiation in __wbg_reset_state');

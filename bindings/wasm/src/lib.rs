@@ -156,6 +156,16 @@ pub fn panic_for_tests(message: &str) {
     panic!("{message}");
 }
 
+/// Internal, for the tests only (not in the `.d.ts`): the next chunk a
+/// `transactions()` or `splitStream()` iterator reads panics (`message`)
+/// inside its asynchronous step, which must reject that `next()` with an
+/// `INTERNAL` error and end the iteration (README, Panics). Harmless: it
+/// only makes one later stream step fail as a bug would.
+#[wasm_bindgen(js_name = __panicInStreamForTests, skip_typescript)]
+pub fn panic_in_stream_for_tests(message: String) {
+    sets::PANIC_FOR_TESTS.with(|p| *p.borrow_mut() = Some(message));
+}
+
 /// Parses X12 and returns the parse result (the JSON contract) as a plain object.
 #[wasm_bindgen(skip_typescript)]
 pub fn parse(input: &JsValue, options: &JsValue) -> Result<JsValue> {
@@ -331,6 +341,13 @@ pub fn transactions(source: &JsValue, options: &JsValue) -> Result<JsValue> {
 #[wasm_bindgen(js_name = splitStream, skip_typescript)]
 pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
     sets::split_stream(source, options)
+}
+
+/// A part of `splitStream` made again from its `recipe` and the input's
+/// bytes in the recipe's ranges (the `sets` module).
+#[wasm_bindgen(js_name = rebuildPart, skip_typescript)]
+pub fn rebuild_part(recipe: &JsValue, bytes: &JsValue) -> Result<JsValue> {
+    sets::rebuild_part(recipe, bytes)
 }
 
 /// Splits X12 into complete interchanges (`ops::split`), as a plain object.
@@ -575,7 +592,36 @@ export interface SplitStreamOptions extends SplitOptions {
 export interface StreamedPart extends Omit<Part, "x12"> {
   /** The part's X12 bytes (exact where the input is not UTF-8), e.g. for `new Blob([part.bytes])`. */
   bytes: Uint8Array;
+  /** How to make the part again later from the input alone (`rebuildPart`): keep this, not the bytes. */
+  recipe: PartRecipe;
 }
+/**
+ * What `rebuildPart` needs to make a part of `splitStream` again: a few dozen
+ * bytes whatever the part's size. Read `ranges` of the input (`[start, end)`
+ * byte offsets: its ISA, its GS, the run of its sets, the GE or IEA that
+ * closed it) one after the other and pass them with it.
+ */
+export interface PartRecipe {
+  ranges: Array<[number, number]>;
+  /** Which of `ranges` is the run of sets. */
+  setsRange: number;
+  /** The part's number of sets. */
+  sets: number;
+  /** The input's segment index of its first ST. */
+  segment: number;
+  /** The numbers of its interchange, group and first set, for the levels the split renumbered. */
+  renumber: { interchange?: number; group?: number; set?: number };
+  maxSetBytes: number;
+}
+/**
+ * A part of `splitStream` made again from its `recipe` and `bytes`, the
+ * input's bytes in `recipe.ranges` one after the other, e.g.
+ * `new Uint8Array(await new Blob(recipe.ranges.map(([a, b]) => file.slice(a, b))).arrayBuffer())`:
+ * the same part (bytes, numbers, positions) without reading the rest of the
+ * file. `INVALID_ARGUMENT` when the bytes do not make that part (another
+ * file, or it changed since the split).
+ */
+export function rebuildPart(recipe: PartRecipe, bytes: X12Input): StreamedPart;
 /**
  * `split` over a stream: the parts of a file of any size (a `Blob` or `File`,
  * a `ReadableStream`, an (async) iterable of chunks, or the X12 itself), each

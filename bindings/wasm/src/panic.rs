@@ -10,6 +10,9 @@
 //! instead of the trap. Objects the old instance made (a `StreamValidator`,
 //! a segment iterator, a validation result kept for `acknowledge`) are then
 //! stale: calls on them throw an `INTERNAL` error too (`scripts/patch-glue.mjs`).
+//! The steps of a stream (`transactions()`, `splitStream()`) run as promise
+//! reactions (`sets::after`), so the error thrown out of a step rejects the
+//! promise of its `next()` rather than escaping into the event loop.
 
 /// Installs the hook (the module's start function calls it once per instance).
 #[cfg(target_arch = "wasm32")]

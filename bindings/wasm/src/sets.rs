@@ -9,14 +9,18 @@
 use crate::convert::{bytes_arg, json_bytes_to_js, options_arg, serde_to_js, set};
 use crate::error::{Result, argument};
 use js_sys::{Function, Object, Promise, Reflect, Symbol};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
 use x12kit::json::{EachSetFeeder, JsonOptions};
 use x12kit::ops::{Part, SplitFeeder, SplitOptions};
+
+thread_local! {
+    /// The panic of `__panicInStreamForTests`, taken by the next step that reads a chunk.
+    pub static PANIC_FOR_TESTS: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
 /// Where a split over a stream puts its parts.
 type Parts = Rc<RefCell<VecDeque<Part>>>;
@@ -32,7 +36,7 @@ enum Reader {
 /// What the iterator hands over next.
 enum Item {
     Set(Vec<u8>),
-    Part(Part),
+    Part(Box<Part>),
 }
 
 /// Where the chunks come from.
@@ -69,7 +73,7 @@ pub struct TransactionStream {
     /// without awaiting get the sets in order).
     last: RefCell<Option<Promise>>,
     /// `next()` calls not settled yet.
-    pending: Rc<std::cell::Cell<usize>>,
+    pending: Rc<Cell<usize>>,
 }
 
 impl std::fmt::Debug for TransactionStream {
@@ -167,101 +171,202 @@ fn item_to_js(item: Item) -> Result<JsValue> {
             let o = serde_to_js(&p)?;
             Reflect::delete_property(o.unchecked_ref::<Object>(), &"x12".into())?;
             Reflect::set(&o, &"bytes".into(), &js_sys::Uint8Array::from(&p.x12[..]))?;
+            Reflect::set(&o, &"recipe".into(), &serde_to_js(&p.recipe)?)?;
             Ok(o)
         }
     }
 }
 
-/// Reads the stream until a set is ready or the input ends: the next `{value, done}`.
-async fn advance(inner: Rc<RefCell<Inner>>) -> Result<JsValue> {
+/// Runs `f` with the outcome of `p` once it has settled, fulfilled or
+/// rejected (`Promise.allSettled([p])`'s `{status, value | reason}`):
+/// the promise returned settles as `f` returns (a promise it returns is
+/// adopted), or rejects with what it throws. The step runs as a promise
+/// reaction, not in a task queue: a panic inside it (the hook throws the
+/// `INTERNAL` error out of the wasm frames) rejects the promise returned,
+/// where a task of wasm-bindgen-futures would have thrown it into the
+/// event loop and left the promise pending forever.
+fn after(p: &JsValue, f: impl FnOnce(JsValue) -> Result<JsValue> + 'static) -> Result<Promise> {
+    let settled = Promise::all_settled(&js_sys::Array::of1(p));
+    let step = Closure::once_into_js(move |outcomes: JsValue| -> Result<JsValue> {
+        f(Reflect::get_u32(&outcomes, 0)?)
+    });
+    let then = method(&settled, &"then".into())
+        .ok_or_else(|| crate::error::internal("a promise without then()"))?;
+    Ok(then.call1(&settled, &step)?.unchecked_into())
+}
+
+/// What the iterator does next.
+enum Step {
+    /// Settles the `next()`.
+    Done(Result<JsValue>),
+    /// Waits for a read of the source (a promise of `{done, value}`).
+    Read(JsValue),
+}
+
+/// Hands over a set already read, or reads the input given whole, or
+/// starts the next read of the source.
+fn advance(inner: &Rc<RefCell<Inner>>) -> Step {
     loop {
-        if let Some(r) = ready(&inner) {
-            return r;
+        if let Some(r) = ready(inner) {
+            return Step::Done(r);
         }
         let pull = {
             let mut i = inner.borrow_mut();
             match &mut i.source {
-                Source::Done => return step_result(&JsValue::UNDEFINED, true),
+                Source::Done => return Step::Done(step_result(&JsValue::UNDEFINED, true)),
                 Source::Bytes(b) => Err(b.take()),
                 Source::Pull { target, method } => Ok(method.call0(target)),
             }
         };
-        let chunk = match pull {
-            Err(bytes) => bytes,
-            Ok(called) => {
-                let got = match called {
-                    Ok(v) => JsFuture::from(Promise::resolve(&v)).await,
-                    Err(e) => Err(e),
-                };
-                let got = match got {
-                    Ok(g) => g,
-                    Err(e) => {
-                        end(&inner);
-                        return Err(e);
-                    }
-                };
-                let done = Reflect::get(&got, &"done".into())?.is_truthy();
-                if done {
-                    None
-                } else {
-                    let value = Reflect::get(&got, &"value".into())?;
-                    match bytes_arg(&value, "chunk") {
-                        Ok(b) => Some(b),
-                        Err(e) => {
-                            cancel(&inner);
-                            return Err(e);
-                        }
-                    }
+        match pull {
+            Err(bytes) => {
+                if let Err(e) = feed(inner, bytes) {
+                    return Step::Done(Err(e));
                 }
             }
-        };
-        let mut i = inner.borrow_mut();
-        let i = &mut *i;
-        let Some(reader) = i.feeder.as_mut() else {
-            i.source = Source::Done;
-            continue;
-        };
-        if let Some(bytes) = &chunk {
-            i.read += bytes.len() as f64;
-        }
-        let queue = &mut i.queue;
-        let ended = match reader {
-            Reader::Sets(feeder) => {
-                let mut each = |set: &[u8]| {
-                    queue.push_back(Item::Set(set.to_vec()));
-                    true
-                };
-                match &chunk {
-                    Some(bytes) => {
-                        feeder.feed(bytes, &mut each);
-                        None
-                    }
-                    None => Some(Ok(feeder.finish(&mut each))),
-                }
+            Ok(Ok(read)) => return Step::Read(read),
+            Ok(Err(e)) => {
+                end(inner);
+                return Step::Done(Err(e));
             }
-            Reader::Split(feeder, parts) => {
-                let r = match &chunk {
-                    Some(bytes) => feeder.feed(bytes).map(|()| None),
-                    None => feeder.finish().map(Some),
-                };
-                queue.extend(parts.borrow_mut().drain(..).map(Item::Part));
-                match r {
-                    Ok(None) => None,
-                    Ok(Some(d)) => Some(Ok(d)),
-                    Err(e) => Some(Err(crate::error::to_js(e))),
-                }
-            }
-        };
-        if let Some(end) = ended {
-            i.feeder = None;
-            i.source = Source::Done;
-            let d = end?;
-            if let Some(f) = i.on_diagnostics.take() {
-                f.call1(&JsValue::UNDEFINED, &serde_to_js(&d)?)?;
-            }
-            i.diagnostics = Some(d);
         }
     }
+}
+
+/// The next `{value, done}`: a set read already, or a promise of it that
+/// reads the source until a set is ready or the input ends. `pending`
+/// counts down when it settles.
+fn next_step(inner: Rc<RefCell<Inner>>, pending: Rc<Cell<usize>>) -> Result<JsValue> {
+    let read = match advance(&inner) {
+        Step::Done(r) => {
+            pending.set(pending.get() - 1);
+            return r;
+        }
+        Step::Read(read) => read,
+    };
+    let count = pending.clone();
+    let then = after(&read, move |got| {
+        let chunk = match chunk_of(&got) {
+            Ok(c) => c,
+            Err((e, stop)) => {
+                if stop {
+                    cancel(&inner);
+                } else {
+                    end(&inner);
+                }
+                pending.set(pending.get() - 1);
+                return Err(e);
+            }
+        };
+        if let Err(e) = feed(&inner, chunk) {
+            pending.set(pending.get() - 1);
+            return Err(e);
+        }
+        next_step(inner, pending)
+    });
+    match then {
+        Ok(p) => Ok(p.into()),
+        Err(e) => {
+            count.set(count.get() - 1);
+            Err(e)
+        }
+    }
+}
+
+/// The chunk of a settled read (`None`: the end of the input), or why
+/// not: the read failed (the source is done), or its value is not bytes
+/// (`true`: the source is cancelled).
+fn chunk_of(outcome: &JsValue) -> std::result::Result<Option<Vec<u8>>, (JsValue, bool)> {
+    let get = |v: &JsValue, k: &str| Reflect::get(v, &k.into()).map_err(|e| (e, false));
+    if get(outcome, "status")?.as_string().as_deref() != Some("fulfilled") {
+        return Err((get(outcome, "reason")?, false));
+    }
+    let got = get(outcome, "value")?;
+    if !got.is_object() {
+        return Err((
+            argument("the source's read() or next() did not give a {done, value} object"),
+            true,
+        ));
+    }
+    if get(&got, "done")?.is_truthy() {
+        return Ok(None);
+    }
+    bytes_arg(&get(&got, "value")?, "chunk")
+        .map(Some)
+        .map_err(|e| (e, true))
+}
+
+/// Reads a chunk (`None`: the end of the input) into the reader: the sets
+/// or parts it completes join the queue; at the end, the diagnostics.
+fn feed(inner: &Rc<RefCell<Inner>>, chunk: Option<Vec<u8>>) -> Result<()> {
+    if let Some(m) = PANIC_FOR_TESTS.with(|p| p.borrow_mut().take()) {
+        panic!("{m}");
+    }
+    let Some(ended) = feed_reader(&mut inner.borrow_mut(), chunk) else {
+        return Ok(());
+    };
+    let d = ended?;
+    let js = serde_to_js(&d)?;
+    let f = {
+        let mut i = inner.borrow_mut();
+        i.diagnostics = Some(d);
+        i.on_diagnostics.take()
+    };
+    // Called with nothing borrowed: the callback may read the iterator.
+    if let Some(f) = f {
+        f.call1(&JsValue::UNDEFINED, &js)?;
+    }
+    Ok(())
+}
+
+/// [`feed`]'s reading: `Some` at the end of the input (the reader is
+/// dropped), with the diagnostics or the error that ended it.
+fn feed_reader(i: &mut Inner, chunk: Option<Vec<u8>>) -> Option<Result<Vec<x12kit::Diagnostic>>> {
+    let Some(reader) = i.feeder.as_mut() else {
+        i.source = Source::Done;
+        return None;
+    };
+    if let Some(bytes) = &chunk {
+        i.read += bytes.len() as f64;
+    }
+    let queue = &mut i.queue;
+    let ended = match reader {
+        Reader::Sets(feeder) => {
+            let mut each = |set: &[u8]| {
+                queue.push_back(Item::Set(set.to_vec()));
+                true
+            };
+            match &chunk {
+                Some(bytes) => {
+                    feeder.feed(bytes, &mut each);
+                    None
+                }
+                None => Some(Ok(feeder.finish(&mut each))),
+            }
+        }
+        Reader::Split(feeder, parts) => {
+            let r = match &chunk {
+                Some(bytes) => feeder.feed(bytes).map(|()| None),
+                None => feeder.finish().map(Some),
+            };
+            queue.extend(
+                parts
+                    .borrow_mut()
+                    .drain(..)
+                    .map(|p| Item::Part(Box::new(p))),
+            );
+            match r {
+                Ok(None) => None,
+                Ok(Some(d)) => Some(Ok(d)),
+                Err(e) => Some(Err(crate::error::to_js(e))),
+            }
+        }
+    };
+    if ended.is_some() {
+        i.feeder = None;
+        i.source = Source::Done;
+    }
+    ended
 }
 
 /// The source failed: nothing more is read.
@@ -282,9 +387,8 @@ fn cancel(inner: &Rc<RefCell<Inner>>) {
                 // A rejected cancel has nothing to tell the caller who stopped.
                 if let Ok(p) = f.call0(&target) {
                     if let Ok(p) = p.dyn_into::<Promise>() {
-                        wasm_bindgen_futures::spawn_local(async move {
-                            let _ = JsFuture::from(p).await;
-                        });
+                        // Handled (allSettled): nobody is told of its rejection.
+                        let _ = Promise::all_settled(&js_sys::Array::of1(&p));
                     }
                 }
                 break;
@@ -307,20 +411,20 @@ impl TransactionStream {
             }
         }
         let inner = self.inner.clone();
-        let before = match self.pending.get() {
+        let pending = self.pending.clone();
+        let before = match pending.get() {
             0 => None,
             _ => self.last.borrow_mut().take(),
         };
-        let pending = self.pending.clone();
         pending.set(pending.get() + 1);
-        let p = future_to_promise(async move {
-            if let Some(b) = before {
-                // The caller sees that one's outcome; this one goes on from it.
-                let _ = JsFuture::from(b).await;
-            }
-            let r = advance(inner).await;
-            pending.set(pending.get() - 1);
-            r
+        // After the last one (the caller sees that one's outcome; this one
+        // goes on from it), or at once: either way as a promise reaction,
+        // where a panic rejects it.
+        let before = before.unwrap_or_else(|| Promise::resolve(&JsValue::UNDEFINED));
+        let p = after(&before, move |_| next_step(inner, pending));
+        let p = p.unwrap_or_else(|e| {
+            self.pending.set(self.pending.get() - 1);
+            Promise::reject(&e)
         });
         *self.last.borrow_mut() = Some(p.clone());
         p
@@ -432,4 +536,19 @@ pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
         Reader::Split(Box::new(feeder), parts),
         on_diagnostics,
     )
+}
+
+/// The `rebuildPart()` export: a part of `splitStream` made again from its
+/// `recipe` and `bytes`, the input's bytes in the recipe's `ranges` one
+/// after the other (`x12kit::ops::rebuild_part`), as `splitStream` gives it.
+pub fn rebuild_part(recipe: &JsValue, bytes: &JsValue) -> Result<JsValue> {
+    if !recipe.is_object() {
+        return Err(argument(
+            "recipe must be the `recipe` of a part of splitStream()",
+        ));
+    }
+    let r: x12kit::ops::PartRecipe = options_arg(recipe)?;
+    let bytes = bytes_arg(bytes, "bytes")?;
+    let part = x12kit::ops::rebuild_part(&r, &bytes).map_err(crate::error::to_js)?;
+    item_to_js(Item::Part(Box::new(part)))
 }

@@ -215,3 +215,30 @@ test('chromium: a panic is an INTERNAL X12kitError, and the calls after it work'
   assert.match(r.stale.message, /made before an internal error/);
   assert.deepEqual(errors, []);
 });
+
+// A panic inside the async step of a stream reading a Blob, in the web build:
+// that next() rejects with the INTERNAL error within a bound (it hung before),
+// the iterator is finished, and nothing reaches the page as an uncaught error.
+test('chromium: a panic while transactions() reads a Blob rejects next() with INTERNAL, then it is done', async () => {
+  const r = await page.evaluate(async () => {
+    const x12 = window.x12;
+    const sample = new Uint8Array(await (await fetch('/samples/850-valid.x12')).arrayBuffer());
+    const bounded = (p) => Promise.race([
+      p.then((value) => ({ value }), (e) => ({ error: { name: e.name, code: e.code, message: e.message } })),
+      new Promise((resolve) => setTimeout(() => resolve({ hung: true }), 5000)),
+    ]);
+    const it = x12.transactions(new Blob([sample]));
+    x12.__panicInStreamForTests('a deliberate panic in a stream');
+    const first = await bounded(it.next());
+    const after = await bounded(it.next());
+    let sets = 0;
+    for await (const _ of x12.transactions(new Blob([sample]))) sets++;
+    return { first, after, sets };
+  });
+  assert.equal(r.first.hung, undefined, 'the next() that panicked settles');
+  assert.deepEqual([r.first.error.name, r.first.error.code], ['X12kitError', 'INTERNAL']);
+  assert.match(r.first.error.message, /^x12kit panicked \(a bug; please report it\): a deliberate panic in a stream \(at .*sets\.rs:\d+\)$/);
+  assert.deepEqual(r.after, { value: { value: undefined, done: true } });
+  assert.equal(r.sets, 2);
+  assert.deepEqual(errors, []);
+});

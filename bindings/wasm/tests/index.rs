@@ -116,13 +116,13 @@ fn simd128_equals_portable_on_random_blocks() {
         let r = rng.next();
         let mut bytes = [0u8; 4];
         for (i, b) in bytes.iter_mut().enumerate() {
-            *b = if (r >> 40) % 4 == 0 {
+            *b = if (r >> 40).is_multiple_of(4) {
                 (r >> (8 * i)) as u8 // any byte
             } else {
                 POOL[(r >> (8 * i)) as usize % POOL.len()]
             };
         }
-        let d = delimiters(bytes, (r >> 32) % 3 != 0);
+        let d = delimiters(bytes, !(r >> 32).is_multiple_of(3));
         let mut blocks = [[0u8; BLOCK]; 2];
         for block in blocks.iter_mut() {
             for x in block.iter_mut() {

@@ -6,7 +6,9 @@
 // the page never holds it. Bounded in time. Screenshots during and after, into
 // $X12KIT_SCREENSHOTS (a temporary folder by default). Then the same file
 // split into parts of 1000 sets (`splitStream`) with the memory bounded the
-// same way; a part downloads and validates clean. Run by test.sh.
+// same way; the page lists every part a page at a time and makes any of them
+// again from the file when asked (`rebuildPart`): parts 3, 60 and the last
+// download and validate clean with the right sets. Run by test.sh.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { openSync, writeSync, closeSync, rmSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
@@ -26,7 +28,8 @@ const LINES = 40; // PO1 lines a set: about 1.4 KB a set
 // bytes: measured 276 MiB reading a 1 GB file (157 MiB before it), 390 MiB
 // after splitting it too (2 MB parts made faster than V8 collects them),
 // 248 and 326 MiB for a 100 MB file: it follows the garbage collector's pace,
-// not the file. Reading holds one set; splitting one part and 20 kept ones.
+// not the file. Reading holds one set; splitting one part (and keeps each
+// part's recipe, a few dozen bytes, in the worker).
 const READ_BOUND = 384 * 1024 * 1024;
 const SPLIT_BOUND = 480 * 1024 * 1024;
 
@@ -149,13 +152,13 @@ test('a 1 GB file read set by set: progress, the summary, renderer memory far be
   assert.ok(readMs < 180_000, `read in ${readMs} ms`);
 });
 
-test('the same file split into parts of 1000 sets: a part downloads and validates, memory bounded', { timeout: 300_000 }, async () => {
+test('the same file split into parts of 1000 sets: every part listed a page at a time, the last one downloads and validates, memory bounded', { timeout: 300_000 }, async () => {
   assert.ok(made, 'the file of the test before');
   const { sets, bytes } = made;
   await page.fill('#split-sets', '1000');
   const t1 = Date.now();
   await page.setInputFiles('#split-file', path);
-  await page.waitForSelector('#split-parts li:nth-child(3) a', { timeout: 60_000 });
+  await page.waitForSelector('#split-parts li:nth-child(3) button', { timeout: 60_000 });
   await page.waitForFunction(() => /^x12kit-large-\d+\.x12: split /.test(document.getElementById('sets-status').textContent), null, { timeout: 240_000 });
   const ms = Date.now() - t1;
   const peak = rendererPeak();
@@ -163,19 +166,57 @@ test('the same file split into parts of 1000 sets: a part downloads and validate
   const mb = (bytes / 1e6).toFixed(1);
   // The set without SE is in its part: every set is in one.
   assert.equal(await page.textContent('#sets-status'), `x12kit-large-${process.pid}.x12: split ${mb} MB into ${parts.toLocaleString('en-US')} parts holding ${sets.toLocaleString('en-US')} transaction sets; 1 error, 0 warnings reading it.`);
-  assert.equal(await page.locator('#split-parts li').count(), 20);
-  await page.locator('#split-parts li:nth-child(20)').scrollIntoViewIfNeeded();
+  assert.match(await page.textContent('#split-note'), /^Every part can be downloaded: each is made again from the file/);
+  // A page of 50 parts, the pager counting all of them.
+  await page.waitForFunction((n) => document.getElementById('split-range').textContent === `Parts 1–50 of ${n}`, parts.toLocaleString('en-US'), { timeout: 10_000 });
+  assert.equal(await page.locator('#split-parts li').count(), 50);
+  assert.ok(await page.isDisabled('#split-prev'));
+  assert.equal(await page.isDisabled('#split-next'), parts <= 50);
+  await page.locator('#split-pager').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'large-file-split.png') });
-  // Part 3 (sets 2001-3000: clean) downloads and validates with the structure checks.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#split-parts li:nth-child(3) a')]);
-  const file = await download.path();
-  const part = readFileSync(file);
-  const v = x12.validate(part, { structure: true });
-  assert.ok(v.valid, JSON.stringify(v.diagnostics.slice(0, 3)));
-  assert.equal(x12.parse(part, { documents: false }).interchanges[0].groups[0].transactions.length, 1000);
-  assert.match(download.suggestedFilename(), /^x12kit-large-\d+-000000101-101-000002001\.x12$/);
-  assert.deepEqual(errors, []);
   console.log(`# large: ${mb} MB split into ${parts} parts in the page in ${ms} ms; renderer peak RSS ${(peak / 1048576).toFixed(0)} MiB`);
   assert.ok(peak < SPLIT_BOUND, `renderer peak RSS ${peak} bytes >= ${SPLIT_BOUND} splitting a ${bytes}-byte file`);
   assert.ok(ms < 180_000, `split in ${ms} ms`);
+
+  /** Downloads part `n` (its button on the page shown) and checks it. */
+  const downloadPart = async (n) => {
+    const button = page.locator(`#split-parts button[data-n="${n}"]`);
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), button.click()]);
+    const part = readFileSync(await download.path());
+    const v = x12.validate(part, { structure: true });
+    assert.ok(v.valid, `part ${n}: ${JSON.stringify(v.diagnostics.slice(0, 3))}`);
+    const got = x12.parse(part, { documents: false }).interchanges[0].groups[0].transactions;
+    const want = n < parts ? 1000 : sets - 1000 * (parts - 1);
+    assert.equal(got.length, want, `part ${n}: sets`);
+    // Its sets are the file's sets (n-1)*1000+1 on, control numbers kept.
+    const first = (n - 1) * 1000 + 1;
+    assert.deepEqual(got.map((t) => Number(t.controlNumber)), Array.from({ length: want }, (_, k) => first + k), `part ${n}: control numbers`);
+    assert.equal(download.suggestedFilename(), `x12kit-large-${process.pid}-000000101-101-${String(first).padStart(9, '0')}.x12`);
+    assert.equal(await button.textContent(), `Download part ${n.toLocaleString('en-US')}`);
+    return part.length;
+  };
+  // Part 3 (sets 2001-3000: clean), from the first page.
+  await downloadPart(3);
+  // Next: parts 51-100; part 60 downloads (X12KIT_LARGE_BYTES may make fewer).
+  if (parts >= 60) {
+    await page.click('#split-next');
+    await page.waitForFunction(() => document.getElementById('split-range').textContent.startsWith('Parts 51–'));
+    await downloadPart(60);
+  }
+  // The last part, by its number: the last page, with what is left.
+  await page.fill('#split-goto', String(parts));
+  await page.dispatchEvent('#split-goto', 'change');
+  const lastFrom = parts - ((parts - 1) % 50);
+  await page.waitForFunction((t) => document.getElementById('split-range').textContent === t, `Parts ${lastFrom.toLocaleString('en-US')}–${parts.toLocaleString('en-US')} of ${parts.toLocaleString('en-US')}`);
+  assert.ok(await page.isDisabled('#split-next'));
+  assert.equal(await page.locator('#split-parts li').count(), parts - lastFrom + 1);
+  const t2 = Date.now();
+  const size = await downloadPart(parts);
+  const lastMs = Date.now() - t2;
+  await page.locator('#split-pager').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, 'large-file-split-last.png') });
+  const after = rendererPeak();
+  console.log(`# large: part ${parts} of ${parts} (${size} bytes) made again from the file and downloaded in ${lastMs} ms; renderer peak RSS ${(after / 1048576).toFixed(0)} MiB`);
+  assert.ok(after < SPLIT_BOUND, `renderer peak RSS ${after} bytes >= ${SPLIT_BOUND} after the downloads`);
+  assert.deepEqual(errors, []);
 });

@@ -259,14 +259,58 @@ for (const c of splitCases) {
       assert.deepEqual(all, want.diagnostics, `${how}: diagnostics`);
       assert.equal(parts.length, want.parts.length, `${how}: parts`);
       parts.forEach((p, k) => {
-        const { bytes, ...rest } = p;
+        const { bytes, recipe, ...rest } = p;
         const { x12: text, ...meta } = want.parts[k];
         assert.deepEqual(rest, meta, `${how}: part ${k}`);
         assert.equal(new TextDecoder().decode(bytes), text, `${how}: part ${k} bytes`);
+        // Made again from its recipe and the input's bytes in its ranges: the same part.
+        assert.deepEqual(x12.rebuildPart(recipe, rangesOf(input, recipe)), p, `${how}: part ${k} rebuilt`);
       });
     }
   });
 }
+
+/** The bytes of `input` in the ranges of a part's recipe, one after the other. */
+function rangesOf(input, recipe) {
+  const pieces = recipe.ranges.map(([a, b]) => input.subarray(a, b));
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of pieces) (out.set(p, at), (at += p.length));
+  return out;
+}
+
+test('rebuildPart: a part of a Blob made again from its recipe and the ranges read from the Blob; bad recipes and bytes are typed errors', async () => {
+  const input = new Uint8Array(readFileSync(join(vectors, 'inputs', 'split-850-five-sets.edi')));
+  const file = new Blob([input]);
+  const parts = [];
+  for await (const p of x12.splitStream(file, { maxSets: 3, renumber: { interchange: 100, group: 200, set: 300 } })) parts.push(p);
+  assert.equal(parts.length, 3);
+  // The part the vector split/rebuild-part describes.
+  assert.deepEqual(parts[1].recipe, {
+    ranges: parts[1].recipe.ranges, setsRange: 2, sets: 1, segment: 17,
+    renumber: { interchange: 101, group: 201, set: 303 }, maxSetBytes: 67108864,
+  });
+  assert.equal(parts[1].recipe.ranges.length, 4);
+  for (const p of parts) {
+    const bytes = new Uint8Array(await new Blob(p.recipe.ranges.map(([a, b]) => file.slice(a, b))).arrayBuffer());
+    assert.deepEqual(x12.rebuildPart(p.recipe, bytes), p);
+  }
+  const bytes1 = rangesOf(input, parts[1].recipe);
+  const code = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return [e.name, e.code, e.pointer];
+    }
+    return 'no error';
+  };
+  assert.deepEqual(code(() => x12.rebuildPart(parts[1].recipe, bytes1.subarray(1))), ['X12kitTypeError', 'INVALID_ARGUMENT', undefined]);
+  assert.deepEqual(code(() => x12.rebuildPart({ ...parts[0].recipe, ranges: parts[1].recipe.ranges }, bytes1)), ['X12kitTypeError', 'INVALID_ARGUMENT', undefined]);
+  assert.deepEqual(code(() => x12.rebuildPart({ ...parts[1].recipe, setsRange: 7 }, bytes1)), ['X12kitTypeError', 'INVALID_OPTIONS', '/recipe']);
+  assert.deepEqual(code(() => x12.rebuildPart({ ...parts[1].recipe, extra: 1 }, bytes1)), ['X12kitTypeError', 'INVALID_OPTIONS', '/extra']);
+  assert.deepEqual(code(() => x12.rebuildPart(undefined, bytes1)), ['X12kitTypeError', 'INVALID_ARGUMENT', undefined]);
+  assert.deepEqual(code(() => x12.rebuildPart(parts[1].recipe, 42)), ['X12kitTypeError', 'INVALID_ARGUMENT', undefined]);
+});
 
 test('splitStream: parts of a 128 MB stream validate, the wasm memory stays flat', async () => {
   const n = 300_000;
@@ -297,3 +341,66 @@ test('splitStream: parts of a 128 MB stream validate, the wasm memory stays flat
   assert.ok(after <= 32 * 1024 * 1024, `wasm memory ${after} bytes after ${bytes} bytes`);
   assert.ok(after - before <= 2 * 1024 * 1024, `wasm memory grew from ${before} to ${after}`);
 });
+
+// ---------------------------------------------------------------- panics (last: they reset the module)
+// A panic inside a stream's asynchronous step (`__panicInStreamForTests`:
+// internal, not in the .d.ts) rejects that next() with the package's
+// INTERNAL X12kitError, and the iterator is finished: every next() after it
+// settles. Each wait is bounded: a promise that never settles fails the test
+// (before the fix, the panic's error was thrown inside a task of
+// wasm-bindgen-futures and the promise never settled).
+
+/** `p`, or a rejection when it has not settled within `ms`. */
+function within(p, what, ms = 5000) {
+  let timer;
+  const hung = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms (hangs)`)), ms);
+  });
+  return Promise.race([p, hung]).finally(() => clearTimeout(timer));
+}
+
+/** The rejection of `p` (fails when it fulfils or hangs). */
+async function rejection(p, what) {
+  try {
+    const v = await within(p, what);
+    assert.fail(`${what}: fulfilled with ${JSON.stringify(v)}`);
+  } catch (e) {
+    if (/still pending/.test(e.message)) throw e;
+    return e;
+  }
+}
+
+function assertInternal(e, message) {
+  assert.equal(e.name, 'X12kitError');
+  assert.equal(e.code, 'INTERNAL');
+  assert.equal(e.kind, 'internal');
+  assert.match(e.message, new RegExp(`^x12kit panicked \\(a bug; please report it\\): ${message} \\(at .*sets\\.rs:\\d+\\)$`));
+}
+
+for (const [name, open] of [
+  ['transactions', (source) => x12.transactions(source)],
+  ['splitStream', (source) => x12.splitStream(source, { maxSets: 5 })],
+]) {
+  test(`${name}: a panic in its asynchronous step rejects next() with INTERNAL, then the iterator is finished`, async () => {
+    const input = new Uint8Array(readFileSync(join(vectors, 'inputs', '850-basic.edi')));
+    // From a Blob (the page's File), then from an async iterable.
+    for (const [how, source] of [['Blob', new Blob([input])], ['iterable', generated(40, 3)]]) {
+      const it = open(source);
+      x12.__panicInStreamForTests(`panic in ${name} from a ${how}`);
+      const first = it.next();
+      const second = it.next(); // asked before the first settled
+      assertInternal(await rejection(first, `${how}: the next() that panicked`), `panic in ${name} from a ${how}`);
+      const e2 = await rejection(second, `${how}: the next() asked before`);
+      assert.deepEqual([e2.name, e2.code, e2.kind], ['X12kitError', 'INTERNAL', 'internal']);
+      assert.match(e2.message, /under way when an internal error \(a panic\) reset the module/);
+      // Finished: next() settles, done; return() too.
+      assert.deepEqual(await within(it.next(), `${how}: next() after`), { value: undefined, done: true });
+      assert.deepEqual(await within(it.return(), `${how}: return() after`), { value: undefined, done: true });
+      // The module works again, streams too.
+      assert.equal(x12.validate(input).valid, true);
+      const again = [];
+      for await (const s of open(new Blob([input]))) again.push(s);
+      assert.equal(again.length, 1);
+    }
+  });
+}

@@ -38,7 +38,36 @@ export interface SplitStreamOptions extends SplitOptions {
 export interface StreamedPart extends Omit<Part, "x12"> {
     /** The part's X12 bytes (exact where the input is not UTF-8), e.g. for `new Blob([part.bytes])`. */
     bytes: Uint8Array;
+    /** How to make the part again later from the input alone (`rebuildPart`): keep this, not the bytes. */
+    recipe: PartRecipe;
 }
+/**
+ * What `rebuildPart` needs to make a part of `splitStream` again: a few dozen
+ * bytes whatever the part's size. Read `ranges` of the input (`[start, end)`
+ * byte offsets: its ISA, its GS, the run of its sets, the GE or IEA that
+ * closed it) one after the other and pass them with it.
+ */
+export interface PartRecipe {
+    ranges: Array<[number, number]>;
+    /** Which of `ranges` is the run of sets. */
+    setsRange: number;
+    /** The part's number of sets. */
+    sets: number;
+    /** The input's segment index of its first ST. */
+    segment: number;
+    /** The numbers of its interchange, group and first set, for the levels the split renumbered. */
+    renumber: { interchange?: number; group?: number; set?: number };
+    maxSetBytes: number;
+}
+/**
+ * A part of `splitStream` made again from its `recipe` and `bytes`, the
+ * input's bytes in `recipe.ranges` one after the other, e.g.
+ * `new Uint8Array(await new Blob(recipe.ranges.map(([a, b]) => file.slice(a, b))).arrayBuffer())`:
+ * the same part (bytes, numbers, positions) without reading the rest of the
+ * file. `INVALID_ARGUMENT` when the bytes do not make that part (another
+ * file, or it changed since the split).
+ */
+export function rebuildPart(recipe: PartRecipe, bytes: X12Input): StreamedPart;
 /**
  * `split` over a stream: the parts of a file of any size (a `Blob` or `File`,
  * a `ReadableStream`, an (async) iterable of chunks, or the X12 itself), each

@@ -38,7 +38,36 @@ export interface SplitStreamOptions extends SplitOptions {
 export interface StreamedPart extends Omit<Part, "x12"> {
     /** The part's X12 bytes (exact where the input is not UTF-8), e.g. for `new Blob([part.bytes])`. */
     bytes: Uint8Array;
+    /** How to make the part again later from the input alone (`rebuildPart`): keep this, not the bytes. */
+    recipe: PartRecipe;
 }
+/**
+ * What `rebuildPart` needs to make a part of `splitStream` again: a few dozen
+ * bytes whatever the part's size. Read `ranges` of the input (`[start, end)`
+ * byte offsets: its ISA, its GS, the run of its sets, the GE or IEA that
+ * closed it) one after the other and pass them with it.
+ */
+export interface PartRecipe {
+    ranges: Array<[number, number]>;
+    /** Which of `ranges` is the run of sets. */
+    setsRange: number;
+    /** The part's number of sets. */
+    sets: number;
+    /** The input's segment index of its first ST. */
+    segment: number;
+    /** The numbers of its interchange, group and first set, for the levels the split renumbered. */
+    renumber: { interchange?: number; group?: number; set?: number };
+    maxSetBytes: number;
+}
+/**
+ * A part of `splitStream` made again from its `recipe` and `bytes`, the
+ * input's bytes in `recipe.ranges` one after the other, e.g.
+ * `new Uint8Array(await new Blob(recipe.ranges.map(([a, b]) => file.slice(a, b))).arrayBuffer())`:
+ * the same part (bytes, numbers, positions) without reading the rest of the
+ * file. `INVALID_ARGUMENT` when the bytes do not make that part (another
+ * file, or it changed since the split).
+ */
+export function rebuildPart(recipe: PartRecipe, bytes: X12Input): StreamedPart;
 /**
  * `split` over a stream: the parts of a file of any size (a `Blob` or `File`,
  * a `ReadableStream`, an (async) iterable of chunks, or the X12 itself), each
@@ -465,6 +494,7 @@ export interface InitOutput {
     readonly memory: WebAssembly.Memory;
     readonly __memoryBytes: () => number;
     readonly __panicForTests: (a: number, b: number) => void;
+    readonly __panicInStreamForTests: (a: number, b: number) => void;
     readonly __start: () => void;
     readonly __wbg_segmentiterator_free: (a: number, b: number) => void;
     readonly __wbg_streamvalidator_free: (a: number, b: number) => void;
@@ -484,6 +514,7 @@ export interface InitOutput {
     readonly payloadsFromCsvToJson: (a: any, b: any, c: any) => [number, number, number];
     readonly readAcknowledgement: (a: any) => [number, number, number];
     readonly readAcknowledgementToJson: (a: any) => [number, number, number];
+    readonly rebuildPart: (a: any, b: any) => [number, number, number];
     readonly render: (a: any, b: any, c: any, d: any) => [number, number, number];
     readonly renderResult: (a: any, b: any, c: any, d: any) => [number, number, number];
     readonly segmentiterator___components: (a: any, b: any, c: any) => [number, number, number];
@@ -516,8 +547,7 @@ export interface InitOutput {
     readonly webhook_sign: (a: any, b: any, c: any) => [number, number, number, number];
     readonly webhook_verify: (a: any, b: any, c: any, d: any, e: any) => [number, number, number];
     readonly write: (a: any, b: any) => [number, number, number];
-    readonly wasm_bindgen__convert__closures_____invoke__h2962fa10a130ac74: (a: number, b: number, c: any) => [number, number];
-    readonly wasm_bindgen__convert__closures_____invoke__h6cda8af42b987ece: (a: number, b: number, c: any, d: any) => void;
+    readonly wasm_bindgen__convert__closures_____invoke__h8d94752253321cbd: (a: number, b: number, c: any) => [number, number, number];
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
     readonly __wbindgen_free: (a: number, b: number, c: number) => void;

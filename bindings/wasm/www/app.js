@@ -193,8 +193,9 @@ $('split-file').addEventListener('change', () => {
   if (!f) return;
   const maxSets = Math.max(1, Math.floor(Number($('split-sets').value) || 1000));
   const id = ++setsSeq;
-  for (const a of $('split-parts').querySelectorAll('a')) URL.revokeObjectURL(a.href);
   $('split-parts').replaceChildren();
+  $('split-pager').hidden = true;
+  splitView = { from: 0, shown: 0, total: 0 };
   $('split-box').hidden = false;
   $('split-note').textContent = `Splitting into parts of ${count(maxSets)} sets…`;
   $('sets-summary').hidden = true;
@@ -207,6 +208,62 @@ $('split-file').addEventListener('change', () => {
   worker.postMessage({ type: 'split', id, file: f, maxSets });
 });
 
+// The parts of a split, a page at a time: the worker keeps each part's
+// recipe (where its sets are in the file) and makes a part again when its
+// button is pressed; the page lists PAGE of them at a time.
+const PAGE = 50;
+let splitView = { from: 0, shown: 0, total: 0 };
+
+function askParts(from) {
+  splitView.from = Math.max(0, Math.min(from, Math.max(0, splitView.total - 1)));
+  splitView.from -= splitView.from % PAGE;
+  worker.postMessage({ type: 'split-list', id: setsSeq, from: splitView.from, count: PAGE });
+}
+
+function showRange() {
+  const { from, shown, total } = splitView;
+  $('split-range').textContent = shown ? `Parts ${count(from + 1)}–${count(from + shown)} of ${count(total)}` : '';
+}
+
+function showParts(m) {
+  splitView.total = Math.max(splitView.total, m.total);
+  if (m.from !== splitView.from) return; // an older page's answer
+  splitView.shown = m.list.length;
+  $('split-parts').replaceChildren(...m.list.map((p) => el('li', {},
+    el('button', { type: 'button', 'data-n': String(p.n) }, `Download part ${count(p.n)}`),
+    `${p.name}, ${count(p.sets)} set${p.sets === 1 ? '' : 's'}, ${(p.size / 1e3).toFixed(1)} kB`)));
+  const total = splitView.total;
+  $('split-pager').hidden = total === 0;
+  showRange();
+  $('split-prev').disabled = m.from === 0;
+  $('split-next').disabled = m.from + PAGE >= total;
+  $('split-goto').max = String(total);
+}
+
+$('split-prev').addEventListener('click', () => askParts(splitView.from - PAGE));
+$('split-next').addEventListener('click', () => askParts(splitView.from + PAGE));
+$('split-goto').addEventListener('change', () => {
+  const n = Math.floor(Number($('split-goto').value));
+  if (n >= 1) askParts(n - 1);
+});
+$('split-parts').addEventListener('click', (ev) => {
+  const b = ev.target.closest('button[data-n]');
+  if (!b || b.disabled) return;
+  b.disabled = true;
+  b.textContent = `Making part ${count(Number(b.dataset.n))}…`;
+  worker.postMessage({ type: 'split-part', id: setsSeq, n: Number(b.dataset.n) });
+});
+
+/** The button of part `n` (when its page shows), back to its label. */
+function partButton(n) {
+  const b = $('split-parts').querySelector(`button[data-n="${n}"]`);
+  if (b) {
+    b.disabled = false;
+    b.textContent = `Download part ${count(n)}`;
+  }
+  return b;
+}
+
 /** The sets-by-type table from `[[type, [sets, withErrors]], …]`. */
 function showSetTypes(types) {
   $('sets-types').tBodies[0].replaceChildren(...types.sort((a, b) => b[1][0] - a[1][0]).map(([type, [n, bad]]) =>
@@ -215,22 +272,41 @@ function showSetTypes(types) {
 
 function setsMessage(m) {
   if (m.id !== setsSeq) return; // an earlier file's
-  if (m.type === 'split-part') {
+  if (m.type === 'split-list') {
+    showParts(m);
+  } else if (m.type === 'split-file') {
+    partButton(m.n);
     const url = URL.createObjectURL(m.blob);
-    $('split-parts').append(el('li', {}, el('a', { href: url, download: m.name }, `Download part ${m.n}`),
-      ` — ${m.name}, ${count(m.sets)} set${m.sets === 1 ? '' : 's'}, ${(m.size / 1e3).toFixed(1)} kB`));
+    const a = el('a', { href: url, download: m.name });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  } else if (m.type === 'split-part-error') {
+    partButton(m.n);
+    $('split-note').textContent = `Could not make part ${count(m.n)} again: ${m.error.code ? m.error.code + ': ' : ''}${m.error.message} (the file may have changed since it was split; split it again).`;
   } else if (m.type === 'split-result') {
     $('sets-progress-box').hidden = true;
     $('sets-stop').disabled = true;
     $('sets-status').textContent = `${m.name}: ${m.stopped ? 'stopped after' : 'split'} ${(m.read / 1e6).toFixed(1)} MB into ${count(m.parts)} part${m.parts === 1 ? '' : 's'} holding ${count(m.sets)} transaction sets; ${count(m.errors)} error${m.errors === 1 ? '' : 's'}, ${count(m.warnings)} warning${m.warnings === 1 ? '' : 's'} reading it.`;
-    $('split-note').textContent = m.parts > m.kept
-      ? `The first ${count(m.kept)} parts are ready to download; the other ${count(m.parts - m.kept)} were split and counted, not kept (the page holds no more than that).`
-      : `Every part is ready to download.`;
+    $('split-note').textContent = m.parts
+      ? `Every part can be downloaded${m.stopped ? ' (those split before it stopped)' : ''}: each is made again from the file when you ask for it, so keep the file where it is. The page holds where each part's sets are in the file, not the parts.`
+      : 'No part: the file holds no transaction set.';
+    splitView.total = m.parts;
+    askParts(splitView.from);
   } else if (m.type === 'sets-progress') {
     const pct = m.total ? Math.floor((m.done / m.total) * 100) : 100;
     $('sets-progress').value = pct;
     $('sets-progress-label').textContent = `Read ${(m.done / 1e6).toFixed(1)} of ${(m.total / 1e6).toFixed(1)} MB (${pct}%): ${count(m.sets)} sets${m.parts !== undefined ? ` in ${count(m.parts)} parts` : ''}`;
-    if (m.parts !== undefined) return;
+    if (m.parts !== undefined) {
+      // The first page fills as the parts come; the pager counts them.
+      const grew = m.parts > splitView.total;
+      splitView.total = m.parts;
+      if (grew && splitView.shown < PAGE) askParts(splitView.from);
+      else if (grew) $('split-next').disabled = false;
+      showRange();
+      return;
+    }
     $('sets-summary').hidden = false;
     showSetTypes(m.types);
     const codes = $('sets-codes').tBodies[0];

@@ -136,35 +136,38 @@ async function readSets({ file, id }) {
   it.free();
 }
 
-/** Parts kept for download (the rest are counted, not held). */
-const KEEP_PARTS = 20;
+/**
+ * The last split: its file (a handle, not its bytes) and, for each part,
+ * what the page lists (name, sets, size) with its recipe (the byte ranges of
+ * the file it is made of, a few dozen bytes), so that any part can be made
+ * again when it is asked for (`rebuildPart`) without holding any.
+ */
+let split = null;
+
+/** The name of a part's file: the input's name and the part's control numbers. */
+function partName(file, p) {
+  return `${file.name.replace(/\.[^.]*$/, '')}-${p.interchangeControlNumber}-${p.groupControlNumber ?? 'nogroup'}-${p.sets[0].controlNumber}.x12`;
+}
 
 /**
  * Splits a file of any size into complete interchanges of `maxSets` sets
- * (`splitStream`), reading it in chunks: the first KEEP_PARTS parts go to the
- * page as Blobs to download, the rest are counted; progress every 100 ms.
+ * (`splitStream`), reading it in chunks, keeping each part's recipe, not
+ * its bytes; progress (with the number of parts) every 100 ms.
  */
 async function splitFile({ file, id, maxSets }) {
   await ready;
   const it = x12.splitStream(file, { maxSets });
   const me = { it, stopped: false };
   reading = me;
-  let parts = 0;
+  split = { id, file, parts: [] };
+  const parts = split.parts;
   let sets = 0;
   let lastPost = 0;
-  const progress = () => postMessage({ type: 'sets-progress', id, done: it.bytesRead, total: file.size, sets, parts, types: [] });
+  const progress = () => postMessage({ type: 'sets-progress', id, done: it.bytesRead, total: file.size, sets, parts: parts.length, types: [] });
   try {
     for await (const p of it) {
-      parts++;
       sets += p.sets.length;
-      if (parts <= KEEP_PARTS) {
-        const first = p.sets[0];
-        postMessage({
-          type: 'split-part', id, n: parts, sets: p.sets.length, size: p.bytes.length,
-          name: `${file.name.replace(/\.[^.]*$/, '')}-${p.interchangeControlNumber}-${p.groupControlNumber ?? 'nogroup'}-${first.controlNumber}.x12`,
-          blob: new Blob([p.bytes], { type: 'application/edi-x12' }),
-        });
-      }
+      parts.push({ name: partName(file, p), sets: p.sets.length, size: p.bytes.length, recipe: p.recipe });
       const now = performance.now();
       if (now - lastPost > 100) {
         lastPost = now;
@@ -177,10 +180,28 @@ async function splitFile({ file, id, maxSets }) {
   }
   const d = it.diagnostics || [];
   postMessage({
-    type: 'split-result', id, name: file.name, read: it.bytesRead, parts, sets, kept: Math.min(parts, KEEP_PARTS),
+    type: 'split-result', id, name: file.name, read: it.bytesRead, parts: parts.length, sets,
     stopped: me.stopped, errors: d.filter((x) => x.severity === 'error').length, warnings: d.filter((x) => x.severity === 'warning').length,
   });
   it.free();
+}
+
+/** Parts `from` to `from + count - 1` (0-based) of the split `id`, for the page's list. */
+function splitList({ id, from, count }) {
+  if (!split || split.id !== id) return;
+  const list = split.parts.slice(from, from + count).map((p, k) => ({ n: from + k + 1, name: p.name, sets: p.sets, size: p.size }));
+  postMessage({ type: 'split-list', id, from, total: split.parts.length, list });
+}
+
+/** Part `n` (1-based) of the split `id`, made again from its recipe and the file's bytes in its ranges. */
+async function splitPart({ id, n }) {
+  await ready;
+  const p = split && split.id === id ? split.parts[n - 1] : null;
+  if (!p) throw Object.assign(new Error(`no part ${n} of this split`), { code: 'INVALID_ARGUMENT' });
+  const ranges = p.recipe.ranges.map(([a, b]) => split.file.slice(a, b));
+  const bytes = new Uint8Array(await new Blob(ranges).arrayBuffer());
+  const part = x12.rebuildPart(p.recipe, bytes);
+  postMessage({ type: 'split-file', id, n, name: p.name, blob: new Blob([part.bytes], { type: 'application/edi-x12' }) });
 }
 
 onmessage = async (ev) => {
@@ -189,6 +210,8 @@ onmessage = async (ev) => {
     if (m.type === 'analyze') await analyze(m);
     else if (m.type === 'sets') await readSets(m).catch((e) => postMessage({ type: 'sets-error', id: m.id, error: errorInfo(e) }));
     else if (m.type === 'split') await splitFile(m).catch((e) => postMessage({ type: 'sets-error', id: m.id, error: errorInfo(e) }));
+    else if (m.type === 'split-list') splitList(m);
+    else if (m.type === 'split-part') await splitPart(m).catch((e) => postMessage({ type: 'split-part-error', id: m.id, n: m.n, error: errorInfo(e) }));
     else if (m.type === 'sets-stop') {
       if (reading) reading.stopped = true;
     }

@@ -41,14 +41,17 @@ pub enum Per {
 
 /// First control numbers to renumber from; a level left out keeps the
 /// original numbers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Renumber {
     /// ISA13/IEA02 of the first part (or of the merged interchange).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub interchange: Option<u32>,
     /// GS06/GE02 of the first group.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<u32>,
     /// ST02/SE02 of the first set (at least four digits, as X12 asks).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub set: Option<u32>,
 }
 
@@ -134,6 +137,38 @@ pub struct Part {
     /// The part's X12 bytes.
     #[serde(skip)]
     pub x12: Vec<u8>,
+    /// How to make the part again from the input ([`rebuild_part`]), for a
+    /// caller that keeps this instead of the part (not in the JSON of
+    /// [`split`]).
+    #[serde(skip)]
+    pub recipe: PartRecipe,
+}
+
+/// What [`rebuild_part`] needs to make a part of a split again from the
+/// input without the rest of it: the byte ranges of the input to read (its
+/// ISA, its GS, the run of its sets from the first ST to the last SE, and
+/// the input's GE or IEA that closed it, when one did), and the numbers it
+/// was given. A few dozen bytes, whatever the part's size: a page can keep
+/// one for every part of a file of any size and rebuild a part when it is
+/// asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PartRecipe {
+    /// `[start, end)` byte ranges of the input, in the order to read them.
+    pub ranges: Vec<[usize; 2]>,
+    /// Which of `ranges` is the run of sets.
+    pub sets_range: usize,
+    /// The number of sets of the part.
+    pub sets: usize,
+    /// The input's segment index of the part's first ST.
+    pub segment: usize,
+    /// The numbers of the part's interchange, group and first set, for the
+    /// levels the split renumbered.
+    #[serde(default)]
+    pub renumber: Renumber,
+    /// The split's cap on one set (a set over it is left out again).
+    #[serde(default)]
+    pub max_set_bytes: SetCap,
 }
 
 /// The parts of an input and the diagnostics of reading it.
@@ -172,6 +207,11 @@ fn rewrite(seg: &Segment<'_>, with: &[(usize, &[u8])], out: &mut Vec<u8>) {
 /// The length in the input of a segment, its terminator and the line break after it.
 fn length(s: &Segment<'_>) -> usize {
     s.raw().len() + usize::from(s.terminated()) + s.suffix().len()
+}
+
+/// Where a segment, its terminator and the line break after it are in the input.
+fn range(s: &Segment<'_>) -> [usize; 2] {
+    [s.offset(), s.offset() + length(s)]
 }
 
 /// The next number of a counter that wraps around after 999999999.
@@ -245,6 +285,11 @@ struct Filling {
     body: Vec<u8>,
     /// Input bytes of the sets so far.
     bytes: usize,
+    /// Where its ISA and GS are in the input.
+    envelope: Vec<[usize; 2]>,
+    /// Where its sets start and end in the input.
+    span: [usize; 2],
+    renumber: Renumber,
 }
 
 /// The parts being made, a set at a time, from the whole input
@@ -259,6 +304,7 @@ struct Parts<'f> {
     /// `dyn`: one copy of the part writer whoever takes the parts.
     each: Box<dyn FnMut(Part) -> std::io::Result<()> + 'f>,
     error: Option<std::io::Error>,
+    max_set_bytes: SetCap,
 }
 
 impl<'f> Parts<'f> {
@@ -288,6 +334,7 @@ impl<'f> Parts<'f> {
             filling: None,
             each: Box::new(each),
             error: None,
+            max_set_bytes: o.max_set_bytes,
         })
     }
 
@@ -316,6 +363,18 @@ impl<'f> Parts<'f> {
             Some(iea) => rewrite(iea, &[(1, count.as_bytes()), (2, &f.isa13)], &mut out),
             None => f.isa.build(&[b"IEA", count.as_bytes(), &f.isa13], &mut out),
         }
+        let mut ranges = f.envelope;
+        let sets_range = ranges.len();
+        ranges.push(f.span);
+        ranges.extend([ge, iea].into_iter().flatten().map(range));
+        part.recipe = PartRecipe {
+            ranges,
+            sets_range,
+            sets: part.sets.len(),
+            segment: part.sets.first().map_or(0, |s| s.segment),
+            renumber: f.renumber,
+            max_set_bytes: self.max_set_bytes,
+        };
         part.text = text(&out);
         part.x12 = out;
         if self.error.is_none() {
@@ -359,14 +418,23 @@ impl<'f> Parts<'f> {
             self.close(ge, iea);
         }
         if self.filling.is_none() {
+            let mut renumber = Renumber::default();
             let isa13 = match self.interchange.as_mut() {
-                Some(n) => format!("{:09}", next(n)).into_bytes(),
+                Some(n) => {
+                    let n = next(n);
+                    renumber.interchange = Some(n);
+                    format!("{n:09}").into_bytes()
+                }
                 None => isa_value(isa, 13).into_owned(),
             };
             let mut head = Vec::with_capacity(256);
             rewrite(isa, &[(13, &isa13)], &mut head);
             let gs06 = gs.map(|gs| match self.group.as_mut() {
-                Some(n) => next(n).to_string().into_bytes(),
+                Some(n) => {
+                    let n = next(n);
+                    renumber.group = Some(n);
+                    n.to_string().into_bytes()
+                }
                 None => gs.value(6).to_vec(),
             });
             if let (Some(gs), Some(gs06)) = (gs, &gs06) {
@@ -382,7 +450,11 @@ impl<'f> Parts<'f> {
                     sets: Vec::new(),
                     text: String::new(),
                     x12: Vec::new(),
+                    recipe: PartRecipe::default(),
                 },
+                envelope: std::iter::once(isa).chain(gs).map(range).collect(),
+                span: [st.offset(), end],
+                renumber,
                 head,
                 isa13,
                 gs06,
@@ -397,9 +469,16 @@ impl<'f> Parts<'f> {
         };
         let original = st.value(2);
         let st02 = match self.set.as_mut() {
-            Some(n) => format!("{:04}", next(n)).into_bytes(),
+            Some(n) => {
+                let n = next(n);
+                if f.part.sets.is_empty() {
+                    f.renumber.set = Some(n);
+                }
+                format!("{n:04}").into_bytes()
+            }
             None => original.to_vec(),
         };
+        f.span[1] = end;
         let span = |from: usize, to: usize| doc.span(from, to.max(from)).unwrap_or_default();
         if self.set.is_some() {
             rewrite(st, &[(2, &st02)], &mut f.body);
@@ -629,6 +708,81 @@ pub fn split(input: &[u8], o: &SplitOptions) -> Result<Split, Error> {
         Ok(())
     })?;
     Ok(Split { parts, diagnostics })
+}
+
+/// Makes a part of a split again from its [`PartRecipe`] and `bytes`, the
+/// input's bytes in the recipe's ranges one after the other (the ISA, the
+/// GS, the sets, the GE or IEA): the same part, byte for byte, with the
+/// same numbers and the same positions in the input as the split gave it
+/// (the streamed split's, [`SplitFeeder`], and the whole input's). It is
+/// the split of those bytes as one group, renumbered from the part's
+/// numbers. `INVALID_ARGUMENT` when `bytes` is not the ranges' length or
+/// does not make that part (another file, or it changed since the split);
+/// `INVALID_OPTIONS` for an unusable recipe.
+pub fn rebuild_part(recipe: &PartRecipe, bytes: &[u8]) -> Result<Part, Error> {
+    let bad = |what: String| Error::new(ErrorCode::InvalidOptions, what).at("/recipe");
+    let mut expected = 0usize;
+    let mut sets_at = None;
+    for (k, [from, to]) in recipe.ranges.iter().enumerate() {
+        if from > to {
+            return Err(bad(format!("range {k} ends before it starts")));
+        }
+        if k == recipe.sets_range {
+            sets_at = Some(expected);
+        }
+        expected += to - from;
+    }
+    let Some(sets_at) = sets_at else {
+        return Err(bad("setsRange is not one of the ranges".into()));
+    };
+    if bytes.len() != expected {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "the part's ranges hold {expected} bytes of the input; {} were given",
+                bytes.len()
+            ),
+        ));
+    }
+    let o = SplitOptions {
+        per: Per::Group,
+        max_sets: None,
+        max_bytes: None,
+        renumber: recipe.renumber,
+        max_set_bytes: recipe.max_set_bytes,
+    };
+    let mut parts = Vec::with_capacity(1);
+    split_each(bytes, &o, |p| {
+        parts.push(p);
+        Ok(())
+    })?;
+    let [start, _] = recipe.ranges[recipe.sets_range];
+    let mut part = match parts.pop() {
+        Some(p)
+            if parts.is_empty()
+                && p.sets.len() == recipe.sets
+                && p.sets.first().is_some_and(|s| s.offset == sets_at) =>
+        {
+            p
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "the bytes given do not make the part of {} sets the recipe describes (another input, or it changed since the split)",
+                    recipe.sets
+                ),
+            ));
+        }
+    };
+    // Positions in the input, not in `bytes`.
+    let first = part.sets.first().map_or(0, |s| s.segment);
+    for s in &mut part.sets {
+        s.offset = s.offset - sets_at + start;
+        s.segment = s.segment - first + recipe.segment;
+    }
+    part.recipe = recipe.clone();
+    Ok(part)
 }
 
 /// Options of [`merge`].

@@ -5,8 +5,8 @@
 
 use crate::error::Error;
 pub use x12kit_edi::split::{
-    MergeOptions, Part, PartSet, Per, Renumber, Split, SplitFeeder, SplitOptions, split_each,
-    split_releasing,
+    MergeOptions, Part, PartRecipe, PartSet, Per, Renumber, Split, SplitFeeder, SplitOptions,
+    rebuild_part, split_each, split_releasing,
 };
 
 /// Splits X12 into complete interchanges, each holding a set (or up to

@@ -410,7 +410,7 @@ pub struct Document<'a> {
 /// take about 16 times its size (near 1 GiB at the default), about twice
 /// without the document; a 64 MiB set is larger than the single sets met
 /// in practice (an 834 full file, a large payer's 835).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(transparent)]
 pub struct SetCap(pub u64);
 

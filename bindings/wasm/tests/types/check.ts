@@ -4,7 +4,7 @@
 // result typed `any` again fails the compilation ("Unused '@ts-expect-error'").
 import {
   parse, validate, acknowledge, readAcknowledgement, write, StreamValidator, documentSchema, errorForCode,
-  transactions, splitStream, type TransactionStream, type SetItem, type StreamedPart,
+  transactions, splitStream, rebuildPart, type TransactionStream, type SetItem, type StreamedPart, type PartRecipe,
   type ParseResult, type ValidationResult, type Diagnostic, type Acknowledgements, type X12kitErrorFields,
 } from '../../pkg/node/x12kit_wasm.js';
 
@@ -55,6 +55,13 @@ async function streams(file: Blob) {
     // @ts-expect-error: a streamed part has its bytes, not its text
     const text: string = part.x12;
     bytes.length + n + text.length;
+    // Kept instead of the part; the part made again from the ranges of the file.
+    const recipe: PartRecipe = part.recipe;
+    const ranges = recipe.ranges.map(([a, b]) => file.slice(a, b));
+    const again: StreamedPart = rebuildPart(recipe, new Uint8Array(await new Blob(ranges).arrayBuffer()));
+    again.bytes.length;
+    // @ts-expect-error: the recipe is an object, not the part's bytes
+    rebuildPart(part.bytes, part.bytes);
   }
   // @ts-expect-error: the source is a Blob, a stream, chunks or X12, not a number
   transactions(5);
