@@ -158,11 +158,11 @@ echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1
 pglog="$work/cargo-test-postgres.txt"
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
 X12KIT_TEST_PG_ROOT="$pgtls/ca.crt" X12KIT_TEST_PG_WRONG_ROOT="$pgtls/wrong-ca.crt" \
-  cargo test -p x12kit-server --no-fail-fast --test lifecycle --test crash --test postgres --test documents --test settings --test dashboard_api --test postgres_tls 2>&1 | tee "$pglog"
+  cargo test -p x12kit-server --no-fail-fast --test lifecycle --test crash --test postgres --test documents --test inbound --test settings --test dashboard_api --test postgres_tls 2>&1 | tee "$pglog"
 status=${PIPESTATUS[0]}
 # The SFTP and AS2 records (migration 8) on PostgreSQL: files taken, messages received.
 X12KIT_TEST_POSTGRES="postgres://x12kit@127.0.0.1:$pgport/postgres" \
-  cargo test -p x12kit-server --no-fail-fast --test sftp --test as2 -- a_file_taken pyas2lib_sends 2>&1 | tee -a "$pglog"
+  cargo test -p x12kit-server --no-fail-fast --test sftp --test as2 -- a_file_taken pyas2lib_sends two_payloads 2>&1 | tee -a "$pglog"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 results="$(grep -E '^test result: ' "$pglog")"
 [ -n "$results" ] || fatal "cargo test on PostgreSQL printed no results (exit $status)"

@@ -584,16 +584,6 @@ struct X12Json {
     x12: String,
 }
 
-/// The raw X12 of a `/parse` or `/validate` body.
-fn x12_input(
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-    limit: usize,
-) -> ApiResult<Bytes> {
-    let json = x12_wrapped(headers)?;
-    x12_of(json, body_bytes(body, limit)?)
-}
-
 /// Whether a `/parse` or `/validate` body is the JSON wrapper (else raw X12);
 /// 415 for another media type.
 fn x12_wrapped(headers: &HeaderMap) -> ApiResult<bool> {
@@ -639,17 +629,41 @@ fn x12_of(json: bool, body: Bytes) -> ApiResult<Bytes> {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ParseQuery {
     documents: Option<bool>,
+    max_set_bytes: Option<String>,
 }
+
+/// The cap on one set of a request (`?maxSetBytes=`): 1 to the server's `max_set_bytes`,
+/// which is also the default.
+fn set_cap(value: Option<&str>, max: u64) -> ApiResult<x12kit::envelope::SetCap> {
+    let Some(v) = value else {
+        return Ok(x12kit::envelope::SetCap::bytes(max));
+    };
+    match v.parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(x12kit::envelope::SetCap::bytes(n)),
+        _ => Err(query_error(
+            "maxSetBytes",
+            format!(
+                "maxSetBytes must be a whole number of bytes from 1 to {max} (the server's max_set_bytes), found {v:?}"
+            ),
+        )),
+    }
+}
+
+/// The OpenAPI parameter of [`set_cap`].
+const MAX_SET_BYTES_DOC: &str = "The cap on one transaction set, in bytes (ST to SE): a larger set is a SET_TOO_LARGE error diagnostic, its body is not read (no segments, no mapped document) and the sets after it follow. 1 to the server's max_set_bytes (default 67108864, 64 MiB: the maximum given here is that default), which is also the default.";
 
 /// `POST /parse`.
 #[utoipa::path(
     post,
     path = "/api/v1/parse",
     tag = "x12",
-    params(("documents" = Option<bool>, Query, description = "Add the mapped-back document JSON of known sets (default true).")),
+    params(
+        ("documents" = Option<bool>, Query, description = "Add the mapped-back document JSON of known sets (default true)."),
+        ("maxSetBytes" = Option<i64>, Query, description = MAX_SET_BYTES_DOC, minimum = 1, maximum = 67108864),
+    ),
     request_body(content = crate::openapi::X12Body, description = "Raw X12 as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
         content(
             (crate::openapi::X12Text = "application/edi-x12"),
@@ -674,6 +688,7 @@ async fn parse(
     body: axum::body::Body,
 ) -> ApiResult<Response> {
     let q: ParseQuery = query(&uri)?;
+    let cap = set_cap(q.max_set_bytes.as_deref(), app.config.max_set_bytes)?;
     let json = x12_wrapped(&headers)?;
     let limit = app.config.max_body_bytes;
     let documents = q.documents.unwrap_or(true);
@@ -682,13 +697,13 @@ async fn parse(
         body.size_hint().exact()
     };
     if !json && crate::request::parse_streams(size) {
-        return parse_streamed(body, limit, documents).await;
+        return parse_streamed(body, limit, documents, cap).await;
     }
     let input = x12_of(json, read_whole(body, limit).await?)?;
     // Into a reused buffer, which goes back to the pool once the body is sent (src/pool.rs).
     let json = off_thread(input.len(), move || {
         let mut out = crate::pool::take();
-        match x12::parse_into(&input, documents, &mut out) {
+        match x12::parse_into(&input, documents, cap, &mut out) {
             Ok(()) => Ok(out),
             Err(e) => {
                 crate::pool::give_back(out);
@@ -711,7 +726,22 @@ async fn parse_streamed(
     body: axum::body::Body,
     limit: usize,
     documents: bool,
+    cap: x12kit::envelope::SetCap,
 ) -> ApiResult<Response> {
+    let input = spooled(body, limit).await?;
+    // The writer holds the core slot while the core works, not while a slow client
+    // reads (src/request.rs, ChannelWriter).
+    let slot = crate::request::core_slot().await?;
+    let (out, writer) = crate::request::channel_body(slot);
+    tokio::task::spawn_blocking(move || {
+        let _ = x12::parse_stream(&input, documents, cap, writer);
+    });
+    Ok(json_response(StatusCode::OK, axum::body::Body::new(out)))
+}
+
+/// A raw body spooled to an anonymous temporary file as it arrives, and mapped (400
+/// `EMPTY_BODY` when empty; the body's errors as [`Frames`] answers them).
+async fn spooled(body: axum::body::Body, limit: usize) -> ApiResult<x12kit_mapped::Input> {
     // Spooling waits for the client: on a blocking thread but without a core slot.
     let frames = Frames::new(body, limit);
     let input = tokio::task::spawn_blocking(move || crate::request::spool(frames))
@@ -720,13 +750,7 @@ async fn parse_streamed(
     if input.is_empty() {
         return Err(empty_body());
     }
-    let slot = crate::request::core_slot().await?;
-    let (out, writer) = crate::request::channel_body();
-    tokio::task::spawn_blocking(move || {
-        let _slot = slot;
-        let _ = x12::parse_stream(&input, documents, writer);
-    });
-    Ok(json_response(StatusCode::OK, axum::body::Body::new(out)))
+    Ok(input)
 }
 
 #[derive(Debug, Deserialize)]
@@ -844,6 +868,7 @@ async fn validate(
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct InboundQuery {
     partner_id: Option<String>,
+    max_set_bytes: Option<String>,
 }
 
 /// `POST /documents/inbound` (beyond the spec): X12 from a partner.
@@ -851,7 +876,10 @@ struct InboundQuery {
     post,
     path = "/api/v1/documents/inbound",
     tag = "documents",
-    params(("partnerId" = Option<String>, Query, description = "The sending partner; by default the partner whose profile's receiver is the interchange's sender (ISA05/ISA06).")),
+    params(
+        ("partnerId" = Option<String>, Query, description = "The sending partner; by default the partner whose profile's receiver is the interchange's sender (ISA05/ISA06)."),
+        ("maxSetBytes" = Option<i64>, Query, description = MAX_SET_BYTES_DOC, minimum = 1, maximum = 67108864),
+    ),
     request_body(content = crate::openapi::X12Body, description = "The partner's X12 (TA1, 997, 999 or any set) as application/edi-x12, text/plain or application/octet-stream, or {\"x12\": \"...\"} as JSON.",
         content(
             (crate::openapi::X12Text = "application/edi-x12"),
@@ -876,16 +904,31 @@ async fn inbound(
     Extension(caller): Extension<Caller>,
     uri: Uri,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: axum::body::Body,
 ) -> ApiResult<Response> {
     let q: InboundQuery = query(&uri)?;
-    let input = x12_input(&headers, body, app.config.max_body_bytes)?;
+    let cap = set_cap(q.max_set_bytes.as_deref(), app.config.max_set_bytes)?;
+    let json = x12_wrapped(&headers)?;
+    let limit = app.config.max_body_bytes;
+    let size = {
+        use http_body::Body as _;
+        body.size_hint().exact()
+    };
+    // A large raw body (or one of unknown size) is spooled to a temporary file as it
+    // arrives (admission reserved only its buffer) and applied a batch of sets at a time
+    // (src/inbound.rs); a JSON wrapper or a small body was read whole by admission.
+    let input = if !json && crate::request::parse_streams(size) {
+        spooled(body, limit).await?
+    } else {
+        x12kit_mapped::Input::Read(x12_of(json, read_whole(body, limit).await?)?.to_vec())
+    };
     let result = crate::inbound::receive(
         &app,
         &caller.account.id,
         q.partner_id.as_deref(),
-        input.to_vec(),
+        input,
         "api",
+        cap,
     )
     .await?;
     Ok(Json(json!({"ok": true, "data": result})).into_response())

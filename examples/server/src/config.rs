@@ -31,6 +31,12 @@ pub struct FileConfig {
     /// Largest request body accepted, in bytes (default 32 MiB).
     #[serde(default = "default_max_body")]
     pub max_body_bytes: usize,
+    /// The cap on one transaction set of `/parse` and `/documents/inbound` (and the inbox,
+    /// SFTP and AS2 intake), in bytes: a larger set is a `SET_TOO_LARGE` diagnostic and
+    /// is not mapped; also the largest `?maxSetBytes=` a request may ask for (default
+    /// 64 MiB, the core's default).
+    #[serde(default = "default_max_set")]
+    pub max_set_bytes: u64,
     /// Rate limits per API key and route group.
     #[serde(default)]
     pub limits: Limits,
@@ -420,6 +426,9 @@ fn default_database() -> PathBuf {
 fn default_max_body() -> usize {
     32 * 1024 * 1024
 }
+fn default_max_set() -> u64 {
+    x12kit::MAX_SET_BYTES
+}
 fn default_transactions() -> u32 {
     120
 }
@@ -471,6 +480,8 @@ pub struct Config {
     pub database: PathBuf,
     /// Body limit.
     pub max_body_bytes: usize,
+    /// The cap on one set, and the largest a request may ask for.
+    pub max_set_bytes: u64,
     /// Rate limits.
     pub limits: Limits,
     /// Workers.

@@ -48,18 +48,29 @@ pub fn of_profile(profile: &Value) -> Value {
     Value::Array(list)
 }
 
+/// The options of the validation of an inbound body: the structure rules, and the
+/// partner's guides when it has some (what its acknowledgement reply reports and
+/// [`inbound_findings`] reads).
+pub fn inbound_options(profile: &Value) -> Option<ops::ValidateOptions> {
+    ops::options(json!({ "structure": true, "guides": of_profile(profile) })).ok()
+}
+
 /// The guided findings of every set of an inbound body, per interchange and
 /// set (in the order of the core's envelope tree), each a validation-shaped
 /// JSON object (`valid`, `errorCount`, `warningCount`, `status`, `guides`,
 /// `diagnostics`: the set's diagnostics, guide findings with their
 /// `guidePointer` and 999 codes) for each set a guide names (type and
 /// version), `None` for the others; `None` when the partner has no guide.
-pub fn inbound_findings(input: &[u8], profile: &Value) -> Option<Vec<Vec<Option<String>>>> {
+/// `validation` is the core's validation of the body with the partner's guides
+/// ([`inbound_options`]), made once by the push validator (no tree held).
+pub fn inbound_findings(
+    validation: &x12kit::Validation,
+    profile: &Value,
+) -> Option<Vec<Vec<Option<String>>>> {
     let guides = of_profile(profile);
     if guides.as_array().is_none_or(Vec::is_empty) {
         return None;
     }
-    let options: ops::ValidateOptions = ops::options(json!({ "guides": guides })).ok()?;
     // The guides of a set's type and group version (GS08's first six).
     let names = |kind: &Value, version: &str| -> Vec<Value> {
         guides
@@ -70,8 +81,7 @@ pub fn inbound_findings(input: &[u8], profile: &Value) -> Option<Vec<Vec<Option<
             .map(|g| g["id"].clone())
             .collect()
     };
-    let run = std::panic::catch_unwind(|| ops::validate_json(input, &options)).ok()?;
-    let v: Value = serde_json::from_slice(&run).ok()?;
+    let v: Value = serde_json::from_slice(&validation.to_json()).ok()?;
     let diagnostics = v["diagnostics"].as_array().cloned().unwrap_or_default();
     let mut out = Vec::new();
     for ic in v["interchanges"].as_array().into_iter().flatten() {

@@ -26,55 +26,55 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tracing::Instrument;
+use x12kit::envelope::SetCap;
 use x12kit::ops;
+use x12kit_mapped::Input;
 
-/// What the core read from an inbound body: its acknowledgements, and the
-/// envelope tree's interchanges with their sets and mapped documents.
-struct Read {
-    acks: x12kit::ack::Acknowledgements,
-    /// The core's validation of the body with the structure rules (what an
-    /// acknowledgement reply reports), made by its push validator (no tree held).
-    validation: x12kit::Validation,
-    interchanges: Vec<Interchange>,
-    /// The parse's diagnostics (why a body is not X12).
-    diagnostics: Vec<x12kit::Diagnostic>,
-}
-
-/// One interchange of an inbound body, from the core's envelope tree.
+/// One interchange of an inbound body, from the first pass over it ([`scan`]).
 #[derive(Debug, PartialEq)]
 struct Interchange {
     /// ISA05 and ISA06, trimmed.
     sender: (String, String),
     /// ISA13, trimmed.
     control: String,
-    /// Its sets, in order.
-    sets: Vec<Set>,
+    /// Its sets, in order: their numbers only (what they hold is read by the second
+    /// pass, a batch at a time).
+    sets: Vec<SetMark>,
 }
 
-/// One transaction set of an inbound interchange.
+/// A set of an inbound interchange, as the first pass saw it.
 #[derive(Debug, PartialEq)]
-struct Set {
+struct SetMark {
     /// ST01.
     kind: String,
-    /// GS06 (`None`: no GS, or not a number).
-    group_control: Option<i64>,
-    /// ST02.
-    control: Option<i64>,
-    /// The mapped document (the parse result's `document`), compact JSON;
-    /// `None` for a set x12kit does not map.
-    document: Option<Vec<u8>>,
 }
 
-/// The interchanges and sets of an inbound body, collected a set at a time
-/// ([`x12kit::sets::parse_sets`]): what is held follows the largest set plus the
-/// records kept (a set's numbers and mapped document), never the tree of a large
-/// interchange.
-#[derive(Default)]
-struct Collect {
+/// The first pass over an inbound body: its interchanges and their sets' types, and
+/// the parse's diagnostics (why a body is not X12).
+struct Outline {
     interchanges: Vec<Interchange>,
+    diagnostics: Vec<x12kit::Diagnostic>,
 }
 
-impl<'a> x12kit::sets::SetHandler<'a> for Collect {
+/// Drops the pages of a mapped body behind a pass over it (a no-op for a buffer).
+struct Behind<'i> {
+    input: &'i Input,
+    released: usize,
+}
+
+impl Behind<'_> {
+    fn release(&mut self, upto: usize) {
+        self.released = self.input.release(self.released, upto);
+    }
+}
+
+/// The first pass's handler: an interchange's numbers and its sets' types.
+struct Scan<'i> {
+    interchanges: Vec<Interchange>,
+    behind: Behind<'i>,
+}
+
+impl<'a> x12kit::sets::SetHandler<'a> for Scan<'_> {
     fn interchange(&mut self, outline: &x12kit::sets::Outline<'a>) {
         let isa = &outline.interchange.isa;
         self.interchanges.push(Interchange {
@@ -86,51 +86,66 @@ impl<'a> x12kit::sets::SetHandler<'a> for Collect {
 
     fn transaction(
         &mut self,
-        doc: &x12kit::Document<'a>,
-        group: &x12kit::Group<'a>,
+        _doc: &x12kit::Document<'a>,
+        _group: &x12kit::Group<'a>,
         tx: &x12kit::Transaction<'a>,
-        _upto: usize,
+        upto: usize,
     ) {
-        let Some(ic) = self.interchanges.last_mut() else {
-            return;
-        };
-        ic.sets.push(Set {
-            kind: text(tx.kind()),
-            group_control: group.gs.as_ref().and_then(|gs| number(gs.value(6))),
-            control: number(tx.control_number()),
-            document: x12kit::documents::document_json(doc, group, tx),
-        });
+        if let Some(ic) = self.interchanges.last_mut() {
+            ic.sets.push(SetMark {
+                kind: text(tx.kind()),
+            });
+        }
+        self.behind.release(upto);
+    }
+
+    fn interchange_end(&mut self, _outline: &x12kit::sets::Outline<'a>, upto: usize) {
+        self.behind.release(upto);
+    }
+
+    fn read_ahead(&mut self, from: usize, to: usize) {
+        self.behind.input.drop_pages(from, to);
     }
 }
 
-fn read(input: &[u8]) -> ApiResult<Read> {
-    let run = std::panic::catch_unwind(|| {
-        let mut validator = ops::stream_validator(&ops::ValidateOptions {
-            structure: true,
-            ..Default::default()
-        });
-        validator.feed(input);
-        let validation = validator.finish();
-        // The acknowledgements the body carries, read as the validator went by
-        // (what `ops::read_acknowledgement` reads from the tree).
-        let acks = validation.acknowledgements.clone().unwrap_or_default();
-        let mut collect = Collect::default();
-        let doc = x12kit::sets::parse_sets(
-            input,
-            x12kit::sets::HOLD,
-            x12kit::envelope::SetCap::default(),
-            &mut collect,
-        );
-        Read {
-            acks,
-            validation,
-            interchanges: collect.interchanges,
+/// Runs a core pass, a panic being a logged 500.
+fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> ApiResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|_| {
+        tracing::error!("the core panicked {what} an inbound interchange");
+        ApiError::internal()
+    })
+}
+
+/// The first pass: the interchanges and their sets (no mapped document is made).
+fn scan(input: &Input, cap: SetCap) -> ApiResult<Outline> {
+    guarded("reading", || {
+        let mut s = Scan {
+            interchanges: Vec::new(),
+            behind: Behind { input, released: 0 },
+        };
+        let doc = x12kit::sets::parse_sets(input, x12kit::sets::HOLD, cap, &mut s);
+        Outline {
+            interchanges: s.interchanges,
             diagnostics: doc.diagnostics,
         }
-    });
-    run.map_err(|_| {
-        tracing::error!("the core panicked reading an inbound interchange");
-        ApiError::internal()
+    })
+}
+
+/// How much of the body the validator is fed at a time (the pages behind it dropped).
+const FEED: usize = 4 << 20;
+
+/// The core's validation of the body with the structure rules and the partner's guides
+/// (what an acknowledgement reply reports, the acknowledgements the body carries and the
+/// guides' findings), made by the push validator: no tree held.
+fn validation(input: &Input, options: &ops::ValidateOptions) -> ApiResult<x12kit::Validation> {
+    guarded("validating", || {
+        let mut v = ops::stream_validator(options);
+        let mut behind = Behind { input, released: 0 };
+        for (n, chunk) in input.chunks(FEED).enumerate() {
+            v.feed(chunk);
+            behind.release(n * FEED);
+        }
+        v.finish()
     })
 }
 
@@ -158,39 +173,23 @@ fn sender_partner(app: &App, account: &str, first: &Interchange) -> Option<Arc<P
         .cloned()
 }
 
-/// Takes one inbound body for the account; `partner` names the sender when known.
-pub async fn receive(
-    app: &Arc<App>,
+/// The partner that sent the body: the one named, else the one whose profile's receiver
+/// is the first interchange's sender; 422 `NOT_X12` for a body without an interchange.
+fn sender(
+    app: &App,
     account: &str,
-    partner: Option<&str>,
-    input: Vec<u8>,
-    source: &'static str,
-) -> ApiResult<Value> {
-    receive_then(app, account, partner, input, source, |_, _| Ok(())).await
-}
-
-/// [`receive`], with `then` run in the same store transaction after the body was applied
-/// (the SFTP and AS2 transports record what they took with it, so that a crash never
-/// applies a file or message twice).
-pub async fn receive_then(
-    app: &Arc<App>,
-    account: &str,
-    partner: Option<&str>,
-    input: Vec<u8>,
-    source: &'static str,
-    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
-) -> ApiResult<Value> {
-    let (read, input) = tokio::task::spawn_blocking(move || read(&input).map(|r| (r, input)))
-        .await
-        .map_err(|_| ApiError::internal())??;
-    let Some(first) = read.interchanges.first() else {
+    named: Option<&str>,
+    outline: &Outline,
+) -> ApiResult<Arc<Partner>> {
+    let Some(first) = outline.interchanges.first() else {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "NOT_X12",
             "the body holds no X12 interchange",
         )
         .with_details(
-            read.diagnostics
+            outline
+                .diagnostics
                 .iter()
                 .take(20)
                 .map(|d| {
@@ -203,13 +202,13 @@ pub async fn receive_then(
                 .collect(),
         ));
     };
-    let partner = match partner {
+    match named {
         Some(id) => crate::lifecycle::partner(app, account, id).ok_or_else(|| {
-                ApiError::not_found(
-                    "PARTNER_NOT_FOUND",
-                    format!("no trading partner {id:?} in this account"),
-                )
-            })?,
+            ApiError::not_found(
+                "PARTNER_NOT_FOUND",
+                format!("no trading partner {id:?} in this account"),
+            )
+        }),
         None => sender_partner(app, account, first).ok_or_else(|| {
             ApiError::not_found(
                 "PARTNER_NOT_FOUND",
@@ -218,21 +217,556 @@ pub async fn receive_then(
                     first.sender.0, first.sender.1
                 ),
             )
-        })?,
-    };
-    let app2 = app.clone();
-    let account = account.to_string();
-    let result = app
-        .store
-        .write(move |c| {
-            let result = apply(c, &app2, &account, &partner, &read, &input, source)?;
-            then(c, &result)?;
-            Ok(result)
+        }),
+    }
+}
+
+/// Takes one inbound body for the account; `partner` names the sender when known.
+pub async fn receive(
+    app: &Arc<App>,
+    account: &str,
+    partner: Option<&str>,
+    input: Input,
+    source: &'static str,
+    cap: SetCap,
+) -> ApiResult<Value> {
+    receive_then(app, account, partner, input, source, cap, |_, _| Ok(())).await
+}
+
+/// How many sets one store transaction records at most ([`BATCH_BYTES`] too).
+pub const BATCH_SETS: usize = 256;
+/// How many bytes of records (mapped documents and X12) one store transaction holds
+/// at most (a single larger set makes a batch by itself).
+const BATCH_BYTES: usize = 8 << 20;
+/// The largest body applied in one store transaction (with at most [`BATCH_SETS`] sets
+/// to record): a set's record holds its X12 and its mapped document, about twice to three
+/// times its X12, so such a body's records fit in one batch.
+const ONE_STEP_BYTES: usize = BATCH_BYTES / 4;
+/// How long an interchange being received stays claimed by its request when the
+/// request makes no progress: past it, a retry takes the interchange over. While it
+/// makes progress (sets mapped, batches written) its claim is renewed ([`Heartbeat`]).
+const LEASE_MS: i64 = 60_000;
+
+/// What becomes of one interchange of the body (decided by the claim).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fate {
+    /// Its sets are recorded by this request; `skip`: the sets an earlier attempt
+    /// recorded (a retry after a failure between batches resumes after them).
+    Record { control: i64, skip: usize },
+    /// Not recorded: a duplicate, or no readable ISA13.
+    Pass,
+}
+
+/// [`receive`], with `then` run in the same store transaction as the last step of the
+/// body (the SFTP transport records the file it took with it, so that a crash never
+/// applies a file twice).
+///
+/// A body that fits in one batch (at most [`BATCH_SETS`] sets to record and
+/// [`ONE_STEP_BYTES`]: an acknowledgement, a partner's ordinary document) is applied in
+/// ONE store transaction, as [`receive_whole`] applies any body: its interchanges claimed
+/// and completed, the acknowledgements it carries applied, its sets recorded, the reply
+/// queued and `then` run, or nothing. A larger body is applied in steps, so that an
+/// interchange of any size costs bounded memory and no store transaction holds
+/// thousands of sets:
+///
+/// 1. Two passes read it (mapped pages dropped behind): its interchanges and sets, then
+///    the core's validation (the acknowledgements it carries, what a reply reports).
+/// 2. One transaction claims each interchange (by account, partner and ISA13: a
+///    duplicate is reported and not processed again) with a token of the request's own,
+///    and applies the acknowledgements the body carries to the documents they acknowledge.
+/// 3. A third pass maps its sets one at a time and records them a batch at a time
+///    ([`BATCH_SETS`] sets or 8 MiB), each batch its own transaction.
+/// 4. One transaction queues the acknowledgement reply, stores the interchange's result
+///    (which marks it complete) and runs `then`.
+///
+/// Until step 4 commits, the interchange is claimed (its row's `result` is `{}`, its
+/// `claim` the request's token), renewed while the request makes progress. When a step
+/// fails (the store, a crash), what was committed stays: the sets recorded, each once. A
+/// retry of the same interchange (the client again, the inbox or SFTP poll reading the
+/// file again, the partner resending) resumes it: it records the sets after those an
+/// earlier attempt recorded, then step 4; meanwhile it is 503 `INBOUND_IN_PROGRESS`
+/// (Retry-After) while another request holds the claim (the claim of a crashed process,
+/// or of a request that made no progress for a minute, lapses; a failed request gives
+/// its own back at once).
+pub async fn receive_then(
+    app: &Arc<App>,
+    account: &str,
+    partner: Option<&str>,
+    input: Input,
+    source: &'static str,
+    cap: SetCap,
+    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
+) -> ApiResult<Value> {
+    apply(app, account, partner, input, source, cap, false, then).await
+}
+
+/// [`receive_then`] in one store transaction whatever the body's size: `then` commits
+/// with the sets, or nothing does. For a body already held in memory whose `then` must
+/// not come after its sets were recorded: the AS2 transport's record of the Message-ID,
+/// whose replay check (a second message with the same Message-ID at once) must leave
+/// nothing of the second behind.
+pub async fn receive_whole(
+    app: &Arc<App>,
+    account: &str,
+    partner: Option<&str>,
+    input: Input,
+    source: &'static str,
+    cap: SetCap,
+    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
+) -> ApiResult<Value> {
+    apply(app, account, partner, input, source, cap, true, then).await
+}
+
+/// What the first passes over a body found.
+struct Read {
+    outline: Outline,
+    partner: Arc<Partner>,
+    validation: x12kit::Validation,
+    findings: Option<Vec<Vec<Option<String>>>>,
+    /// Every set to record, mapped, when the body is applied in one transaction.
+    rows: Option<Vec<Row>>,
+}
+
+/// How many sets of the body would be recorded (all but its acknowledgements).
+fn to_record(outline: &Outline) -> usize {
+    outline
+        .interchanges
+        .iter()
+        .flat_map(|i| &i.sets)
+        .filter(|s| !crate::lifecycle::is_ack_type(&s.kind))
+        .count()
+}
+
+/// The fates of the body's interchanges before the store is asked: each interchange with
+/// a readable ISA13, the first time the body holds it, is recorded (what [`claim`]
+/// decides for a new one).
+fn provisional(outline: &Outline) -> Vec<Fate> {
+    let mut taken = std::collections::HashSet::new();
+    outline
+        .interchanges
+        .iter()
+        .map(|i| match number(i.control.as_bytes()) {
+            Some(control) if taken.insert(control) => Fate::Record { control, skip: 0 },
+            _ => Fate::Pass,
         })
-        .await?;
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn apply(
+    app: &Arc<App>,
+    account: &str,
+    partner: Option<&str>,
+    input: Input,
+    source: &'static str,
+    cap: SetCap,
+    whole: bool,
+    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
+) -> ApiResult<Value> {
+    let input = Arc::new(input);
+    // The passes that need no store (step 1; and for a body applied at once, its sets
+    // mapped): a small body's at once, a larger one's on the blocking pool under a core
+    // slot (as `/parse` and `/validate`), so that the partners' acknowledgements, the
+    // most frequent bodies, take no blocking thread.
+    let read = {
+        let (input, app, account) = (input.clone(), app.clone(), account.to_string());
+        let named = partner.map(str::to_string);
+        crate::request::off_thread(input.len(), move || {
+            let outline = scan(&input, cap)?;
+            let partner = sender(&app, &account, named.as_deref(), &outline)?;
+            let options = crate::guides::inbound_options(&partner.profile).ok_or_else(|| {
+                tracing::error!(partner = %partner.id, "the partner's guides cannot be read");
+                ApiError::internal()
+            })?;
+            let validation = validation(&input, &options)?;
+            let findings = crate::guides::inbound_findings(&validation, &partner.profile);
+            let sets = to_record(&outline);
+            // At most BATCH_SETS sets and ONE_STEP_BYTES: one transaction (without a
+            // third pass when there is no set to record: acknowledgements only).
+            let rows = if sets == 0 {
+                Some(Vec::new())
+            } else if whole || (sets <= BATCH_SETS && input.len() <= ONE_STEP_BYTES) {
+                let mut rows = Vec::new();
+                records(
+                    &input,
+                    cap,
+                    &provisional(&outline),
+                    findings.as_deref(),
+                    &mut |batch| {
+                        rows.extend(batch);
+                        Ok(())
+                    },
+                    None,
+                )?;
+                Some(rows)
+            } else {
+                None
+            };
+            Ok(Read {
+                outline,
+                partner,
+                validation,
+                findings,
+                rows,
+            })
+        })
+        .await?
+    };
+    let result = match read.rows {
+        Some(rows) => {
+            let (app2, account) = (app.clone(), account.to_string());
+            let (outline, partner, validation) = (read.outline, read.partner, read.validation);
+            app.store
+                .write(move |c| {
+                    let token = claim_token();
+                    let acks = validation.acknowledgements.clone().unwrap_or_default();
+                    let (fates, interchanges, acks) = claim(
+                        c, &app2, &account, &partner, &outline, &acks, source, &token,
+                    )?;
+                    let rows: Vec<Row> = rows.into_iter().filter(|r| r.kept(&fates)).collect();
+                    let recorded = Recorded {
+                        received: rows.iter().map(Row::received).collect(),
+                        earlier: earlier(&fates),
+                    };
+                    insert_rows(c, &account, &partner.id, rows, source)?;
+                    let result = finish(
+                        c,
+                        &account,
+                        &partner,
+                        &validation,
+                        &claimed(&fates),
+                        &token,
+                        interchanges,
+                        acks,
+                        recorded,
+                    )?;
+                    then(c, &result)?;
+                    Ok(result)
+                })
+                .await?
+        }
+        None => {
+            batched(
+                app,
+                account,
+                input,
+                source,
+                cap,
+                read.outline,
+                read.partner,
+                read.validation,
+                read.findings,
+                then,
+            )
+            .await?
+        }
+    };
     app.wake.validate.notify_one();
     app.wake.deliver.notify_one();
     Ok(result)
+}
+
+/// A new claim token: what marks an interchange's claim as a request's own.
+fn claim_token() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// The interchanges a request claimed, by ISA13.
+fn claimed(fates: &[Fate]) -> Vec<i64> {
+    fates
+        .iter()
+        .filter_map(|f| match f {
+            Fate::Record { control, .. } => Some(*control),
+            Fate::Pass => None,
+        })
+        .collect()
+}
+
+/// Sets earlier attempts recorded (interchanges resumed).
+fn earlier(fates: &[Fate]) -> usize {
+    fates
+        .iter()
+        .map(|f| match f {
+            Fate::Record { skip, .. } => *skip,
+            Fate::Pass => 0,
+        })
+        .sum()
+}
+
+/// Steps 2 to 4 of [`receive_then`] (a body larger than one batch).
+#[allow(clippy::too_many_arguments)]
+async fn batched(
+    app: &Arc<App>,
+    account: &str,
+    input: Arc<Input>,
+    source: &'static str,
+    cap: SetCap,
+    outline: Outline,
+    partner: Arc<Partner>,
+    validation: x12kit::Validation,
+    findings: Option<Vec<Vec<Option<String>>>>,
+    then: impl FnOnce(&dyn Db, &Value) -> ApiResult<()> + Send + 'static,
+) -> ApiResult<Value> {
+    let account = account.to_string();
+    let outline = Arc::new(outline);
+    let token = Arc::new(claim_token());
+    // Step 2: claim the interchanges, apply the acknowledgements carried.
+    let (fates, interchanges, acks) = {
+        let (app2, account, partner, outline, token) = (
+            app.clone(),
+            account.clone(),
+            partner.clone(),
+            outline.clone(),
+            token.clone(),
+        );
+        let acks = validation.acknowledgements.clone().unwrap_or_default();
+        app.store
+            .write(move |c| {
+                claim(
+                    c, &app2, &account, &partner, &outline, &acks, source, &token,
+                )
+            })
+            .await?
+    };
+    let claimed = claimed(&fates);
+    let progress = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let heartbeat = Heartbeat::start(
+        app,
+        &account,
+        &partner.id,
+        &claimed,
+        &token,
+        progress.clone(),
+    );
+    // Step 3: the sets, a batch at a time (no pass when there are none to record: a body
+    // of acknowledgements only).
+    let to_record = fates.iter().zip(&outline.interchanges).any(|(f, i)| {
+        matches!(f, Fate::Record { .. })
+            && i.sets
+                .iter()
+                .any(|t| !crate::lifecycle::is_ack_type(&t.kind))
+    });
+    let recorded = if !to_record {
+        Ok(Recorded {
+            received: Vec::new(),
+            earlier: earlier(&fates),
+        })
+    } else {
+        let (app2, account, partner, fates, token) = (
+            app.clone(),
+            account.clone(),
+            partner.clone(),
+            fates.clone(),
+            token.clone(),
+        );
+        let runtime = tokio::runtime::Handle::current();
+        blocking(move || {
+            let mut write = |rows: Vec<Row>| -> ApiResult<()> {
+                let (account, partner, token) =
+                    (account.clone(), partner.id.clone(), token.clone());
+                progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let written = runtime.block_on(app2.store.write(move |c| {
+                    let controls: std::collections::BTreeSet<i64> =
+                        rows.iter().map(|r| r.interchange).collect();
+                    for n in controls {
+                        if renew(c, &account, &partner, n, &token)? == 0 {
+                            return Err(in_progress(&n.to_string()));
+                        }
+                    }
+                    insert_rows(c, &account, &partner, rows, source)
+                }));
+                progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                written
+            };
+            Ok(Recorded {
+                received: records(
+                    &input,
+                    cap,
+                    &fates,
+                    findings.as_deref(),
+                    &mut write,
+                    Some(&*progress),
+                )?,
+                earlier: earlier(&fates),
+            })
+        })
+        .await
+    };
+    let recorded = match recorded {
+        Ok(r) => r,
+        Err(e) => {
+            drop(heartbeat);
+            give_back(app, &account, &partner.id, claimed, &token).await;
+            return Err(e);
+        }
+    };
+    // Step 4: the reply, the result, `then`.
+    let (account2, partner2, claimed2, token2) = (
+        account.clone(),
+        partner.clone(),
+        claimed.clone(),
+        token.clone(),
+    );
+    let finished = app
+        .store
+        .write(move |c| {
+            let result = finish(
+                c,
+                &account2,
+                &partner2,
+                &validation,
+                &claimed2,
+                &token2,
+                interchanges,
+                acks,
+                recorded,
+            )?;
+            then(c, &result)?;
+            Ok(result)
+        })
+        .await;
+    drop(heartbeat);
+    if finished.is_err() {
+        give_back(app, &account, &partner.id, claimed, &token).await;
+    }
+    finished
+}
+
+/// Runs a pass on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|_| ApiError::internal())?
+}
+
+/// Renews the claims of a request's interchanges every quarter of [`LEASE_MS`] while the
+/// request makes progress (`progress` moved since the last time: a set mapped, a batch
+/// written), so that a body slower than the lease keeps them, and one stuck loses them;
+/// stops when dropped.
+struct Heartbeat(Option<tokio::task::JoinHandle<()>>);
+
+impl Heartbeat {
+    fn start(
+        app: &Arc<App>,
+        account: &str,
+        partner: &str,
+        claimed: &[i64],
+        token: &Arc<String>,
+        progress: Arc<std::sync::atomic::AtomicU64>,
+    ) -> Heartbeat {
+        if claimed.is_empty() {
+            return Heartbeat(None);
+        }
+        let (app, account, partner, claimed, token) = (
+            app.clone(),
+            account.to_string(),
+            partner.to_string(),
+            claimed.to_vec(),
+            token.clone(),
+        );
+        let every = std::time::Duration::from_millis((LEASE_MS / 4) as u64);
+        Heartbeat(Some(tokio::spawn(beat(every, progress, move || {
+            let (account, partner, claimed, token) = (
+                account.clone(),
+                partner.clone(),
+                claimed.clone(),
+                token.clone(),
+            );
+            let app = app.clone();
+            async move {
+                app.store
+                    .write(move |c| {
+                        let mut held = 0;
+                        for n in claimed {
+                            held += renew(c, &account, &partner, n, &token)?;
+                        }
+                        Ok(held)
+                    })
+                    .await
+                    .is_ok_and(|held| held > 0)
+            }
+        }))))
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.abort();
+        }
+    }
+}
+
+/// Every `every`, calls `renew` when `progress` moved since the last call (or since it
+/// was 0, at the claim); ends when
+/// `renew` answers that no claim is held any more.
+async fn beat<F: std::future::Future<Output = bool>>(
+    every: std::time::Duration,
+    progress: Arc<std::sync::atomic::AtomicU64>,
+    renew: impl Fn() -> F,
+) {
+    // The progress at the claim.
+    let mut seen = 0;
+    loop {
+        tokio::time::sleep(every).await;
+        let now = progress.load(std::sync::atomic::Ordering::Relaxed);
+        if now == seen {
+            continue;
+        }
+        seen = now;
+        if !renew().await {
+            return;
+        }
+    }
+}
+
+/// Renews the claim of interchange `control` when it is still the request's (`token`):
+/// how many rows it renewed (0: it is not the request's any more).
+fn renew(c: &dyn Db, account: &str, partner: &str, control: i64, token: &str) -> ApiResult<u64> {
+    c.exec(
+        "UPDATE inbound_interchanges SET received_at = ?4
+         WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}' AND claim = ?5",
+        vals![account, partner, control, now_ms(), token],
+    )
+    .map_err(db)
+}
+
+/// Gives back the claims of the request's interchanges (`token`): those another request
+/// took over meanwhile are left alone. A retry may take them at once.
+fn release(
+    c: &dyn Db,
+    account: &str,
+    partner: &str,
+    claimed: &[i64],
+    token: &str,
+) -> ApiResult<()> {
+    for n in claimed {
+        c.exec(
+            "UPDATE inbound_interchanges SET received_at = 0
+             WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}' AND claim = ?4",
+            vals![account, partner, *n, token],
+        )
+        .map_err(db)?;
+    }
+    Ok(())
+}
+
+/// After a failed step: the claims of the request's interchanges are given back at
+/// once (best effort: else they lapse after [`LEASE_MS`]), so that a retry resumes them.
+async fn give_back(app: &App, account: &str, partner: &str, claimed: Vec<i64>, token: &str) {
+    if claimed.is_empty() {
+        return;
+    }
+    let (account, partner, token) = (account.to_string(), partner.to_string(), token.to_string());
+    let released = app
+        .store
+        .write(move |c| release(c, &account, &partner, &claimed, &token))
+        .await;
+    if let Err(e) = released {
+        tracing::warn!(error = %e.message, "cannot give back the claim of inbound interchanges; it lapses");
+    }
 }
 
 fn db(e: DbError) -> ApiError {
@@ -339,51 +873,163 @@ fn settle(
     Ok(())
 }
 
-fn apply(
+/// 503 `INBOUND_IN_PROGRESS`: another request is receiving the interchange.
+fn in_progress(control: &str) -> ApiError {
+    let wait = 10u64;
+    let mut e = ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "INBOUND_IN_PROGRESS",
+        format!(
+            "interchange {control} is being received by another request; retry after {wait} seconds (a retry resumes it if that request fails)"
+        ),
+    )
+    .with_header(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from(wait),
+    );
+    e.extra = Some(("retryAfterSeconds", json!(wait)));
+    e
+}
+
+/// When and with what result an interchange was received (`{}`: unfinished, claimed).
+fn seen_interchange(
+    c: &dyn Db,
+    account: &str,
+    partner: &str,
+    control: i64,
+) -> ApiResult<Option<(i64, String)>> {
+    let row = c
+        .one(
+            "SELECT received_at, result FROM inbound_interchanges WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
+            vals![account, partner, control],
+        )
+        .map_err(db)?;
+    match row {
+        Some(r) => Ok(Some((r.get(0).map_err(db)?, r.get(1).map_err(db)?))),
+        None => Ok(None),
+    }
+}
+
+/// Step 2 of [`receive_then`]: claims each interchange for the request (`token`: a new
+/// one, or one an earlier attempt left unfinished and no live request holds), then applies the acknowledgements
+/// of the interchanges claimed for the first time. Returns each interchange's fate and
+/// report, and the acknowledgements' reports.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+fn claim(
     c: &dyn Db,
     app: &App,
     account: &str,
     partner: &Partner,
-    read: &Read,
-    input: &[u8],
+    outline: &Outline,
+    acks: &x12kit::ack::Acknowledgements,
     source: &str,
-) -> ApiResult<Value> {
+    token: &str,
+) -> ApiResult<(Vec<Fate>, Vec<Value>, Vec<Value>)> {
     let now = now_ms();
     // Each interchange once.
     let mut fresh = std::collections::HashSet::new();
+    let mut taken = std::collections::HashSet::new();
+    let mut fates = Vec::new();
     let mut interchanges = Vec::new();
-    for i in &read.interchanges {
+    for i in &outline.interchanges {
         let control_text = i.control.clone();
         let Some(control) = number(i.control.as_bytes()) else {
+            fates.push(Fate::Pass);
             interchanges.push(json!({"controlNumber": control_text, "duplicate": false, "result": "no readable ISA13: skipped"}));
             continue;
         };
-        let seen: Option<i64> = c
-            .one(
-                "SELECT received_at FROM inbound_interchanges WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
-                vals![account, &partner.id, control],
-            )
-            .and_then(|r| r.map_or(Ok(None), |r| r.get(0)))
-            .map_err(db)?;
-        if let Some(at) = seen {
+        if !taken.insert(control) {
+            fates.push(Fate::Pass);
             interchanges.push(json!({"controlNumber": control_text, "duplicate": true,
-                "result": format!("already received at {}: not processed again", crate::store::rfc3339(at))}));
+                "result": "already in this body: not processed again"}));
             continue;
         }
-        c.exec(
-            "INSERT INTO inbound_interchanges (account, partner_id, control, received_at, source, result)
-             VALUES (?1, ?2, ?3, ?4, ?5, '{}')",
-            vals![account, &partner.id, control, now, source],
-        )
-        .map_err(db)?;
-        fresh.insert(control_text.clone());
-        interchanges.push(
-            json!({"controlNumber": control_text, "duplicate": false, "result": "processed"}),
-        );
+        // A new interchange is inserted with the request's claim; the unique key decides
+        // between requests at once (on PostgreSQL, a concurrent one's insert waits for the
+        // other's transaction, then finds its row: a duplicate, or a live claim).
+        let mut seen = None;
+        for _ in 0..2 {
+            seen = seen_interchange(c, account, &partner.id, control)?;
+            if seen.is_some() {
+                break;
+            }
+            let inserted = c
+                .exec(
+                    "INSERT INTO inbound_interchanges (account, partner_id, control, received_at, source, result, claim)
+                     VALUES (?1, ?2, ?3, ?4, ?5, '{}', ?6)
+                     ON CONFLICT (account, partner_id, control) DO NOTHING",
+                    vals![account, &partner.id, control, now, source, token],
+                )
+                .map_err(db)?;
+            if inserted == 1 {
+                break;
+            }
+        }
+        match seen {
+            None => {
+                fresh.insert(control_text.clone());
+                fates.push(Fate::Record { control, skip: 0 });
+                interchanges.push(
+                    json!({"controlNumber": control_text, "duplicate": false, "result": "processed"}),
+                );
+            }
+            Some((at, result)) if result != "{}" => {
+                fates.push(Fate::Pass);
+                interchanges.push(json!({"controlNumber": control_text, "duplicate": true,
+                    "result": format!("already received at {}: not processed again", crate::store::rfc3339(at))}));
+            }
+            // Unfinished, and its claim is live: another request is receiving it.
+            Some((at, _)) if now.saturating_sub(at) < LEASE_MS => {
+                return Err(in_progress(&control_text));
+            }
+            // Unfinished and abandoned (a failed or crashed attempt): resumed after
+            // the sets it recorded, under this request's claim (unless another request
+            // took it over meanwhile).
+            Some((at, _)) => {
+                let taken = c
+                    .exec(
+                        "UPDATE inbound_interchanges SET received_at = ?4, source = ?5, claim = ?6
+                         WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}'
+                         AND received_at = ?7",
+                        vals![account, &partner.id, control, now, source, token, at],
+                    )
+                    .map_err(db)?;
+                if taken == 0 {
+                    return Err(in_progress(&control_text));
+                }
+                let recorded: i64 = c
+                    .one(
+                        "SELECT COUNT(*) FROM documents WHERE account = ?1 AND partner_id = ?2
+                         AND direction = 'inbound' AND interchange_control = ?3",
+                        vals![account, &partner.id, control],
+                    )
+                    .map_err(db)?
+                    .map_or(Ok(0), |r| r.get(0))
+                    .map_err(db)?;
+                let skip = usize::try_from(recorded).unwrap_or(0);
+                fates.push(Fate::Record { control, skip });
+                interchanges.push(json!({"controlNumber": control_text, "duplicate": false,
+                    "result": format!("processed (resumed: {skip} sets were recorded by an earlier attempt)")}));
+            }
+        }
     }
-    let is_fresh = |carried_by: &str| fresh.contains(carried_by.trim());
+    let acks = apply_acks(c, app, account, partner, acks, &fresh)?;
+    Ok((fates, interchanges, acks))
+}
+
+/// The acknowledgements (TA1, 997, 999) carried by the interchanges claimed for the
+/// first time (`fresh`: their ISA13s), applied to the documents they acknowledge.
+fn apply_acks(
+    c: &dyn Db,
+    app: &App,
+    account: &str,
+    partner: &Partner,
+    read: &x12kit::ack::Acknowledgements,
+    fresh: &std::collections::HashSet<String>,
+) -> ApiResult<Vec<Value>> {
     let mut acks = Vec::new();
-    for ta1 in &read.acks.interchange_acks {
+    let is_fresh = |carried_by: &str| fresh.contains(carried_by.trim());
+    for ta1 in &read.interchange_acks {
         if !is_fresh(&ta1.carried_by) {
             continue;
         }
@@ -411,7 +1057,7 @@ fn apply(
             &entry,
         )?;
     }
-    for group in &read.acks.group_acks {
+    for group in &read.group_acks {
         if !is_fresh(&group.carried_by) {
             continue;
         }
@@ -485,66 +1131,325 @@ fn apply(
             )?;
         }
     }
-    // Other sets: inbound transactions with their mapped documents, and the
-    // findings of the partner's guides on each (none without guides).
-    let findings = crate::guides::inbound_findings(input, &partner.profile);
-    let mut received = Vec::new();
-    for (n, i) in read.interchanges.iter().enumerate() {
-        if !fresh.contains(&i.control) {
-            continue;
+    Ok(acks)
+}
+
+/// One inbound set to record.
+struct Row {
+    id: String,
+    kind: String,
+    /// Its interchange's ISA13, and its number among the sets recorded of it.
+    interchange: i64,
+    index: usize,
+    group_control: Option<i64>,
+    control: Option<i64>,
+    /// The mapped document, compact JSON (`null` for a set x12kit does not map).
+    document: String,
+    reference: Option<String>,
+    /// The set in an envelope of its own ([`own_interchange`]); `None` for a set over
+    /// the cap on one set (its body was not read).
+    x12: Option<Vec<u8>>,
+    guided: Option<String>,
+}
+
+impl Row {
+    fn bytes(&self) -> usize {
+        self.document.len() + self.x12.as_ref().map_or(0, Vec::len) + 256
+    }
+
+    /// Whether the claim (`fates`) records it: its interchange is this request's, and the
+    /// set comes after those an earlier attempt recorded.
+    fn kept(&self, fates: &[Fate]) -> bool {
+        fates.iter().any(|f| {
+            matches!(f, Fate::Record { control, skip } if *control == self.interchange && self.index >= *skip)
+        })
+    }
+
+    /// What the answer lists of it.
+    fn received(&self) -> Value {
+        json!({"documentId": self.id, "documentTypeCode": self.kind})
+    }
+}
+
+/// What step 3 recorded.
+struct Recorded {
+    /// `{documentId, documentTypeCode}` of each set recorded by this request, in order.
+    received: Vec<Value>,
+    /// Sets an earlier attempt recorded (interchanges resumed).
+    earlier: usize,
+}
+
+/// The third pass's handler: each set of a claimed interchange mapped, added to the
+/// batch, the batch written when full.
+struct Records<'i, 'f> {
+    behind: Behind<'i>,
+    fates: &'f [Fate],
+    findings: Option<&'f [Vec<Option<String>>]>,
+    /// The interchange open (index in the body) and its ISA (written out, with its
+    /// terminator) and ISA13.
+    at: Option<usize>,
+    isa: Vec<u8>,
+    isa13: Vec<u8>,
+    /// The open interchange's sets so far, all and not acknowledgements.
+    sets: usize,
+    records: usize,
+    batch: Vec<Row>,
+    bytes: usize,
+    write: &'f mut dyn FnMut(Vec<Row>) -> ApiResult<()>,
+    /// Counted up at each set (the claim's [`Heartbeat`] sees the request progress).
+    progress: Option<&'f std::sync::atomic::AtomicU64>,
+    failed: Option<ApiError>,
+    received: Vec<Value>,
+}
+
+impl Records<'_, '_> {
+    fn flush(&mut self) {
+        if self.batch.is_empty() || self.failed.is_some() {
+            return;
         }
-        for (k, t) in i.sets.iter().enumerate() {
-            let guided = findings
-                .as_ref()
+        self.bytes = 0;
+        self.received.extend(self.batch.iter().map(Row::received));
+        if let Err(e) = (self.write)(std::mem::take(&mut self.batch)) {
+            self.failed = Some(e);
+        }
+    }
+}
+
+/// A segment as written in the input: its bytes, terminator and line break.
+fn put(out: &mut Vec<u8>, s: &x12kit::Segment<'_>) {
+    out.extend_from_slice(s.raw());
+    out.push(s.delimiters().segment);
+    out.extend_from_slice(s.suffix());
+}
+
+/// A set in an interchange of its own: the body's ISA and GS, the set as received, and a
+/// GE and IEA counting one (what `x12kit split --per set` gives, control numbers kept).
+fn own_interchange(
+    isa: &[u8],
+    isa13: &[u8],
+    doc: &x12kit::Document<'_>,
+    group: &x12kit::Group<'_>,
+    tx: &x12kit::Transaction<'_>,
+) -> Option<Vec<u8>> {
+    if tx.is_over_cap() {
+        return None;
+    }
+    let d = tx.st.delimiters();
+    let (e, t) = (d.element as char, d.segment as char);
+    let nl = tx.st.suffix();
+    let mut out = isa.to_vec();
+    if let Some(gs) = &group.gs {
+        put(&mut out, gs);
+    }
+    put(&mut out, &tx.st);
+    for s in doc.body(tx) {
+        put(&mut out, &s);
+    }
+    if let Some(se) = &tx.se {
+        put(&mut out, se);
+    }
+    if let Some(gs) = &group.gs {
+        out.extend_from_slice(format!("GE{e}1{e}").as_bytes());
+        out.extend_from_slice(gs.value(6));
+        out.push(t as u8);
+        out.extend_from_slice(nl);
+    }
+    out.extend_from_slice(format!("IEA{e}1{e}").as_bytes());
+    out.extend_from_slice(isa13);
+    out.push(t as u8);
+    out.extend_from_slice(nl);
+    Some(out)
+}
+
+impl<'a> x12kit::sets::SetHandler<'a> for Records<'_, '_> {
+    fn interchange(&mut self, outline: &x12kit::sets::Outline<'a>) {
+        self.at = Some(self.at.map_or(0, |n| n + 1));
+        self.isa.clear();
+        put(&mut self.isa, &outline.interchange.isa);
+        self.isa13 = outline.interchange.isa.value(13).to_vec();
+        self.sets = 0;
+        self.records = 0;
+    }
+
+    fn transaction(
+        &mut self,
+        doc: &x12kit::Document<'a>,
+        group: &x12kit::Group<'a>,
+        tx: &x12kit::Transaction<'a>,
+        upto: usize,
+    ) {
+        self.record(doc, group, tx);
+        if let Some(p) = self.progress {
+            p.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.behind.release(upto);
+    }
+
+    fn interchange_end(&mut self, _outline: &x12kit::sets::Outline<'a>, upto: usize) {
+        self.behind.release(upto);
+    }
+
+    fn read_ahead(&mut self, from: usize, to: usize) {
+        self.behind.input.drop_pages(from, to);
+    }
+}
+
+impl Records<'_, '_> {
+    fn record(
+        &mut self,
+        doc: &x12kit::Document<'_>,
+        group: &x12kit::Group<'_>,
+        tx: &x12kit::Transaction<'_>,
+    ) {
+        let Some(n) = self.at else { return };
+        let k = self.sets;
+        self.sets += 1;
+        if self.failed.is_some() {
+            return;
+        }
+        let Some(Fate::Record { control, skip }) = self.fates.get(n).copied() else {
+            return;
+        };
+        let kind = text(tx.kind());
+        if crate::lifecycle::is_ack_type(&kind) {
+            return;
+        }
+        let index = self.records;
+        self.records += 1;
+        if index < skip {
+            return;
+        }
+        let document = x12kit::documents::document_json(doc, group, tx).map_or_else(
+            || "null".to_string(),
+            |d| String::from_utf8_lossy(&d).into_owned(),
+        );
+        // The business reference (the type's reference field), for `?reference=`.
+        let reference = serde_json::from_str::<Value>(&document)
+            .ok()
+            .and_then(|d| crate::x12::reference(&kind, &d));
+        let row = Row {
+            id: format!("doc_{}", uuid::Uuid::now_v7().simple()),
+            kind,
+            interchange: control,
+            index,
+            group_control: group.gs.as_ref().and_then(|gs| number(gs.value(6))),
+            control: number(tx.control_number()),
+            document,
+            reference,
+            x12: own_interchange(&self.isa, &self.isa13, doc, group, tx),
+            guided: self
+                .findings
                 .and_then(|f| f.get(n))
                 .and_then(|s| s.get(k))
                 .cloned()
-                .flatten();
-            let kind = &t.kind;
-            if crate::lifecycle::is_ack_type(kind) {
-                continue;
-            }
-            let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
-            let document = t.document.as_deref().map_or_else(
-                || "null".to_string(),
-                |d| String::from_utf8_lossy(d).into_owned(),
-            );
-            // The business reference (the type's reference field), for `?reference=`.
-            let reference = serde_json::from_str::<Value>(&document)
-                .ok()
-                .and_then(|d| crate::x12::reference(kind, &d));
-            c.exec(
-                "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
-                    updated_at, interchange_control, group_control, transaction_control, payload, x12, reference,
-                    diagnostics)
-                 VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                vals![
-                    &id,
-                    account,
-                    &partner.id,
-                    kind,
-                    now,
-                    number(i.control.as_bytes()),
-                    t.group_control,
-                    t.control,
-                    document,
-                    input,
-                    reference,
-                    guided
-                ],
-            )
-            .map_err(db)?;
-            c.exec(
-                "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'received', ?2, ?3)",
-                vals![&id, format!("received from the partner ({source})"), now],
-            )
-            .map_err(db)?;
-            received.push(json!({"documentId": id, "documentTypeCode": kind}));
+                .flatten(),
+        };
+        self.bytes += row.bytes();
+        self.batch.push(row);
+        if self.batch.len() >= BATCH_SETS || self.bytes >= BATCH_BYTES {
+            self.flush();
         }
     }
-    // The acknowledgement the partner asked for, as an outbound document.
+}
+
+/// The third pass: each set of the claimed interchanges (`fates`) mapped and handed to
+/// `write` a batch at a time; the sets handed over.
+fn records(
+    input: &Input,
+    cap: SetCap,
+    fates: &[Fate],
+    findings: Option<&[Vec<Option<String>>]>,
+    write: &mut dyn FnMut(Vec<Row>) -> ApiResult<()>,
+    progress: Option<&std::sync::atomic::AtomicU64>,
+) -> ApiResult<Vec<Value>> {
+    let mut h = Records {
+        behind: Behind { input, released: 0 },
+        fates,
+        findings,
+        at: None,
+        isa: Vec::new(),
+        isa13: Vec::new(),
+        sets: 0,
+        records: 0,
+        batch: Vec::new(),
+        bytes: 0,
+        write,
+        progress,
+        failed: None,
+        received: Vec::new(),
+    };
+    guarded("mapping", || {
+        x12kit::sets::parse_sets(input, x12kit::sets::HOLD, cap, &mut h);
+    })?;
+    h.flush();
+    match h.failed {
+        Some(e) => Err(e),
+        None => Ok(h.received),
+    }
+}
+
+/// Records sets (in the caller's transaction).
+fn insert_rows(
+    c: &dyn Db,
+    account: &str,
+    partner: &str,
+    rows: Vec<Row>,
+    source: &str,
+) -> ApiResult<()> {
+    let now = now_ms();
+    for r in rows {
+        c.exec(
+            "INSERT INTO documents (id, account, partner_id, document_type, direction, status, created_at,
+                updated_at, interchange_control, group_control, transaction_control, payload, x12, reference,
+                diagnostics)
+             VALUES (?1, ?2, ?3, ?4, 'inbound', 'received', ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            vals![
+                &r.id,
+                account,
+                partner,
+                &r.kind,
+                now,
+                r.interchange,
+                r.group_control,
+                r.control,
+                r.document,
+                r.x12,
+                r.reference,
+                r.guided
+            ],
+        )
+        .map_err(db)?;
+        c.exec(
+            "INSERT INTO status_history (document_id, status, reason, at) VALUES (?1, 'received', ?2, ?3)",
+            vals![&r.id, format!("received from the partner ({source})"), now],
+        )
+        .map_err(db)?;
+    }
+    Ok(())
+}
+
+/// Step 4 of [`receive_then`]: the acknowledgement reply the partner asked for (as an
+/// outbound document), and the result stored with each claimed interchange, which marks
+/// it complete.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    c: &dyn Db,
+    account: &str,
+    partner: &Partner,
+    validation: &x12kit::Validation,
+    claimed: &[i64],
+    token: &str,
+    interchanges: Vec<Value>,
+    acks: Vec<Value>,
+    recorded: Recorded,
+) -> ApiResult<Value> {
+    let now = now_ms();
+    let received = recorded.received;
     let mut reply = Value::Null;
-    if let (Some(kind), false) = (&partner.acknowledge_inbound, received.is_empty()) {
+    if let (Some(kind), true) = (
+        &partner.acknowledge_inbound,
+        !received.is_empty() || recorded.earlier > 0,
+    ) {
         let number = crate::store::next_control(c, account, &partner.id)?;
         // The partner's guides: a 999 carries their implementation codes.
         let options: ops::AcknowledgeOptions = ops::options(json!({
@@ -556,21 +1461,10 @@ fn apply(
         }))
         .map_err(|e| ApiError::from_core(&e))?;
         let at = x12kit::DateTime::from_unix((now / 1000).max(0) as u64);
-        // `ops::acknowledge` of the body, from the validation `read` made, or with the
-        // partner's guides one made again by the core's push validator (no tree held).
-        let x12 = std::panic::catch_unwind(|| {
-            if options.guides.is_empty() {
-                return ops::acknowledge_validation(&read.validation, &options, at);
-            }
-            let mut v = ops::stream_validator(&ops::ValidateOptions {
-                structure: options.structure,
-                guides: options.guides.clone(),
-                ..Default::default()
-            });
-            v.feed(input);
-            ops::acknowledge_validation(&v.finish(), &options, at)
-        })
-        .map_err(|_| ApiError::internal())?
+        // From the validation made with the partner's guides (no second pass).
+        let x12 = guarded("acknowledging", || {
+            ops::acknowledge_validation(validation, &options, at)
+        })?
         .map_err(|e| ApiError::from_core(&e))?;
         let id = format!("doc_{}", uuid::Uuid::now_v7().simple());
         let about: Vec<&Value> = received.iter().map(|r| &r["documentId"]).collect();
@@ -595,17 +1489,17 @@ fn apply(
         "transactions": received,
         "acknowledgementReply": reply,
     });
-    for i in &interchanges {
-        if i["duplicate"] == false
-            && let Some(n) = i["controlNumber"]
-                .as_str()
-                .and_then(|s| s.parse::<i64>().ok())
-        {
-            c.exec(
-                    "UPDATE inbound_interchanges SET result = ?4 WHERE account = ?1 AND partner_id = ?2 AND control = ?3",
-                    vals![account, &partner.id, n, result.to_string()],
-                )
-                .map_err(db)?;
+    let text = result.to_string();
+    for n in claimed {
+        let held = c
+            .exec(
+                "UPDATE inbound_interchanges SET result = ?4, received_at = ?5, claim = NULL
+                 WHERE account = ?1 AND partner_id = ?2 AND control = ?3 AND result = '{}' AND claim = ?6",
+                vals![account, &partner.id, *n, &text, now, token],
+            )
+            .map_err(db)?;
+        if held == 0 {
+            return Err(in_progress(&n.to_string()));
         }
     }
     Ok(result)
@@ -652,12 +1546,15 @@ pub async fn inbox_loop(app: Arc<App>) {
                 for path in names {
                     let span =
                         tracing::info_span!("inbox", file = %path.display(), partner = %partner.id);
-                    let Ok(bytes) = std::fs::read(&path) else {
+                    // Mapped, not read: a file of any size costs bounded memory.
+                    let Ok(input) = Input::open(&path) else {
                         continue;
                     };
-                    let outcome = receive(&app, &account.id, Some(&partner.id), bytes, "inbox")
-                        .instrument(span)
-                        .await;
+                    let cap = SetCap::bytes(app.config.max_set_bytes);
+                    let outcome =
+                        receive(&app, &account.id, Some(&partner.id), input, "inbox", cap)
+                            .instrument(span)
+                            .await;
                     let to = match &outcome {
                         Ok(_) => "processed",
                         Err(e) if e.status.is_client_error() => "rejected",
@@ -680,8 +1577,15 @@ pub async fn inbox_loop(app: Arc<App>) {
 mod tests {
     use super::*;
 
-    /// What `read` gave when it built the whole tree (`x12kit::parse`).
-    fn from_tree(input: &[u8]) -> (Vec<Interchange>, Vec<x12kit::Diagnostic>) {
+    /// The sets of the whole tree (`x12kit::parse`): per interchange, (ST01, GS06,
+    /// ST02, mapped document) of each set.
+    #[allow(clippy::type_complexity)]
+    fn from_tree(
+        input: &[u8],
+    ) -> (
+        Vec<Vec<(String, Option<i64>, Option<i64>, Option<Vec<u8>>)>>,
+        Vec<x12kit::Diagnostic>,
+    ) {
         let doc = x12kit::parse(input);
         let mut interchanges = Vec::new();
         for (i, ic) in doc.interchanges.iter().enumerate() {
@@ -689,21 +1593,95 @@ mod tests {
             for (g, group) in ic.groups.iter().enumerate() {
                 let group_control = group.gs.as_ref().and_then(|gs| number(gs.value(6)));
                 for (t, set) in group.transactions.iter().enumerate() {
-                    sets.push(Set {
-                        kind: text(set.kind()),
+                    sets.push((
+                        text(set.kind()),
                         group_control,
-                        control: number(set.control_number()),
-                        document: ops::transaction_document_json(&doc, i, g, t).ok().flatten(),
-                    });
+                        number(set.control_number()),
+                        ops::transaction_document_json(&doc, i, g, t).ok().flatten(),
+                    ));
                 }
             }
-            interchanges.push(Interchange {
-                sender: (text(ic.isa.value(5)), text(ic.isa.value(6))),
-                control: text(ic.isa.value(13)),
-                sets,
-            });
+            interchanges.push(sets);
         }
         (interchanges, doc.diagnostics)
+    }
+
+    #[test]
+    fn a_request_renews_and_gives_back_only_its_own_claim() {
+        let c = crate::store::tests::migrated();
+        let claims = |c: &rusqlite::Connection| -> Vec<(i64, i64, Option<String>)> {
+            let mut q = c
+                .prepare(
+                    "SELECT control, received_at, claim FROM inbound_interchanges ORDER BY control",
+                )
+                .unwrap();
+            q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        // Interchange 1 is this request's; 2 was taken over by another request after this
+        // one's claim lapsed; 3 is complete.
+        c.execute_batch(
+            "INSERT INTO inbound_interchanges (account, partner_id, control, received_at, source, result, claim) VALUES
+             ('a', 'p', 1, 5, 'api', '{}', 'mine'),
+             ('a', 'p', 2, 5, 'api', '{}', 'theirs'),
+             ('a', 'p', 3, 5, 'api', '{\"done\":true}', NULL)",
+        )
+        .unwrap();
+        assert_eq!(renew(&c, "a", "p", 1, "mine").unwrap(), 1);
+        assert_eq!(renew(&c, "a", "p", 2, "mine").unwrap(), 0);
+        assert_eq!(renew(&c, "a", "p", 3, "mine").unwrap(), 0);
+        let now = claims(&c);
+        assert!(now[0].1 > 5, "{now:?}");
+        assert_eq!(now[1].1, 5);
+        release(&c, "a", "p", &[1, 2, 3], "mine").unwrap();
+        assert_eq!(
+            claims(&c),
+            [
+                (1, 0, Some("mine".to_string())),
+                (2, 5, Some("theirs".to_string())),
+                (3, 5, None)
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_heartbeat_renews_while_the_request_makes_progress() {
+        use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+        let every = std::time::Duration::from_millis(20);
+        let progress = Arc::new(AtomicU64::new(0));
+        let renewed = Arc::new(AtomicUsize::new(0));
+        let held = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let task = {
+            let (progress, renewed, held) = (progress.clone(), renewed.clone(), held.clone());
+            tokio::spawn(beat(every, progress, move || {
+                renewed.fetch_add(1, Ordering::SeqCst);
+                let held = held.load(Ordering::SeqCst);
+                async move { held }
+            }))
+        };
+        // Progress at every beat: renewed each time.
+        for n in 1..=5 {
+            progress.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(every * 2).await;
+            assert!(renewed.load(Ordering::SeqCst) >= n.min(3), "{n}");
+        }
+        let before = renewed.load(Ordering::SeqCst);
+        assert!(before >= 3, "{before}");
+        // No progress: no renewal (the claim lapses if the request is stuck).
+        tokio::time::sleep(every * 6).await;
+        let stalled = renewed.load(Ordering::SeqCst);
+        assert!(stalled <= before + 1, "{before} {stalled}");
+        tokio::time::sleep(every * 6).await;
+        assert_eq!(renewed.load(Ordering::SeqCst), stalled);
+        // The claim is someone else's now: the heartbeat stops.
+        held.store(false, Ordering::SeqCst);
+        progress.fetch_add(1, Ordering::SeqCst);
+        tokio::time::timeout(every * 20, task)
+            .await
+            .expect("the heartbeat stops once the claim is gone")
+            .unwrap();
     }
 
     #[test]
@@ -729,16 +1707,85 @@ mod tests {
         inputs.push(big.into_bytes());
         assert!(inputs.len() > 50);
         for input in &inputs {
-            let r = read(input).unwrap();
-            let (interchanges, diagnostics) = from_tree(input);
-            assert_eq!(r.interchanges, interchanges);
-            assert_eq!(r.diagnostics, diagnostics);
-            assert_eq!(r.acks, ops::read_acknowledgement(input));
-            let options: ops::AcknowledgeOptions = ops::options(json!({"kind": "auto"})).unwrap();
+            let mapped = Input::Read(input.clone());
+            let outline = scan(&mapped, SetCap::default()).unwrap();
+            let (tree, diagnostics) = from_tree(input);
+            assert_eq!(outline.diagnostics, diagnostics);
+            assert_eq!(outline.interchanges.len(), tree.len());
+            let fates: Vec<Fate> = (0..tree.len())
+                .map(|n| Fate::Record {
+                    control: n as i64,
+                    skip: n % 2,
+                })
+                .collect();
+            let mut batches = Vec::new();
+            let handed = records(
+                &mapped,
+                SetCap::default(),
+                &fates,
+                None,
+                &mut |b| {
+                    batches.push(b);
+                    Ok(())
+                },
+                None,
+            )
+            .unwrap();
+            assert!(
+                batches
+                    .iter()
+                    .all(|b| !b.is_empty() && b.len() <= BATCH_SETS)
+            );
+            let rows: Vec<Row> = batches.into_iter().flatten().collect();
+            assert_eq!(handed.len(), rows.len());
+            // Every set but the acknowledgements, after the `skip` first of each interchange.
+            let mut expected = Vec::new();
+            for (n, (sets, scanned)) in tree.iter().zip(&outline.interchanges).enumerate() {
+                let kinds: Vec<&str> = sets.iter().map(|s| s.0.as_str()).collect();
+                let marks: Vec<&str> = scanned.sets.iter().map(|s| s.kind.as_str()).collect();
+                assert_eq!(kinds, marks);
+                expected.extend(
+                    sets.iter()
+                        .filter(|s| !crate::lifecycle::is_ack_type(&s.0))
+                        .skip(n % 2)
+                        .map(|s| (n as i64, s)),
+                );
+            }
+            assert_eq!(rows.len(), expected.len());
+            for (row, (n, (kind, group, control, document))) in rows.iter().zip(expected) {
+                assert_eq!(row.interchange, n);
+                assert_eq!(&row.kind, kind);
+                assert_eq!(&row.group_control, group);
+                assert_eq!(&row.control, control);
+                let doc = document.as_deref().map_or_else(
+                    || "null".to_string(),
+                    |d| String::from_utf8_lossy(d).into_owned(),
+                );
+                assert_eq!(row.document, doc);
+                // The set in an interchange of its own: one set, mapped to the same document.
+                let own = row.x12.as_deref().unwrap();
+                let alone = x12kit::parse(own);
+                assert_eq!(
+                    alone.interchanges.len(),
+                    1,
+                    "{}",
+                    String::from_utf8_lossy(own)
+                );
+                let (one, _) = from_tree(own);
+                assert_eq!(one[0].len(), 1);
+                assert_eq!(&one[0][0].3, document);
+            }
+            let options = crate::guides::inbound_options(&json!({})).unwrap();
+            let v = validation(&mapped, &options).unwrap();
+            assert_eq!(
+                v.acknowledgements.clone().unwrap_or_default(),
+                ops::read_acknowledgement(input)
+            );
+            let ack: ops::AcknowledgeOptions = ops::options(json!({"kind": "auto"})).unwrap();
             let at = x12kit::DateTime::from_unix(1_700_000_000);
             assert_eq!(
-                ops::acknowledge_validation(&r.validation, &options, at).ok(),
-                ops::acknowledge(input, &options, at).ok()
+                ops::acknowledge_validation(&v, &ack, at).ok(),
+                ops::acknowledge(input, &ack, at).ok()
             );
         }
     }

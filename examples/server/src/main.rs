@@ -165,7 +165,7 @@ fn bench_parse(
         .max(1);
     // Once untimed: the allocator's first large blocks come from fresh pages, as they do
     // only once in a long-running server.
-    if x12::parse_into(&input, documents, &mut Vec::new()).is_err() {
+    if x12::parse_into(&input, documents, Default::default(), &mut Vec::new()).is_err() {
         eprintln!("x12kit-server: the parse failed");
         return ExitCode::FAILURE;
     }
@@ -176,7 +176,9 @@ fn bench_parse(
             .map(|_| {
                 scope.spawn(|| {
                     let mut out = Vec::new();
-                    (0..runs).all(|_| x12::parse_into(&input, documents, &mut out).is_ok())
+                    (0..runs).all(|_| {
+                        x12::parse_into(&input, documents, Default::default(), &mut out).is_ok()
+                    })
                 })
             })
             .collect();

@@ -320,23 +320,33 @@ impl http_body::Body for ChannelBody {
 }
 
 /// Writes into a [`ChannelBody`] in chunks of 64 KiB, waiting while the client reads;
-/// `BrokenPipe` once the client has gone.
+/// `BrokenPipe` once the client has gone. It holds the writing call's core slot, and
+/// gives it back while it waits for a slow client (the channel full), taking one again
+/// when the client has read: a client reading slowly holds a blocking thread and the
+/// few chunks in the channel, never a core that others' calls wait for.
 pub(crate) struct ChannelWriter {
     tx: tokio::sync::mpsc::Sender<Bytes>,
     buf: Vec<u8>,
+    slot: Option<tokio::sync::SemaphorePermit<'static>>,
+    runtime: tokio::runtime::Handle,
 }
 
 /// Chunks of a [`ChannelWriter`].
 const CHUNK: usize = 64 * 1024;
 
-/// A response body and the writer that makes it (at most 4 chunks in between).
-pub(crate) fn channel_body() -> (ChannelBody, ChannelWriter) {
+/// A response body and the writer that makes it (at most 4 chunks in between), the
+/// writer holding the core slot `slot` (see [`ChannelWriter`]). Must be made on the runtime.
+pub(crate) fn channel_body(
+    slot: tokio::sync::SemaphorePermit<'static>,
+) -> (ChannelBody, ChannelWriter) {
     let (tx, rx) = tokio::sync::mpsc::channel(4);
     (
         ChannelBody(rx),
         ChannelWriter {
             tx,
             buf: Vec::with_capacity(CHUNK),
+            slot: Some(slot),
+            runtime: tokio::runtime::Handle::current(),
         },
     )
 }
@@ -347,9 +357,21 @@ impl ChannelWriter {
             return Ok(());
         }
         let chunk = Bytes::from(std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK)));
-        self.tx
-            .blocking_send(chunk)
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+        let gone = || std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let chunk = match self.tx.try_send(chunk) {
+            Ok(()) => return Ok(()),
+            Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => return Err(gone()),
+            Err(tokio::sync::mpsc::error::TrySendError::Full(chunk)) => chunk,
+        };
+        // The client reads slower than the core writes: its core slot goes back while
+        // it waits, and is taken again (behind the others waiting) once it has read.
+        let held = self.slot.take().is_some();
+        self.tx.blocking_send(chunk).map_err(|_| gone())?;
+        if held {
+            let slot = self.runtime.block_on(core_slot()).map_err(|_| gone())?;
+            self.slot = Some(slot);
+        }
+        Ok(())
     }
 }
 

@@ -32,6 +32,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (7, include_str!("../migrations/0007_settings.sql")),
     (8, include_str!("../migrations/0008_partner_links.sql")),
     (9, include_str!("../migrations/0009_dashboard.sql")),
+    (10, include_str!("../migrations/0010_inbound_claims.sql")),
 ];
 
 /// The same schema for PostgreSQL (table `schema_migrations`).
@@ -57,6 +58,10 @@ const PG_MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../migrations/postgres/0008_partner_links.sql"),
     ),
     (9, include_str!("../migrations/postgres/0009_dashboard.sql")),
+    (
+        10,
+        include_str!("../migrations/postgres/0010_inbound_claims.sql"),
+    ),
 ];
 
 /// Largest number of jobs committed in one transaction.
@@ -1496,8 +1501,15 @@ pub fn detail(c: &dyn Db, account: &str, id: &str) -> DbResult<Option<Value>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// An in-memory SQLite store with every migration applied (unit tests of SQL).
+    pub(crate) fn migrated() -> Connection {
+        let mut c = Connection::open_in_memory().unwrap();
+        migrate(&mut c).unwrap();
+        c
+    }
 
     #[test]
     fn query_times_are_rfc_3339_or_a_date() {

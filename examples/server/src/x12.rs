@@ -5,6 +5,7 @@
 
 use crate::error::{ApiError, ApiResult};
 use serde_json::{Value, json};
+use x12kit::envelope::SetCap;
 use x12kit::ops;
 
 /// Checks a partner profile with the core (at start-up).
@@ -90,10 +91,15 @@ pub fn render(
     })
 }
 
+/// The core's parse options of `?documents=` and `?maxSetBytes=`.
+fn parse_options(documents: bool, cap: SetCap) -> ApiResult<ops::ParseOptions> {
+    core_options(json!({"documents": documents, "maxSetBytes": cap.0}))
+}
+
 /// `POST /parse`: the core's parse result JSON (what `x12kit parse` prints),
 /// written into `out` (cleared first; a reused buffer of [`crate::pool`]).
-pub fn parse_into(input: &[u8], documents: bool, out: &mut Vec<u8>) -> ApiResult<()> {
-    let options: ops::ParseOptions = core_options(json!({"documents": documents}))?;
+pub fn parse_into(input: &[u8], documents: bool, cap: SetCap, out: &mut Vec<u8>) -> ApiResult<()> {
+    let options = parse_options(documents, cap)?;
     out.clear();
     crate::metrics::PARSE.time(|| {
         guarded("parse", || {
@@ -111,9 +117,10 @@ pub fn parse_into(input: &[u8], documents: bool, out: &mut Vec<u8>) -> ApiResult
 pub fn parse_stream(
     input: &x12kit_mapped::Input,
     documents: bool,
+    cap: SetCap,
     mut out: impl std::io::Write + Send,
 ) -> ApiResult<()> {
-    let options: ops::ParseOptions = core_options(json!({"documents": documents}))?;
+    let options = parse_options(documents, cap)?;
     let mut released = 0;
     crate::metrics::PARSE.time(|| {
         guarded("parse", || {

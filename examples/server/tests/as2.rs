@@ -3,7 +3,8 @@
 //! made here by `openssl req`: both directions, signed, encrypted (AES-CBC by pyas2lib,
 //! AES-GCM by `openssl cms`), compressed, synchronous and asynchronous MDNs; and a
 //! tampered body, a wrong certificate, a MIC mismatch, a negative MDN, an unsigned
-//! message where signing is required, and a replayed Message-ID.
+//! message where signing is required, and a replayed Message-ID (twice in turn, and two
+//! different payloads with one Message-ID at once).
 
 mod common;
 
@@ -397,6 +398,65 @@ fn the_server_sends_to_pyas2lib_and_verifies_its_mdns() {
         v["data"]["certificates"]["ourCertificate"]["subject"], "CN=server AS2",
         "{v}"
     );
+}
+
+#[test]
+fn two_payloads_with_one_message_id_at_once_apply_one_of_them_only() {
+    // The replay check (the Message-ID's record) commits in the same store transaction as
+    // the payload's sets: the message that loses the race leaves nothing behind, and is
+    // answered with the winner's MDN.
+    let pki = Pki::new();
+    let s = start(&pki, "http://127.0.0.1:9/as2", "");
+    let db = s.database();
+    let edi =
+        std::fs::read_to_string(repo_root().join("examples/x12/purchase-orders-850.edi")).unwrap();
+    assert!(edi.contains("*000000101*"));
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..3usize {
+        // Two interchanges (ISA13s of their own), two 850s each.
+        let paths: Vec<PathBuf> = (0..2)
+            .map(|n| {
+                let path = dir.path().join(format!("race-{round}-{n}.edi"));
+                let control = 700 + 2 * round + n;
+                std::fs::write(
+                    &path,
+                    edi.replace("*000000101*", &format!("*{control:09}*")),
+                )
+                .unwrap();
+                path
+            })
+            .collect();
+        let id = format!("race-{round}");
+        let answers: Vec<Vec<Value>> = std::thread::scope(|scope| {
+            let sends: Vec<_> = paths
+                .iter()
+                .map(|p| {
+                    let (pki, s, id) = (&pki, &s, &id);
+                    scope.spawn(move || pyas2_send(pki, s, "partner", p, &["--message-id", id]))
+                })
+                .collect();
+            sends.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        // The winner's MDN is "processed"; the other is answered with the same MDN (a
+        // replay), whose MIC is the winner's payload's: its sender reads a warning.
+        let mut status: Vec<&str> = answers
+            .iter()
+            .map(|a| {
+                assert_eq!(a[0]["http"], 200, "{}", a[0]);
+                a[0]["mdnStatus"].as_str().unwrap()
+            })
+            .collect();
+        status.sort();
+        assert_eq!(status, ["processed", "processed/warning"], "{answers:?}");
+        assert_eq!(answers[0][0]["mdnBody"], answers[1][0]["mdnBody"]);
+        let rows = store_rows(
+            &db,
+            &format!("SELECT message_id FROM as2_received WHERE message_id LIKE 'race-{round}%'"),
+        );
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        // One payload's two sets, not four.
+        assert_eq!(inbound_count(&s), 2 * (round + 1), "round {round}");
+    }
 }
 
 #[test]

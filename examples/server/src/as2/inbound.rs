@@ -455,12 +455,13 @@ async fn receive_message(
         mdn: built.clone(),
         url: async_url.clone(),
     };
-    let applied = crate::inbound::receive_then(
+    let applied = crate::inbound::receive_whole(
         &app,
         &account,
         Some(&partner.id),
-        opened.x12,
+        x12kit_mapped::Input::Read(opened.x12),
         "as2",
+        x12kit::envelope::SetCap::bytes(app.config.max_set_bytes),
         move |c, result| record.insert(c, result),
     )
     .await;

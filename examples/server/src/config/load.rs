@@ -43,6 +43,9 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
                 .into(),
         );
     }
+    if file.max_set_bytes == 0 {
+        return Err("max_set_bytes must be at least 1".into());
+    }
     if file.max_body_bytes == 0 {
         return Err("max_body_bytes must be at least 1".into());
     }
@@ -239,6 +242,7 @@ fn resolve(file: FileConfig, base: &Path) -> Result<Config, String> {
         listen: file.listen,
         database,
         max_body_bytes: file.max_body_bytes,
+        max_set_bytes: file.max_set_bytes,
         limits: file.limits,
         workers: file.workers,
         server,

@@ -5,7 +5,7 @@
 use super::capacity::{
     BODY_QUEUE, Capacity, Phase, READING_BODY, WORKING, group_of, overloaded, request_timeout,
 };
-use super::settings::{Kind, SMALL_BODY};
+use super::settings::{Kind, SMALL_BODY, STREAMED_BODY};
 use crate::error::ApiError;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
@@ -255,17 +255,18 @@ fn streamed(path: &str, headers: &axum::http::HeaderMap, size: Option<u64>) -> b
             )
         });
     raw && (path.ends_with("/validate")
-        || (path.ends_with("/parse") && crate::request::parse_streams(size)))
+        || ((path.ends_with("/parse") || path.ends_with("/documents/inbound"))
+            && crate::request::parse_streams(size)))
 }
 
 /// Admits a body its route reads as it arrives: over `max_body_bytes` by its declared
-/// size, 413 at once; else it reserves what a buffered body does (its declared size, a
-/// chunked one `max_body_bytes`) and is handed on [`Metered`](super::metered::Metered)
-/// (the same limit and minimum rate, enforced as the route reads). The reservation
-/// stays that of the whole body because what the route holds follows the number of
-/// sets (their summaries, and the answer that lists them), which only the body's size
-/// bounds: a body of the smallest sets costs about as much as the buffered path did.
-/// An ordinary body costs far less (`tests/stream.rs`: 1 GiB of 250 KiB sets, 18 MiB).
+/// size, 413 at once; else it reserves what the route holds of it at once
+/// ([`STREAMED_BODY`], or its declared size or the limit when smaller), not its size, and is handed
+/// on [`Metered`](super::metered::Metered) (the same limit and minimum rate, enforced
+/// on the bytes as the route reads them). What such a route holds beyond its buffer
+/// follows its sets, not its size (the largest set, capped by `max_set_bytes`; a
+/// summary per set), and is bounded by the x12 group's concurrency, since its body is
+/// read only once it has its slot (the README's "Memory").
 async fn stream_body(
     capacity: &Capacity,
     held: &mut Held,
@@ -279,7 +280,7 @@ async fn stream_body(
         return Err(ApiError::too_large(limit)
             .with_header(header::CONNECTION, HeaderValue::from_static("close")));
     }
-    let reserve = size.map_or(limit, |n| n as usize);
+    let reserve = size.map_or(limit, |n| n as usize).min(STREAMED_BODY);
     if reserve > SMALL_BODY {
         reserve_memory(capacity, held, reserve).await?;
     }

@@ -7,10 +7,17 @@
 //!    body of unknown length: the largest allowed) from one budget of
 //!    `body_memory_bytes` before a byte of it is read; while the budget is spent it
 //!    waits, at most `queue_timeout_ms`, then is answered 503 `OVERLOADED`. Waiting
-//!    costs nothing but the socket: its body stays in the client and the kernel.
+//!    costs nothing but the socket: its body stays in the client and the kernel. A body
+//!    its route reads as it arrives (raw X12 to `/validate`, and to `/parse` and
+//!    `/documents/inbound` when large or of unknown size) reserves only what the route
+//!    holds of it at once, [`STREAMED_BODY`](super::settings::STREAMED_BODY) (2 MiB),
+//!    and is read only once it has its route group's slot (step 3), so what it holds
+//!    beyond that (its largest set, its sets' summaries) is bounded by that group's
+//!    concurrency.
 //! 2. **Its body, at a minimum rate.** After `body_grace_ms`, the body must have come at
 //!    `body_min_bytes_per_second` on average, or 408 `REQUEST_TIMEOUT` (a slow-body client
-//!    holds only what it has sent, and not for long). Over `max_body_bytes`: 413.
+//!    holds only what it has sent, and not for long). Over `max_body_bytes`: 413
+//!    (counted on the bytes read, for a streamed body too).
 //! 3. **Its route group.** Each group (x12, outbound, reads, other) handles `concurrency`
 //!    requests at once; `queue` more may wait, at most `queue_timeout_ms`; beyond that,
 //!    503 `OVERLOADED` with `Retry-After` (load shedding). Requests with a body of at

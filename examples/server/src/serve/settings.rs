@@ -116,6 +116,11 @@ impl Default for Settings {
 /// never delays a small request.
 pub const SMALL_BODY: usize = 64 * 1024;
 
+/// What a route that reads its body as it arrives holds of it at once, and so reserves
+/// from `body_memory_bytes`: `/validate`'s batch (1 MiB) and the frames in flight; the
+/// spooling buffer of `/parse` and `/documents/inbound` (64 KiB) is less.
+pub const STREAMED_BODY: usize = 2 << 20;
+
 /// The route groups, in the order of [`Resolved::groups`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -210,8 +210,9 @@ async fn take(
         app,
         account,
         Some(partner),
-        bytes,
+        x12kit_mapped::Input::Read(bytes),
         "sftp",
+        x12kit::envelope::SetCap::bytes(app.config.max_set_bytes),
         move |c, result| r.insert(c, "applied", result),
     )
     .await;
