@@ -1597,7 +1597,9 @@ enum x12kit_status x12kit_payloads_from_csv(const char *document_type,
  * `{"parts": [{"interchangeControlNumber", "originalInterchangeControlNumber",
  * "functionalId", "groupControlNumber", "originalGroupControlNumber",
  * "sets": [{"type", "controlNumber", "originalControlNumber", "segment",
- * "offset", "length"}], "x12"}], "diagnostics": [...]}`.
+ * "offset", "length"}], "recipe", "x12"}], "diagnostics": [...]}`. A part's
+ * `recipe` is what `x12kit_rebuild_part` needs to make it again from the
+ * input's bytes alone: keep it rather than the part.
  *
  * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_OPTIONS` (a zero
  * `maxSets` or `maxBytes`, an unknown key; `x12kit_error_path` names it) or
@@ -1619,6 +1621,47 @@ enum x12kit_status x12kit_split(const uint8_t *input,
                                 size_t options_len,
                                 struct x12kit_string *json_out,
                                 struct x12kit_error *err);
+
+/**
+ * Makes a part of `x12kit_split` again from its `recipe` and the input's
+ * bytes in the recipe's `ranges`: the same part (numbers, sets with their
+ * positions in the input, recipe, `x12`) without reading the rest of the
+ * input. Keep a few dozen bytes of recipe per part instead of the parts of
+ * a large file; read `ranges` (`[start, end)` byte offsets of the input:
+ * its ISA, its GS, the run of its sets, the GE and IEA that closed it) one
+ * after the other into one buffer when a part is wanted.
+ *
+ * `recipe[0..recipe_len]`: the part's `recipe` object as JSON text (as
+ * `x12kit_split` gives it). `bytes[0..bytes_len]`: the input's bytes in
+ * the recipe's ranges, one after the other.
+ *
+ * On success `*json_out` receives the part as compact JSON (free with
+ * `x12kit_string_free`), byte for byte as it is in the split's JSON
+ * (`ops::rebuild_part_json`).
+ *
+ * Errors: `X12KIT_STATUS_INVALID_INPUT` with `INVALID_ARGUMENT` (the bytes
+ * are not the ranges' length, or do not make that part: another input, or
+ * it changed since the split), `INVALID_OPTIONS` (a recipe that is not
+ * JSON, not an object, or unusable; `x12kit_error_path` is `/recipe` or the
+ * member under it, such as `/recipe/ranges/0/1`) or
+ * `INVALID_CONTROL_NUMBER` (`/recipe/renumber/set`);
+ * `X12KIT_STATUS_INVALID_UTF8` (the recipe), `X12KIT_STATUS_NULL_POINTER`,
+ * `X12KIT_STATUS_INVALID_ARGUMENT`; `*json_out` is then empty. Thread
+ * safety: may be called from many threads at once.
+ *
+ * Ownership: the output becomes the caller's; x12kit keeps no pointer to
+ * the arguments. Lifetime: until `x12kit_string_free`.
+ *
+ * # Safety
+ * `recipe` and `bytes` must point to their lengths in readable bytes (or
+ * be NULL with length 0); `json_out` must be valid for one write.
+ */
+enum x12kit_status x12kit_rebuild_part(const char *recipe,
+                                       size_t recipe_len,
+                                       const uint8_t *bytes_in,
+                                       size_t bytes_len,
+                                       struct x12kit_string *json_out,
+                                       struct x12kit_error *err);
 
 /**
  * Merges interchanges of one sender/receiver pair, version and delimiters

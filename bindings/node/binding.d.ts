@@ -152,6 +152,12 @@ export declare function payloadsFromCsvJson(documentType: string, csv: Uint8Arra
 /** Reads the TA1/997/999 acknowledgements in X12 input; their JSON as a string. */
 export declare function readAcknowledgementToString(input: Uint8Array): string
 
+/**
+ * A part of a split made again from its recipe and the input's bytes in the
+ * recipe's ranges, as JSON text (`ops::rebuild_part_json`).
+ */
+export declare function rebuildPartJson(recipe: any, bytes: Uint8Array): string
+
 /** Renders a document from payload and partner JSON text into an interchange. */
 export declare function renderJson(documentType: string, payload: string, partner: string, options?: any | undefined | null, now?: number | undefined | null): RenderOutput
 

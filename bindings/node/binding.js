@@ -856,6 +856,7 @@ module.exports.parseToString = nativeBinding.parseToString
 module.exports.partnerSchemaJson = nativeBinding.partnerSchemaJson
 module.exports.payloadsFromCsvJson = nativeBinding.payloadsFromCsvJson
 module.exports.readAcknowledgementToString = nativeBinding.readAcknowledgementToString
+module.exports.rebuildPartJson = nativeBinding.rebuildPartJson
 module.exports.renderJson = nativeBinding.renderJson
 module.exports.renderJsonAsync = nativeBinding.renderJsonAsync
 module.exports.segmentComponents = nativeBinding.segmentComponents

@@ -529,8 +529,29 @@ export interface Part {
   groupControlNumber: string | null
   originalGroupControlNumber: string | null
   sets: PartSet[]
+  /** How to make the part again later from the input alone (`rebuildPart`): keep this, not the part. */
+  recipe: PartRecipe
   /** The part's X12. */
   x12: string
+}
+/**
+ * What `rebuildPart` needs to make a part of `split` again: a few dozen bytes
+ * whatever the part's size. Read `ranges` of the input (`[start, end)` byte
+ * offsets: its ISA, its GS, the run of its sets, the GE or IEA that closed it)
+ * one after the other and pass them with it.
+ */
+export interface PartRecipe {
+  ranges: Array<[number, number]>
+  /** Which of `ranges` is the run of sets. */
+  setsRange: number
+  /** The part's number of sets. */
+  sets: number
+  /** The input's segment index of its first ST. */
+  segment: number
+  /** The numbers of its interchange, group and first set, for the levels the split renumbered. */
+  renumber: { interchange?: number; group?: number; set?: number }
+  /** The split's cap on one set (a set over it is left out again). */
+  maxSetBytes: number
 }
 /** The parts of an input and the diagnostics of reading it. */
 export interface SplitResult {
@@ -545,6 +566,17 @@ export interface SplitResult {
  * (`INVALID_OPTIONS`, `INVALID_CONTROL_NUMBER`) for unusable options.
  */
 export declare function split(input: string | Uint8Array, options?: SplitOptions): SplitResult
+/**
+ * Makes a part of `split` again from its `recipe` and `bytes`, the input's
+ * bytes in `recipe.ranges` one after the other (e.g. read with
+ * `fs.readSync(fd, buf, off, end - start, start)` for each range): the same
+ * part (numbers, positions, recipe, `x12`) without reading the rest of the
+ * input. Throws `X12kitTypeError`: `INVALID_ARGUMENT` when the bytes do not
+ * make that part (another input, or it changed since the split),
+ * `INVALID_OPTIONS` (pointer `/recipe` or under it) or
+ * `INVALID_CONTROL_NUMBER` for an unusable recipe.
+ */
+export declare function rebuildPart(recipe: PartRecipe, bytes: string | Uint8Array): Part
 /** Options of `merge`. */
 export interface MergeOptions {
   /** With `group`, groups of one functional id and application ids merge whatever their GS06. */
@@ -659,6 +691,7 @@ declare const x12kit: {
   describeSegment: typeof describeSegment
   payloadsFromCsv: typeof payloadsFromCsv
   split: typeof split
+  rebuildPart: typeof rebuildPart
   merge: typeof merge
   documentTypes: typeof documentTypes
   write: typeof write

@@ -566,6 +566,27 @@ function split(input, opts) {
 }
 
 /**
+ * Makes a part of `split` again from its `recipe` (the part's `recipe`) and
+ * `bytes`, the input's bytes in `recipe.ranges` (`[start, end)` offsets: its
+ * ISA, GS, run of sets, GE and IEA) one after the other: the same part object
+ * (numbers, sets with their positions in the input, `recipe`, `x12`) without
+ * reading the rest of the input. Throws `X12kitTypeError` `INVALID_ARGUMENT`
+ * when the bytes are not the ranges' length or do not make that part (another
+ * input, or it changed since the split), `INVALID_OPTIONS` (pointer `/recipe`
+ * or under it) or `INVALID_CONTROL_NUMBER` for an unusable recipe.
+ */
+function rebuildPart(recipe, input) {
+  const t = typeof recipe
+  if (recipe === undefined || t === 'function' || t === 'symbol' || t === 'bigint') {
+    const e = typeError(`recipe must be the \`recipe\` object of a part of split(), got ${describe(recipe)}`, 'INVALID_OPTIONS')
+    e.pointer = '/recipe'
+    throw e
+  }
+  const b = bytes(input, 'bytes')
+  return JSON.parse(call(() => native.rebuildPartJson(recipe, b)))
+}
+
+/**
  * Merges interchanges of one sender/receiver pair, version and delimiters
  * (`inputs`: an array of Buffers, Uint8Arrays or strings, each one or more
  * interchanges) into one interchange (a Buffer of X12). Throws `X12kitError`
@@ -902,6 +923,7 @@ module.exports = {
   describeSegment,
   payloadsFromCsv,
   split,
+  rebuildPart,
   merge,
   documentTypes,
   write,

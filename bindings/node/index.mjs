@@ -23,6 +23,7 @@ export const {
   describeSegment,
   payloadsFromCsv,
   split,
+  rebuildPart,
   merge,
   documentTypes,
   write,

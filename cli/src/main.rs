@@ -103,6 +103,9 @@ enum Command {
     /// Split X12 into complete interchanges of a set (or `--max-sets` sets,
     /// or a group) each, counts right, control numbers kept or renumbered.
     Split(split::SplitArgs),
+    /// Make a part of a split again from its recipe (`split --json` gives one
+    /// per part) and the input, reading only the recipe's byte ranges (X12 on stdout).
+    RebuildPart(split::RebuildPartArgs),
     /// Merge interchanges of one sender/receiver pair into one (X12 on stdout).
     Merge(split::MergeArgs),
     /// Read a CSV of documents of one type into their payloads, with every problem at its
@@ -200,6 +203,7 @@ fn main() -> ExitCode {
         Command::Ack(args) => validate::run_ack(args),
         Command::Webhook(cmd) => webhook::run(cmd),
         Command::Split(a) => split::split(&a),
+        Command::RebuildPart(a) => split::rebuild_part(&a),
         Command::Merge(a) => split::merge(&a),
         Command::Render(args) => render::run_render(args),
         Command::Csv(args) => render::run_csv(args),

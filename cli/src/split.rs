@@ -285,3 +285,84 @@ pub(crate) fn merge(a: &MergeArgs) -> ExitCode {
         }
     }
 }
+
+#[derive(Args, Debug)]
+pub(crate) struct RebuildPartArgs {
+    /// The X12 file the split read (only the recipe's ranges are read from
+    /// it), or `-` for standard input; with `--bytes`, the ranges' bytes
+    /// themselves, one after the other.
+    file: PathBuf,
+    /// The part's `recipe` as JSON, as `split --json` gives it in each part
+    /// (`jq -c '.parts[3].recipe'`).
+    #[arg(long, value_name = "JSON")]
+    recipe: String,
+    /// FILE holds the bytes of the recipe's ranges one after the other (what
+    /// every binding's `rebuild_part` takes), not the whole input.
+    #[arg(long)]
+    bytes: bool,
+    /// Print the part as JSON (as in `split --json`: numbers, sets with their
+    /// positions in the input, recipe, `x12`) instead of its X12.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The bytes of `ranges` read from `file` one after the other (seeking; the
+/// whole of standard input for `-`). A range that ends before it starts, or
+/// past the end of the file, gives fewer bytes than the ranges hold: the core
+/// then says what is wrong.
+fn read_ranges(file: &std::path::Path, ranges: &[[usize; 2]]) -> io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut out = Vec::new();
+    if file.as_os_str() == "-" {
+        let all = read_input(file)?;
+        for &[a, b] in ranges {
+            if a <= b {
+                out.extend_from_slice(all.get(a.min(all.len())..b.min(all.len())).unwrap_or(&[]));
+            }
+        }
+        return Ok(out);
+    }
+    let mut f = std::fs::File::open(file)?;
+    for &[a, b] in ranges {
+        if a > b {
+            continue;
+        }
+        f.seek(SeekFrom::Start(a as u64))?;
+        (&mut f).take((b - a) as u64).read_to_end(&mut out)?;
+    }
+    Ok(out)
+}
+
+/// `x12kit rebuild-part`: a part of a split made again from its recipe.
+pub(crate) fn rebuild_part(a: &RebuildPartArgs) -> ExitCode {
+    let recipe = match ops::part_recipe_str(&a.recipe) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("x12kit: --recipe: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let bytes = if a.bytes {
+        read_input(&a.file)
+    } else {
+        read_ranges(&a.file, &recipe.ranges)
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(e) => return fail(&a.file, e),
+    };
+    let part = match ops::rebuild_part(&recipe, &bytes) {
+        Ok(p) => p,
+        Err(e) => return fail(&a.file, e),
+    };
+    if a.json {
+        let mut json = match serde_json::to_vec(&part) {
+            Ok(j) => j,
+            Err(e) => return fail(&a.file, e),
+        };
+        json.push(b'\n');
+        emit(&a.file, &json)
+    } else {
+        emit(&a.file, &part.x12)
+    }
+}

@@ -120,3 +120,68 @@ fn a_truncated_file_is_split_as_far_as_it_can_be_and_exits_1() {
     assert_eq!(stdout(&o).matches("ISA*").count(), 2, "{}", stdout(&o));
     assert!(stderr(&o).contains("SE_MISSING"), "{}", stderr(&o));
 }
+
+/// `split --json` gives each part's recipe; `rebuild-part` reads only its
+/// ranges from the file (or from standard input) and writes the part again.
+#[test]
+fn rebuild_part_from_the_recipes_of_split_json() {
+    for opts in [
+        &[][..],
+        &["--per", "group"][..],
+        &["--renumber-set", "40"][..],
+    ] {
+        let mut args = vec!["split", SAMPLE, "--json"];
+        args.extend_from_slice(opts);
+        let o = run(&args, b"");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let split: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let parts = split["parts"].as_array().unwrap();
+        assert!(!parts.is_empty());
+        for p in parts {
+            let recipe = p["recipe"].to_string();
+            let o = run(&["rebuild-part", SAMPLE, "--recipe", &recipe], b"");
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            assert_eq!(stdout(&o), p["x12"].as_str().unwrap());
+            let o = run(
+                &["rebuild-part", "-", "--json", "--recipe", &recipe],
+                &std::fs::read(SAMPLE).unwrap(),
+            );
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            let again: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(&again, p);
+        }
+    }
+    // Another file: INVALID_ARGUMENT; a bad recipe: INVALID_OPTIONS at /recipe.
+    let o = run(&["split", SAMPLE, "--json"], b"");
+    let split: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let recipe = split["parts"][1]["recipe"].to_string();
+    let other = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/x12/ship-notice-856-5010.edi"
+    );
+    let o = run(&["rebuild-part", other, "--recipe", &recipe], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("INVALID_ARGUMENT"), "{}", stderr(&o));
+    let o = run(
+        &[
+            "rebuild-part",
+            SAMPLE,
+            "--recipe",
+            "{\"ranges\":[[9,0]],\"setsRange\":0,\"sets\":1,\"segment\":2}",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("INVALID_OPTIONS /recipe:"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["rebuild-part", SAMPLE, "--recipe", "nope"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("x12kit: --recipe: INVALID_OPTIONS /recipe"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -183,6 +183,18 @@ fn command(case: &Value) -> (Vec<String>, Vec<(String, String)>, Vec<u8>) {
             Vec::new(),
             Vec::new(),
         ),
+        "rebuildPart" => (
+            vec![
+                s("rebuild-part"),
+                s("--bytes"),
+                s("--json"),
+                s("--recipe"),
+                a["recipe"].to_string(),
+                path(&a["input"]),
+            ],
+            Vec::new(),
+            Vec::new(),
+        ),
         "merge" => {
             let mut v = vec![s("merge")];
             v.extend(a["inputs"].as_array().expect("inputs").iter().map(path));
@@ -289,6 +301,7 @@ fn check(case: &Value) -> Result<(), String> {
         | "webhookSign"
         | "describeSegment"
         | "split"
+        | "rebuildPart"
         | "payloadsFromCsv" => got.strip_suffix(b"\n") == Some(&expected[..]),
         "documentSchema" | "partnerSchema" => {
             serde_json::from_slice::<Value>(&got).ok()

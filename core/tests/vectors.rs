@@ -41,6 +41,7 @@ const ARGS: &[(&str, &[&str])] = &[
     ("describeSegment", &["setType", "version", "segment"]),
     ("payloadsFromCsv", &["documentType", "input"]),
     ("split", &["input"]),
+    ("rebuildPart", &["recipe", "input"]),
     ("merge", &["inputs"]),
     ("webhookSign", &["secret", "timestamp", "body", "bodyFile"]),
     (
@@ -69,6 +70,7 @@ const OPS: &[(&str, &str)] = &[
     ("describeSegment", "json"),
     ("payloadsFromCsv", "json"),
     ("split", "json"),
+    ("rebuildPart", "json"),
     ("merge", "edi"),
     ("webhookSign", "txt"),
     ("webhookVerify", "json"),
@@ -322,6 +324,28 @@ fn run(
                         }
                     }
                 }
+            }
+            json
+        }
+        "rebuildPart" => {
+            let input = c.file("input")?;
+            let recipe = match ops::part_recipe(c.arg("recipe")?.clone()) {
+                Ok(r) => r,
+                Err(e) => return Ok(Err(e)),
+            };
+            // The text form reads the same recipe.
+            let text = c.arg("recipe")?.to_string();
+            if ops::part_recipe_str(&text).as_ref() != Ok(&recipe) {
+                checks.push("ops::part_recipe and ops::part_recipe_str disagree".into());
+            }
+            let json = ops::rebuild_part_json(&recipe, &input);
+            let same = match (ops::rebuild_part(&recipe, &input), &json) {
+                (Ok(v), Ok(j)) => to_json(&v) == *j,
+                (Err(a), Err(b)) => a == *b,
+                _ => false,
+            };
+            if !same {
+                checks.push("ops::rebuild_part and ops::rebuild_part_json disagree".into());
             }
             json
         }

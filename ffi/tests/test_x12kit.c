@@ -104,6 +104,72 @@ static x12kit_string parse_json(const char *x12, size_t len) {
     return json;
 }
 
+/* ---------------------------------------------------------------- split, part recipes */
+
+/* Splits SAMPLE, keeps the part's recipe, reads the recipe's ranges out of
+ * SAMPLE and makes the part again: the JSON of the split's part, byte for
+ * byte. Then the errors of x12kit_rebuild_part. */
+static void test_split_and_rebuild_part(void) {
+    x12kit_string split = {0}, part = {0};
+    const char *recipe, *end, *p;
+    char *stop;
+    uint8_t bytes[sizeof SAMPLE];
+    size_t recipe_len, n = 0, part_len;
+    int depth = 0;
+    CHECK_OK(x12kit_split((const uint8_t *)SAMPLE, SAMPLE_LEN, NULL, 0, &split, err));
+    CHECK(starts_with(split.data, "{\"parts\":[{\"interchangeControlNumber\""));
+    recipe = strstr(split.data, "\"recipe\":");
+    CHECK(recipe != NULL);
+    if (recipe == NULL) {
+        x12kit_string_free(&split);
+        return;
+    }
+    recipe += strlen("\"recipe\":");
+    for (end = recipe; *end != '\0'; end++) {
+        if (*end == '{') depth++;
+        if (*end == '}' && --depth == 0) break;
+    }
+    recipe_len = (size_t)(end - recipe) + 1;
+    /* "ranges":[[a,b],[c,d],...]: copy each range of SAMPLE. */
+    p = strstr(recipe, "\"ranges\":[") + strlen("\"ranges\":[");
+    while (*p == '[') {
+        unsigned long a = strtoul(p + 1, &stop, 10), b = strtoul(stop + 1, &stop, 10);
+        CHECK(a <= b && b <= SAMPLE_LEN);
+        if (a > b || b > SAMPLE_LEN) break;
+        memcpy(bytes + n, SAMPLE + a, b - a);
+        n += b - a;
+        p = stop + 1;
+        if (*p == ',') p++;
+    }
+    CHECK(n == SAMPLE_LEN); /* one part of the whole sample */
+    CHECK_OK(x12kit_rebuild_part(recipe, recipe_len, bytes, n, &part, err));
+    /* The split's part: from after "{\"parts\":[" to before "],\"diagnostics\"". */
+    part_len = (size_t)(strstr(split.data, "],\"diagnostics\"") - split.data) - strlen("{\"parts\":[");
+    CHECK(part.len == part_len && memcmp(part.data, split.data + strlen("{\"parts\":["), part_len) == 0);
+    x12kit_string_free(&part);
+
+    CHECK_FAIL(x12kit_rebuild_part(recipe, recipe_len, bytes, n - 1, &part, err), X12KIT_STATUS_INVALID_INPUT,
+               "INVALID_ARGUMENT");
+    CHECK(part.data == NULL && part.len == 0);
+    bytes[0] = 'X';
+    CHECK_FAIL(x12kit_rebuild_part(recipe, recipe_len, bytes, n, &part, err), X12KIT_STATUS_INVALID_INPUT,
+               "INVALID_ARGUMENT");
+    CHECK_FAIL(x12kit_rebuild_part("{\"ranges\":", 10, bytes, n, &part, err), X12KIT_STATUS_INVALID_INPUT,
+               "INVALID_OPTIONS");
+    CHECK(x12kit_error_path(err) != NULL && strcmp(x12kit_error_path(err), "/recipe") == 0);
+    CHECK_FAIL(x12kit_rebuild_part("{\"ranges\":[[0,1]],\"setsRange\":0,\"sets\":1,\"segment\":2,\"extra\":1}", 63,
+                                   bytes, n, &part, err),
+               X12KIT_STATUS_INVALID_INPUT, "INVALID_OPTIONS");
+    CHECK(x12kit_error_path(err) != NULL && strcmp(x12kit_error_path(err), "/recipe/extra") == 0);
+    CHECK_FAIL(x12kit_rebuild_part(NULL, 0, bytes, n, &part, err), X12KIT_STATUS_INVALID_INPUT, "INVALID_OPTIONS");
+    CHECK_FAIL(x12kit_rebuild_part("\xff", 1, bytes, n, &part, err), X12KIT_STATUS_INVALID_UTF8, "INVALID_UTF8");
+    CHECK_FAIL(x12kit_rebuild_part(recipe, recipe_len, NULL, 5, &part, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    CHECK_FAIL(x12kit_rebuild_part(recipe, recipe_len, bytes, n, NULL, err), X12KIT_STATUS_NULL_POINTER,
+               "NULL_POINTER");
+    x12kit_string_free(&split);
+}
+
 /* ---------------------------------------------------------------- basics */
 
 static void test_version(void) {
@@ -2048,6 +2114,7 @@ int main(void) {
     test_webhook_deliver_garbage();
     test_webhook_deliver_threads();
     test_render();
+    test_split_and_rebuild_part();
     test_json_options();
     test_reader_buffer();
     test_reader_diagnostics();

@@ -503,6 +503,12 @@ static int call(const char *op, const jv *args, const jv *options, outcome *o) {
     } else if (strcmp(op, "split") == 0) {
         if (!file_arg(args, "input", &in)) return 0;
         o->status = x12kit_split(in.data, in.len, opt, opt_len, &o->out, err);
+    } else if (strcmp(op, "rebuildPart") == 0) {
+        /* The recipe reaches the library as the manifest's JSON text. */
+        const jv *recipe = jget(args, "recipe");
+        if (recipe == NULL) return fail("args.recipe is missing%s%s", "", "");
+        if (!file_arg(args, "input", &in)) return 0;
+        o->status = x12kit_rebuild_part(recipe->src, recipe->src_len, in.data, in.len, &o->out, err);
     } else if (strcmp(op, "merge") == 0) {
         const jv *names = jget(args, "inputs");
         buffer *files;

@@ -106,6 +106,13 @@ function run(c) {
       assert.deepStrictEqual(r, JSON.parse(text))
       return Buffer.from(text)
     }
+    case 'rebuildPart': {
+      const input = file(a.input)
+      const r = x12kit.rebuildPart(a.recipe, input)
+      const text = native.rebuildPartJson(a.recipe, input)
+      assert.deepStrictEqual(r, JSON.parse(text))
+      return Buffer.from(text)
+    }
     case 'merge':
       return x12kit.merge(a.inputs.map(file), o)
     case 'webhookSign': {

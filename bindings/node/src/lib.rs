@@ -264,6 +264,18 @@ pub fn split_x12_json(input: &[u8], options: Option<Value>) -> Result<String> {
     })
 }
 
+/// A part of a split made again from its recipe and the input's bytes in the
+/// recipe's ranges, as JSON text (`ops::rebuild_part_json`).
+#[napi]
+pub fn rebuild_part_json(recipe: Value, bytes: &[u8]) -> Result<String> {
+    guard(|| {
+        let r = ops::part_recipe(recipe)?;
+        let json = ops::rebuild_part_json(&r, bytes)?;
+        String::from_utf8(json)
+            .map_err(|e| x12kit::Error::new(x12kit::ErrorCode::Internal, e.to_string()))
+    })
+}
+
 /// Merges interchanges of one sender/receiver pair into one (`ops::merge`).
 #[napi(ts_return_type = "Buffer")]
 pub fn merge(inputs: Vec<Uint8Array>, options: Option<Value>) -> Result<JsBytes> {

@@ -49,6 +49,8 @@ fn x12kit_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::payloads_from_csv_json, m)?)?;
     m.add_function(wrap_pyfunction!(ops::split, m)?)?;
     m.add_function(wrap_pyfunction!(ops::split_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::rebuild_part, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::rebuild_part_json, m)?)?;
     m.add_function(wrap_pyfunction!(ops::merge, m)?)?;
     m.add_function(wrap_pyfunction!(ops::write, m)?)?;
     m.add_function(wrap_pyfunction!(stream::iter_segments, m)?)?;

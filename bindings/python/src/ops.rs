@@ -726,7 +726,8 @@ fn split_result(
 /// Splits X12 (``data``: bytes, str or a path) into complete interchanges, as a dict
 /// ``{parts: [{interchangeControlNumber, originalInterchangeControlNumber, functionalId,
 /// groupControlNumber, originalGroupControlNumber, sets: [{type, controlNumber,
-/// originalControlNumber, segment, offset, length}], x12}], diagnostics}``. Each part
+/// originalControlNumber, segment, offset, length}], recipe, x12}], diagnostics}``
+/// (``recipe``: what ``rebuild_part()`` needs to make the part again). Each part
 /// holds one set (``per="set"``, the default; up to ``max_sets``) or one group
 /// (``per="group"``), closed before a set would take it past ``max_bytes``; a set
 /// larger than ``max_set_bytes`` (64 MiB by default, 0 for no cap) is a
@@ -785,6 +786,51 @@ pub fn split_json<'py>(
         ("maxSetBytes", max_set_bytes),
     ];
     let json = split_result(py, data, &pairs, options)?;
+    Ok(to_py_bytes(py, &json))
+}
+
+fn rebuilt_part(
+    py: Python<'_>,
+    recipe: &Bound<'_, PyAny>,
+    data: &Bound<'_, PyAny>,
+) -> PyResult<Vec<u8>> {
+    let r = ops::part_recipe(options_value(recipe)?).map_err(core_err)?;
+    let owner = input::take(data, "data")?;
+    py.detach(|| guard(|| ops::rebuild_part_json(&r, owner.as_slice()).map_err(core_err)))
+}
+
+/// Makes a part of ``split()`` again from its ``recipe`` (the part's ``recipe`` dict) and
+/// ``data``, the input's bytes in ``recipe["ranges"]`` (``[start, end)`` byte offsets: its
+/// ISA, GS, run of sets, GE and IEA) one after the other: the same part dict as the split
+/// gave (numbers, sets with their positions in the input, ``recipe``, ``x12``) without
+/// reading the rest of the input. Keep the recipes, not the parts, of a large file.
+/// Raises ``InvalidArgument``: ``INVALID_ARGUMENT`` when ``data`` is not the ranges'
+/// length or does not make that part (another input, or it changed since the split),
+/// ``INVALID_OPTIONS`` (``pointer`` ``/recipe`` or under it) or ``INVALID_CONTROL_NUMBER``
+/// for an unusable recipe.
+#[pyfunction]
+#[pyo3(signature = (recipe, data))]
+pub fn rebuild_part<'py>(
+    py: Python<'py>,
+    recipe: &Bound<'py, PyAny>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let json = rebuilt_part(py, recipe, data)?;
+    let v: Value =
+        serde_json::from_slice(&json).map_err(|e| crate::errors::internal(e.to_string()))?;
+    pyjson::value_to_py(py, &v)
+}
+
+/// ``rebuild_part()`` as the core's compact JSON bytes (byte for byte the part in
+/// ``split_json()``).
+#[pyfunction]
+#[pyo3(signature = (recipe, data))]
+pub fn rebuild_part_json<'py>(
+    py: Python<'py>,
+    recipe: &Bound<'py, PyAny>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let json = rebuilt_part(py, recipe, data)?;
     Ok(to_py_bytes(py, &json))
 }
 

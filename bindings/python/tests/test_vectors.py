@@ -167,6 +167,11 @@ def run(case: Dict[str, Any]) -> bytes:
         out = x12kit.split_json(data, **kw)
         assert x12kit.split(data, **kw) == json.loads(out)
         return out
+    if op == "rebuildPart":
+        data = file_bytes(case, "input")
+        out = x12kit.rebuild_part_json(args["recipe"], data)
+        assert x12kit.rebuild_part(args["recipe"], data) == json.loads(out)
+        return out
     if op == "merge":
         inputs = [(VECTORS / rel).read_bytes() for rel in args["inputs"]]
         return x12kit.merge(inputs, **kw)

@@ -171,7 +171,6 @@ fn item_to_js(item: Item) -> Result<JsValue> {
             let o = serde_to_js(&p)?;
             Reflect::delete_property(o.unchecked_ref::<Object>(), &"x12".into())?;
             Reflect::set(&o, &"bytes".into(), &js_sys::Uint8Array::from(&p.x12[..]))?;
-            Reflect::set(&o, &"recipe".into(), &serde_to_js(&p.recipe)?)?;
             Ok(o)
         }
     }
@@ -542,13 +541,25 @@ pub fn split_stream(source: &JsValue, options: &JsValue) -> Result<JsValue> {
 /// `recipe` and `bytes`, the input's bytes in the recipe's `ranges` one
 /// after the other (`x12kit::ops::rebuild_part`), as `splitStream` gives it.
 pub fn rebuild_part(recipe: &JsValue, bytes: &JsValue) -> Result<JsValue> {
-    if !recipe.is_object() {
-        return Err(argument(
-            "recipe must be the `recipe` of a part of splitStream()",
-        ));
-    }
-    let r: x12kit::ops::PartRecipe = options_arg(recipe)?;
+    let r = recipe_arg(recipe)?;
     let bytes = bytes_arg(bytes, "bytes")?;
     let part = x12kit::ops::rebuild_part(&r, &bytes).map_err(crate::error::to_js)?;
     item_to_js(Item::Part(Box::new(part)))
+}
+
+/// A part's `recipe` as the core reads it (`ops::part_recipe`):
+/// `INVALID_OPTIONS` at `/recipe` or the member under it, as in every
+/// language; a value JSON cannot hold (`undefined`, a function) is not a
+/// recipe either.
+fn recipe_arg(recipe: &JsValue) -> Result<x12kit::ops::PartRecipe> {
+    let text = js_sys::JSON::stringify(recipe)
+        .ok()
+        .and_then(|t| t.as_string());
+    let value = match text {
+        Some(t) => {
+            serde_json::from_str(&t).map_err(|e| crate::error::to_js(x12kit::Error::internal(e)))?
+        }
+        None => serde_json::Value::Null,
+    };
+    x12kit::ops::part_recipe(value).map_err(crate::error::to_js)
 }

@@ -57,6 +57,12 @@ async function call(api, c, read) {
       if (!same) throw new Error('split and splitToJson disagree');
       return json;
     }
+    case 'rebuildPart': {
+      // A part as splitStream gives it (its bytes, not its text): the split
+      // JSON's part is the same object with the bytes as `x12` text.
+      const { bytes, ...rest } = api.rebuildPart(a.recipe, await read(a.input));
+      return utf8.encode(JSON.stringify({ ...rest, x12: text(bytes) }));
+    }
     case 'merge': {
       const inputs = [];
       for (const p of a.inputs) inputs.push(await read(p));

@@ -34,15 +34,13 @@ export interface SplitStreamOptions extends SplitOptions {
     /** Receives every diagnostic of reading the input once the iteration ends. */
     onDiagnostics?: (diagnostics: Diagnostic[]) => void;
 }
-/** A part of `splitStream`: a part of `split` with its bytes instead of its text (`x12`). */
+/** A part of `splitStream`: a part of `split` (its `recipe` included) with its bytes instead of its text (`x12`). */
 export interface StreamedPart extends Omit<Part, "x12"> {
     /** The part's X12 bytes (exact where the input is not UTF-8), e.g. for `new Blob([part.bytes])`. */
     bytes: Uint8Array;
-    /** How to make the part again later from the input alone (`rebuildPart`): keep this, not the bytes. */
-    recipe: PartRecipe;
 }
 /**
- * What `rebuildPart` needs to make a part of `splitStream` again: a few dozen
+ * What `rebuildPart` needs to make a part of `split` or `splitStream` again: a few dozen
  * bytes whatever the part's size. Read `ranges` of the input (`[start, end)`
  * byte offsets: its ISA, its GS, the run of its sets, the GE or IEA that
  * closed it) one after the other and pass them with it.
@@ -65,7 +63,8 @@ export interface PartRecipe {
  * `new Uint8Array(await new Blob(recipe.ranges.map(([a, b]) => file.slice(a, b))).arrayBuffer())`:
  * the same part (bytes, numbers, positions) without reading the rest of the
  * file. `INVALID_ARGUMENT` when the bytes do not make that part (another
- * file, or it changed since the split).
+ * file, or it changed since the split); `INVALID_OPTIONS` (pointer `/recipe`
+ * or under it) or `INVALID_CONTROL_NUMBER` for an unusable recipe.
  */
 export function rebuildPart(recipe: PartRecipe, bytes: X12Input): StreamedPart;
 /**
@@ -296,6 +295,8 @@ export interface Part {
     groupControlNumber: string | null;
     originalGroupControlNumber: string | null;
     sets: PartSet[];
+    /** How to make the part again later from the input alone (`rebuildPart`): keep this, not the part. */
+    recipe: PartRecipe;
     /** The part's X12. */
     x12: string;
 }

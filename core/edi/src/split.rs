@@ -130,6 +130,9 @@ pub struct Part {
     pub original_group_control_number: Option<String>,
     /// The sets, in input order.
     pub sets: Vec<PartSet>,
+    /// How to make the part again from the input ([`rebuild_part`]), for a
+    /// caller that keeps this instead of the part.
+    pub recipe: PartRecipe,
     /// The part's X12 (as text; lossy where the input is not UTF-8: the
     /// bytes are [`Part::x12`]).
     #[serde(rename = "x12")]
@@ -137,11 +140,6 @@ pub struct Part {
     /// The part's X12 bytes.
     #[serde(skip)]
     pub x12: Vec<u8>,
-    /// How to make the part again from the input ([`rebuild_part`]), for a
-    /// caller that keeps this instead of the part (not in the JSON of
-    /// [`split`]).
-    #[serde(skip)]
-    pub recipe: PartRecipe,
 }
 
 /// What [`rebuild_part`] needs to make a part of a split again from the
@@ -721,6 +719,10 @@ pub fn split(input: &[u8], o: &SplitOptions) -> Result<Split, Error> {
 /// `INVALID_OPTIONS` for an unusable recipe.
 pub fn rebuild_part(recipe: &PartRecipe, bytes: &[u8]) -> Result<Part, Error> {
     let bad = |what: String| Error::new(ErrorCode::InvalidOptions, what).at("/recipe");
+    if let Err(e) = recipe.renumber.check() {
+        let at = format!("/recipe{}", e.pointer().unwrap_or_default());
+        return Err(e.at(at));
+    }
     let mut expected = 0usize;
     let mut sets_at = None;
     for (k, [from, to]) in recipe.ranges.iter().enumerate() {
@@ -730,7 +732,9 @@ pub fn rebuild_part(recipe: &PartRecipe, bytes: &[u8]) -> Result<Part, Error> {
         if k == recipe.sets_range {
             sets_at = Some(expected);
         }
-        expected += to - from;
+        expected = expected
+            .checked_add(to - from)
+            .ok_or_else(|| bad("the ranges hold more bytes than there can be".into()))?;
     }
     let Some(sets_at) = sets_at else {
         return Err(bad("setsRange is not one of the ranges".into()));
@@ -779,7 +783,9 @@ pub fn rebuild_part(recipe: &PartRecipe, bytes: &[u8]) -> Result<Part, Error> {
     let first = part.sets.first().map_or(0, |s| s.segment);
     for s in &mut part.sets {
         s.offset = s.offset - sets_at + start;
-        s.segment = s.segment - first + recipe.segment;
+        s.segment = (s.segment - first)
+            .checked_add(recipe.segment)
+            .ok_or_else(|| bad("segment is past any input's segments".into()))?;
     }
     part.recipe = recipe.clone();
     Ok(part)

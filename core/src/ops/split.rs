@@ -3,7 +3,7 @@
 //! transaction set at a time ([`crate::split`] and [`crate::sets`] have
 //! the rules).
 
-use crate::error::Error;
+use crate::error::{Error, ErrorCode};
 pub use x12kit_edi::split::{
     MergeOptions, Part, PartRecipe, PartSet, Per, Renumber, Split, SplitFeeder, SplitOptions,
     rebuild_part, split_each, split_releasing,
@@ -22,6 +22,50 @@ pub fn split(input: &[u8], o: &SplitOptions) -> Result<Split, Error> {
 pub fn split_json(input: &[u8], o: &SplitOptions) -> Result<Vec<u8>, Error> {
     let s = split(input, o)?;
     serde_json::to_vec(&s).map_err(Error::internal)
+}
+
+/// Reads a part's `recipe` (as [`split`] gives it in each part) from JSON:
+/// `INVALID_OPTIONS` at `/recipe` (or the member at fault under it, such as
+/// `/recipe/ranges/0`) for anything but a recipe object.
+pub fn part_recipe(v: serde_json::Value) -> Result<PartRecipe, Error> {
+    if !v.is_object() {
+        return Err(Error::new(
+            ErrorCode::InvalidOptions,
+            format!(
+                "recipe must be the `recipe` object of a part of split, found {}",
+                x12kit_json::value_kind(&v)
+            ),
+        )
+        .at("/recipe"));
+    }
+    x12kit_json::de::from_value(&v).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidOptions,
+            format!("invalid recipe: {}", e.message),
+        )
+        .at(format!("/recipe{}", e.pointer.trim_end_matches('/')))
+    })
+}
+
+/// [`part_recipe`] from JSON text (`INVALID_OPTIONS` at `/recipe` when it
+/// is not JSON).
+pub fn part_recipe_str(text: &str) -> Result<PartRecipe, Error> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidOptions,
+            format!("the recipe is not valid JSON: {e}"),
+        )
+        .at("/recipe")
+    })?;
+    part_recipe(v)
+}
+
+/// [`rebuild_part`] as JSON: the part, byte for byte as it is in the JSON
+/// of [`split_json`] (numbers, sets with their positions in the input, the
+/// recipe, `x12`).
+pub fn rebuild_part_json(recipe: &PartRecipe, bytes: &[u8]) -> Result<Vec<u8>, Error> {
+    let p = rebuild_part(recipe, bytes)?;
+    serde_json::to_vec(&p).map_err(Error::internal)
 }
 
 /// Merges interchanges of one sender/receiver pair, version and

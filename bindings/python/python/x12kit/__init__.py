@@ -9,7 +9,7 @@
 The operations: ``parse`` / ``parse_json`` / ``iter_segments`` / ``iter_transactions``, ``validate`` /
 ``validate_stream``, ``acknowledge`` / ``read_acknowledgement``, ``render`` /
 ``document_schema`` / ``partner_schema``, ``describe_segment``, ``payloads_from_csv``
-(CSV intake), ``split`` / ``merge``, ``write``, and
+(CSV intake), ``split`` / ``rebuild_part`` / ``merge``, ``write``, and
 ``x12kit.webhook``.
 Errors are ``X12kitError`` subclasses with the core's stable ``code``.
 """
@@ -58,6 +58,8 @@ from ._x12kit import (
     payloads_from_csv_json as payloads_from_csv_json,
     split as split,
     split_json as split_json,
+    rebuild_part as rebuild_part,
+    rebuild_part_json as rebuild_part_json,
     merge as merge,
     document_schema as document_schema,
     document_schema_json as document_schema_json,
@@ -100,6 +102,8 @@ __all__ = [
     "payloads_from_csv_json",
     "split",
     "split_json",
+    "rebuild_part",
+    "rebuild_part_json",
     "merge",
     "write",
     "webhook",

@@ -13,7 +13,7 @@ _Source = Union["os.PathLike[str]", Any, bytes, bytearray]
 _JsonText = Union[str, bytes, bytearray]
 _AckKind = Literal["auto", "ta1", "997", "999"]
 
-__all__ = ["parse", "parse_json", "validate", "validate_json", "acknowledge", "read_acknowledgement", "read_acknowledgement_json", "render", "render_document", "document_schema", "document_schema_json", "partner_schema", "partner_schema_json", "describe_segment", "describe_segment_json", "payloads_from_csv", "payloads_from_csv_json", "split", "split_json", "merge", "write", "iter_segments", "iter_transactions", "TransactionStream", "validate_stream", "ParseResult", "Interchange", "Group", "Transaction", "Segment", "Element", "Diagnostic", "SegmentIterator", "SegmentStream", "Validation", "Rendered", "webhook_sign", "webhook_verify", "Verified", "Verifier", "Signer", "Delivery", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "HEADER_EVENT", "HEADER_DELIVERY_ID", "DEFAULT_TOLERANCE", "DOCUMENT_TYPES", "ERROR_CODES", "ERROR_KINDS", "DIAGNOSTIC_CODES", "__version__"]
+__all__ = ["parse", "parse_json", "validate", "validate_json", "acknowledge", "read_acknowledgement", "read_acknowledgement_json", "render", "render_document", "document_schema", "document_schema_json", "partner_schema", "partner_schema_json", "describe_segment", "describe_segment_json", "payloads_from_csv", "payloads_from_csv_json", "split", "split_json", "rebuild_part", "rebuild_part_json", "merge", "write", "iter_segments", "iter_transactions", "TransactionStream", "validate_stream", "ParseResult", "Interchange", "Group", "Transaction", "Segment", "Element", "Diagnostic", "SegmentIterator", "SegmentStream", "Validation", "Rendered", "webhook_sign", "webhook_verify", "Verified", "Verifier", "Signer", "Delivery", "HEADER_SIGNATURE", "HEADER_TIMESTAMP", "HEADER_EVENT", "HEADER_DELIVERY_ID", "DEFAULT_TOLERANCE", "DOCUMENT_TYPES", "ERROR_CODES", "ERROR_KINDS", "DIAGNOSTIC_CODES", "__version__"]
 
 DOCUMENT_TYPES: Tuple[str, ...]
 ERROR_CODES: Tuple[str, ...]
@@ -362,6 +362,8 @@ def split_json(
     max_set_bytes: Optional[int] = ...,
     options: Optional[Mapping[str, Any]] = ...,
 ) -> bytes: ...
+def rebuild_part(recipe: Mapping[str, Any], data: _Data) -> Dict[str, Any]: ...
+def rebuild_part_json(recipe: Mapping[str, Any], data: _Data) -> bytes: ...
 def merge(
     inputs: Iterable[_Data],
     *,
