@@ -740,10 +740,19 @@ fn run_group(db: &dyn Db, batch: &mut Vec<Job>, finishers: &mut Vec<Finish>) -> 
     if postgres {
         db.exec("SAVEPOINT job", &[])?;
     }
-    for Job(work) in batch.drain(..) {
+    // Jobs are taken one at a time, not drained: when a statement fails part-way (the
+    // database going away), the jobs not yet run must stay in `batch` until
+    // `finish_group` has recorded the fault, so that their callers, woken when they are
+    // dropped, answer 503 STORE_UNAVAILABLE rather than 500 (a drained iterator dropped
+    // them at the `?`, before the fault was known).
+    batch.reverse();
+    while !batch.is_empty() {
         if !postgres {
             db.exec("SAVEPOINT job", &[])?;
         }
+        let Some(Job(work)) = batch.pop() else {
+            break;
+        };
         // A panic in a job (a bug) loses that job, not the writer.
         let started = std::time::Instant::now();
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(db)));
@@ -769,19 +778,21 @@ fn run_group(db: &dyn Db, batch: &mut Vec<Job>, finishers: &mut Vec<Finish>) -> 
         } else {
             ok
         };
-        if !ok {
-            // The savepoint is still there (its release did not run): back to it.
-            db.exec("ROLLBACK TO SAVEPOINT job", &[])?;
-        }
-        if !postgres {
-            db.exec("RELEASE SAVEPOINT job", &[])?;
-        }
+        // Kept before the statements below, which can fail: the group's failure then
+        // reaches this job's caller through its finisher, after the fault is recorded.
         if let Some(finish) = finish {
             finishers.push(match deferred_error {
                 None => finish,
                 // The job's own result was Ok, but its deferred statements failed.
                 Some(e) => Box::new(move |_| finish(Err(e))),
             });
+        }
+        if !ok {
+            // The savepoint is still there (its release did not run): back to it.
+            db.exec("ROLLBACK TO SAVEPOINT job", &[])?;
+        }
+        if !postgres {
+            db.exec("RELEASE SAVEPOINT job", &[])?;
         }
     }
     Ok(())
