@@ -217,16 +217,18 @@ fn metrics_are_prometheus_text_and_move_with_the_requests_sent() {
 #[test]
 fn routing_and_webhook_outcomes_are_counted_by_result() {
     // A partner whose HTTP endpoint refuses everything, no retries; the demo webhook URL
-    // points at nothing listening: each attempt fails to connect.
+    // points at nothing listening: each attempt fails to connect. The address is
+    // 127.0.0.2 (loopback, where no test listens: they all listen on 127.0.0.1), so the
+    // port freed here cannot be taken by another test's server started meanwhile.
     let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = dead.local_addr().unwrap().port();
     drop(dead);
     let s = Server::start_with(Options {
         workers: true,
         partner: Some(format!(
-            "[accounts.partners.transport]\nkind = \"http\"\nurl = \"http://127.0.0.1:{port}/edi\"\nretries = 0\ntimeout_ms = 1000\n"
+            "[accounts.partners.transport]\nkind = \"http\"\nurl = \"http://127.0.0.2:{port}/edi\"\nretries = 0\ntimeout_ms = 1000\n"
         )),
-        webhook_url: Some(format!("http://127.0.0.1:{port}/hook")),
+        webhook_url: Some(format!("http://127.0.0.2:{port}/hook")),
         ..Options::default()
     });
     let url = format!("{}/metrics", s.base);
