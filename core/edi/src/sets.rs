@@ -83,6 +83,105 @@ pub fn reference_of(code: &str, payload: &serde_json::Value) -> Option<String> {
     }
 }
 
+/// [`reference_of`] of a payload's JSON text, read without building the
+/// payload: what is not on the path to the reference field is skipped as it
+/// is read, so the memory taken is the reference's, not the document's (the
+/// server's inbound reads the reference of each mapped set so). `None` also
+/// for text that is not JSON.
+pub fn reference_in_json(code: &str, json: &[u8]) -> Option<String> {
+    let tokens: Vec<String> = reference_field(code)?
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let leaf = serde::de::DeserializeSeed::deserialize(Seek(&tokens), &mut de).ok()?;
+    de.end().ok()?;
+    match leaf? {
+        serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Follows the JSON pointer `self.0` (its unescaped tokens) through the value
+/// read: the value at its end, `None` when the path leads nowhere. Everything
+/// else is skipped unread ([`serde::de::IgnoredAny`]); a key that appears
+/// twice counts as its last appearance, as it does in a `serde_json::Value`.
+struct Seek<'t>(&'t [String]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Seek<'_> {
+    type Value = Option<serde_json::Value>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        if self.0.is_empty() {
+            return serde::Deserialize::deserialize(d).map(Some);
+        }
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Seek<'_> {
+    type Value = Option<serde_json::Value>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (head, rest) = (&self.0[0], &self.0[1..]);
+        let mut found = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == head.as_str() {
+                found = map.next_value_seed(Seek(rest))?;
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        // An index as `Value::pointer` reads it: digits, no leading zero.
+        let head = &self.0[0];
+        let index = (!head.starts_with('+') && (head == "0" || !head.starts_with('0')))
+            .then(|| head.parse::<usize>().ok())
+            .flatten();
+        let (mut found, mut at) = (None, 0usize);
+        loop {
+            if Some(at) == index {
+                match seq.next_element_seed(Seek(&self.0[1..]))? {
+                    Some(v) => found = v,
+                    None => break,
+                }
+            } else if seq.next_element::<serde::de::IgnoredAny>()?.is_none() {
+                break;
+            }
+            at += 1;
+        }
+        Ok(found)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
 /// The codes of [`DECLARED`], in its order: the transaction sets x12kit
 /// renders, maps back and validates.
 pub const TYPES: [&str; DECLARED.len()] = {
@@ -188,6 +287,113 @@ pub fn is_supported(code: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reference_read_from_json_text_is_the_one_read_from_the_value() {
+        let cases: &[&str] = &[
+            r#"{"purpose":"00","purchaseOrderNumber":" PO-1 ","lines":[{"a":1}]}"#,
+            r#"{"lines":[{"purchaseOrderNumber":"inner"}],"purchaseOrderNumber":42}"#,
+            r#"{"purchaseOrderNumber":1.5e3}"#,
+            r#"{"purchaseOrderNumber":-7}"#,
+            r#"{"purchaseOrderNumber":"   "}"#,
+            r#"{"purchaseOrderNumber":null}"#,
+            r#"{"purchaseOrderNumber":["x"]}"#,
+            r#"{"purchaseOrderNumber":{"x":"y"}}"#,
+            r#"{"purchaseOrderNumber":"first","purchaseOrderNumber":"last"}"#,
+            r#"{"purchaseOrderNumber":"first","purchaseOrderNumber":true}"#,
+            r#"{"other":"x"}"#,
+            r#"[1,2,3]"#,
+            r#""a string""#,
+            r#"{}"#,
+            r#"{"purchaseOrderNumber":"caf\u00e9"}"#,
+        ];
+        for json in cases {
+            let value: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(
+                reference_in_json("850", json.as_bytes()),
+                reference_of("850", &value),
+                "{json}"
+            );
+        }
+        // Not JSON, or JSON followed by more: none.
+        for bad in [
+            &b"{\"purchaseOrderNumber\":\"PO\""[..],
+            b"{} x",
+            b"",
+            b"\xff",
+        ] {
+            assert_eq!(reference_in_json("850", bad), None);
+        }
+        // A type x12kit does not declare has no reference.
+        assert_eq!(
+            reference_in_json("999", br#"{"purchaseOrderNumber":"x"}"#),
+            None
+        );
+    }
+
+    /// Any JSON, with the 850's reference key among the keys at every level.
+    fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(serde_json::Value::from),
+            "[ a-zA-Z0-9é\\-\"]{0,8}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+                proptest::collection::vec(
+                    (
+                        prop_oneof![Just("purchaseOrderNumber".to_string()), "[a-z]{1,3}"],
+                        inner
+                    ),
+                    0..6
+                )
+                .prop_map(|kv| serde_json::Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_reference_of_any_json_text_is_the_one_of_its_value(value in json_value()) {
+            // Compared with the value read back from the text (serde_json's reading of a
+            // float is not always the float written).
+            let text = serde_json::to_vec(&value).unwrap();
+            let read: serde_json::Value = serde_json::from_slice(&text).unwrap();
+            proptest::prop_assert_eq!(reference_in_json("850", &text), reference_of("850", &read));
+        }
+    }
+
+    #[test]
+    fn a_pointer_through_objects_and_arrays_is_followed_as_value_pointer_does() {
+        let json = r#"{"a":[{"b":"x"},{"b":" y "}],"a~b":{"c/d":"z"},"n":[0,1]}"#;
+        let value: serde_json::Value = serde_json::from_str(json).unwrap();
+        for pointer in [
+            "/a/1/b",
+            "/a/0/b",
+            "/a/01/b",
+            "/a/+1/b",
+            "/a/2/b",
+            "/a~0b/c~1d",
+            "/n/1",
+            "/n/x",
+            "/a",
+        ] {
+            let tokens: Vec<String> = pointer
+                .split('/')
+                .skip(1)
+                .map(|t| t.replace("~1", "/").replace("~0", "~"))
+                .collect();
+            let mut de = serde_json::Deserializer::from_str(json);
+            let got = serde::de::DeserializeSeed::deserialize(Seek(&tokens), &mut de).unwrap();
+            assert_eq!(got.as_ref(), value.pointer(pointer), "{pointer}");
+        }
+    }
 
     #[test]
     fn set_types_are_three_bytes_and_found() {
