@@ -1319,14 +1319,17 @@ impl Records<'_, '_> {
         if index < skip {
             return;
         }
-        let document = x12kit::documents::document_json(doc, group, tx).map_or_else(
-            || "null".to_string(),
-            |d| String::from_utf8_lossy(&d).into_owned(),
-        );
-        // The business reference (the type's reference field), for `?reference=`.
-        let reference = serde_json::from_str::<Value>(&document)
-            .ok()
-            .and_then(|d| crate::x12::reference(&kind, &d));
+        // The mapped document's JSON is UTF-8 (the core escapes what is not); taken as
+        // it is, not copied.
+        let document = x12kit::documents::document_json(doc, group, tx)
+            .map(|d| {
+                String::from_utf8(d)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+            })
+            .unwrap_or_else(|| "null".to_string());
+        // The business reference (the type's reference field), for `?reference=`: read
+        // from the text, not by building the document again.
+        let reference = x12kit::sets::reference_in_json(&kind, document.as_bytes());
         let row = Row {
             id: format!("doc_{}", uuid::Uuid::now_v7().simple()),
             kind,
