@@ -18,6 +18,7 @@ mod guard;
 mod guides;
 mod inbound;
 mod lifecycle;
+mod memory;
 mod metrics;
 mod openapi;
 mod password;
@@ -49,11 +50,6 @@ use tower_http::request_id::{
 };
 use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
 use tower_http::trace::TraceLayer;
-
-/// See Cargo.toml: fewer cycles per allocation than glibc's malloc on the many small
-/// allocations of a request.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The reference HTTP server of the x12kit EDI integration service.
 #[derive(Debug, Parser)]
@@ -222,6 +218,7 @@ fn hash_password() -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    memory::tune();
     let cli = Cli::parse();
     let console = match cli.command {
         Some(Command::NewKey) => return new_key(),
