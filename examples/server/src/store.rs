@@ -1522,6 +1522,96 @@ pub(crate) mod tests {
         c
     }
 
+    /// A database that goes away at its `fail_at`-th `SAVEPOINT job` (what a PostgreSQL
+    /// restart does to a group under way).
+    struct GoesAway {
+        savepoints: std::cell::Cell<usize>,
+        fail_at: usize,
+    }
+
+    impl Db for GoesAway {
+        fn exec(&self, sql: &str, _: &[crate::db::Val]) -> DbResult<u64> {
+            if sql == "SAVEPOINT job" {
+                self.savepoints.set(self.savepoints.get() + 1);
+                if self.savepoints.get() == self.fail_at {
+                    return Err(DbError {
+                        message: "the connection is closed".into(),
+                        unavailable: true,
+                    });
+                }
+            }
+            Ok(0)
+        }
+        fn query(&self, _: &str, _: &[crate::db::Val]) -> DbResult<Vec<crate::db::Row>> {
+            Ok(Vec::new())
+        }
+        fn skip_locked(&self) -> &'static str {
+            ""
+        }
+        fn batch(&self, _: &str) -> DbResult<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_group_failing_part_way_keeps_its_unrun_jobs_until_the_fault_is_recorded() {
+        // Each job notes when it runs, and when it is dropped (its caller wakes then and
+        // answers 503 only if the fault is recorded by then).
+        let health = Arc::new(Health::default());
+        let log = Arc::new(Mutex::new(Vec::<String>::new()));
+        struct Dropped(usize, Arc<Mutex<Vec<String>>>, Arc<Health>);
+        impl Drop for Dropped {
+            fn drop(&mut self) {
+                let known = self.2.fault().is_some();
+                self.1
+                    .lock()
+                    .unwrap()
+                    .push(format!("dropped {}, fault known: {known}", self.0));
+            }
+        }
+        let mut batch: Vec<Job> = (0..4)
+            .map(|n| {
+                let (log, dropped) = (log.clone(), Dropped(n, log.clone(), health.clone()));
+                Job(Box::new(move |_db: &dyn Db| {
+                    let _ran = dropped;
+                    log.lock().unwrap().push(format!("ran {n}"));
+                    let log = log.clone();
+                    let finish: Finish = Box::new(move |r| {
+                        log.lock()
+                            .unwrap()
+                            .push(format!("finished {n}: {}", r.is_ok()));
+                    });
+                    (true, finish)
+                }))
+            })
+            .collect();
+        // Jobs 0 and 1 run; the third SAVEPOINT fails.
+        let db = GoesAway {
+            savepoints: std::cell::Cell::new(0),
+            fail_at: 3,
+        };
+        let mut finishers = Vec::new();
+        let r = run_group(&db, &mut batch, &mut finishers);
+        assert!(r.as_ref().is_err_and(|e| e.unavailable), "{r:?}");
+        assert_eq!(batch.len(), 2, "the jobs not run are still held");
+        assert_eq!(finishers.len(), 2);
+        finish_group(r, &mut batch, finishers, &health);
+        assert!(batch.is_empty());
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                "ran 0",
+                "dropped 0, fault known: false",
+                "ran 1",
+                "dropped 1, fault known: false",
+                "dropped 3, fault known: true",
+                "dropped 2, fault known: true",
+                "finished 0: false",
+                "finished 1: false",
+            ]
+        );
+    }
+
     #[test]
     fn query_times_are_rfc_3339_or_a_date() {
         assert_eq!(
