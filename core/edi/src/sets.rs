@@ -89,11 +89,7 @@ pub fn reference_of(code: &str, payload: &serde_json::Value) -> Option<String> {
 /// server's inbound reads the reference of each mapped set so). `None` also
 /// for text that is not JSON.
 pub fn reference_in_json(code: &str, json: &[u8]) -> Option<String> {
-    let tokens: Vec<String> = reference_field(code)?
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect();
+    let tokens = pointer_tokens(reference_field(code)?);
     let mut de = serde_json::Deserializer::from_slice(json);
     let leaf = serde::de::DeserializeSeed::deserialize(Seek(&tokens), &mut de).ok()?;
     de.end().ok()?;
@@ -102,6 +98,15 @@ pub fn reference_in_json(code: &str, json: &[u8]) -> Option<String> {
         serde_json::Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
+}
+
+/// The unescaped tokens of a JSON pointer (RFC 6901: `~1` is `/`, `~0` is `~`).
+fn pointer_tokens(pointer: &str) -> Vec<String> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect()
 }
 
 /// Follows the JSON pointer `self.0` (its unescaped tokens) through the value
@@ -384,11 +389,7 @@ mod tests {
             "/n/x",
             "/a",
         ] {
-            let tokens: Vec<String> = pointer
-                .split('/')
-                .skip(1)
-                .map(|t| t.replace("~1", "/").replace("~0", "~"))
-                .collect();
+            let tokens = pointer_tokens(pointer);
             let mut de = serde_json::Deserializer::from_str(json);
             let got = serde::de::DeserializeSeed::deserialize(Seek(&tokens), &mut de).unwrap();
             assert_eq!(got.as_ref(), value.pointer(pointer), "{pointer}");

@@ -13,8 +13,8 @@
 //!   resident at once.
 //!
 //! [`tune`] turns transparent huge pages off for the process and gives freed pages back
-//! after 10 ms (mimalloc 2's default): the same body then grows the peak by 17 to 19 MiB,
-//! what the live heap does. An operator's `MIMALLOC_ALLOW_THP` or `MIMALLOC_PURGE_DELAY`
+//! after 10 ms (mimalloc 2's default): the same body then grows the peak by 16 to 23 MiB,
+//! close to what the live heap does. An operator's `MIMALLOC_ALLOW_THP` or `MIMALLOC_PURGE_DELAY`
 //! (mimalloc's own environment options) is left to decide instead.
 
 /// See Cargo.toml: fewer cycles per allocation than glibc's malloc on the many small
